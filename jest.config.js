@@ -12,6 +12,6 @@ const common = {
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{src,registry,fixtures,scripts}/**/*.test.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/suites/**/*.e2e.test.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
   ],
 };

@@ -1,5 +1,5 @@
 import { describe, test, expect } from '@jest/globals';
-import { all, inCI } from './testing.ts';
+import { all, inCI } from './prerequisites.ts';
 
 describe('prerequisites', () => {
   test('all() joins the reasons of every missing prerequisite', () => {

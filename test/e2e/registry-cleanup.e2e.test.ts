@@ -6,11 +6,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { HostsFile } from '../src/core/hosts.ts';
-import { Auth } from '../registry/auth.ts';
-import { processProvider } from '../registry/process.ts';
-import { isOurs, readState } from '../registry/state.ts';
-import { all, isRoot, testIf } from '../registry/testing.ts';
+import { HostsFile } from '../../src/core/hosts.ts';
+import { Auth } from '../../registry/auth.ts';
+import { processProvider } from '../../registry/process.ts';
+import { isOurs, readState } from '../../registry/state.ts';
+import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.
 jest.setTimeout(60_000);
@@ -18,7 +18,7 @@ jest.setTimeout(60_000);
 const provider = processProvider();
 const it = testIf(all(await provider.isAvailable(), isRoot()));
 const hosts = new HostsFile();
-const CLI = join(import.meta.dirname, '..', 'bin', 'credprov.js');
+const CLI = join(import.meta.dirname, '..', '..', 'bin', 'credprov.js');
 
 async function processesMatching(text: string): Promise<number[]> {
   const pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p));

@@ -4,16 +4,16 @@
 // resource named after the audience. The requests are made with the node's
 // own client certificate, exactly as the kubelet makes them.
 import { afterAll, describe, expect } from '@jest/globals';
-import { applyDefaults } from '../src/api/spec/defaults.ts';
-import { CommandError } from '../src/core/errors.ts';
-import { silentProgress } from '../src/core/progress.ts';
-import { apply, kubectl, kubectlJson } from '../src/cluster/kubectl.ts';
-import { localProvider } from '../src/cluster/local/index.ts';
-import { layoutFor } from '../src/cluster/local/layout.ts';
-import { SANDBOX_IMAGE_REF } from '../src/cluster/local/sandbox-image.ts';
-import type { Environment } from '../src/cluster/provider.ts';
-import { allowNodesTokenAudience } from '../src/cluster/rbac.ts';
-import { all, isRoot, testIf } from '../registry/testing.ts';
+import { applyDefaults } from '../../src/api/spec/defaults.ts';
+import { CommandError } from '../../src/core/errors.ts';
+import { silentProgress } from '../../src/core/progress.ts';
+import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
+import { localProvider } from '../../src/cluster/local/index.ts';
+import { layoutFor } from '../../src/cluster/local/layout.ts';
+import { SANDBOX_IMAGE_REF } from '../../src/cluster/local/sandbox-image.ts';
+import type { Environment } from '../../src/cluster/provider.ts';
+import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
+import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 const ENV_NAME = 'e2e-audience';
 const provider = localProvider();

@@ -1,6 +1,7 @@
-// Helpers for e2e suites that need registry prerequisites. Outside CI a
-// missing prerequisite skips with its reason; under CI=true it is a failure
-// that says what is missing (a CI run that silently skips is not green).
+// Prerequisites for tests that need real components (root, a registry
+// binary, a cluster). Outside CI a missing prerequisite skips with its
+// reason; under CI=true it is a failure that says what is missing (a CI run
+// that silently skips is not green).
 import { test } from '@jest/globals';
 
 export interface Prerequisite {

@@ -6,15 +6,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { Auth } from '../registry/auth.ts';
-import { RegistryClient } from '../registry/client.ts';
-import { containerProvider } from '../registry/container.ts';
-import { PrivateDockerd } from '../registry/dockerd.ts';
-import { busyboxImage } from '../registry/image/test-images.ts';
-import type { RegistryProvider, StartedRegistry } from '../registry/provider.ts';
-import { readState } from '../registry/state.ts';
-import { HostsFile } from '../src/core/hosts.ts';
-import { all, isRoot, testIf } from '../registry/testing.ts';
+import { Auth } from '../../registry/auth.ts';
+import { RegistryClient } from '../../registry/client.ts';
+import { containerProvider } from '../../registry/container.ts';
+import { PrivateDockerd } from '../../registry/dockerd.ts';
+import { busyboxImage } from '../../registry/image/test-images.ts';
+import type { RegistryProvider, StartedRegistry } from '../../registry/provider.ts';
+import { readState } from '../../registry/state.ts';
+import { HostsFile } from '../../src/core/hosts.ts';
+import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.
 jest.setTimeout(60_000);
@@ -74,7 +74,7 @@ describe('container provider', () => {
   it('REG-CONTAINER-CLI: registry up --provider container returns (the registry outlives it), ls sees it running, down removes the container', async () => {
     const state = await mkdtemp(join(tmpdir(), 'credprov-state-'));
     const env = { CREDPROV_STATE_DIR: state, ...(host ? { DOCKER_HOST: host } : {}) };
-    const cli = (...a: string[]) => execa(process.execPath, [join(import.meta.dirname, '..', 'bin', 'credprov.js'), 'registry', ...a], { env, reject: false, timeout: 60_000 });
+    const cli = (...a: string[]) => execa(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'credprov.js'), 'registry', ...a], { env, reject: false, timeout: 60_000 });
     try {
       const up = await cli('up', '--provider', 'container', '--name', 'e2e-ctr-cli', '--auth', 'htpasswd');
       expect(up).toMatchObject({ exitCode: 0, timedOut: false });

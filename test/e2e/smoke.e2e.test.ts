@@ -5,10 +5,10 @@ import { afterAll, describe, expect } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localProvider } from '../src/cluster/local/index.ts';
-import { Redactor } from '../src/core/redact.ts';
-import { runSuites, type RunOutcome } from '../src/run/runner.ts';
-import { all, isRoot, testIf } from '../registry/testing.ts';
+import { localProvider } from '../../src/cluster/local/index.ts';
+import { Redactor } from '../../src/core/redact.ts';
+import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
+import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { smokeSuite } from './smoke/index.ts';
 import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from './smoke/checks.ts';
 

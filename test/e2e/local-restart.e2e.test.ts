@@ -1,25 +1,27 @@
 // restartKubelet: only the kubelet restarts (the control plane keeps its
 // pids), with a new config, and with another kubelet binary (version skew:
-// a 1.36 kubelet against the 1.37 API server).
+// an older minor's kubelet against the default API server).
 import { afterAll, describe, expect } from '@jest/globals';
 import { join } from 'node:path';
-import { applyDefaults } from '../src/api/spec/defaults.ts';
-import { kubectlJson } from '../src/cluster/kubectl.ts';
-import { localProvider } from '../src/cluster/local/index.ts';
-import { layoutFor } from '../src/cluster/local/layout.ts';
-import { recordedPid } from '../src/cluster/local/daemon.ts';
-import type { Environment } from '../src/cluster/provider.ts';
-import { kubeCacheRoot, listEntries } from '../src/cluster/binaries/index.ts';
-import { cacheDir } from '../src/core/paths.ts';
-import { silentProgress } from '../src/core/progress.ts';
-import { all, isRoot, testIf } from '../registry/testing.ts';
+import { applyDefaults } from '../../src/api/spec/defaults.ts';
+import { kubectlJson } from '../../src/cluster/kubectl.ts';
+import { localProvider } from '../../src/cluster/local/index.ts';
+import { layoutFor } from '../../src/cluster/local/layout.ts';
+import { recordedPid } from '../../src/cluster/local/daemon.ts';
+import type { Environment } from '../../src/cluster/provider.ts';
+import { kubeCacheRoot, listEntries } from '../../src/cluster/binaries/index.ts';
+import { cacheDir } from '../../src/core/paths.ts';
+import { parseKubeVersion, SKEW_KUBELET_VERSION } from '../../src/versions/table.ts';
+import { silentProgress } from '../../src/core/progress.ts';
+import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 const ENV_NAME = 'e2e-restart';
 const provider = localProvider();
 const available = await provider.isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-const older = (await listEntries(kubeCacheRoot(cacheDir())).catch(() => [])).find((m) => m.version.startsWith('v1.36.'));
-const itSkew = testIf(older ? { ok: true } : { ok: false, reason: 'no cached v1.36.x kube binaries (credprov binaries ensure --kube-version 1.36)' });
+const skewMinor = parseKubeVersion(SKEW_KUBELET_VERSION).minor;
+const older = (await listEntries(kubeCacheRoot(cacheDir()), ['kubelet']).catch(() => [])).find((m) => parseKubeVersion(m.version).minor === skewMinor);
+const itSkew = testIf(older ? { ok: true } : { ok: false, reason: `no cached ${SKEW_KUBELET_VERSION}.x kubelet (scripts/test.sh builds it: credprov binaries ensure --kube-version ${SKEW_KUBELET_VERSION} --only kubelet --skip-containerd)` });
 const layout = layoutFor(ENV_NAME);
 
 interface NodeJson { status: { nodeInfo: { kubeletVersion: string } } }
@@ -43,7 +45,7 @@ describe('restartKubelet on the local provider', () => {
     expect(node.status.capacity.pods).toBe('17');
   }, 240_000);
 
-  itSkew('RESTART-SKEW: the kubelet binary can be swapped for an older minor (1.36 kubelet, 1.37 API server)', async () => {
+  itSkew(`RESTART-SKEW: the kubelet binary can be swapped for an older minor (${SKEW_KUBELET_VERSION} kubelet under the default API server)`, async () => {
     env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
     env = await provider.restartKubelet(env, { kubeletBinary: join(kubeCacheRoot(cacheDir()), older!.version, 'kubelet') }, silentProgress);
     expect(await kubeletVersion(env)).toBe(older!.version);

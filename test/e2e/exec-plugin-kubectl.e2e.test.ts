@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { execa } from 'execa';
-import { issueClientCertificate } from '../fixtures/fake-exec-plugin/cert.ts';
-import { InvocationLog } from '../src/plugin/invocation.ts';
-import { runExecPlugin, type ExecPlugin } from '../src/plugin/client-exec.ts';
-import { loadKubeconfigExecUser } from '../src/api/exec/kubeconfig.ts';
-import { testIf, type Prerequisite } from '../registry/testing.ts';
-import { kubeCacheRoot, versionDir } from '../src/cluster/binaries/cache.ts';
-import { DEFAULT_KUBE_VERSION } from '../src/versions/table.ts';
+import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { InvocationLog } from '../../src/plugin/invocation.ts';
+import { runExecPlugin, type ExecPlugin } from '../../src/plugin/client-exec.ts';
+import { loadKubeconfigExecUser } from '../../src/api/exec/kubeconfig.ts';
+import { testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
+import { kubeCacheRoot, versionDir } from '../../src/cluster/binaries/cache.ts';
+import { DEFAULT_KUBE_VERSION } from '../../src/versions/table.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 // The reference client: kubectl of the default release from credprov's binary cache (scripts/setup.sh --cluster puts it there).

@@ -6,18 +6,18 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { Auth } from '../registry/auth.ts';
-import { busyboxImage } from '../registry/image/test-images.ts';
-import { processProvider } from '../registry/process.ts';
-import type { StartedRegistry } from '../registry/provider.ts';
-import { all, isRoot, testIf } from '../registry/testing.ts';
+import { Auth } from '../../registry/auth.ts';
+import { busyboxImage } from '../../registry/image/test-images.ts';
+import { processProvider } from '../../registry/process.ts';
+import type { StartedRegistry } from '../../registry/provider.ts';
+import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.
 jest.setTimeout(60_000);
 
 const provider = processProvider();
 const it = testIf(all(await provider.isAvailable(), isRoot()));
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'credprov.js');
 const FAKE = join(ROOT, 'fixtures', 'fake-credential-provider', 'credprov-fake-provider');
 const alice = { username: 'alice', password: 'alice-verify-pw' };
