@@ -3,7 +3,7 @@
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
 import { DEFAULT_KUBE_VERSION } from '../cluster/binaries/versions.ts';
-import type { KubeSource } from '../cluster/binaries/cache.ts';
+import { KUBE_BINARIES, type KubeBinaryName, type KubeSource } from '../cluster/binaries/cache.ts';
 import { UsageError } from '../core/errors.ts';
 import { stderrProgress } from '../core/progress.ts';
 import type { Command } from './command.ts';
@@ -15,7 +15,7 @@ const SOURCES: KubeSource[] = ['dir', 'download', 'build'];
 export const command: Command = {
   path: ['binaries', 'ensure'],
   summary: 'fetch or build kubelet, kube-apiserver and kubectl of a version into the cache',
-  usage: `Usage: credprov binaries ensure [--kube-version V] [--source dir|download|build]... [--dir D] [--download-base-url U]
+  usage: `Usage: credprov binaries ensure [--kube-version V] [--only NAME]... [--source dir|download|build]... [--dir D] [--download-base-url U]
 
 Resolves kube binaries of one exact release, in this order: a directory you
 name (--dir; its binaries must report the version), the cache, the official
@@ -26,6 +26,8 @@ Also builds a containerd that this kubelet supports (version table), unless
 
 Flags:
   --kube-version V        1.37.1, 1.37 or 1.37.x (newest patch that a source can deliver); default ${DEFAULT_KUBE_VERSION}
+  --only NAME             only these binaries (repeatable): ${KUBE_BINARIES.join(', ')}; e.g. an
+                          older minor's kubelet for version skew (--only kubelet --skip-containerd)
   --source S              only these sources, in order (repeatable): dir, download, build
   --dir D                 a directory holding kubelet, kube-apiserver, kubectl
   --download-base-url U   release mirror base URL (<U>/vX.Y.Z/bin/linux/<arch>/<name>)
@@ -34,20 +36,25 @@ Flags:
 `,
   async run(argv, ctx) {
     const { values } = parseFlags<{
-      'kube-version'?: string; source?: string[]; dir?: string; 'download-base-url'?: string; 'containerd-version'?: string; 'skip-containerd'?: boolean;
+      'kube-version'?: string; source?: string[]; dir?: string; 'download-base-url'?: string; 'containerd-version'?: string; 'skip-containerd'?: boolean; only?: string[];
     }>('binaries ensure', argv, {
       'kube-version': { type: 'string' }, source: { type: 'string', multiple: true }, dir: { type: 'string' }, 'download-base-url': { type: 'string' },
-      'containerd-version': { type: 'string' }, 'skip-containerd': { type: 'boolean' },
+      'containerd-version': { type: 'string' }, 'skip-containerd': { type: 'boolean' }, only: { type: 'string', multiple: true },
     });
     const sources = values.source?.map((s) => {
       if (!SOURCES.includes(s as KubeSource)) throw new UsageError(`binaries ensure: --source ${s} is not one of ${SOURCES.join(', ')}`);
       return s as KubeSource;
+    });
+    const names = values.only?.map((n) => {
+      if (!(KUBE_BINARIES as readonly string[]).includes(n)) throw new UsageError(`binaries ensure: --only ${n} is not one of ${KUBE_BINARIES.join(', ')}`);
+      return n as KubeBinaryName;
     });
     const progress = stderrProgress();
     const result = await withInterrupt(async (signal) => {
       const kube = await resolveKubeBinaries({
         version: values['kube-version'] ?? ctx.env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION,
         ...(sources ? { sources } : {}),
+        ...(names ? { names } : {}),
         ...(values.dir ? { dir: values.dir } : {}),
         ...(values['download-base-url'] ? { downloadBaseUrl: values['download-base-url'] } : {}),
         progress,

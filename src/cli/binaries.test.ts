@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeKubeBinary } from '../cluster/binaries/testdata/fake-go.ts';
+import { KUBE_BINARIES } from '../cluster/binaries/cache.ts';
 import { runCli, type CliResult } from '../testing/cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'credprov-binaries-cli-'));
@@ -11,7 +12,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 function release(version: string): string {
   const dir = join(tmp, version);
   mkdirSync(dir, { recursive: true });
-  for (const n of ['kubelet', 'kube-apiserver', 'kubectl']) {
+  for (const n of KUBE_BINARIES) {
     writeFileSync(join(dir, n), fakeKubeBinary(n, version));
     chmodSync(join(dir, n), 0o755);
   }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commitEntry, describeBinaries, removeStaleStaging, stagingDir, usableEntry, verifyEntry, withLock, type KubeManifest } from './cache.ts';
+import { commitEntry, KUBE_BINARIES, describeBinaries, removeStaleStaging, stagingDir, usableEntry, verifyEntry, withLock, type KubeManifest } from './cache.ts';
 
 let root: string;
 beforeEach(() => {
@@ -25,7 +25,7 @@ async function stage(names: string[]): Promise<{ dir: string; manifest: KubeMani
 
 describe('per-version cache', () => {
   test('an entry appears whole, by one rename, with its manifest', async () => {
-    const { dir, manifest } = await stage(['kubelet', 'kube-apiserver', 'kubectl']);
+    const { dir, manifest } = await stage([...KUBE_BINARIES]);
     const final = join(root, 'v1.37.1');
     expect(await usableEntry(final)).toBeUndefined();
     await commitEntry(dir, final, manifest);
@@ -34,7 +34,7 @@ describe('per-version cache', () => {
   });
 
   test('an entry with a binary of the wrong size is not usable, and verify names the changed binary', async () => {
-    const { dir, manifest } = await stage(['kubelet', 'kube-apiserver', 'kubectl']);
+    const { dir, manifest } = await stage([...KUBE_BINARIES]);
     const final = join(root, 'v1.37.1');
     await commitEntry(dir, final, manifest);
     await writeFile(join(final, 'kubectl'), 'truncated');
@@ -43,12 +43,24 @@ describe('per-version cache', () => {
   });
 
   test('losing a race to another process keeps the winner and discards our staging dir', async () => {
-    const first = await stage(['kubelet', 'kube-apiserver', 'kubectl']);
-    const second = await stage(['kubelet', 'kube-apiserver', 'kubectl']);
+    const first = await stage([...KUBE_BINARIES]);
+    const second = await stage([...KUBE_BINARIES]);
     const final = join(root, 'v1.37.1');
     await commitEntry(first.dir, final, { ...first.manifest, origin: 'winner' });
     await commitEntry(second.dir, final, { ...second.manifest, origin: 'loser' });
     expect((await usableEntry(final))?.origin).toBe('winner');
+    expect((await readdir(root)).sort()).toEqual(['v1.37.1']);
+  });
+
+  test('a kubelet-only (skew) entry serves the kubelet, and a later full build replaces it whole', async () => {
+    const skew = await stage(['kubelet']);
+    const final = join(root, 'v1.37.1');
+    await commitEntry(skew.dir, final, { ...skew.manifest, origin: 'skew' });
+    expect((await usableEntry(final, ['kubelet']))?.origin).toBe('skew');
+    expect(await usableEntry(final)).toBeUndefined();
+    const full = await stage([...KUBE_BINARIES]);
+    await commitEntry(full.dir, final, { ...full.manifest, origin: 'full' });
+    expect((await usableEntry(final))?.origin).toBe('full');
     expect((await readdir(root)).sort()).toEqual(['v1.37.1']);
   });
 

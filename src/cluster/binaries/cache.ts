@@ -1,4 +1,5 @@
-// The per-version cache: <cacheDir>/kube/v1.37.1/{kubelet,kube-apiserver,kubectl,manifest.json}.
+// The per-version cache: <cacheDir>/kube/v1.37.1/{kubelet,kube-apiserver,kube-controller-manager,
+// kube-scheduler,kubectl,manifest.json}; a skew entry may hold the kubelet alone.
 // A version directory appears only by rename of a complete staging directory,
 // so an interrupted build or download never leaves a half cache behind. A lock
 // file per version keeps two credprov processes from building the same thing.
@@ -10,7 +11,7 @@ import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { TimeoutError } from '../../core/errors.ts';
 import { pidExists } from '../../core/pids.ts';
 
-export const KUBE_BINARIES = ['kubelet', 'kube-apiserver', 'kubectl'] as const;
+export const KUBE_BINARIES = ['kubelet', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
 export type KubeBinaryName = (typeof KUBE_BINARIES)[number];
 export type KubeSource = 'dir' | 'download' | 'build';
 
@@ -120,7 +121,9 @@ export async function stagingDir(root: string, label: string): Promise<string> {
 
 /**
  * Moves a complete staging dir into place with its manifest written last. If
- * another process won the race, its entry stays and ours is discarded.
+ * another process won the race, its entry stays and ours is discarded; an
+ * entry holding fewer binaries (a skew build of the kubelet alone) is
+ * replaced by ours. Callers hold the version's lock.
  */
 export async function commitEntry(staging: string, finalDir: string, manifest: KubeManifest): Promise<void> {
   await writeFile(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -129,7 +132,15 @@ export async function commitEntry(staging: string, finalDir: string, manifest: K
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-    await rm(staging, { recursive: true, force: true });
+    const existing = await readManifest(finalDir);
+    if (existing && Object.keys(manifest.binaries).every((n) => existing.binaries[n])) {
+      await rm(staging, { recursive: true, force: true });
+      return;
+    }
+    const aside = `${finalDir}.old-${process.pid}`;
+    await rename(finalDir, aside);
+    await rename(staging, finalDir);
+    await rm(aside, { recursive: true, force: true });
   }
 }
 

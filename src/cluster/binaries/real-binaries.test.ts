@@ -12,7 +12,7 @@ import { resolveKubeBinaries } from './resolve.ts';
 import { goArch } from './source-download.ts';
 import { fakeGo } from './testdata/fake-go.ts';
 import { startMirror } from './testdata/mirror.ts';
-import { testIf } from '../../../registry/testing.ts';
+import { testIf } from '../../testing/prerequisites.ts';
 import { DEFAULT_KUBE_VERSION } from './versions.ts';
 
 const dir = join(kubeCacheRoot(cacheDir()), DEFAULT_KUBE_VERSION);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
 import { resolveKubeBinaries } from './resolve.ts';
+import { KUBE_BINARIES } from './cache.ts';
 import { goArch } from './source-download.ts';
 import { fakeGo, fakeKubeBinary } from './testdata/fake-go.ts';
 import { startMirror, type Mirror } from './testdata/mirror.ts';
@@ -30,7 +31,7 @@ async function fakeRelease(version: string): Promise<Record<string, string>> {
   const dir = join(tmp, `release-${version}`);
   await mkdir(dir, { recursive: true });
   const files: Record<string, string> = {};
-  for (const name of ['kubelet', 'kube-apiserver', 'kubectl']) {
+  for (const name of KUBE_BINARIES) {
     files[name] = join(dir, name);
     await writeFile(files[name], fakeKubeBinary(name, version));
     await chmod(files[name], 0o755);
@@ -55,6 +56,18 @@ describe('resolveKubeBinaries: release download', () => {
     expect(r.manifest?.origin).toBe(mirror.baseUrl);
     expect(mirror.requests).toContain(`/v1.37.1/bin/linux/${goArch()}/kubelet.sha256`);
     expect(go.calls.filter((c) => c.startsWith('run'))).toEqual([]);
+  });
+
+  test('names: a kubelet-only request downloads the kubelet alone; a full request later completes the entry', async () => {
+    mirror = await startMirror({ version: 'v1.37.1', arch: goArch(), files: await fakeRelease('v1.37.1') });
+    const go = fakeGo({ known: ['v1.37.1'] });
+    const skew = await resolveKubeBinaries({ version: '1.37.1', names: ['kubelet'], cacheDir, downloadBaseUrl: mirror.baseUrl, go });
+    expect(skew.names).toEqual(['kubelet']);
+    expect(entries(skew.dir)).toEqual(['kubelet', 'manifest.json']);
+    expect((await resolveKubeBinaries({ version: '1.37.1', names: ['kubelet'], cacheDir, downloadBaseUrl: mirror.baseUrl, go })).fromCache).toBe(true);
+    const full = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go });
+    expect(full).toMatchObject({ fromCache: false, names: [...KUBE_BINARIES] });
+    expect(entries(full.dir)).toEqual([...KUBE_BINARIES, 'manifest.json'].sort());
   });
 
   test('a wrong checksum is a clear error and nothing is cached', async () => {
@@ -95,7 +108,7 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
     expect(r.manifest?.ldflags).toContain("k8s.io/component-base/version.gitVersion=v1.37.1");
     expect(go.calls).toEqual(expect.arrayContaining(['download k8s.io/kubernetes@v1.37.1', 'run mod', 'run build']));
     expect(entries(join(cacheDir, 'kube'))).toEqual(['v1.37.1']);
-    expect(entries(r.dir)).toEqual(['kube-apiserver', 'kubectl', 'kubelet', 'manifest.json']); // the wrapper module (.work) is gone
+    expect(entries(r.dir)).toEqual([...KUBE_BINARIES, 'manifest.json'].sort()); // the wrapper module (.work) is gone
   });
 
   test('a mirror that accepts connections but never answers costs only the connect budget', async () => {

@@ -13,7 +13,7 @@ import { silentProgress } from '../../core/progress.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { parseKubeVersion, type KubeVersion } from '../../versions/table.ts';
 import {
-  commitEntry, KUBE_BINARIES, kubeCacheRoot, listEntries, removeStaleStaging, stagingDir, usableEntry, versionDir, withLock,
+  commitEntry, KUBE_BINARIES, kubeCacheRoot, type KubeBinaryName, listEntries, removeStaleStaging, stagingDir, usableEntry, versionDir, withLock,
   type KubeManifest, type KubeSource,
 } from './cache.ts';
 import { systemGo, type GoTool } from './go.ts';
@@ -26,6 +26,8 @@ import { candidateVersions, compareVersions, DEFAULT_KUBE_VERSION, patchesOf } f
 export interface ResolveOptions {
   /** 1.37.1, v1.37, 1.37.x; default DEFAULT_KUBE_VERSION. */
   version?: string;
+  /** Which binaries are needed; default all of KUBE_BINARIES. An older minor for version skew needs only its kubelet. */
+  names?: readonly KubeBinaryName[];
   /** Which sources to try, in this order; default: ['dir'] when `dir` is given, else ['download', 'build']. */
   sources?: KubeSource[];
   dir?: string;
@@ -47,6 +49,10 @@ export interface KubeBinaries {
   kubelet: string;
   kubeApiserver: string;
   kubectl: string;
+  kubeControllerManager: string;
+  kubeScheduler: string;
+  /** The binaries this entry holds (a skew entry may hold only the kubelet). */
+  names: KubeBinaryName[];
   source: KubeSource;
   /** True when no download or build happened in this call. */
   fromCache: boolean;
@@ -59,13 +65,14 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
   const log = opts.log ?? noopLogger;
   if (sources.includes('dir')) {
     if (!opts.dir) throw new ConfigError('--source dir needs --dir <directory with kubelet, kube-apiserver, kubectl>');
-    return fromDir(opts.dir, spec);
+    return fromDir(opts.dir, spec, opts.names ?? KUBE_BINARIES);
   }
   const root = kubeCacheRoot(opts.cacheDir ?? defaultCacheDir());
+  const names = opts.names ?? KUBE_BINARIES;
   await removeStaleStaging(root);
 
   if (spec.patch !== undefined) {
-    const hit = await cached(root, spec.text);
+    const hit = await cached(root, spec.text, names);
     if (hit) {
       log.debug(`kube ${spec.text}: cache hit in ${hit.dir}`);
       return hit;
@@ -78,17 +85,17 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
   });
   if (candidates.length === 0) {
     // Offline with a minor spec: the newest cached patch is the best answer there is.
-    const local = patchesOf((await listEntries(root)).map((m) => m.version), spec.minor);
-    if (local.length > 0) return (await cached(root, local[0]!))!;
+    const local = patchesOf((await listEntries(root, names)).map((m) => m.version), spec.minor);
+    if (local.length > 0) return (await cached(root, local[0]!, names))!;
     throw new PrerequisiteError(`no release of Kubernetes ${spec.text} is known: the Go module proxy answered nothing and none is cached`, {
       hint: 'check network access to the Go module proxy (GOPROXY), or give --dir with prebuilt binaries',
     });
   }
-  return fromCandidates(candidates, spec, sources, root, go, opts);
+  return fromCandidates(candidates, spec, sources, root, go, { ...opts, names });
 }
 
 async function fromCandidates(
-  candidates: string[], spec: KubeVersion, sources: KubeSource[], root: string, go: GoTool, opts: ResolveOptions,
+  candidates: string[], spec: KubeVersion, sources: KubeSource[], root: string, go: GoTool, opts: ResolveOptions & { names: readonly KubeBinaryName[] },
 ): Promise<KubeBinaries> {
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? noopLogger;
@@ -96,7 +103,7 @@ async function fromCandidates(
   const skipped: string[] = [];
   const known = spec.patch === undefined ? await readUnbuildable(root) : {};
   for (const version of candidates) {
-    const hit = await cached(root, version);
+    const hit = await cached(root, version, opts.names);
     if (hit) return hit;
     const remembered = known[version];
     if (remembered && Date.now() - Date.parse(remembered.at) < UNBUILDABLE_TTL_MS) {
@@ -105,7 +112,7 @@ async function fromCandidates(
       continue;
     }
     const made = await withLock(join(root, `${version}.lock`), async () => {
-      const again = await cached(root, version);
+      const again = await cached(root, version, opts.names);
       if (again) return again;
       if (!downloadDead) {
         const r = await viaDownload(version, root, opts);
@@ -159,7 +166,7 @@ async function rememberUnbuildable(root: string, version: string, failure: strin
 
 type DownloadStep = { kind: 'done'; result: KubeBinaries } | { kind: 'unreachable' | 'missing'; reason: string };
 
-async function viaDownload(version: string, root: string, opts: ResolveOptions): Promise<DownloadStep> {
+async function viaDownload(version: string, root: string, opts: ResolveOptions & { names: readonly KubeBinaryName[] }): Promise<DownloadStep> {
   const base = opts.downloadBaseUrl ?? DEFAULT_DOWNLOAD_BASE_URL;
   const staging = await stagingDir(root, version);
   const t0 = Date.now();
@@ -167,7 +174,7 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions):
   let committed = false;
   try {
     const r = await downloadKubeBinaries({
-      version, names: KUBE_BINARIES, into: staging, baseUrl: base,
+      version, names: opts.names, into: staging, baseUrl: base,
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
       ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
       ...(opts.log ? { log: opts.log } : {}),
@@ -183,7 +190,7 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions):
     await commitEntry(staging, versionDir(root, version), manifest);
     committed = true;
     end(true);
-    return { kind: 'done', result: (await cached(root, version, false))! };
+    return { kind: 'done', result: (await cached(root, version, opts.names, false))! };
   } catch (err) {
     end(false);
     throw err;
@@ -192,13 +199,13 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions):
   }
 }
 
-async function viaBuild(version: string, root: string, go: GoTool, opts: ResolveOptions): Promise<KubeBinaries> {
+async function viaBuild(version: string, root: string, go: GoTool, opts: ResolveOptions & { names: readonly KubeBinaryName[] }): Promise<KubeBinaries> {
   const staging = await stagingDir(root, version);
   const t0 = Date.now();
   let committed = false;
   try {
     const r = await buildKubeBinaries({
-      version, names: KUBE_BINARIES, into: staging, go, progress: opts.progress ?? silentProgress,
+      version, names: opts.names, into: staging, go, progress: opts.progress ?? silentProgress,
       ...(opts.log ? { log: opts.log } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
     });
     await checkStamp(staging, version);
@@ -208,7 +215,7 @@ async function viaBuild(version: string, root: string, go: GoTool, opts: Resolve
     };
     await commitEntry(staging, versionDir(root, version), manifest);
     committed = true;
-    return (await cached(root, version, false))!;
+    return (await cached(root, version, opts.names, false))!;
   } finally {
     if (!committed) await rm(staging, { recursive: true, force: true });
   }
@@ -220,32 +227,39 @@ async function checkStamp(dir: string, version: string): Promise<void> {
   if (kubelet !== version) throw new CredprovError(`the kubelet built or downloaded for ${version} reports ${kubelet}`, { hint: 'nothing was cached' });
 }
 
-async function cached(root: string, version: string, fromCache = true): Promise<KubeBinaries | undefined> {
+async function cached(root: string, version: string, names: readonly KubeBinaryName[], fromCache = true): Promise<KubeBinaries | undefined> {
   const dir = versionDir(root, version);
-  const manifest = await usableEntry(dir);
+  const manifest = await usableEntry(dir, names);
   if (!manifest) return undefined;
   return {
-    version, dir, kubelet: join(dir, 'kubelet'), kubeApiserver: join(dir, 'kube-apiserver'), kubectl: join(dir, 'kubectl'),
+    version, dir, ...binaryPaths(dir), names: KUBE_BINARIES.filter((n) => manifest.binaries[n]),
     source: manifest.source, fromCache, manifest,
   };
 }
 
-async function fromDir(dir: string, spec: KubeVersion): Promise<KubeBinaries> {
-  const paths = { kubelet: join(dir, 'kubelet'), kubeApiserver: join(dir, 'kube-apiserver'), kubectl: join(dir, 'kubectl') };
+function binaryPaths(dir: string) {
+  return {
+    kubelet: join(dir, 'kubelet'), kubeApiserver: join(dir, 'kube-apiserver'), kubectl: join(dir, 'kubectl'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'), kubeScheduler: join(dir, 'kube-scheduler'),
+  };
+}
+
+async function fromDir(dir: string, spec: KubeVersion, names: readonly KubeBinaryName[]): Promise<KubeBinaries> {
+  const paths = binaryPaths(dir);
   let version: string | undefined;
-  for (const [name, path] of [['kubelet', paths.kubelet], ['kube-apiserver', paths.kubeApiserver], ['kubectl', paths.kubectl]] as const) {
+  for (const name of names) {
     let reported: string;
     try {
-      reported = await reportedVersion(path, name);
+      reported = await reportedVersion(join(dir, name), name);
     } catch (err) {
-      throw new ConfigError(`--dir ${dir}: ${name} is missing or does not run`, { detail: (err as CredprovError).detail ?? (err as Error).message, hint: `put kubelet, kube-apiserver and kubectl of ${spec.text} into ${dir}` });
+      throw new ConfigError(`--dir ${dir}: ${name} is missing or does not run`, { detail: (err as CredprovError).detail ?? (err as Error).message, hint: `put ${names.join(', ')} of ${spec.text} into ${dir}` });
     }
     if (!matches(reported, spec)) {
       throw new ConfigError(`--dir ${dir}: ${name} reports ${reported}, not ${spec.text}`, { hint: `use binaries of ${spec.text}, or pass --kube-version ${reported}` });
     }
     version ??= reported;
   }
-  return { version: version!, dir, ...paths, source: 'dir', fromCache: false };
+  return { version: version!, dir, ...paths, names: [...names], source: 'dir', fromCache: false };
 }
 
 function matches(reported: string, spec: KubeVersion): boolean {

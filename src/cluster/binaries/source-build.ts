@@ -64,6 +64,8 @@ function explain(f: ProxyFailure): string {
 export const KUBE_PACKAGES: Record<string, string> = {
   kubelet: `${KUBE_MODULE}/cmd/kubelet`,
   'kube-apiserver': `${KUBE_MODULE}/cmd/kube-apiserver`,
+  'kube-controller-manager': `${KUBE_MODULE}/cmd/kube-controller-manager`,
+  'kube-scheduler': `${KUBE_MODULE}/cmd/kube-scheduler`,
   kubectl: `${KUBE_MODULE}/cmd/kubectl`,
 };
 
