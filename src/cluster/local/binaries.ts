@@ -93,7 +93,7 @@ export function containerdSupports(version: string, supported: string[]): boolea
   });
 }
 
-async function kubeBinaries(spec: EnvironmentSpec, progress: Progress, log: Logger): Promise<Pick<LocalBinaries, 'binDir' | 'kubelet' | 'kubeApiserver' | 'kubectl' | 'version'>> {
+async function kubeBinaries(spec: EnvironmentSpec, progress: Progress, log: Logger): Promise<Pick<LocalBinaries, 'binDir' | 'kubelet' | 'kubeApiserver' | 'kubectl' | 'kubeControllerManager' | 'kubeScheduler' | 'version'>> {
   if (spec.binDir) {
     // A development build (`go build` without version ldflags) reports v0.0.0-master; take the
     // spec's version on trust there rather than refusing the only binaries the user has.
@@ -101,9 +101,10 @@ async function kubeBinaries(spec: EnvironmentSpec, progress: Progress, log: Logg
     const reported = await reportedVersion(kubelet, 'kubelet').catch(() => undefined);
     if (reported?.startsWith('v0.0.0')) {
       log.warn(`${kubelet} is an unstamped build (${reported}); treating it as ${spec.kubeVersion}`);
-      return { binDir: spec.binDir, kubelet, kubeApiserver: join(spec.binDir, 'kube-apiserver'), kubectl: join(spec.binDir, 'kubectl'), version: spec.kubeVersion };
+      const b = (n: string) => join(spec.binDir!, n);
+      return { binDir: spec.binDir, kubelet, kubeApiserver: b('kube-apiserver'), kubectl: b('kubectl'), kubeControllerManager: b('kube-controller-manager'), kubeScheduler: b('kube-scheduler'), version: spec.kubeVersion };
     }
   }
   const k = await resolveKubeBinaries({ version: spec.kubeVersion, ...(spec.binDir ? { dir: spec.binDir } : {}), progress, log });
-  return { binDir: k.dir, kubelet: k.kubelet, kubeApiserver: k.kubeApiserver, kubectl: k.kubectl, version: k.version };
+  return { binDir: k.dir, kubelet: k.kubelet, kubeApiserver: k.kubeApiserver, kubectl: k.kubectl, kubeControllerManager: k.kubeControllerManager, kubeScheduler: k.kubeScheduler, version: k.version };
 }

@@ -1,7 +1,8 @@
 // The local cluster's PKI, made with openssl: one CA, the API server's serving
 // cert, client certs (admin in system:masters, the kubelet as system:node:<n>,
-// the API server's client for kubelet calls) and the service-account signing
-// keypair. EC P-256 keys: fast to generate on a 2-core box.
+// the API server's client for kubelet calls, the controller-manager and the
+// scheduler), one loopback serving cert for the controllers' health endpoints,
+// and the service-account signing keypair. EC P-256 keys: fast to generate on a 2-core box.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,13 @@ export interface Pki {
   kubeletKey: string;
   apiserverKubeletClientCert: string;
   apiserverKubeletClientKey: string;
+  controllerManagerCert: string;
+  controllerManagerKey: string;
+  schedulerCert: string;
+  schedulerKey: string;
+  /** 127.0.0.1 serving cert for kube-controller-manager and kube-scheduler (they would write self-signed ones to /var/run/kubernetes). */
+  loopbackServingCert: string;
+  loopbackServingKey: string;
   saKey: string;
   saPub: string;
 }
@@ -40,6 +48,10 @@ export async function makePki(dir: string, nodeName: string): Promise<Pki> {
     { name: 'kubelet', subject: `/O=system:nodes/CN=system:node:${nodeName}`, usage: 'client' },
     // The API server calls the kubelet (logs, exec) as this user; system:masters passes the kubelet's webhook authorization.
     { name: 'apiserver-kubelet-client', subject: '/O=system:masters/CN=kube-apiserver-kubelet-client', usage: 'client' },
+    // The bootstrap RBAC policy binds these user names to their components' roles.
+    { name: 'controller-manager', subject: '/CN=system:kube-controller-manager', usage: 'client' },
+    { name: 'scheduler', subject: '/CN=system:kube-scheduler', usage: 'client' },
+    { name: 'loopback-serving', subject: '/CN=localhost', usage: 'server', sans: ['IP:127.0.0.1', 'DNS:localhost'] },
   ];
   await Promise.all(leaves.map((l) => leaf(dir, l)));
   await openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', f('sa.key')]);
@@ -55,6 +67,9 @@ export function pkiPaths(dir: string): Pki {
     adminCert: f('admin.crt'), adminKey: f('admin.key'),
     kubeletCert: f('kubelet.crt'), kubeletKey: f('kubelet.key'),
     apiserverKubeletClientCert: f('apiserver-kubelet-client.crt'), apiserverKubeletClientKey: f('apiserver-kubelet-client.key'),
+    controllerManagerCert: f('controller-manager.crt'), controllerManagerKey: f('controller-manager.key'),
+    schedulerCert: f('scheduler.crt'), schedulerKey: f('scheduler.key'),
+    loopbackServingCert: f('loopback-serving.crt'), loopbackServingKey: f('loopback-serving.key'),
     saKey: f('sa.key'), saPub: f('sa.pub'),
   };
 }

@@ -8,6 +8,7 @@ import { layoutFor } from './layout.ts';
 import { apiServerArgs } from './steps/startApiServer.ts';
 import { cniConflist, containerdConfig } from './steps/startContainerd.ts';
 import { kubeletArgs } from './steps/startKubelet.ts';
+import { controllerManagerArgs, schedulerArgs, schedulerConfiguration } from './steps/startControllers.ts';
 import { kubeletConfiguration } from './steps/writeKubeletConfig.ts';
 import { mountsUnder } from './teardown.ts';
 import { containerdSupports } from './binaries.ts';
@@ -19,8 +20,8 @@ function ctx(partial: Parameters<typeof applyDefaults>[0] = {}): StepContext {
   return {
     state: {
       name: 't', spec,
-      binaries: { binDir: '/k', kubelet: '/k/kubelet', kubeApiserver: '/k/kube-apiserver', kubectl: '/k/kubectl', etcd: '/usr/bin/etcd', containerd: '/c/containerd', ctr: '/c/ctr', containerdVersion: 'v2.3.7', runtimePath: '/c:/usr/sbin', version: 'v1.37.1' },
-      ports: { etcdClient: 2379, etcdPeer: 2380, apiserver: 6443, kubelet: 10250, kubeletHealthz: 10248 },
+      binaries: { binDir: '/k', kubelet: '/k/kubelet', kubeApiserver: '/k/kube-apiserver', kubectl: '/k/kubectl', kubeControllerManager: '/k/kube-controller-manager', kubeScheduler: '/k/kube-scheduler', etcd: '/usr/bin/etcd', containerd: '/c/containerd', ctr: '/c/ctr', containerdVersion: 'v2.3.7', runtimePath: '/c:/usr/sbin', version: 'v1.37.1' },
+      ports: { etcdClient: 2379, etcdPeer: 2380, apiserver: 6443, kubelet: 10250, kubeletHealthz: 10248, controllerManager: 10257, scheduler: 10259 },
       sandboxImageRef: 'localhost/credprov/pause:1', cniBridge: 'cp12345678', podSubnet: '10.210.3.0/24', nodeLink: 'cpn12345678', nodeIP: '172.29.1.2',
     },
     layout, pki: pkiPaths(layout.certs), log: noopLogger,
@@ -48,6 +49,23 @@ describe('kubelet configuration', () => {
     expect(args).toContain('--image-credential-provider-config=/cfg/dir');
     expect(args).toContain('--image-credential-provider-bin-dir=/state/env/t/plugins');
     expect(args).toContain('--hostname-override=node-t');
+  });
+});
+
+describe('kube-controller-manager and kube-scheduler', () => {
+  test('listen on loopback with a serving cert of the cluster CA, so nothing is written to /var/run/kubernetes', () => {
+    for (const args of [controllerManagerArgs(ctx()), schedulerArgs(ctx())]) {
+      expect(args).toEqual(expect.arrayContaining(['--bind-address=127.0.0.1', '--tls-cert-file=/state/env/t/certs/loopback-serving.crt']));
+      expect(args.some((a) => a.startsWith('--cert-dir'))).toBe(false);
+    }
+    expect(controllerManagerArgs(ctx())).toEqual(expect.arrayContaining(['--secure-port=10257', '--use-service-account-credentials=true', '--service-account-private-key-file=/state/env/t/certs/sa.key', '--leader-elect=false']));
+    expect(schedulerArgs(ctx())).toContain('--secure-port=10259');
+  });
+
+  test('the scheduler reads a v1 KubeSchedulerConfiguration with its own kubeconfig and no leader election', () => {
+    expect(schedulerConfiguration(ctx())).toEqual(expect.objectContaining({
+      apiVersion: 'kubescheduler.config.k8s.io/v1', clientConnection: { kubeconfig: '/state/env/t/config/scheduler.kubeconfig' }, leaderElection: { leaderElect: false },
+    }));
   });
 });
 

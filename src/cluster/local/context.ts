@@ -13,6 +13,8 @@ export interface LocalBinaries {
   kubelet: string;
   kubeApiserver: string;
   kubectl: string;
+  kubeControllerManager: string;
+  kubeScheduler: string;
   etcd: string;
   containerd: string;
   ctr: string;
@@ -28,6 +30,8 @@ export interface LocalPorts {
   apiserver: number;
   kubelet: number;
   kubeletHealthz: number;
+  controllerManager: number;
+  scheduler: number;
 }
 
 export interface SandboxImage {

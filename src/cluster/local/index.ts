@@ -25,6 +25,7 @@ import { makePkiStep } from './steps/makePki.ts';
 import { startEtcd } from './steps/startEtcd.ts';
 import { startApiServer } from './steps/startApiServer.ts';
 import { bootstrapObjects } from './steps/bootstrapObjects.ts';
+import { CONTROLLERS, startControllers } from './steps/startControllers.ts';
 import { createCgroupRoot } from './steps/createCgroupRoot.ts';
 import { createNodeAddress } from './steps/createNodeAddress.ts';
 import { startContainerd } from './steps/startContainerd.ts';
@@ -46,7 +47,8 @@ const STEPS: Step[] = [
   makePkiStep, // CA, serving and client certs, SA keys, kubeconfigs
   startEtcd,
   startApiServer, // Node,RBAC + NodeRestriction, SA issuer, feature gates
-  bootstrapObjects, // default SA and kube-root-ca.crt (no controller-manager)
+  startControllers, // kube-controller-manager and kube-scheduler, started together
+  bootstrapObjects, // default SA and kube-root-ca.crt at once (the controllers would race the first pod)
   createCgroupRoot, // /credprov-<name> in every cgroup hierarchy: pods of two environments never mix
   createNodeAddress, // an empty bridge link with the node's IP (the kubelet refuses loopback)
   startContainerd, // own socket/root, cgroupfs, certs.d config_path, CNI conflist
@@ -150,7 +152,7 @@ class LocalProvider implements EnvironmentProvider {
 
   async status(env: Environment): Promise<EnvironmentStatus> {
     const layout = layoutFor(env.name, this.env);
-    const components = await Promise.all(['etcd', 'kube-apiserver', 'containerd', 'kubelet'].map(async (name) => {
+    const components = await Promise.all(['etcd', 'kube-apiserver', ...CONTROLLERS, 'containerd', 'kubelet'].map(async (name) => {
       const pid = await recordedPid(layout.pids, name);
       return { name, running: pid !== undefined, ...(pid ? { pid } : {}) };
     }));
@@ -213,13 +215,13 @@ class LocalProvider implements EnvironmentProvider {
 }
 
 async function newState(spec: EnvironmentSpec, binaries: LocalState['binaries'], sandbox: SandboxImage): Promise<LocalState> {
-  const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz] = (await freePorts(5)) as [number, number, number, number, number];
+  const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler] = (await freePorts(7)) as [number, number, number, number, number, number, number];
   const h = createHash('sha256').update(spec.name).digest();
   return {
     name: spec.name,
     spec,
     binaries,
-    ports: { etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz },
+    ports: { etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler },
     sandboxImageRef: sandbox.ref,
     // Interface names are at most 15 bytes; the hash keeps two environments apart.
     cniBridge: `cp${h.toString('hex').slice(0, 8)}`,

@@ -1,5 +1,6 @@
 // kubeconfig files for the local cluster: admin (system:masters) for the
-// harness and kubectl, and the kubelet's own (system:node:<name>).
+// harness and kubectl, the kubelet's own (system:node:<name>), and those of
+// kube-controller-manager and kube-scheduler.
 import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 

@@ -27,6 +27,9 @@ export interface Layout {
   credentialProviderConfig: string;
   adminKubeconfig: string;
   kubeletKubeconfig: string;
+  controllerManagerKubeconfig: string;
+  schedulerKubeconfig: string;
+  schedulerConfig: string;
 }
 
 export function envRoot(name: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -59,5 +62,8 @@ export function layoutFor(name: string, env: NodeJS.ProcessEnv = process.env): L
     credentialProviderConfig: join(root, 'config', 'credential-provider.yaml'),
     adminKubeconfig: join(root, 'admin.kubeconfig'),
     kubeletKubeconfig: join(root, 'config', 'kubelet.kubeconfig'),
+    controllerManagerKubeconfig: join(root, 'config', 'controller-manager.kubeconfig'),
+    schedulerKubeconfig: join(root, 'config', 'scheduler.kubeconfig'),
+    schedulerConfig: join(root, 'config', 'scheduler.yaml'),
   };
 }

@@ -29,7 +29,7 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   if (state) await attempt('removing containers', async () => netns.push(...(await Promise.all((await removeContainers(layout, state)).map((p) => realpath(p).catch(() => p))))));
   await attempt('stopping containerd', () => stopDaemon(layout.pids, 'containerd'));
   await attempt('killing leftover shims', () => killShims(layout.containerdSocket));
-  await attempt('stopping kube-apiserver', () => stopDaemon(layout.pids, 'kube-apiserver'));
+  for (const name of ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver']) await attempt(`stopping ${name}`, () => stopDaemon(layout.pids, name));
   await attempt('stopping etcd', () => stopDaemon(layout.pids, 'etcd'));
   await attempt('unmounting', () => unmountUnder([layout.root, ...netns]));
   for (const ns of netns) await attempt(`removing ${ns}`, () => rm(ns, { force: true }));

@@ -1,6 +1,7 @@
-// Without a controller-manager nobody creates the `default` ServiceAccount or
-// the kube-root-ca.crt ConfigMap that every pod's projected token volume
-// mounts, so the harness creates them for each namespace it uses.
+// Every pod's projected token volume needs the namespace's `default`
+// ServiceAccount and kube-root-ca.crt ConfigMap. The controller-manager makes
+// both, but only after the namespace exists: a pod created at once would race
+// it, so the harness creates them itself for each namespace it uses.
 import { readFile } from 'node:fs/promises';
 import { apply, type KubeTarget } from '../../kubectl.ts';
 import type { Step } from '../context.ts';
