@@ -21,14 +21,41 @@ export type Evidence =
   | { kind: 'event'; label: string; data: unknown }
   | { kind: 'data'; label: string; data: unknown };
 
+/**
+ * A suite case's prediction (from credprov's own model: the matching oracle,
+ * the version table, the cache model, or a cited design text) next to what the
+ * real kubelet or client did. A disagreement is a kubelet behaviour worth
+ * reporting or a bug in the model; either way both sides are kept.
+ */
+export interface Comparison {
+  /** Which model made the prediction: `matching oracle (src/matching)`, `cache model (src/model/credential-cache.ts)`, `KEP-2133 §…`. */
+  model: string;
+  /** The model's reasoning in one line. */
+  because: string;
+  predicted: unknown;
+  observed: unknown;
+  agree: boolean;
+}
+
 export interface CheckResult extends Check {
+  /** The suite that reported it (credprov run). */
+  suite?: string;
   status: Status;
   /** One line a vendor can act on (why it failed or was skipped; what was seen when it passed). */
   message: string;
   /** `harness` when the harness broke rather than the subject: still a failure, but not the vendor's. */
   cause?: 'subject' | 'harness';
   evidence: Evidence[];
+  /** Suite cases: the prediction and what the real component did. */
+  comparison?: Comparison;
   startedAt: string;
+  durationMs: number;
+}
+
+/** One suite of a run: its wall time (prepare, environment, checks, cleanup). */
+export interface SuiteTiming {
+  name: string;
+  summary: string;
   durationMs: number;
 }
 
@@ -46,6 +73,8 @@ export interface RunReport {
   summary: Summary;
   /** Informational figures (latency percentiles, timings); never decide pass/fail. */
   metrics?: Record<string, unknown>;
+  /** credprov run: the suites in the order they ran, with wall times; checks carry `suite`. */
+  suites?: SuiteTiming[];
   startedAt: string;
   durationMs: number;
 }
