@@ -76,6 +76,15 @@ export interface StartedRegistry {
   push(image: BuiltImage, as?: { name?: string; tag?: string }): Promise<string>;
   /** Writes `<configPath>/<host>/hosts.toml` (+ ca.crt) so containerd reaches and trusts this registry. */
   trustForContainerd(configPath: string): Promise<string>;
+  /**
+   * Makes containerd send pulls of images named `imageHost` (docker.io,
+   * a.reg.test, reg.test:443 …) to this registry: `<configPath>/<imageHost>/hosts.toml`
+   * with this registry as server. The kubelet still sees the image's own
+   * name, and credentials still flow: the kubelet sets no ServerAddress on
+   * provider or secret credentials, so containerd (ParseAuth) hands them to
+   * whichever host it contacts. Returns the directory written.
+   */
+  serveAs(configPath: string, imageHost: string): Promise<string>;
   stop(): Promise<void>;
 }
 

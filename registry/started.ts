@@ -271,6 +271,10 @@ export class HarnessRegistry implements StartedRegistry {
     return trustForContainerd(configPath, this.host, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http' });
   }
 
+  async serveAs(configPath: string, imageHost: string): Promise<string> {
+    return trustForContainerd(configPath, imageHost, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http', server: this.host });
+  }
+
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.tokenServer?.stop();

@@ -65,10 +65,10 @@ export async function certDerBase64(certPath: string): Promise<string> {
  * the host itself, not a mirror, so pull credentials for that host are sent.
  * Returns the directory written, for removal.
  */
-export async function trustForContainerd(configPath: string, hostPort: string, o: { caCertPath?: string; plainHttp?: boolean }): Promise<string> {
+export async function trustForContainerd(configPath: string, hostPort: string, o: { caCertPath?: string; plainHttp?: boolean; server?: string }): Promise<string> {
   const dir = join(configPath, hostPort);
   await mkdir(dir, { recursive: true });
-  const lines = [`server = "${o.plainHttp ? 'http' : 'https'}://${hostPort}"`];
+  const lines = [`server = "${o.plainHttp ? 'http' : 'https'}://${o.server ?? hostPort}"`];
   if (o.caCertPath && !o.plainHttp) {
     const ca = join(dir, 'ca.crt');
     await writeFile(ca, await readFile(o.caCertPath));

@@ -4,8 +4,9 @@
 // anything credprov sets, so the installed wrapper has every path baked in:
 // Node, the fake's main.ts, the scenario and the request log.
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readInvocationLog } from './invocation.ts';
 
 export const FAKE_PROVIDER_MAIN = fileURLToPath(new URL('../../fixtures/fake-credential-provider/main.ts', import.meta.url));
 export const FAKE_PROVIDER_WRAPPER = fileURLToPath(new URL('../../fixtures/fake-credential-provider/credprov-fake-provider', import.meta.url));
@@ -48,4 +49,32 @@ export async function installFakeProvider(o: FakeProviderInstall): Promise<strin
   await chmod(tmp, 0o755);
   await rename(tmp, path);
   return path;
+}
+
+/** One line of the fake provider's JSONL request log (fixtures/fake-credential-provider/main.ts). */
+export interface FakeRecord {
+  /** When the answer was written (after any scripted delay). */
+  time: string;
+  pid: number;
+  /** argv[0] is the path the kubelet exec'd: <bin-dir>/<provider name>. */
+  argv: string[];
+  image?: string;
+  request: { apiVersion?: string; kind?: string; image?: string; serviceAccountToken?: string; serviceAccountAnnotations?: Record<string, string>; raw?: string };
+  tokenPresent: boolean;
+  tokenSha256?: string;
+  tokenAud?: string[];
+  tokenSub?: string;
+  annotations: Record<string, string>;
+  decidedBy: string;
+  response: { exitCode: number; stdout: string; stderr: string };
+  durationMs: number;
+}
+
+/** A fake invocation with the provider that was exec'd (the basename of argv[0]). */
+export interface FakeInvocation extends FakeRecord {
+  provider: string;
+}
+
+export async function readFakeInvocations(file: string): Promise<FakeInvocation[]> {
+  return (await readInvocationLog<FakeRecord>(file)).map((r) => ({ ...r, provider: basename(r.argv[0] ?? '') }));
 }

@@ -17,12 +17,7 @@ export function toMarkdown(report: RunReport): string {
     JSON.stringify(report.subject, null, 2),
     '```',
     '',
-    '## Checks',
-    '',
-    '| status | level | id | title | message |',
-    '|---|---|---|---|---|',
-    ...report.checks.map((c) => `| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`),
-    '',
+    ...(report.suites ? suiteSections(report) : checkTable(report.checks)),
   ];
   if (report.metrics && Object.keys(report.metrics).length > 0) {
     lines.push('## Metrics (information only)', '', '```json', JSON.stringify(report.metrics, null, 2), '```', '');
@@ -32,10 +27,54 @@ export function toMarkdown(report: RunReport): string {
     lines.push('## Failures', '');
     for (const c of failures) {
       lines.push(`### ${c.id} (${c.level}${c.cause === 'harness' ? ', harness error' : ''})`, '', c.message, '', `Requirement: ${c.source}`, '');
+      if (c.comparison) lines.push(`Predicted by ${c.comparison.model}: \`${short(c.comparison.predicted)}\`; observed: \`${short(c.comparison.observed)}\`.`, '');
       for (const e of c.evidence) {
         lines.push(`<details><summary>${e.label}</summary>`, '', '```', 'text' in e ? e.text : JSON.stringify(e.data, null, 2), '```', '</details>', '');
       }
     }
   }
   return lines.join('\n');
+}
+
+function checkTable(checks: CheckResult[]): string[] {
+  return [
+    '## Checks',
+    '',
+    '| status | level | id | title | message |',
+    '|---|---|---|---|---|',
+    ...checks.map((c) => `| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`),
+    '',
+  ];
+}
+
+/** credprov run: one section per suite with its wall time; suite cases show the prediction next to what the kubelet did. */
+function suiteSections(report: RunReport): string[] {
+  const lines = ['## Suites', '', '| suite | checks | passed | failed | skipped | wall time |', '|---|---|---|---|---|---|'];
+  for (const s of report.suites ?? []) {
+    const cs = report.checks.filter((c) => c.suite === s.name);
+    const n = (st: CheckResult['status']) => cs.filter((c) => c.status === st).length;
+    lines.push(`| ${s.name} | ${cs.length} | ${n('passed')} | ${n('failed')} | ${n('skipped')} | ${(s.durationMs / 1000).toFixed(1)} s |`);
+  }
+  lines.push('');
+  for (const s of report.suites ?? []) {
+    const cs = report.checks.filter((c) => c.suite === s.name);
+    lines.push(`## Suite ${s.name} (${(s.durationMs / 1000).toFixed(1)} s)`, '', s.summary, '');
+    if (cs.some((c) => c.comparison)) {
+      lines.push('| status | level | id | predicted | kubelet | message |', '|---|---|---|---|---|---|');
+      for (const c of cs) {
+        const p = c.comparison;
+        lines.push(`| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${p ? cell(short(p.predicted)) : ''} | ${p ? cell(short(p.observed)) : ''} | ${cell(c.message)} |`);
+      }
+    } else {
+      lines.push('| status | level | id | title | message |', '|---|---|---|---|---|');
+      for (const c of cs) lines.push(`| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`);
+    }
+    lines.push('');
+  }
+  return lines;
+}
+
+function short(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 }

@@ -1,6 +1,7 @@
-// Pods as suites use them: bound straight to the environment's node (no
-// scheduler needed), watched until they run to completion or their image pull
-// fails, with their events and container log as evidence.
+// Pods as suites use them: bound straight to the environment's node (the
+// `existing` provider's clusters may have no scheduler for it), watched until
+// they run to completion or their image pull fails, with their events and
+// container log as evidence.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TimeoutError } from '../core/errors.ts';
@@ -33,7 +34,17 @@ const PULL_FAILURES = ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', '
 
 const target = (env: Environment) => ({ kubectl: env.kubectl, kubeconfig: env.kubeconfig });
 
-export async function createPod(env: Environment, o: { name: string; image: string; namespace?: string; pullPolicy?: 'Always' | 'IfNotPresent' | 'Never'; labels?: Record<string, string> }): Promise<void> {
+export interface PodOptions {
+  name: string;
+  image: string;
+  namespace?: string;
+  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  labels?: Record<string, string>;
+  imagePullSecrets?: string[];
+  serviceAccountName?: string;
+}
+
+export async function createPod(env: Environment, o: PodOptions): Promise<void> {
   await apply(target(env), [{
     apiVersion: 'v1',
     kind: 'Pod',
@@ -44,6 +55,8 @@ export async function createPod(env: Environment, o: { name: string; image: stri
       // The node has no cluster DNS; Default avoids a MissingClusterDNS warning in the evidence.
       dnsPolicy: 'Default',
       terminationGracePeriodSeconds: 0,
+      ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets.map((name) => ({ name })) } : {}),
+      ...(o.serviceAccountName ? { serviceAccountName: o.serviceAccountName } : {}),
       containers: [{ name: 'main', image: o.image, imagePullPolicy: o.pullPolicy ?? 'Always' }],
     },
   }]);

@@ -10,7 +10,7 @@ import { noopLogger, type Logger } from '../core/logger.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import type { Environment, EnvironmentProvider } from '../cluster/provider.ts';
-import { summarize, type CheckResult, type RunReport } from '../report/model.ts';
+import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
 import { skipped } from '../report/checks.ts';
 import { ensureEnvironment, type EnsureOptions } from './environment.ts';
 import type { Suite } from './suite.ts';
@@ -56,10 +56,19 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   const ci = processEnv.CI === 'true' || processEnv.CI === '1';
   const startedAt = new Date();
   const checks: CheckResult[] = [];
+  const timings: SuiteTiming[] = [];
   const environments: Array<{ environment: Environment; provider: EnvironmentProvider; ours: boolean }> = [];
   let lastSpec: EnvironmentSpec | undefined;
 
   for (const suite of suites) {
+    const t0 = Date.now();
+    const before = checks.length;
+    await runOne(suite);
+    for (const c of checks.slice(before)) c.suite = suite.name;
+    timings.push({ name: suite.name, summary: suite.summary, durationMs: Date.now() - t0 });
+  }
+
+  async function runOne(suite: Suite): Promise<void> {
     const artifactsDir = join(o.artifactsDir, suite.name);
     await mkdir(artifactsDir, { recursive: true });
     const setup = { log, progress, artifactsDir, redactor, processEnv };
@@ -68,7 +77,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       prepared = await step(progress, `prepare suite ${suite.name}`, () => suite.prepare(setup));
     } catch (err) {
       checks.push(...notRun(suite, `could not prepare suite ${suite.name}: ${errorMessage(err)}`, err, ci));
-      continue;
+      return;
     }
     const cleanup = prepared.cleanup;
     activeCleanups.add(cleanup);
@@ -80,7 +89,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
         ensured = await ensureEnvironment(wanted, { log, progress, processEnv, keepOnFailure: o.keep ?? false, ...(o.providerFor ? { providerFor: o.providerFor } : {}) });
       } catch (err) {
         checks.push(...notRun(suite, `no environment for suite ${suite.name}: ${errorMessage(err)}`, err, ci));
-        continue;
+        return;
       }
       const { environment, provider } = ensured;
       const known = environments.find((e) => e.environment.name === environment.name);
@@ -89,7 +98,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       const missing = (prepared.needs ?? []).filter((c) => !provider.capabilities()[c]);
       if (missing.length > 0) {
         checks.push(...notRun(suite, `provider ${provider.name} lacks ${missing.join(', ')}`, undefined, ci));
-        continue;
+        return;
       }
       let results: CheckResult[];
       try {
@@ -125,6 +134,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     },
     checks,
     summary: summarize(checks),
+    suites: timings,
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
   };

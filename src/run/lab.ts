@@ -1,0 +1,165 @@
+// What the kubelet suites share: one authenticated registry (htpasswd + TLS)
+// that stands in for any image host, a fleet of recording fake providers, and
+// pods whose pull result is read back with their events. A suite says which
+// images and providers it wants; the lab makes them real and cleans up.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Auth, generatedUser, type User } from '../../registry/auth.ts';
+import { busyboxImage } from '../../registry/image/test-images.ts';
+import type { BuiltImage } from '../../registry/image/build.ts';
+import { processProvider } from '../../registry/process.ts';
+import type { StartedRegistry } from '../../registry/provider.ts';
+import type { CredentialProviderConfig } from '../api/credentialprovider/types.ts';
+import type { PartialSpec } from '../api/spec/defaults.ts';
+import type { Environment } from '../cluster/provider.ts';
+import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
+import type { Evidence } from '../report/model.ts';
+import { createPod, deletePod, logExcerpt, podEvents, waitForPodOutcome, type PodEvent, type PodOptions, type PodOutcome } from './pods.ts';
+import type { SuiteSetup } from './suite.ts';
+
+export interface LabRegistry {
+  registry: StartedRegistry;
+  /** The account whose password the fakes hand out. */
+  user: User;
+  /** A second account, for "wrong credentials" (a valid user name, a password the registry refuses). */
+  wrongPassword: string;
+  marker: string;
+  /** Pushes the marker image as `<registry>/<repository>:<tag>`; returns the repository's path (without host). */
+  push(repository: string, tag?: string): Promise<string>;
+  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry in the environment's containerd. */
+  serveAs(env: Environment, imageHost: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startLabRegistry(ctx: SuiteSetup, name: string): Promise<LabRegistry> {
+  const user = generatedUser(name);
+  const wrongPassword = randomBytes(12).toString('hex');
+  ctx.redactor.add(user.password);
+  ctx.redactor.add(wrongPassword);
+  const registry = await processProvider({ logger: ctx.log }).start({ name: `${name}-${randomBytes(3).toString('hex')}`, auth: Auth.htpasswd([user]), tls: true, logger: ctx.log, progress: ctx.progress });
+  const marker = `credprov-${name}-${randomBytes(3).toString('hex')}`;
+  let image: BuiltImage | undefined;
+  const routed: string[] = [];
+  return {
+    registry, user, wrongPassword, marker,
+    async push(repository, tag = 'v1') {
+      image ??= await busyboxImage({ marker });
+      await registry.push(image, { name: repository, tag });
+      return repository;
+    },
+    async serveAs(env, imageHost) {
+      if (!env.containerd) throw new Error(`environment ${env.name} has no containerd config path to route ${imageHost} through`);
+      routed.push(imageHost === registry.host ? await registry.trustForContainerd(env.containerd.certsDir) : await registry.serveAs(env.containerd.certsDir, imageHost));
+    },
+    async stop() {
+      await Promise.all(routed.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+      await registry.stop();
+    },
+  };
+}
+
+/** One fake provider of a fleet: its config entry and its scenario (fixtures/fake-credential-provider/scenario.ts). */
+export interface FleetMember {
+  name: string;
+  matchImages: string[];
+  defaultCacheDuration?: string;
+  apiVersion?: string;
+  scenario: Record<string, unknown>;
+}
+
+export interface Fleet {
+  /** The spec fragment: plugins and the CredentialProviderConfig, in the members' order. */
+  spec: PartialSpec;
+  config: CredentialProviderConfig;
+  logFile: string;
+  invocations(): Promise<FakeInvocation[]>;
+  /** Replaces a member's scenario (the next exec reads it). */
+  rescript(name: string, scenario: Record<string, unknown>): Promise<void>;
+  /** Rewrites scenario files and the request log with secrets redacted (they held passwords in clear for the fakes). */
+  redactArtifacts(): Promise<void>;
+}
+
+export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: { kubeletConfig?: Record<string, unknown> } = {}): Promise<Fleet> {
+  const dir = join(ctx.artifactsDir, 'fakes');
+  const logFile = join(dir, 'plugin-invocations.jsonl');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const scenarioFile = (name: string) => join(dir, `${name}.scenario.json`);
+  const plugins: Record<string, string> = {};
+  for (const m of members) {
+    await writeFile(scenarioFile(m.name), JSON.stringify(m.scenario, null, 2));
+    plugins[m.name] = await installFakeProvider({ binDir: join(dir, 'bin'), name: m.name, scenarioFile: scenarioFile(m.name), logFile });
+  }
+  const config: CredentialProviderConfig = {
+    apiVersion: 'kubelet.config.k8s.io/v1',
+    kind: 'CredentialProviderConfig',
+    providers: members.map((m) => ({
+      name: m.name,
+      apiVersion: m.apiVersion ?? 'credentialprovider.kubelet.k8s.io/v1',
+      matchImages: m.matchImages,
+      defaultCacheDuration: m.defaultCacheDuration ?? '0s',
+    })),
+  } as CredentialProviderConfig;
+  return {
+    spec: { credentialProvider: { plugins, config: config as unknown as Record<string, unknown> }, ...(o.kubeletConfig ? { kubelet: { config: o.kubeletConfig } } : {}) },
+    config,
+    logFile,
+    invocations: () => readFakeInvocations(logFile),
+    async rescript(name, scenario) {
+      const tmp = `${scenarioFile(name)}.tmp`;
+      await writeFile(tmp, JSON.stringify(scenario, null, 2));
+      await rename(tmp, scenarioFile(name));
+    },
+    async redactArtifacts() {
+      for (const f of (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl'))) {
+        const text = await readFile(join(dir, f), 'utf8').catch(() => undefined);
+        if (text !== undefined) await writeFile(join(dir, f), ctx.redactor.text(text));
+      }
+    },
+  };
+}
+
+/**
+ * A fake's scenario: for images matching `match` (kubelet-style patterns, as a
+ * vendor plugin knows its registries) it answers `auth`, whose keys may use
+ * {registry} and {image}; other images get the fake's "no credentials" exit 1.
+ */
+export function answer(match: string[], auth: Record<string, { username: string; password: string }>, o: { cacheKeyType?: string; cacheDuration?: string | null; delay?: string } = {}): Record<string, unknown> {
+  return {
+    rules: [{
+      match, auth, cacheKeyType: o.cacheKeyType ?? 'Image',
+      ...(o.cacheDuration === null ? {} : { cacheDuration: o.cacheDuration ?? '0s' }),
+      ...(o.delay ? { delay: o.delay } : {}),
+    }],
+  };
+}
+
+export type PullResult = 'success' | 'failure';
+
+export interface PodRun {
+  name: string;
+  outcome: PodOutcome;
+  pull: PullResult;
+  events: PodEvent[];
+  evidence: Evidence[];
+}
+
+/** Creates a pod, waits until its container ran or its pull failed, and returns both with the pod's events as evidence. Deletes it unless `keep`. */
+export async function runPod(env: Environment, o: PodOptions & { timeoutMs?: number; keep?: boolean }): Promise<PodRun> {
+  await createPod(env, o);
+  try {
+    const outcome = await waitForPodOutcome(env, o.name, o.timeoutMs ?? 90_000, o.namespace);
+    const events = await podEvents(env, o.name, o.namespace);
+    const pull: PullResult = outcome.kind === 'completed' ? 'success' : 'failure';
+    return { name: o.name, outcome, pull, events, evidence: [{ kind: 'event', label: `events of pod ${o.name} (${o.image})`, data: events }] };
+  } finally {
+    if (!o.keep) await deletePod(env, o.name, o.namespace);
+  }
+}
+
+/** Kubelet log lines about credential providers, for a failing case's evidence. */
+export async function kubeletEvidence(env: Environment, needles: string[]): Promise<Evidence[]> {
+  const ex = await logExcerpt(env, 'kubelet', needles);
+  return ex ? [{ kind: 'log', label: 'kubelet log excerpt', file: ex.file, text: ex.text }] : [];
+}
