@@ -27,6 +27,8 @@ export interface LabRegistry {
   marker: string;
   /** Pushes the marker image as `<registry>/<repository>:<tag>`; returns the repository's path (without host). */
   push(repository: string, tag?: string): Promise<string>;
+  /** The marker image's manifest digest (the same under every name it is pushed as). */
+  digest(): Promise<string>;
   /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry in the environment's containerd. */
   serveAs(env: Environment, imageHost: string): Promise<void>;
   stop(): Promise<void>;
@@ -47,6 +49,10 @@ export async function startLabRegistry(ctx: SuiteSetup, name: string): Promise<L
       image ??= await busyboxImage({ marker });
       await registry.push(image, { name: repository, tag });
       return repository;
+    },
+    async digest() {
+      image ??= await busyboxImage({ marker });
+      return image.manifest.digest;
     },
     async serveAs(env, imageHost) {
       if (!env.containerd) throw new Error(`environment ${env.name} has no containerd config path to route ${imageHost} through`);
@@ -141,6 +147,8 @@ export interface PodRun {
   name: string;
   outcome: PodOutcome;
   pull: PullResult;
+  /** Why a pull failed, from the kubelet's Failed event: `unauthorized` (the registry refused the credentials, or none) or the message itself. */
+  failure?: string;
   events: PodEvent[];
   evidence: Evidence[];
 }
@@ -152,10 +160,18 @@ export async function runPod(env: Environment, o: PodOptions & { timeoutMs?: num
     const outcome = await waitForPodOutcome(env, o.name, o.timeoutMs ?? 90_000, o.namespace);
     const events = await podEvents(env, o.name, o.namespace);
     const pull: PullResult = outcome.kind === 'completed' ? 'success' : 'failure';
-    return { name: o.name, outcome, pull, events, evidence: [{ kind: 'event', label: `events of pod ${o.name} (${o.image})`, data: events }] };
+    const failure = pull === 'failure' ? pullFailure(events, outcome) : undefined;
+    return { name: o.name, outcome, pull, ...(failure ? { failure } : {}), events, evidence: [{ kind: 'event', label: `events of pod ${o.name} (${o.image})`, data: events }] };
   } finally {
     if (!o.keep) await deletePod(env, o.name, o.namespace);
   }
+}
+
+/** `unauthorized` when the registry refused the pull's credentials (or their absence); otherwise the kubelet's message, so a routing or image error is never mistaken for an auth refusal. */
+export function pullFailure(events: PodEvent[], outcome: PodOutcome): string {
+  const messages = [...events.filter((e) => e.reason === 'Failed').map((e) => e.message), outcome.kind === 'pull-failed' ? outcome.message : ''];
+  if (messages.some((m) => /401 Unauthorized|authorization failed|no basic auth credentials|unauthorized: authentication required/i.test(m))) return 'unauthorized';
+  return (messages.find((m) => m && !/^Error: (ErrImagePull|ImagePullBackOff)$/.test(m)) ?? messages.find(Boolean) ?? 'unknown').replace(/\s+/g, ' ').slice(0, 300);
 }
 
 /** Kubelet log lines about credential providers, for a failing case's evidence. */

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheDir } from '../../core/paths.ts';
-import { kubeCacheRoot, usableEntry, verifyEntry } from './cache.ts';
+import { KUBE_BINARIES, kubeCacheRoot, usableEntry, verifyEntry } from './cache.ts';
 import { reportedVersion } from './probe.ts';
 import { resolveKubeBinaries } from './resolve.ts';
 import { goArch } from './source-download.ts';
@@ -22,10 +22,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'credprov-real-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe(`cached kube ${DEFAULT_KUBE_VERSION}${built ? '' : ' (not built here: run credprov binaries ensure)'}`, () => {
-  maybe('kubelet, kube-apiserver and kubectl report the exact version they were stamped with', async () => {
-    expect(await reportedVersion(join(dir, 'kubelet'), 'kubelet')).toBe(DEFAULT_KUBE_VERSION);
-    expect(await reportedVersion(join(dir, 'kube-apiserver'), 'kube-apiserver')).toBe(DEFAULT_KUBE_VERSION);
-    expect(await reportedVersion(join(dir, 'kubectl'), 'kubectl')).toBe(DEFAULT_KUBE_VERSION);
+  maybe(`${KUBE_BINARIES.join(', ')} report the exact version they were stamped with`, async () => {
+    for (const name of KUBE_BINARIES) expect(await reportedVersion(join(dir, name), name)).toBe(DEFAULT_KUBE_VERSION);
   });
 
   maybe('the binaries still match the checksums in the manifest', async () => {
@@ -34,7 +32,7 @@ describe(`cached kube ${DEFAULT_KUBE_VERSION}${built ? '' : ' (not built here: r
   });
 
   maybe('downloads the real binaries from a loopback mirror into an empty cache, checksums verified', async () => {
-    const files = Object.fromEntries(['kubelet', 'kube-apiserver', 'kubectl'].map((n) => [n, join(dir, n)]));
+    const files = Object.fromEntries(KUBE_BINARIES.map((n) => [n, join(dir, n)]));
     const mirror = await startMirror({ version: DEFAULT_KUBE_VERSION, arch: goArch(), files });
     try {
       const r = await resolveKubeBinaries({ version: DEFAULT_KUBE_VERSION, cacheDir: join(tmp, 'cache'), downloadBaseUrl: mirror.baseUrl, go: fakeGo({ known: [] }) });
