@@ -14,7 +14,7 @@ import { localProvider } from '../../src/cluster/local/index.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { runSuites } from '../../src/run/runner.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
-import { smokeSuite } from './smoke/index.ts';
+import { smokeSuite } from '../../suites/smoke/index.ts';
 
 const LOCAL = 'e2e-existing-backing';
 const local = localProvider();

@@ -9,8 +9,8 @@ import { localProvider } from '../../src/cluster/local/index.ts';
 import { Redactor } from '../../src/core/redact.ts';
 import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
-import { smokeSuite } from './smoke/index.ts';
-import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from './smoke/checks.ts';
+import { smokeSuite } from '../../suites/smoke/index.ts';
+import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from '../../suites/smoke/checks.ts';
 
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
