@@ -1,7 +1,10 @@
 // credprov explain: "why is my plugin never called?" For one image, every
 // provider and matchImages entry of a config, whether it matches and why not.
 import { loadProviderConfig } from '../api/credentialprovider/config.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, UsageError } from '../core/errors.ts';
+import { normalizeImage } from '../matching/image.ts';
+import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
+import { explainLive } from './explain-live.ts';
 import { providersForImage, type ProvidersForImage } from '../matching/providers.ts';
 import { NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import type { Command } from './command.ts';
@@ -10,7 +13,9 @@ import { parseFeatureGates } from './validate-config.ts';
 
 interface Flags {
   config?: string;
-  image?: string;
+  image?: string[];
+  live?: boolean;
+  'report-dir'?: string;
   'kube-version'?: string;
   'feature-gates'?: string;
   json?: boolean;
@@ -20,6 +25,7 @@ export const command: Command = {
   path: ['explain'],
   summary: 'say which providers and matchImages patterns match an image, and why not',
   usage: `Usage: credprov explain --config FILE|DIR --image IMAGE [--kube-version V] [--json]
+       credprov explain --live --config FILE|DIR --image IMAGE [--image ...] [--kube-version V] [--json] [--report-dir DIR]
 
 Answers "why is my plugin never called?": normalises IMAGE as the kubelet
 does (nginx becomes docker.io/library/nginx, the string a plugin receives as
@@ -32,9 +38,16 @@ exec them and, for each matchImages entry, whether it matches and why not
   --kube-version V     kubelet version (default 1.${NEWEST_MINOR}): provider order, config rules
   --feature-gates K=V  kubelet feature gates used when validating the config
   --json               print the full verdict as JSON
+  --live               ask the real kubelet too (local cluster, root): every provider is
+                       replaced by a recording fake with its name and matchImages that
+                       serves working credentials for a local registry standing in for
+                       each image's host; a pod pulls each image; per provider the
+                       prediction and what the kubelet did are shown side by side
+  --report-dir D       (--live) also write report.json/junit.xml/report.md and artifacts
 
 Exit 0 when at least one provider would be exec'd, 1 when none would, 2 on a
-bad config, image or flag.
+bad config, image or flag. With --live: 0 when the kubelet did what credprov
+predicted for every image, 1 when it did not, 2 bad input, 3 harness error.
 
 Example:
   credprov explain --config /etc/kubernetes/credential-providers.yaml --image nginx:1.25
@@ -42,14 +55,18 @@ Example:
   async run(argv, ctx) {
     const { values } = parseFlags<Flags>('explain', argv, {
       config: { type: 'string' },
-      image: { type: 'string' },
+      image: { type: 'string', multiple: true },
+      live: { type: 'boolean' },
+      'report-dir': { type: 'string' },
       'kube-version': { type: 'string' },
       'feature-gates': { type: 'string' },
       json: { type: 'boolean' },
     });
     const file = requireFlag('explain', 'config', values.config);
-    const image = requireFlag('explain', 'image', values.image);
-    const version = parseKubeVersion(values['kube-version'] ?? `1.${NEWEST_MINOR}`);
+    const images = values.image ?? [];
+    if (images.length === 0) requireFlag('explain', 'image', undefined);
+    if (images.length > 1 && !values.live) throw new UsageError('explain: --image is given more than once; without --live explain takes one image', { hint: 'run explain once per image, or add --live to ask the kubelet about several at once' });
+    const version = parseKubeVersion(values['kube-version'] ?? (values.live ? DEFAULT_KUBE_VERSION : `1.${NEWEST_MINOR}`));
     const featureGates = parseFeatureGates('explain', values['feature-gates']);
     let cfg;
     try {
@@ -60,7 +77,9 @@ Example:
       }
       throw e;
     }
-    const verdict = providersForImage(cfg, image, version.text);
+    for (const image of images) normalizeImage(image);
+    if (values.live) return explainLive({ config: cfg, images, ...(values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}), json: values.json ?? false, ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}) }, ctx);
+    const verdict = providersForImage(cfg, images[0]!, version.text);
     if (values.json) ctx.stdout(`${JSON.stringify(verdict)}\n`);
     else ctx.stdout(render(verdict));
     return verdict.invoked.length > 0 ? 0 : 1;
