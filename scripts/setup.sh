@@ -7,7 +7,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat)
+# chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
+APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium)
 
 install_packages() {
   local missing=()

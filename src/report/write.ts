@@ -1,4 +1,4 @@
-// Writes every report format for a run. Redaction happens here, once, before
+// Writes every report format for a run (JSON, JUnit, Markdown, HTML). Redaction happens here, once, before
 // any writer sees the data.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import type { RunReport } from './model.ts';
 import { toJson } from './json.ts';
 import { toJunit } from './junit.ts';
 import { toMarkdown } from './markdown.ts';
+import { toHtml } from './html.ts';
 
 export interface WrittenReport {
   dir: string;
@@ -20,6 +21,7 @@ export async function writeReports(report: RunReport, dir: string, redactor: Red
     ['report.json', toJson(safe)],
     ['junit.xml', toJunit(safe)],
     ['report.md', toMarkdown(safe)],
+    ['report.html', toHtml(safe)],
   ];
   await Promise.all(files.map(([name, body]) => writeFile(join(dir, name), body)));
   return { dir, files: files.map(([n]) => join(dir, n)) };

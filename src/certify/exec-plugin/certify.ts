@@ -23,6 +23,7 @@ export async function certifyExecPlugin(plugin: ExecPlugin, o: CertifyExecOption
     checks,
     metrics: {
       invocations: o.log.records.length,
+      durationsMs: o.log.records.map((i) => i.durationMs),
       firstRunMs: obs.main.durationMs,
       ...(obs.repeat ? { secondRunMs: obs.repeat.durationMs } : {}),
       ...(concurrent.length ? { concurrentRuns: concurrent.length, concurrentP50Ms: pct(0.5), concurrentMaxMs: concurrent[concurrent.length - 1] } : {}),

@@ -156,6 +156,8 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
     const metrics = {
       invocations: invocations.length,
       latencyMs: E.latency(invocations),
+      // Every invocation's duration: report.html draws the histogram from these.
+      durationsMs: invocations.map((i) => i.durationMs),
       sequentialLatencyMs: E.latency(obs.probes.map((p) => p.invocation)),
       ...(obs.concurrent ? { concurrentLatencyMs: E.latency(obs.concurrent.map((p) => p.invocation)), concurrency } : {}),
       timeoutMs,

@@ -1,0 +1,133 @@
+// report.html: one self-contained file (inline CSS and script, no network
+// fetch) that a person opens from a CI artifact. A summary bar, a suite ×
+// check table filterable by status and text, and per check its evidence: the
+// prediction next to what the kubelet did, plugin invocations, pod events,
+// log excerpts. For certify runs, the plugin's latency histogram. Like every
+// writer it renders an already redacted RunReport and nothing else.
+import type { CheckResult, Evidence, RunReport } from './model.ts';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const pretty = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+
+export function toHtml(report: RunReport): string {
+  const { passed, failed, skipped } = report.summary;
+  const total = Math.max(1, passed + failed + skipped);
+  const pct = (n: number) => `${((100 * n) / total).toFixed(2)}%`;
+  const suites = report.suites ?? [];
+  const durations = numbers(report.metrics?.durationsMs);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>credprov: ${esc(report.tool.command)}</title>
+<style>${CSS}</style></head>
+<body>
+<header><h1>credprov report</h1><p class="cmd"><code>${esc(report.tool.command)}</code> · ${esc(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · credprov ${esc(report.tool.version)}</p>
+<div class="bar" role="img" aria-label="${passed} passed, ${failed} failed, ${skipped} skipped">
+<span class="passed" style="width:${pct(passed)}"></span><span class="failed" style="width:${pct(failed)}"></span><span class="skipped" style="width:${pct(skipped)}"></span></div>
+<p id="summary"><b class="passed">${passed} passed</b> · <b class="failed">${failed} failed</b> · <b class="skipped">${skipped} skipped</b></p></header>
+<main>
+<nav class="filters">
+${(['passed', 'failed', 'skipped'] as const).map((s) => `<label><input type="checkbox" data-status="${s}" checked> ${s}</label>`).join('\n')}
+<input type="search" id="q" placeholder="filter by id, title or message" aria-label="filter">
+<span id="shown"></span></nav>
+${suites.length ? suiteTable(report) : ''}
+<table id="checks"><thead><tr><th>status</th><th>level</th>${suites.length ? '<th>suite</th>' : ''}<th>check</th><th>message</th></tr></thead>
+<tbody>${report.checks.map((c, i) => row(c, i, suites.length > 0)).join('\n')}</tbody></table>
+${matrix(report)}
+${durations.length ? histogram(durations) : ''}
+<details><summary>subject and metrics</summary><pre>${esc(pretty({ subject: report.subject, metrics: report.metrics }))}</pre></details>
+</main>
+<script>${SCRIPT}</script>
+</body></html>
+`;
+}
+
+function row(c: CheckResult, i: number, withSuite: boolean): string {
+  const detail = [
+    `<p class="source">${esc(c.level)} · ${esc(c.source)}</p>`,
+    c.comparison ? comparison(c) : '',
+    ...c.evidence.map(evidence),
+  ].join('\n');
+  return `<tr class="check ${c.status}" data-status="${c.status}" data-text="${esc(`${c.id} ${c.title} ${c.message} ${c.suite ?? ''}`.toLowerCase())}">
+<td><span class="badge ${c.status}">${c.status.toUpperCase()}</span>${c.cause === 'harness' ? ' <span class="badge harness">harness</span>' : ''}</td><td>${c.level}</td>${withSuite ? `<td>${esc(c.suite ?? '')}</td>` : ''}
+<td><b>${esc(c.id)}</b><br><span class="title">${esc(c.title)}</span></td>
+<td>${esc(c.message)}<details id="ev-${i}"><summary>evidence (${c.evidence.length})</summary>${detail}</details></td></tr>`;
+}
+
+function comparison(c: CheckResult): string {
+  const p = c.comparison!;
+  return `<table class="cmp"><tr><th></th><th>credprov predicted</th><th>the real component did</th></tr>
+<tr><td>${p.agree ? 'agree' : '<b class="failed">differ</b>'}</td><td><pre>${esc(pretty(p.predicted))}</pre></td><td><pre>${esc(pretty(p.observed))}</pre></td></tr>
+<tr><td>model</td><td colspan="2">${esc(p.model)}: ${esc(p.because)}</td></tr></table>`;
+}
+
+function evidence(e: Evidence): string {
+  const body = 'text' in e ? e.text : pretty(e.data);
+  return `<details class="evidence ${e.kind}"><summary>${esc(e.kind)}: ${esc(e.label)}${'file' in e && e.file ? ` <code>${esc(e.file)}</code>` : ''}</summary><pre>${esc(body.length > 200_000 ? `${body.slice(0, 200_000)}\n… (cut at 200000 characters)` : body)}</pre></details>`;
+}
+
+function suiteTable(report: RunReport): string {
+  const rows = (report.suites ?? []).map((s) => {
+    const cs = report.checks.filter((c) => c.suite === s.name);
+    const n = (st: string) => cs.filter((c) => c.status === st).length;
+    return `<tr><td><b>${esc(s.name)}</b><br><span class="title">${esc(s.summary)}</span></td><td>${n('passed')}</td><td>${n('failed')}</td><td>${n('skipped')}</td><td>${(s.durationMs / 1000).toFixed(1)} s</td></tr>`;
+  });
+  return `<table id="suites"><thead><tr><th>suite</th><th>passed</th><th>failed</th><th>skipped</th><th>wall time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The qualification matrix (suite × version), when the report carries one (credprov qualify). */
+function matrix(report: RunReport): string {
+  const m = report.metrics?.matrix as { versions?: string[]; rows?: Array<{ suite: string; cells: Record<string, { status: string; reason?: string }> }> } | undefined;
+  if (!m?.versions || !m.rows) return '';
+  const head = `<tr><th>suite</th>${m.versions.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`;
+  const body = m.rows.map((r) => `<tr><td>${esc(r.suite)}</td>${m.versions!.map((v) => {
+    const cell = r.cells[v];
+    return cell ? `<td class="${esc(cell.status)}" title="${esc(cell.reason ?? '')}">${esc(cell.status)}${cell.reason ? `<br><small>${esc(cell.reason)}</small>` : ''}</td>` : '<td>–</td>';
+  }).join('')}</tr>`).join('');
+  return `<h2>Qualification matrix</h2><table id="matrix">${head}${body}</table>`;
+}
+
+/** Plugin latency (certify): an inline SVG histogram of every invocation's duration. */
+export function histogram(ms: number[]): string {
+  const bins = 20;
+  const max = Math.max(...ms);
+  const min = Math.min(...ms);
+  const width = (max - min) / bins || 1;
+  const counts = new Array<number>(bins).fill(0);
+  for (const v of ms) counts[Math.min(bins - 1, Math.floor((v - min) / width))]!++;
+  const top = Math.max(...counts);
+  const bars = counts.map((n, i) => {
+    const h = (140 * n) / top;
+    return `<rect x="${40 + i * 26}" y="${160 - h}" width="22" height="${h}"><title>${(min + i * width).toFixed(1)}–${(min + (i + 1) * width).toFixed(1)} ms: ${n}</title></rect>`;
+  }).join('');
+  const sorted = [...ms].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
+  return `<h2>Plugin latency</h2><p>${ms.length} invocations · p50 ${q(0.5)} ms · p95 ${q(0.95)} ms · max ${max.toFixed(1)} ms</p>
+<svg id="latency" viewBox="0 0 580 190" width="580" height="190" role="img" aria-label="latency histogram">${bars}
+<text x="40" y="180">${min.toFixed(1)} ms</text><text x="540" y="180" text-anchor="end">${max.toFixed(1)} ms</text><text x="4" y="24">${top}</text></svg>`;
+}
+
+function numbers(v: unknown): number[] {
+  return Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)) : [];
+}
+
+const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fafbfc}
+header,main{padding:12px 24px}header{background:#fff;border-bottom:1px solid #d0d7de}h1{margin:0 0 4px;font-size:20px}
+.cmd{color:#57606a;margin:0 0 8px}.bar{display:flex;height:14px;border-radius:7px;overflow:hidden;background:#eaeef2;max-width:900px}
+.bar span{display:block;height:100%}.bar .passed,.badge.passed{background:#1a7f37}.bar .failed,.badge.failed{background:#cf222e}.bar .skipped,.badge.skipped{background:#9a6700}
+b.passed{color:#1a7f37}b.failed{color:#cf222e}b.skipped{color:#9a6700}.badge{color:#fff;border-radius:4px;padding:1px 6px;font-size:12px;font-weight:600}.badge.harness{background:#6e7781}
+table{border-collapse:collapse;width:100%;margin:12px 0;background:#fff}th,td{border:1px solid #d0d7de;padding:6px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}.title{color:#57606a}pre{white-space:pre-wrap;word-break:break-word;max-height:420px;overflow:auto;background:#f6f8fa;padding:8px;margin:4px 0}
+.filters{display:flex;gap:14px;align-items:center;flex-wrap:wrap}#q{flex:1;min-width:220px;padding:4px 8px}.source{color:#57606a}
+td.passed{background:#dafbe1}td.failed{background:#ffebe9}td.skipped{background:#fff8c5}tr.hidden{display:none}#latency rect{fill:#0969da}`;
+
+// Filtering: status checkboxes and a text box; the count of shown checks updates live.
+const SCRIPT = `(function(){
+var rows=[].slice.call(document.querySelectorAll('#checks tr.check'));
+var boxes=[].slice.call(document.querySelectorAll('input[data-status]'));
+var q=document.getElementById('q');var shown=document.getElementById('shown');
+function apply(){var on={};boxes.forEach(function(b){on[b.dataset.status]=b.checked});var t=q.value.trim().toLowerCase();var n=0;
+rows.forEach(function(r){var ok=on[r.dataset.status]&&(!t||r.dataset.text.indexOf(t)>=0);r.classList.toggle('hidden',!ok);if(ok)n++});
+shown.textContent=n+' of '+rows.length+' checks shown';}
+boxes.forEach(function(b){b.addEventListener('change',apply)});q.addEventListener('input',apply);
+if(location.hash==='#failed'){boxes.forEach(function(b){b.checked=b.dataset.status==='failed'})}apply();})();`;
