@@ -81,12 +81,13 @@ describe('report.html', () => {
     expect(dom).not.toContain(SECRET);
     expect(dom).toContain('&lt;redacted&gt;');
     // A person looks at it too: the screenshot lands beside the report.
-    await page.evaluate(() => {
-      (document.querySelector('#q') as HTMLInputElement).value = '';
-      document.querySelectorAll<HTMLInputElement>('input[data-status]').forEach((b) => (b.checked = true));
-      document.querySelector('#q')!.dispatchEvent(new Event('input'));
-      document.querySelector<HTMLDetailsElement>('#ev-1')!.open = true;
-    });
+    // Browser-side code as a string: the test program has no DOM types.
+    await page.evaluate(`(() => {
+      document.querySelector('#q').value = '';
+      document.querySelectorAll('input[data-status]').forEach((b) => { b.checked = true; });
+      document.querySelector('#q').dispatchEvent(new Event('input'));
+      document.querySelector('#ev-1').open = true;
+    })()`);
     await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
     expect(existsSync(join(dir, 'report.png'))).toBe(true);
     if (process.env.CREDPROV_KEEP_SCREENSHOT) await (await import('node:fs/promises')).copyFile(join(dir, 'report.png'), process.env.CREDPROV_KEEP_SCREENSHOT);
