@@ -44,6 +44,14 @@ describe('credential cache model', () => {
     expect(m.pull(A, 4001, { cacheKeyType: 'Image', cacheDurationMs: 4000 }).invoked).toBe(true);
   });
 
+  test('concurrent lookups of one image share one exec, even with cacheDuration 0s; a live entry serves them all', () => {
+    const m = new CredentialCacheModel(0);
+    expect(m.pullTogether(A, 0, 3, { cacheKeyType: 'Image', cacheDurationMs: 0 }).execs).toBe(1);
+    expect(m.pullTogether(A, 10, 3, { cacheKeyType: 'Image', cacheDurationMs: 0 }).execs).toBe(1);
+    m.pull(A, 20, { cacheKeyType: 'Image', cacheDurationMs: 4000 });
+    expect(m.pullTogether(A, 30, 3, { cacheKeyType: 'Image', cacheDurationMs: 0 }).execs).toBe(0);
+  });
+
   test('an invalid cacheKeyType stores nothing', () => {
     const m = new CredentialCacheModel(60_000);
     expect(m.pull(A, 0, { cacheKeyType: 'ServiceAccount' }).reason).toMatch(/invalid/);

@@ -28,6 +28,13 @@ export interface CachedEntry {
   expiresAt: number;
 }
 
+/** Several lookups of one image at the same moment (pods created together). */
+export interface ConcurrentDecision {
+  /** Plugin execs for the whole group: 0 (a live entry serves them all) or 1 (one exec whose answer every waiter shares). */
+  execs: number;
+  reason: string;
+}
+
 export type CacheDecision =
   | { invoked: false; hit: CachedEntry; reason: string }
   | { invoked: true; stored?: CachedEntry; reason: string };
@@ -70,6 +77,18 @@ export class CredentialCacheModel {
     this.entries.set(key, stored);
     const from = answer.cacheDurationMs === undefined ? 'defaultCacheDuration' : 'the response';
     return { invoked: true, stored, reason: `${lookedUp}; stores ${describeKey(key)} for ${duration / 1000}s (${from})` };
+  }
+
+  /**
+   * `count` lookups of `image` that all arrive at `now`, before any has its
+   * answer: a live entry serves them all; otherwise singleflight (keyed by the
+   * image in non-token mode) runs one exec and every waiter gets its answer,
+   * whatever its cacheDuration (even 0s, which stores nothing for later pulls).
+   */
+  pullTogether(image: string, now: number, count: number, answer: PluginAnswer): ConcurrentDecision {
+    const first = this.pull(image, now, answer);
+    if (!first.invoked) return { execs: 0, reason: `all ${count} lookups hit: ${first.reason}` };
+    return { execs: 1, reason: `${count} concurrent lookups of ${image} share one exec (singleflight keyed by image); ${first.reason}` };
   }
 }
 
