@@ -152,6 +152,14 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
     expect(go.calls.filter((c) => c.startsWith('download'))).toEqual([]);
   });
 
+  test('a minor spec also skips a patch whose staging module the checksum database lacks (go mod tidy fails)', async () => {
+    const go = fakeGo({ known: ['v1.35.0', 'v1.35.1', 'v1.35.2', 'v1.35.3', 'v1.35.4', 'v1.35.5', 'v1.35.6'], tidyNoChecksum: ['v1.35.6'], goModFile });
+    const notes: string[] = [];
+    const r = await resolveKubeBinaries({ version: '1.35', names: ['kubelet'], cacheDir, sources: ['build'], go, progress: { start: () => () => {}, note: (m) => notes.push(m) } });
+    expect(r.version).toBe('v1.35.5');
+    expect(notes[0]).toMatch(/^v1\.35\.6: the checksum database has no entry for it/);
+  });
+
   test('an exact version the proxy refuses is an error naming it and listing what is available', async () => {
     const go = fakeGo({ listed: ['v1.35.4', 'v1.36.3'], known: ['v1.37.0', 'v1.37.1', 'v1.37.2'], failing: { 'v1.37.2': 'refused' }, goModFile });
     const err = (await resolveKubeBinaries({ version: '1.37.2', cacheDir, sources: ['build'], go }).catch((e: unknown) => e)) as PrerequisiteError;

@@ -11,7 +11,7 @@ import { noopLogger } from '../../core/logger.ts';
 import type { Progress } from '../../core/progress.ts';
 import { step } from '../../core/progress.ts';
 import { describeBinaries, type BinaryRecord } from './cache.ts';
-import type { GoTool, ProxyFailure } from './go.ts';
+import { classifyProxyError, type GoTool, type ProxyFailure } from './go.ts';
 import { KUBE_MODULE, parseKubeGoMod, stagingVersion, toolsGo, wrapperGoMod } from './gomod.ts';
 import { kubeLdflags } from './ldflags.ts';
 
@@ -103,7 +103,15 @@ export async function buildKubeBinaries(o: BuildOptions): Promise<BuildResult> {
 
   const run = (args: string[], env: Record<string, string> = {}) =>
     o.go.run(args, { cwd: work, env, logFile, ...(o.signal ? { signal: o.signal } : {}) });
-  await step(o.progress, 'resolving dependencies (go mod tidy)', () => run(['mod', 'tidy']));
+  await step(o.progress, 'resolving dependencies (go mod tidy)', () => run(['mod', 'tidy']).catch((err: unknown) => {
+    // A staging module the proxy or the checksum database cannot deliver (seen: k8s.io/mount-utils@v0.35.6,
+    // 404 from sum.golang.org) makes this release unbuildable here, just like a refused kubernetes zip:
+    // a minor-version request then falls back to an older patch.
+    const output = err instanceof CredprovError ? `${err.detail ?? ''}\n${err.reason}` : String(err);
+    const failure = classifyProxyError(output);
+    if (failure === 'no-checksum' || failure === 'refused') throw new NotBuildableError(o.version, failure, output.trim().split('\n').filter((l) => /verifying|404|403|zip/.test(l)).slice(0, 3).join('\n'));
+    throw err;
+  }));
 
   const ldflags = kubeLdflags({ version: o.version, buildDate: info?.time ?? new Date().toISOString() });
   o.progress.note(`building ${o.names.join(', ')} ${o.version} from the Go module proxy (first time only, ~${estimateColdBuildMinutes()} min on ${cpus().length} cores)`);

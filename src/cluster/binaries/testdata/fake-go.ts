@@ -3,6 +3,7 @@
 // print the version the real binaries would print).
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CommandError } from '../../../core/errors.ts';
 import type { GoTool, ModuleDownload, ProxyFailure } from '../go.ts';
 
 export interface FakeGoOptions {
@@ -17,6 +18,8 @@ export interface FakeGoOptions {
   stampOverride?: string;
   /** `go build` hangs until the caller's AbortSignal fires (an interrupted build). */
   hangBuild?: boolean;
+  /** Versions whose `go mod tidy` fails because the checksum database lacks a staging module (seen for k8s.io/mount-utils@v0.35.6). */
+  tidyNoChecksum?: string[];
 }
 
 export type FakeGo = GoTool & { calls: string[] };
@@ -45,6 +48,11 @@ export function fakeGo(o: FakeGoOptions): FakeGo {
     },
     async run(args, opts) {
       calls.push(`run ${args[0]}`);
+      const building = o.tidyNoChecksum?.find((v) => opts.cwd.includes(`-${v}-`));
+      if (args[0] === 'mod' && building) {
+        const output = `go: k8s.io/mount-utils@v0.${building.split('.')[1]}.${building.split('.')[2]}: verifying module: reading https://sum.golang.org/lookup/k8s.io/mount-utils: 404 Not Found`;
+        throw new CommandError('go mod tidy failed (exit 1)', { argv: ['go', ...args], exitCode: 1, output });
+      }
       if (args[0] !== 'build') return;
       if (o.hangBuild) {
         await new Promise<never>((_, reject) => {
