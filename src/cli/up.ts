@@ -9,13 +9,14 @@ import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { onInterrupt } from './signals.ts';
 
-const USAGE = `Usage: credprov up [--provider local|kind|existing|auto] [--kube-version V] [--spec FILE] [--name NAME] [--bin-dir DIR] [--keep]
+const USAGE = `Usage: credprov up [--provider local|kind|existing|auto] [--kube-version V] [--kubelet-version V] [--spec FILE] [--name NAME] [--bin-dir DIR] [--keep]
 
 Brings up a cluster environment and leaves it running (credprov down removes it).
 Prints one JSON object on the last stdout line: {"provider","name","kubeVersion","kubeconfig","binDir","kubectl","nodeName","stateDir",...}.
 
   --provider      local (processes on this host), kind, existing (a kubeconfig), auto (default: first available)
   --kube-version  Kubernetes version of kubelet and kube-apiserver (default v1.37.1)
+  --kubelet-version  an older kubelet under that control plane (version skew: up to 3 minors older, never newer)
   --spec          environment spec YAML (see src/api/spec/testdata/valid-full.yaml)
   --name          environment name (default: default); several can run side by side
   --bin-dir       directory with kubelet, kube-apiserver and kubectl to use as is
@@ -26,6 +27,7 @@ Environment: CREDPROV_PROVIDER, CREDPROV_KUBE_VERSION, CREDPROV_KUBE_BIN_DIR, CR
 export interface SpecFlags {
   provider?: string;
   'kube-version'?: string;
+  'kubelet-version'?: string;
   spec?: string;
   name?: string;
   'bin-dir'?: string;
@@ -34,6 +36,7 @@ export interface SpecFlags {
 export const SPEC_FLAG_OPTIONS = {
   provider: { type: 'string' },
   'kube-version': { type: 'string' },
+  'kubelet-version': { type: 'string' },
   spec: { type: 'string' },
   name: { type: 'string' },
   'bin-dir': { type: 'string' },
@@ -43,6 +46,7 @@ export function specOverrides(v: SpecFlags): PartialSpec {
   return {
     ...(v.provider ? { provider: v.provider as ProviderName | 'auto' } : {}),
     ...(v['kube-version'] ? { kubeVersion: v['kube-version'] } : {}),
+    ...(v['kubelet-version'] ? { kubelet: { version: v['kubelet-version'] } } : {}),
     ...(v.name ? { name: v.name } : {}),
     ...(v['bin-dir'] ? { binDir: v['bin-dir'] } : {}),
   };

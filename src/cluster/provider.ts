@@ -24,8 +24,10 @@ export interface Environment {
   provider: ProviderName;
   /** The spec it was brought up with (defaulted); a later run reuses the environment when its spec matches. */
   spec: EnvironmentSpec;
-  /** Version the binaries report (v1.37.1). */
+  /** Version the control plane's binaries report (v1.37.1). */
   kubeVersion: string;
+  /** Version the kubelet reports: kubeVersion, or an older one under version skew. Kubelet behaviour is predicted from this one. */
+  kubeletVersion?: string;
   /** Admin (system:masters) kubeconfig. */
   kubeconfig: string;
   /** Directory holding the kube binaries in use (kubelet, kube-apiserver, kubectl). */

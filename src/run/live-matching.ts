@@ -145,7 +145,7 @@ async function runLive(run: SuiteRun, o: LiveMatchingOptions, lab: LabRegistry, 
   const answers = o.answers ?? {};
   const startedAt = new Date();
   // The prediction is stated before any pod exists.
-  const predicted = new Map([...normalized].map(([ref, n]) => [ref, predictImage(o.config, n, env.kubeVersion, answers)] as const));
+  const predicted = new Map([...normalized].map(([ref, n]) => [ref, predictImage(o.config, n, env.kubeletVersion ?? env.kubeVersion, answers)] as const));
   await lab.serveAs(env, lab.registry.host);
   for (const host of new Set([...normalized.values()].map((n) => n.registry))) if (host !== lab.registry.host) await lab.serveAs(env, host);
   const pods = await Promise.all([...normalized.keys()].map((ref, i) => runPod(env, { name: `${PREFIX}-${o.name}-${i}-${Date.now().toString(36)}`.slice(0, 63), image: ref, pullPolicy: 'Always' })));
@@ -177,7 +177,7 @@ async function runLive(run: SuiteRun, o: LiveMatchingOptions, lab: LabRegistry, 
       ...pods.filter((p, i) => refs.includes([...normalized.keys()][i]!)).flatMap((p) => p.evidence),
     ];
     const result = judge(c.check, {
-      prediction: { value: mine.map(summaryOf('predicted')), model: `matching oracle (src/matching) and version table (${env.kubeVersion})`, because: mine.map((v) => predicted.get(v.image)!.because).join(' | ') },
+      prediction: { value: mine.map(summaryOf('predicted')), model: `matching oracle (src/matching) and version table (kubelet ${env.kubeletVersion ?? env.kubeVersion})`, because: mine.map((v) => predicted.get(v.image)!.because).join(' | ') },
       observed: mine.map(summaryOf('live')),
       show: (v) => v.join('; '),
       evidence: mine.every((v) => v.agree) ? evidence : [...evidence, ...(await kubeletEvidence(env, ['credential provider', 'credentialprovider', ...mine.map((v) => v.requestImage)]))],

@@ -24,6 +24,7 @@ export function applyDefaults(p: PartialSpec = {}): EnvironmentSpec {
     kubelet: {
       // A node name distinct from the host's keeps the node's identity (and its client cert) ours.
       nodeName: p.kubelet?.nodeName ?? `credprov-${hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}`,
+      ...(p.kubelet?.version ? { version: p.kubelet.version } : {}),
       config: { ...p.kubelet?.config },
       extraArgs: [...(p.kubelet?.extraArgs ?? [])],
     },

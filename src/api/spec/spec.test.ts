@@ -29,7 +29,13 @@ describe('loadSpec', () => {
     const err = await rejectsWithConfigError(loadSpec({ file: file('invalid-unknown-field.yaml') }));
     expect(err.file).toBe(file('invalid-unknown-field.yaml'));
     expect(err.problems.map((p) => p.field)).toEqual(['kubelet.nodename', 'timeouts.nodeready']);
-    expect(err.problems[0]!.message).toContain('known: nodeName, config, extraArgs');
+    expect(err.problems[0]!.message).toContain('known: nodeName, version, config, extraArgs');
+  });
+
+  test('kubelet.version outside the skew policy is refused with the rule named', () => {
+    const problems = validateSpec(applyDefaults({ kubeVersion: 'v1.37.1', kubelet: { version: '1.33' } }));
+    expect(problems).toEqual([{ field: 'kubelet.version', message: expect.stringMatching(/4 minor versions older than kube-apiserver v1\.37\.1: a kubelet may be up to 3 minor versions older/) }]);
+    expect(validateSpec(applyDefaults({ kubeVersion: 'v1.37.1', kubelet: { version: '1.34' } }))).toEqual([]);
   });
 
   test('validation reports every problem at once, each with its field', async () => {

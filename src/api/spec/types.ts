@@ -33,6 +33,11 @@ export interface KubeletSpec {
   /** The node's name (--hostname-override) and its client cert's CN system:node:<name>. */
   nodeName: string;
   /**
+   * The kubelet's own version when it differs from kubeVersion (version skew:
+   * up to 3 minors older, never newer). Only its kubelet is built or fetched.
+   */
+  version?: string;
+  /**
    * Merged over the harness's KubeletConfiguration (kubelet.config.k8s.io/v1beta1):
    * e.g. { imagePullCredentialsVerificationPolicy: AlwaysVerify }.
    */

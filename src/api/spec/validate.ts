@@ -3,6 +3,7 @@
 import { parseGoDuration } from '../../core/duration.ts';
 import { CredprovError, type FieldProblem } from '../../core/errors.ts';
 import { behaviourFor } from '../../versions/table.ts';
+import { skewProblem } from '../../versions/skew.ts';
 import type { EnvironmentSpec } from './types.ts';
 
 const PROVIDERS = ['auto', 'local', 'kind', 'existing'];
@@ -25,6 +26,15 @@ export function validateSpec(spec: EnvironmentSpec): FieldProblem[] {
     behaviourFor(spec.kubeVersion);
   } catch (err) {
     bad('kubeVersion', err instanceof CredprovError ? err.reason : String(err));
+  }
+  if (spec.kubelet.version !== undefined) {
+    try {
+      behaviourFor(spec.kubelet.version);
+      const skew = skewProblem(spec.kubeVersion, spec.kubelet.version);
+      if (skew) bad('kubelet.version', skew);
+    } catch (err) {
+      bad('kubelet.version', err instanceof CredprovError ? err.reason : String(err));
+    }
   }
   if (!DNS_SUBDOMAIN.test(spec.kubelet.nodeName) || spec.kubelet.nodeName.length > 63) bad('kubelet.nodeName', `'${spec.kubelet.nodeName}' is not a valid node name (lower-case DNS subdomain)`);
   for (const key of Object.keys(spec.kubelet.config)) {

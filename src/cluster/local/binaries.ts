@@ -4,14 +4,15 @@
 import { access, constants } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
-import { PrerequisiteError } from '../../core/errors.ts';
+import { ConfigError, PrerequisiteError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Progress } from '../../core/progress.ts';
 import { ensureContainerd, resolveKubeBinaries } from '../binaries/index.ts';
 import { containerdVersion } from '../binaries/containerd.ts';
 import { reportedVersion } from '../binaries/probe.ts';
 import type { LocalBinaries } from './context.ts';
-import { behaviourFor } from '../../versions/table.ts';
+import { behaviourFor, parseKubeVersion } from '../../versions/table.ts';
+import { skewProblem } from '../../versions/skew.ts';
 
 export async function which(name: string, path = process.env.PATH ?? ''): Promise<string | undefined> {
   for (const dir of [...path.split(delimiter), '/usr/sbin', '/sbin']) {
@@ -56,9 +57,25 @@ export async function resolveLocalBinaries(spec: EnvironmentSpec, progress: Prog
   const f = host.found as Required<Pick<typeof host.found, 'etcd' | 'runc'>>;
   return {
     ...kube,
+    ...(await kubeletFor(spec, kube, progress, log)),
     etcd: f.etcd, containerd: cd.containerd, ctr: cd.ctr, containerdVersion: cd.version,
     runtimePath: [...new Set([dirname(cd.shim), dirname(f.runc)])].join(':'),
   };
+}
+
+/**
+ * The kubelet binary: the control plane's own, or with kubelet.version (version
+ * skew) that version's kubelet alone, resolved like every kube binary (cache,
+ * download, Go proxy build).
+ */
+export async function kubeletFor(spec: EnvironmentSpec, kube: Pick<LocalBinaries, 'kubelet' | 'version'>, progress: Progress, log: Logger): Promise<Pick<LocalBinaries, 'kubelet' | 'kubeletVersion'>> {
+  if (!spec.kubelet.version || parseKubeVersion(spec.kubelet.version).minor === parseKubeVersion(kube.version).minor && (parseKubeVersion(spec.kubelet.version).patch ?? parseKubeVersion(kube.version).patch) === parseKubeVersion(kube.version).patch) {
+    return { kubelet: kube.kubelet, kubeletVersion: kube.version };
+  }
+  const skew = skewProblem(kube.version, spec.kubelet.version);
+  if (skew) throw new ConfigError(skew, { problems: [{ field: 'kubelet.version', message: skew }] });
+  const k = await resolveKubeBinaries({ version: spec.kubelet.version, names: ['kubelet'], progress, log });
+  return { kubelet: k.kubelet, kubeletVersion: k.version };
 }
 
 /**

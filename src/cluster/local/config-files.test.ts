@@ -20,7 +20,7 @@ function ctx(partial: Parameters<typeof applyDefaults>[0] = {}): StepContext {
   return {
     state: {
       name: 't', spec,
-      binaries: { binDir: '/k', kubelet: '/k/kubelet', kubeApiserver: '/k/kube-apiserver', kubectl: '/k/kubectl', kubeControllerManager: '/k/kube-controller-manager', kubeScheduler: '/k/kube-scheduler', etcd: '/usr/bin/etcd', containerd: '/c/containerd', ctr: '/c/ctr', containerdVersion: 'v2.3.7', runtimePath: '/c:/usr/sbin', version: 'v1.37.1' },
+      binaries: { binDir: '/k', kubelet: '/k/kubelet', kubeletVersion: 'v1.37.1', kubeApiserver: '/k/kube-apiserver', kubectl: '/k/kubectl', kubeControllerManager: '/k/kube-controller-manager', kubeScheduler: '/k/kube-scheduler', etcd: '/usr/bin/etcd', containerd: '/c/containerd', ctr: '/c/ctr', containerdVersion: 'v2.3.7', runtimePath: '/c:/usr/sbin', version: 'v1.37.1' },
       ports: { etcdClient: 2379, etcdPeer: 2380, apiserver: 6443, kubelet: 10250, kubeletHealthz: 10248, controllerManager: 10257, scheduler: 10259 },
       sandboxImageRef: 'localhost/credprov/pause:1', cniBridge: 'cp12345678', podSubnet: '10.210.3.0/24', nodeLink: 'cpn12345678', nodeIP: '172.29.1.2',
     },

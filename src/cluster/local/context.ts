@@ -11,6 +11,8 @@ import type { Pki } from './certs.ts';
 export interface LocalBinaries {
   binDir: string;
   kubelet: string;
+  /** The version the kubelet is (kubelet.version under version skew, else the control plane's). */
+  kubeletVersion: string;
   kubeApiserver: string;
   kubectl: string;
   kubeControllerManager: string;

@@ -15,7 +15,8 @@ import { behaviourFor } from '../../versions/table.ts';
 import type { Availability, Capabilities, Environment, EnvironmentProvider, EnvironmentStatus, KubeletChange } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
-import { hostBinaries, resolveLocalBinaries } from './binaries.ts';
+import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
+import { reportedVersion } from '../binaries/probe.ts';
 import { recordedPid, stopDaemon } from './daemon.ts';
 import { layoutFor, type Layout } from './layout.ts';
 import { freePorts } from './net.ts';
@@ -140,7 +141,11 @@ class LocalProvider implements EnvironmentProvider {
     const state = await loadState(layout);
     if (!state) throw new PrerequisiteError(`no local environment '${env.name}' to restart the kubelet of`, { hint: 'bring one up with credprov up' });
     const spec = applyChange(state.spec, change);
-    const next: LocalState = { ...state, spec, binaries: change.kubeletBinary ? { ...state.binaries, kubelet: change.kubeletBinary } : state.binaries };
+    // Another kubelet.version (skew, downgrade) means another kubelet binary; an explicit binary wins.
+    const kubelet = change.kubeletBinary
+      ? { kubelet: change.kubeletBinary, kubeletVersion: await reportedVersion(change.kubeletBinary, 'kubelet') }
+      : spec.kubelet.version !== state.spec.kubelet.version ? await stepOf(progress, 'resolve kubelet', () => kubeletFor(spec, { kubelet: join(state.binaries.binDir, 'kubelet'), version: state.binaries.version }, progress, this.log)) : {};
+    const next: LocalState = { ...state, spec, binaries: { ...state.binaries, ...kubelet } };
     await stepOf(progress, 'stop kubelet', () => stopDaemon(layout.pids, 'kubelet'));
     const ctx = this.context(next, layout, await this.sandbox());
     await runSteps(KUBELET_STEPS, ctx, progress);
@@ -200,6 +205,7 @@ class LocalProvider implements EnvironmentProvider {
       provider: 'local',
       spec: state.spec,
       kubeVersion: state.binaries.version,
+      kubeletVersion: state.binaries.kubeletVersion ?? state.binaries.version,
       kubeconfig: layout.adminKubeconfig,
       binDir: state.binaries.binDir,
       kubectl: state.binaries.kubectl,
