@@ -11,17 +11,11 @@ function evidenceText(c: CheckResult): string {
     .join('\n');
 }
 
-/** junit.xml: one testsuite per run, one testcase per check, classname = check level. */
+/** junit.xml: one testsuite per run (per suite for credprov run), one testcase per check, classname = check level. */
 export function toJunit(report: RunReport): string {
+  if (report.suites?.length) return toJunitSuites(report);
   const { passed, failed, skipped } = report.summary;
-  const cases = report.checks.map((c) => {
-    const name = esc(`${c.id}: ${c.title}`);
-    const head = `    <testcase classname="credprov.${esc(c.level)}" name="${name}" time="${(c.durationMs / 1000).toFixed(3)}">`;
-    if (c.status === 'passed') return `${head}</testcase>`;
-    if (c.status === 'skipped') return `${head}<skipped message="${esc(c.message)}"/></testcase>`;
-    const tag = c.cause === 'harness' ? 'error' : 'failure';
-    return `${head}\n      <${tag} message="${esc(c.message)}" type="${c.level}">${esc(evidenceText(c))}</${tag}>\n    </testcase>`;
-  });
+  const cases = report.checks.map(testcase);
   const errors = report.checks.filter((c) => c.status === 'failed' && c.cause === 'harness').length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -32,4 +26,36 @@ export function toJunit(report: RunReport): string {
     '</testsuites>',
     '',
   ].join('\n');
+}
+
+/** credprov run: a testsuite per conformance suite, with its own counts and wall time. */
+function toJunitSuites(report: RunReport): string {
+  const { passed, failed, skipped } = report.summary;
+  const allErrors = report.checks.filter((c) => c.status === 'failed' && c.cause === 'harness').length;
+  const suites = (report.suites ?? []).map((s) => {
+    const cs = report.checks.filter((c) => c.suite === s.name);
+    const n = (st: string) => cs.filter((c) => c.status === st).length;
+    const errors = cs.filter((c) => c.status === 'failed' && c.cause === 'harness').length;
+    return [
+      `  <testsuite name="${esc(s.name)}" tests="${cs.length}" failures="${n('failed') - errors}" errors="${errors}" skipped="${n('skipped')}" timestamp="${esc(report.startedAt)}" time="${(s.durationMs / 1000).toFixed(3)}">`,
+      ...cs.map(testcase),
+      '  </testsuite>',
+    ].join('\n');
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${esc(report.tool.command)}" tests="${passed + failed + skipped}" failures="${failed - allErrors}" errors="${allErrors}" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+function testcase(c: CheckResult): string {
+  const name = esc(`${c.id}: ${c.title}`);
+  const head = `    <testcase classname="credprov.${esc(c.suite ?? c.level)}" name="${name}" time="${(c.durationMs / 1000).toFixed(3)}">`;
+  if (c.status === 'passed') return `${head}</testcase>`;
+  if (c.status === 'skipped') return `${head}<skipped message="${esc(c.message)}"/></testcase>`;
+  const tag = c.cause === 'harness' ? 'error' : 'failure';
+  return `${head}\n      <${tag} message="${esc(c.message)}" type="${c.level}">${esc(evidenceText(c))}</${tag}>\n    </testcase>`;
 }

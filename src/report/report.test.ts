@@ -40,4 +40,19 @@ describe('results model', () => {
     expect(xml).toContain('<error message="harness error: boom"');
     expect(toMarkdown(r)).toContain('| FAIL | SHOULD | b |');
   });
+  test('credprov run: a JUnit testsuite per suite, and report.json and report.md carry suites and comparisons', async () => {
+    const base = await sample();
+    const checks = base.checks.map((c, i) => ({ ...c, suite: i === 0 ? 'matching' : 'cache', ...(i === 0 ? { comparison: { model: 'oracle', because: 'b', predicted: 'x', observed: 'x', agree: true } } : {}) }));
+    const r: RunReport = { ...base, checks, suites: [{ name: 'matching', summary: 'm', durationMs: 1500 }, { name: 'cache', summary: 'c', durationMs: 2500 }] };
+    const xml = toJunit(r);
+    expect(xml).toContain('<testsuite name="matching" tests="1" failures="0" errors="0" skipped="0"');
+    expect(xml).toContain('<testsuite name="cache" tests="2" failures="1" errors="1" skipped="0"');
+    expect(xml).toContain('classname="credprov.cache"');
+    const json = JSON.parse(toJson(r));
+    expect(json.suites.map((s: { name: string }) => s.name)).toEqual(['matching', 'cache']);
+    expect(json.checks[0]).toMatchObject({ suite: 'matching', comparison: { agree: true } });
+    const md = toMarkdown(r);
+    expect(md).toContain('| matching | 1 | 1 | 0 | 0 | 1.5 s |');
+    expect(md).toContain('## Suite cache (2.5 s)');
+  });
 });
