@@ -5,12 +5,15 @@ import { cacheSuite } from './cache/index.ts';
 import { smokeSuite } from './smoke/index.ts';
 import { matchingSuite } from './matching/index.ts';
 import { pullSecretsSuite } from './pull-secrets/index.ts';
+import { versionSkewSuite } from './version-skew/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
   cache: cacheSuite,
   matching: matchingSuite,
   'pull-secrets': pullSecretsSuite,
+  'version-skew': versionSkewSuite,
 };
 
-export const DEFAULT_SUITES = ['smoke', 'matching', 'cache', 'pull-secrets'];
+/** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */
+export const DEFAULT_SUITES = Object.values(SUITES).filter((s) => !s.needsBuild).map((s) => s.name);

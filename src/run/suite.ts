@@ -39,5 +39,7 @@ export interface Suite {
   summary: string;
   /** Every check the suite may report, so a suite that cannot run still lists them as skipped or failed. */
   checks: Check[];
+  /** What must be built first (beyond the default version's binaries); such suites run with --suite all or by name, not by default. */
+  needsBuild?: string;
   prepare(ctx: SuiteSetup): Promise<PreparedSuite>;
 }
