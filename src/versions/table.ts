@@ -74,7 +74,7 @@ function row(minor: number, o: Partial<KubeBehaviour>): KubeBehaviour {
 export const DEFAULT_KUBE_VERSION = 'v1.37.1';
 
 /**
- * The older kubelet the harness's own skew tests run under the default API
+ * The older kubelet the harness's own restart test runs under the default API
  * server: one minor back. The test command builds only its kubelet.
  */
 export const SKEW_KUBELET_VERSION = `1.${parseKubeVersion(DEFAULT_KUBE_VERSION).minor - 1}`;
