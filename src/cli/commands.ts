@@ -23,4 +23,5 @@ export const COMMANDS: CommandEntry[] = [
   { path: ['binaries', 'ls'], summary: 'list the kube binaries and containerd builds in the cache', load: () => import('./binaries-ls.ts') },
   { path: ['doctor'], summary: 'list what each environment provider needs and what this machine has', load: () => import('./doctor.ts') },
   { path: ['run'], summary: 'run conformance suites against the environment and write a report', load: () => import('./run.ts') },
+  { path: ['qualify'], summary: 'run suites against several Kubernetes versions and write a suite × version matrix', load: () => import('./qualify.ts') },
 ];

@@ -1,0 +1,72 @@
+// credprov qualify: release qualification, the chosen suites against each
+// Kubernetes version; one report per version and a suite × version matrix.
+import { applyEnv, loadSpecFile, mergePartial } from '../api/spec/index.ts';
+import { UsageError } from '../core/errors.ts';
+import { defaultReportDir } from '../core/paths.ts';
+import { stderrProgress } from '../core/progress.ts';
+import { Redactor } from '../core/redact.ts';
+import { exitCodeFor } from '../report/model.ts';
+import { describePlan, planVersions, qualify } from '../run/qualify.ts';
+import { cleanupActiveSuites } from '../run/runner.ts';
+import { DEFAULT_SUITES, SUITES } from '../../suites/index.ts';
+import type { Command } from './command.ts';
+import { closest, parseFlags } from './flags.ts';
+import { onInterrupt } from './signals.ts';
+import { join } from 'node:path';
+
+const USAGE = `Usage: credprov qualify --kube-versions 1.34,1.35,1.36,1.37 [--suite NAME|all]... [--report-dir DIR] [--spec FILE] [--plan]
+
+Release qualification: runs the suites against a whole local cluster of each
+version in turn (kubelet, kube-apiserver, controller-manager, scheduler and a
+containerd that version supports), tearing each down before the next.
+Says up front what must be built and roughly how long; cached builds are reused.
+
+Writes, under --report-dir (default reports/<timestamp>):
+  <version>/report.{json,xml,md,html}   one report per version
+  matrix.{json,xml,md}                  suite × version: pass, fail or skip with the reason
+  report.{json,xml,md,html}             every check of every version; report.html shows the matrix
+
+  --kube-versions  comma-separated minors or exact releases (1.36 or v1.36.5)
+  --suite          suites to run (repeatable; default: ${DEFAULT_SUITES.join(', ')}; 'all' for every suite)
+  --plan           print what would be built and exit
+Exit: 0 every MUST check passed on every version, 1 one failed, 2 bad input, 3 harness error.
+`;
+
+export const command: Command = {
+  path: ['qualify'],
+  summary: 'run suites against several Kubernetes versions and write a suite × version matrix',
+  usage: USAGE,
+  async run(argv, ctx) {
+    const { values } = parseFlags<{ 'kube-versions'?: string; suite?: string[]; 'report-dir'?: string; spec?: string; plan?: boolean }>('qualify', argv, {
+      'kube-versions': { type: 'string' }, suite: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, spec: { type: 'string' }, plan: { type: 'boolean' },
+    });
+    const versions = (values['kube-versions'] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+    if (versions.length === 0) throw new UsageError('qualify: --kube-versions is required (e.g. --kube-versions 1.35,1.36,1.37)', { hint: "run 'credprov qualify --help'" });
+    if (new Set(versions).size !== versions.length) throw new UsageError(`qualify: --kube-versions names a version twice (${versions.join(',')})`);
+    const names = !values.suite?.length ? DEFAULT_SUITES : values.suite.includes('all') ? Object.keys(SUITES) : values.suite;
+    const suites = names.map((n) => {
+      const s = SUITES[n];
+      if (!s) throw new UsageError(`qualify: unknown suite '${n}'${closest(n, Object.keys(SUITES)) ? ` (did you mean '${closest(n, Object.keys(SUITES))}'?)` : ''}`, { hint: `known suites: ${Object.keys(SUITES).join(', ')}` });
+      return s;
+    });
+    const plan = await planVersions(versions);
+    const progress = stderrProgress();
+    for (const line of describePlan(plan)) progress.note(line);
+    if (values.plan) return 0;
+    const reportDir = values['report-dir'] ?? defaultReportDir(ctx.cwd);
+    const baseSpec = mergePartial(applyEnv(values.spec ? await loadSpecFile(values.spec) : {}, ctx.env, ctx.log), { provider: 'local' });
+    const redactor = new Redactor();
+    const release = onInterrupt(() => cleanupActiveSuites());
+    try {
+      const { matrix, aggregate } = await qualify({ versions, suites, baseSpec, reportDir, log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'qualify', ...argv].join(' ') });
+      const w = (s: string) => process.stderr.write(s);
+      w(`\n${'suite'.padEnd(24)} ${matrix.versions.map((v) => v.padEnd(10)).join(' ')}\n`);
+      for (const r of matrix.rows) w(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);
+      w(`\nmatrix: ${join(reportDir, 'matrix.md')}; reports per version under ${reportDir}\n`);
+      ctx.stdout(`${JSON.stringify({ reportDir, matrix: join(reportDir, 'matrix.json'), summary: aggregate.summary })}\n`);
+      return aggregate.checks.length === 0 ? 1 : exitCodeFor(aggregate);
+    } finally {
+      release();
+    }
+  },
+};
