@@ -5,14 +5,18 @@ import { cacheSuite } from './cache/index.ts';
 import { smokeSuite } from './smoke/index.ts';
 import { matchingSuite } from './matching/index.ts';
 import { pullSecretsSuite } from './pull-secrets/index.ts';
+import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
+import { downgradeSuite } from './downgrade/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
   cache: cacheSuite,
   matching: matchingSuite,
   'pull-secrets': pullSecretsSuite,
+  'service-account-token': serviceAccountTokenSuite,
   'version-skew': versionSkewSuite,
+  downgrade: downgradeSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */

@@ -57,4 +57,14 @@ describe('pull credentials model', () => {
     const p = predictPull({ image: 'busybox', secrets: [{ name: 'hub', auths: { 'https://index.docker.io/v1/': right } }] });
     expect(p).toMatchObject({ pull: 'success', usedBy: 'secret hub' });
   });
+  test('the node config.json comes after pod secrets and before providers', () => {
+    const p = predictPull({
+      image: 'reg.test:5000/app:v1',
+      secrets: [{ name: 's', auths: { 'reg.test:5000': { username: 'secret', works: false } } }],
+      node: { 'reg.test:5000': { username: 'node', works: true } },
+      providers: [{ name: 'p', matchImages: ['reg.test:5000'], auths: { 'reg.test:5000': { username: 'provider', works: true } } }],
+    });
+    expect(p.attempts.map((a) => a.source)).toEqual(['secret s', 'node config.json']);
+    expect(p.usedBy).toBe('node config.json');
+  });
 });

@@ -16,8 +16,10 @@
 // - pkg/kubelet/kuberuntime/kuberuntime_image.go PullImage: no credentials →
 //   one anonymous pull; otherwise each credential in turn until one works.
 //
-// The node keyring (a docker config.json on the node) is taken as empty: the
-// local environment has none.
+// The node keyring (a docker config.json in the kubelet's root dir, its cwd,
+// $HOME/.docker or /.docker; pkg/credentialprovider/config.go) comes after the
+// pod's secrets and before the providers. The local environment has none
+// unless a suite writes one (the downgrade suite's fallback case).
 import { normalizeImage } from '../matching/image.ts';
 import { authKeyToKeyringKey, isDefaultRegistryMatch, matchImage, matchPattern } from '../matching/url.ts';
 
@@ -50,6 +52,8 @@ export interface PullCase {
   secrets: SecretSource[];
   /** In config order. */
   providers?: ProviderSource[];
+  /** The node's docker config.json auths (node keyring); default none. */
+  node?: Record<string, Credential>;
   /** An anonymous pull works. Default false. */
   publicImage?: boolean;
 }
@@ -101,8 +105,9 @@ export function predictPull(c: PullCase): PullPrediction {
   const missing = c.secrets.filter((s) => s.exists === false).map((s) => s.name);
   const fromSecrets = keyringLookup(secrets.flatMap((s) => entriesOf(`secret ${s.name}`, s.auths)), repository);
   const providers = (c.providers ?? []).filter((p) => p.matchImages.some((m) => matchImage(m, c.image).match));
+  const fromNode = keyringLookup(entriesOf('node config.json', c.node ?? {}), repository);
   const fromProviders = keyringLookup(providers.flatMap((p) => entriesOf(`provider ${p.name}`, p.auths)), repository);
-  const offered = [...fromSecrets, ...fromProviders];
+  const offered = [...fromSecrets, ...fromNode, ...fromProviders];
   const notes = missing.length > 0 ? ` (missing secret${missing.length > 1 ? 's' : ''} ${missing.join(', ')} skipped)` : '';
 
   if (offered.length === 0) {
