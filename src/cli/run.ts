@@ -78,7 +78,13 @@ export const command: Command = {
       const w = (s: string) => process.stderr.write(s);
       for (const c of safe.checks) w(`${c.status === 'passed' ? 'PASS' : c.status === 'failed' ? 'FAIL' : 'SKIP'} ${c.level.padEnd(6)} ${c.id}: ${c.status === 'passed' ? c.title : c.message}\n`);
       const { passed, failed, skipped } = report.summary;
-      w(`\n${passed} passed, ${failed} failed, ${skipped} skipped; report: ${join(reportDir, 'report.md')}\n`);
+      // What a CI log reader scans: one line per failure with where its evidence is.
+      const failures = safe.checks.filter((c) => c.status === 'failed');
+      if (failures.length > 0) {
+        w(`\nfailed (${failures.length}):\n`);
+        for (const c of failures) w(`  ${c.id}${c.cause === 'harness' ? ' [harness]' : ''}: ${c.message.replace(/\s+/g, ' ').slice(0, 300)}\n    evidence: ${join(reportDir, 'report.html')}#check-${c.id}${c.suite ? ` and ${join(reportDir, 'artifacts', c.suite)}/` : ''}\n`);
+      }
+      w(`\n${passed} passed, ${failed} failed, ${skipped} skipped; report: ${join(reportDir, 'report.md')} (${join(reportDir, 'report.html')})\n`);
       if (report.checks.length === 0) {
         w('no check ran\n');
         return 1;

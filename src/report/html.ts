@@ -48,7 +48,7 @@ function row(c: CheckResult, i: number, withSuite: boolean): string {
     c.comparison ? comparison(c) : '',
     ...c.evidence.map(evidence),
   ].join('\n');
-  return `<tr class="check ${c.status}" data-status="${c.status}" data-text="${esc(`${c.id} ${c.title} ${c.message} ${c.suite ?? ''}`.toLowerCase())}">
+  return `<tr id="check-${esc(c.id)}" class="check ${c.status}" data-status="${c.status}" data-text="${esc(`${c.id} ${c.title} ${c.message} ${c.suite ?? ''}`.toLowerCase())}">
 <td><span class="badge ${c.status}">${c.status.toUpperCase()}</span>${c.cause === 'harness' ? ' <span class="badge harness">harness</span>' : ''}</td><td>${c.level}</td>${withSuite ? `<td>${esc(c.suite ?? '')}</td>` : ''}
 <td><b>${esc(c.id)}</b><br><span class="title">${esc(c.title)}</span></td>
 <td>${esc(c.message)}<details id="ev-${i}"><summary>evidence (${c.evidence.length})</summary>${detail}</details></td></tr>`;
