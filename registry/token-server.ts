@@ -83,6 +83,13 @@ export function grantedAccess(user: Pick<User, 'access'>, requested: ScopeItem[]
   return out;
 }
 
+/**
+ * Decides a password grant before the user store: a user (with its access
+ * rules) to mint for, `undefined` to refuse, or `'pass'` to fall back to the
+ * user store. Token exchange (registry/sa-token-auth.ts) plugs in here.
+ */
+export type Authenticator = (username: string, password: string) => Promise<User | undefined | 'pass'>;
+
 export interface TokenServerOptions {
   issuer: string;
   service: string;
@@ -116,6 +123,7 @@ export class TokenServer {
   private key: Awaited<ReturnType<typeof importPKCS8>> | undefined;
   private x5c: string[] = [];
   private clockOverride: (() => number) | undefined;
+  private authenticator: Authenticator | undefined;
 
   constructor(o: TokenServerOptions) {
     this.o = o;
@@ -139,6 +147,11 @@ export class TokenServer {
   /** Moves the server's clock (ms since epoch) until reset with undefined: mints expired or not-yet-valid tokens. */
   setClock(clock: (() => number) | undefined): void {
     this.clockOverride = clock;
+  }
+
+  /** Puts `a` in front of the user store (undefined: the user store alone). */
+  useAuthenticator(a: Authenticator | undefined): void {
+    this.authenticator = a;
   }
 
   private now(): number {
@@ -194,7 +207,7 @@ export class TokenServer {
       res.setHeader('www-authenticate', 'Basic realm="credprov token server"');
       return json(res, 401, { errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] });
     }
-    const user = this.verify(basic.username, basic.password);
+    const user = await this.verify(basic.username, basic.password);
     if (!user || !this.serviceOk(url.searchParams.get('service'))) {
       res.setHeader('www-authenticate', 'Basic realm="credprov token server"');
       return json(res, 401, { errors: [{ code: 'UNAUTHORIZED', message: user ? 'unknown service' : 'invalid username or password' }] });
@@ -215,7 +228,7 @@ export class TokenServer {
     res.once('finish', () => this.logRequest(record));
     if (form.get('grant_type') !== 'password') return json(res, 400, { error: 'unsupported_grant_type' });
     if (!clientId) return json(res, 400, { error: 'invalid_request', error_description: 'client_id required' });
-    const user = this.verify(username, form.get('password') ?? '');
+    const user = await this.verify(username, form.get('password') ?? '');
     if (!user || !this.serviceOk(form.get('service'))) {
       record.status = 401;
       return json(res, 401, { error: 'invalid_grant', error_description: 'invalid username or password' });
@@ -236,7 +249,11 @@ export class TokenServer {
     return !service || service === this.o.service;
   }
 
-  private verify(username: string, password: string): User | undefined {
+  private async verify(username: string, password: string): Promise<User | undefined> {
+    if (this.authenticator) {
+      const decided = await this.authenticator(username, password);
+      if (decided !== 'pass') return decided;
+    }
     const u = username ? this.o.users.find(username) : undefined;
     if (!u) return undefined;
     const a = Buffer.from(u.password);

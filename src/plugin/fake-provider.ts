@@ -64,6 +64,8 @@ export interface FakeRecord {
   tokenSha256?: string;
   tokenAud?: string[];
   tokenSub?: string;
+  /** The pod the token is bound to (its kubernetes.io.pod.name claim). */
+  tokenPod?: string;
   annotations: Record<string, string>;
   decidedBy: string;
   response: { exitCode: number; stdout: string; stderr: string };

@@ -10,7 +10,7 @@ import { busyboxImage } from '../../registry/image/test-images.ts';
 import type { BuiltImage } from '../../registry/image/build.ts';
 import { processProvider } from '../../registry/process.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';
-import type { CredentialProviderConfig } from '../api/credentialprovider/types.ts';
+import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
@@ -34,8 +34,9 @@ export interface LabRegistry {
   stop(): Promise<void>;
 }
 
-export async function startLabRegistry(ctx: SuiteSetup, name: string): Promise<LabRegistry> {
-  const user = generatedUser(name);
+export async function startLabRegistry(ctx: SuiteSetup, name: string, o: { username?: string } = {}): Promise<LabRegistry> {
+  // `username`: the account name the fakes hand out (ECR tokens always say AWS); default the lab's name.
+  const user = generatedUser(o.username ?? name);
   const wrongPassword = randomBytes(12).toString('hex');
   ctx.redactor.add(user.password);
   ctx.redactor.add(wrongPassword);
@@ -71,6 +72,8 @@ export interface FleetMember {
   matchImages: string[];
   defaultCacheDuration?: string;
   apiVersion?: string;
+  /** KEP-4412 service-account token mode: copied into the provider's config entry as is. */
+  tokenAttributes?: TokenAttributes;
   scenario: Record<string, unknown>;
 }
 
@@ -105,6 +108,7 @@ export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: {
       apiVersion: m.apiVersion ?? 'credentialprovider.kubelet.k8s.io/v1',
       matchImages: m.matchImages,
       defaultCacheDuration: m.defaultCacheDuration ?? '0s',
+      ...(m.tokenAttributes ? { tokenAttributes: m.tokenAttributes } : {}),
     })),
   } as CredentialProviderConfig;
   return {
