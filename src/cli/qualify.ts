@@ -58,7 +58,7 @@ export const command: Command = {
     const redactor = new Redactor();
     const release = onInterrupt(() => cleanupActiveSuites());
     try {
-      const { matrix, aggregate } = await qualify({ versions, suites, baseSpec, reportDir, log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'qualify', ...argv].join(' ') });
+      const { matrix, aggregate } = await qualify({ versions, plan, suites, baseSpec, reportDir, log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'qualify', ...argv].join(' ') });
       const w = (s: string) => process.stderr.write(s);
       w(`\n${'suite'.padEnd(24)} ${matrix.versions.map((v) => v.padEnd(10)).join(' ')}\n`);
       for (const r of matrix.rows) w(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);

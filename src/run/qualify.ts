@@ -67,6 +67,8 @@ export function describePlan(plan: VersionPlan[]): string[] {
 
 export interface QualifyOptions {
   versions: string[];
+  /** From planVersions: a version with a cached release runs exactly that release (a minor would otherwise ask the proxy for a newer patch). */
+  plan?: VersionPlan[];
   suites: Suite[];
   baseSpec: PartialSpec;
   reportDir: string;
@@ -87,7 +89,8 @@ export async function qualify(o: QualifyOptions): Promise<QualifyOutcome> {
   const startedAt = new Date();
   const perVersion: Array<{ version: string; report: RunReport; reportPath: string }> = [];
   for (const requested of o.versions) {
-    const v = parseKubeVersion(requested, '--kube-versions');
+    const planned = o.plan?.find((p) => p.requested === requested)?.cachedKube;
+    const v = parseKubeVersion(planned ?? requested, '--kube-versions');
     const dir = join(o.reportDir, v.text);
     o.progress.note(`qualify: Kubernetes ${v.text} (${perVersion.length + 1} of ${o.versions.length})`);
     const { report } = await runSuites(o.suites, {
