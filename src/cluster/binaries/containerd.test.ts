@@ -51,3 +51,11 @@ describe('containerd for a kubelet', () => {
       .rejects.toThrow('no containerd 2.3 release is known to the Go module proxy and none is cached');
   });
 });
+
+describe('containerd wrapper module', () => {
+  test('carries the go line and the exclude and replace directives, single and in blocks', async () => {
+    const { containerdWrapperGoMod } = await import('./containerd.ts');
+    const mod = containerdWrapperGoMod(['module github.com/containerd/containerd/v2', '', 'go 1.23.0', '', 'require (', '\tgithub.com/a/b v1.0.0', ')', '', 'exclude (', '\tgithub.com/x/y v0.1.0', ')', 'replace github.com/p/q => github.com/p/q v1.2.3', ''].join('\n'), 'v2.1.9');
+    expect(mod).toBe(['module credprov.local/containerdbuild', '', 'go 1.23.0', '', 'require github.com/containerd/containerd/v2 v2.1.9', '', 'exclude (', '\tgithub.com/x/y v0.1.0', ')', 'replace github.com/p/q => github.com/p/q v1.2.3', ''].join('\n'));
+  });
+});

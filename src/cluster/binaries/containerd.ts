@@ -4,7 +4,7 @@
 // newest the proxy serves. Cached per version like the kube binaries; any
 // cached build of the wanted minor is accepted without asking the network.
 import { execa } from 'execa';
-import { rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -15,6 +15,7 @@ import { silentProgress, step } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
 import { commitEntry, describeBinaries, listEntries, removeStaleStaging, stagingDir, usableEntry, withLock, type KubeManifest } from './cache.ts';
 import { systemGo, type GoTool } from './go.ts';
+import { toolsGo } from './gomod.ts';
 import { compareVersions, DEFAULT_KUBE_VERSION, releasesOf } from './versions.ts';
 
 export const CONTAINERD_MODULE = 'github.com/containerd/containerd/v2';
@@ -102,13 +103,22 @@ async function build(version: string, root: string, opts: ContainerdOptions): Pr
       const tags = 'urfave_cli_no_docs osusergo netgo';
       const run = (args: string[]) => go.run(args, { cwd: staging, env, logFile, ...(opts.signal ? { signal: opts.signal } : {}) });
       progress.note(`building containerd ${version} from the Go module proxy (first time only, a few minutes)`);
-      await step(progress, `go install containerd, ctr ${version}`, () =>
-        run(['install', '-trimpath', '-tags', tags, '-ldflags', ldflags, pkg('containerd'), pkg('ctr')]),
-      );
-      // The shim never serves gRPC (ttrpc only); upstream builds it with no_grpc to keep it small.
-      await step(progress, `go install containerd-shim-runc-v2 ${version}`, () =>
-        run(['install', '-trimpath', '-tags', `${tags} no_grpc`, '-ldflags', ldflags, pkg('containerd-shim-runc-v2')]),
-      );
+      try {
+        await step(progress, `go install containerd, ctr ${version}`, () =>
+          run(['install', '-trimpath', '-tags', tags, '-ldflags', ldflags, pkg('containerd'), pkg('ctr')]),
+        );
+        // The shim never serves gRPC (ttrpc only); upstream builds it with no_grpc to keep it small.
+        await step(progress, `go install containerd-shim-runc-v2 ${version}`, () =>
+          run(['install', '-trimpath', '-tags', `${tags} no_grpc`, '-ldflags', ldflags, pkg('containerd-shim-runc-v2')]),
+        );
+      } catch (err) {
+        // `go install pkg@version` refuses a module whose go.mod has exclude or replace directives
+        // (containerd v2.1.x has excludes): build inside a wrapper module that carries them instead.
+        if (!(err instanceof CredprovError) || !/(exclude|replace) directives/.test(`${err.detail ?? ''}${err.reason}`)) throw err;
+        await step(progress, `go build containerd, ctr, containerd-shim-runc-v2 ${version} (wrapper module)`, () =>
+          buildInWrapper(go, version, staging, { tags, ldflags, logFile, ...(opts.signal ? { signal: opts.signal } : {}) }),
+        );
+      }
       const reported = await containerdVersion(join(staging, 'containerd'));
       if (reported !== version) throw new CredprovError(`containerd built for ${version} reports ${reported}`, { hint: 'nothing was cached' });
       const manifest: KubeManifest = {
@@ -123,6 +133,42 @@ async function build(version: string, root: string, opts: ContainerdOptions): Pr
       if (!committed) await rm(staging, { recursive: true, force: true });
     }
   }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is building containerd ${version}`) });
+}
+
+/**
+ * Builds the three binaries from a module that requires containerd at
+ * `version` and copies its go, exclude and replace directives, as the main
+ * module's would apply. Used when `go install pkg@version` refuses the module.
+ */
+async function buildInWrapper(go: GoTool, version: string, staging: string, o: { tags: string; ldflags: string; logFile: string; signal?: AbortSignal }): Promise<void> {
+  const dl = await go.download(CONTAINERD_MODULE, version);
+  if (!dl.ok || !dl.goModFile) throw new CredprovError(`cannot fetch ${CONTAINERD_MODULE}@${version} from the Go module proxy: ${dl.error ?? 'no go.mod'}`);
+  const work = join(staging, '.work');
+  await mkdir(work, { recursive: true });
+  await writeFile(join(work, 'go.mod'), containerdWrapperGoMod(await readFile(dl.goModFile, 'utf8'), version));
+  const cmds = ['containerd', 'ctr', 'containerd-shim-runc-v2'].map((c) => `${CONTAINERD_MODULE}/cmd/${c}`);
+  await writeFile(join(work, 'tools.go'), toolsGo(cmds));
+  const run = (args: string[], env: Record<string, string> = {}) => go.run(args, { cwd: work, env: { CGO_ENABLED: '0', ...env }, logFile: o.logFile, ...(o.signal ? { signal: o.signal } : {}) });
+  await run(['mod', 'tidy']);
+  await run(['build', '-trimpath', '-tags', o.tags, '-ldflags', o.ldflags, '-o', `${staging}/`, cmds[0]!, cmds[1]!]);
+  await run(['build', '-trimpath', '-tags', `${o.tags} no_grpc`, '-ldflags', o.ldflags, '-o', `${staging}/`, cmds[2]!]);
+  await rm(work, { recursive: true, force: true });
+}
+
+/** The wrapper's go.mod: containerd's go line and its exclude/replace directives (single lines and blocks), then the requirement. */
+export function containerdWrapperGoMod(containerdGoMod: string, version: string): string {
+  const lines = containerdGoMod.split('\n');
+  const goLine = lines.find((l) => /^go \d/.test(l)) ?? 'go 1.24';
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (/^(exclude|replace)\s*\($/.test(l.trim())) {
+      const block = [l];
+      while (++i < lines.length && lines[i]!.trim() !== ')') block.push(lines[i]!);
+      kept.push(...block, ')');
+    } else if (/^(exclude|replace)\s+\S/.test(l)) kept.push(l);
+  }
+  return ['module credprov.local/containerdbuild', '', goLine, '', `require ${CONTAINERD_MODULE} ${version}`, '', ...kept, ''].join('\n');
 }
 
 /** `containerd --version` prints "containerd github.com/containerd/containerd/v2 v2.3.7 <revision>". */
