@@ -5,6 +5,7 @@ import { cacheSuite } from './cache/index.ts';
 import { smokeSuite } from './smoke/index.ts';
 import { matchingSuite } from './matching/index.ts';
 import { pullSecretsSuite } from './pull-secrets/index.ts';
+import { ensureSecretPulledImagesSuite } from './ensure-secret-pulled-images/index.ts';
 import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
@@ -14,6 +15,7 @@ export const SUITES: Record<string, Suite> = {
   cache: cacheSuite,
   matching: matchingSuite,
   'pull-secrets': pullSecretsSuite,
+  'ensure-secret-pulled-images': ensureSecretPulledImagesSuite,
   'service-account-token': serviceAccountTokenSuite,
   'version-skew': versionSkewSuite,
   downgrade: downgradeSuite,

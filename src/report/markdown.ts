@@ -70,6 +70,24 @@ function suiteSections(report: RunReport): string[] {
       for (const c of cs) lines.push(`| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`);
     }
     lines.push('');
+    lines.push(...matrixTables(cs));
+  }
+  return lines;
+}
+
+/** A check's `{kind:'data', label:'matrix', data: [{column: value, …}, …]}` evidence, rendered as a table under its suite. */
+export function matrixTables(cs: CheckResult[]): string[] {
+  const lines: string[] = [];
+  for (const c of cs) {
+    for (const e of c.evidence) {
+      if (e.kind !== 'data' || e.label !== 'matrix' || !Array.isArray(e.data) || e.data.length === 0) continue;
+      const rows = e.data.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null);
+      const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+      const text = (v: unknown) => cell(v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+      lines.push(`### ${c.id}: matrix (${ICON[c.status]})`, '', `| ${columns.map(cell).join(' | ')} |`, `|${columns.map(() => '---|').join('')}`);
+      for (const r of rows) lines.push(`| ${columns.map((k) => text(r[k])).join(' | ')} |`);
+      lines.push('');
+    }
   }
   return lines;
 }
