@@ -4,6 +4,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Redactor } from '../core/redact.ts';
+import type { StrayProcess } from './strays.ts';
 
 export interface Invocation {
   id: string;
@@ -27,6 +28,10 @@ export interface Invocation {
   response?: unknown;
   /** Why the response was refused, in the kubelet's (or client-go's) words. */
   decodeError?: string;
+  /** Set when an output was cut: the bytes the plugin wrote to each (stdout/stderr keep the first MAX_OUTPUT_BYTES). */
+  outputBytes?: { stdout: number; stderr: number };
+  /** Processes the plugin left running after it exited (killed by the runner); `holds` names the outputs each kept open. */
+  strays?: StrayProcess[];
 }
 
 export class InvocationLog {
