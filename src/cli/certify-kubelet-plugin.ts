@@ -1,11 +1,12 @@
 // credprov certify kubelet-plugin: flags → certifyKubeletPlugin → reports and exit code.
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadProviderConfig } from '../api/credentialprovider/config.ts';
 import type { CredentialProvider, CredentialProviderConfig } from '../api/credentialprovider/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/duration.ts';
+import { readInputText } from '../core/input-file.ts';
 import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { certifyKubeletPlugin, DEFAULT_CONCURRENCY } from '../certify/kubelet-plugin/certify.ts';
@@ -153,14 +154,7 @@ async function verifyPullFlags(values: Flags) {
   if (!values.image?.length) {
     throw new UsageError(`${NAME}: --verify-pull needs --image naming an image that exists in its registry`, { hint: 'the default probe images are made up; credprov registry up --seed pushes credprov/busybox you can use' });
   }
-  let ca: string | undefined;
-  if (values['verify-pull-ca']) {
-    try {
-      ca = await readFile(values['verify-pull-ca'], 'utf8');
-    } catch {
-      throw new ConfigError(`--verify-pull-ca ${values['verify-pull-ca']}: cannot read the file`);
-    }
-  }
+  const ca = values['verify-pull-ca'] ? await readInputText(values['verify-pull-ca'], { label: '--verify-pull-ca' }) : undefined;
   return verifyPullCheck({ images: values.image, ...(ca ? { ca } : {}), ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}) });
 }
 
