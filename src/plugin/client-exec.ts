@@ -10,7 +10,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
-import { decodeExecCredential, findEmbeddedJsonObject } from '../api/exec/credential.ts';
+import { decodeExecCredential } from '../api/exec/credential.ts';
 import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '../api/exec/types.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { Invocation, InvocationLog } from './invocation.ts';
@@ -237,7 +237,8 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   if (result.signal) inv.signal = result.signal;
   if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES) inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
-  registerSecrets(inv.stdout, opts.redactor);
+  // The token and key it printed, even in output client-go refuses (YAML, noise around JSON), so no report shows them.
+  opts.redactor?.learn(inv.stdout).learn(inv.stderr);
 
   if (timedOut) {
     inv.decodeError = `exec: executable ${resolved.display} did not finish within ${opts.timeoutMs} ms (killed)`;
@@ -254,14 +255,4 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     else inv.decodeError = decoded.error;
   }
   return finish(inv);
-}
-
-/** Registers the token and key a plugin printed, even inside output client-go refuses, so no report shows them. */
-function registerSecrets(stdout: string, redactor: Redactor | undefined): void {
-  if (!redactor) return;
-  const found = findEmbeddedJsonObject(stdout);
-  const status = found?.value.status;
-  if (!status || typeof status !== 'object') return;
-  const s = status as Record<string, unknown>;
-  for (const k of ['token', 'clientKeyData']) if (typeof s[k] === 'string') redactor.add(s[k] as string);
 }

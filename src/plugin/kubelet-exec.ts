@@ -38,7 +38,7 @@ export interface KubeletPluginRun {
   apiVersion?: string;
   timeoutMs?: number;
   log?: InvocationLog;
-  /** Passwords found on stdout are registered here before the invocation is logged. */
+  /** Secrets found in the output (passwords, tokens, in JSON or YAML) are learnt here before the invocation is logged. */
   redactor?: Redactor;
 }
 
@@ -103,22 +103,10 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     if (decoded.ok) inv.response = decoded.response;
     else inv.decodeError = decoded.error;
   }
-  if (run.redactor) run.redactor.add(...passwordsIn(inv.stdout));
+  // Whatever the encoding (JSON, YAML, noise around it) or the type of the password.
+  run.redactor?.learn(inv.stdout).learn(inv.stderr);
   if (run.log) await run.log.append(inv);
   return inv;
-}
-
-/** Every "password": "…" value in the text, even in output the kubelet would refuse to decode. */
-export function passwordsIn(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/"password"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
-    try {
-      out.push(JSON.parse(`"${m[1]}"`) as string);
-    } catch {
-      out.push(m[1]!);
-    }
-  }
-  return out;
 }
 
 /** The kubelet's words for a plugin that could not be started (Go's fork/exec error). */
