@@ -53,6 +53,9 @@ export interface FoundProcess extends StrayProcess {
 /** The live processes of this run (and any other process holding its outputs), except this one. */
 export function findStrays(o: FindOptions): FoundProcess[] {
   const needle = Buffer.from(`${MARKER_ENV}=${o.marker}\0`);
+  // Only an anonymous pipe or socket identifies the plugin's output: a path
+  // (/dev/null, a log file) is shared with unrelated processes.
+  const outputs = new Map([...o.outputs].filter(([target]) => ANONYMOUS.test(target)));
   const found: FoundProcess[] = [];
   let pids: string[];
   try {
@@ -70,7 +73,9 @@ export function findStrays(o: FindOptions): FoundProcess[] {
       // gone, or not ours to read
     }
     if (!marked && !o.scanAll) continue;
-    const holds = outputsHeld(pid, o.outputs);
+    // An unmarked process counts only when it holds one of the plugin's own
+    // output ends, never by a guess: it may be anyone's.
+    const holds = marked ? outputsHeld(pid, outputs, true) : outputsHeld(pid, outputs, false);
     if (!marked && holds.length === 0) continue;
     const stat = statOf(pid);
     if (!stat || stat.dead) continue;
@@ -79,13 +84,16 @@ export function findStrays(o: FindOptions): FoundProcess[] {
   return found;
 }
 
-function outputsHeld(pid: number, outputs: Map<string, OutputName>): OutputName[] {
+const ANONYMOUS = /^(socket|pipe):\[\d+\]$/;
+
+function outputsHeld(pid: number, outputs: Map<string, OutputName>, mayGuess: boolean): OutputName[] {
   if (outputs.size === 0) {
+    if (!mayGuess) return [];
     // The plugin was gone before its ends could be read: its own stdout and
     // stderr are the best guess at what a marked process inherited from it.
     const guess: OutputName[] = [];
-    if (/^(socket|pipe):/.test(fdTarget(pid, 1) ?? '')) guess.push('stdout');
-    if (/^(socket|pipe):/.test(fdTarget(pid, 2) ?? '')) guess.push('stderr');
+    if (ANONYMOUS.test(fdTarget(pid, 1) ?? '')) guess.push('stdout');
+    if (ANONYMOUS.test(fdTarget(pid, 2) ?? '')) guess.push('stderr');
     return guess;
   }
   let fds: string[];
