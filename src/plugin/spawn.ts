@@ -6,16 +6,17 @@
 // plugin (os/exec without WaitDelay), and how a plugin that leaves a process
 // holding its stdout hangs them. Here the wait is bounded instead, the way Go's
 // exec.Cmd.WaitDelay bounds it:
-//   - once the plugin itself has exited, its outputs get WAIT_DELAY_MS to close;
+//   - once the plugin itself has exited, its outputs get WAIT_DELAY_MS to close
+//     (and a process found holding one, CONFIRM_MS more to let go);
 //   - at the timeout its process group is killed, and the run ends at the
-//     latest KILL_GRACE_MS + WAIT_DELAY_MS later, exited or not;
+//     latest KILL_GRACE_MS + WAIT_DELAY_MS + CONFIRM_MS (about 2s) later, exited or not;
 //   - then every process the run left behind (strays.ts: marked environment,
 //     or holding an output) is killed and reported, with its pid and cmdline.
 // node:child_process rather than execa: this is the hot path, execa's stream
 // machinery costs ~3ms a run, and the contract is small enough to own.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fdTarget, findStrays, killStrays, MARKER_ENV, type OutputName, type StrayProcess } from './strays.ts';
+import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, type OutputName, type StrayProcess } from './strays.ts';
 
 /** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
 export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -23,6 +24,8 @@ export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 export const WAIT_DELAY_MS = 250;
 /** After the kill at the timeout, how long the plugin may take to be reaped before the run ends anyway. */
 export const KILL_GRACE_MS = 1000;
+/** A process found holding an output must still hold it this much later to count as a holder. */
+export const CONFIRM_MS = 500;
 /** After killing the holders, how long to wait for the last output bytes before closing our ends. */
 const DRAIN_MS = 100;
 
@@ -99,13 +102,15 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       child.once('error', (e: NodeJS.ErrnoException) => resolve(failed(e.code)));
       return;
     }
-    // The ends of stdout/stderr the plugin was given, read while it surely has
-    // them (spawn returns once it has exec'd): a stray holding one is found by it.
-    const outputs = new Map<string, OutputName>();
-    const t1 = fdTarget(pid, 1);
-    const t2 = fdTarget(pid, 2);
-    if (t1) outputs.set(t1, 'stdout');
-    if (t2 && t2 !== t1) outputs.set(t2, 'stderr');
+    // Our ends of stdout/stderr: what a stray holding the far end is found by
+    // (farEnds). Not the plugin's fd 1 and 2: a shell may have pointed them
+    // at /dev/null for a moment, and a path would match anyone's process.
+    const ours = new Map<string, OutputName>();
+    for (const [stream, name] of [[child.stdout, 'stdout'], [child.stderr, 'stderr']] as const) {
+      const fd = (stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
+      const target = fd !== undefined && fd >= 0 ? fdTarget(process.pid, fd) : undefined;
+      if (target) ours.set(target, name);
+    }
 
     const out = new Capture();
     const err = new Capture();
@@ -136,12 +141,21 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       }
     };
 
-    const finish = async (outputsClosed: boolean) => {
+    const finish = async (outputsClosed: boolean, confirm = true) => {
       if (finishing) return;
       finishing = true;
       for (const t of timers) clearTimeout(t);
       // Left behind: marked processes, and whoever holds an output that is still open.
-      const found = findStrays({ marker, outputs, scanAll: !outputsClosed });
+      const outputs = outputsClosed ? new Map<string, OutputName>() : await farEnds(ours);
+      const look = () => findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
+      let found = look();
+      if (confirm && !outputsClosed && found.some((s) => s.holds.length > 0)) {
+        // A holder gets one more chance: a background job of the plugin may
+        // just be slow to redirect its output (a loaded machine). Only what
+        // still holds an output after CONFIRM_MS is reported as holding it.
+        outputsClosed = await Promise.race([whenClosed.then(() => true), sleep(CONFIRM_MS).then(() => false)]);
+        found = look();
+      }
       killStrays(found);
       const groupWasKilled = groupKilled;
       killGroup();
@@ -166,11 +180,11 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     const handle: Running = {
       abort: () => {
         killGroup();
-        void finish(false);
+        void finish(false, false);
       },
       killNow: () => {
         killGroup();
-        killStrays(findStrays({ marker, outputs }));
+        killStrays(findStrays({ marker, outputs: new Map() }));
       },
     };
     running.add(handle);
@@ -180,7 +194,7 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
         timedOut = true;
         killGroup();
       }, p.timeoutMs),
-      // Whatever happens, the run ends here.
+      // Whatever happens, the run ends here (at most CONFIRM_MS + DRAIN_MS later).
       setTimeout(() => void finish(false), p.timeoutMs + KILL_GRACE_MS + WAIT_DELAY_MS),
     );
     child.on('exit', (code, signal) => {

@@ -2,7 +2,7 @@
 // it reports gets SIGKILL, so an unrelated one must never be among them.
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fdTarget, findStrays, MARKER_ENV } from './strays.ts';
+import { farEnds, fdTarget, findStrays, MARKER_ENV } from './strays.ts';
 
 const started: ChildProcess[] = [];
 afterAll(() => {
@@ -19,7 +19,7 @@ describe('findStrays', () => {
   test('never reports an unmarked process by a guess, even when the plugin\'s outputs are unknown', () => {
     // Unrelated processes with a pipe as stdout, like this one, are everywhere (shells, builds, log readers).
     const other = sleeper();
-    const found = findStrays({ marker: 'no-such-run', outputs: new Map(), scanAll: true });
+    const found = findStrays({ marker: 'no-such-run', outputs: new Map(), scanAll: true, guess: true });
     expect(found.map((s) => s.pid)).not.toContain(other.pid);
     expect(found).toEqual([]);
   });
@@ -28,11 +28,12 @@ describe('findStrays', () => {
     expect(findStrays({ marker: 'no-such-run', outputs: new Map([['/dev/null', 'stdout']]), scanAll: true })).toEqual([]);
   });
 
-  test('finds an unmarked process only by the plugin\'s own output socket', () => {
+  test('finds an unmarked process only by the far end of our output socket', async () => {
     const holder = sleeper();
-    const target = fdTarget(holder.pid!, 1)!;
-    expect(target).toMatch(/^(socket|pipe):\[\d+\]$/);
-    const found = findStrays({ marker: 'no-such-run', outputs: new Map([[target, 'stdout']]), scanAll: true });
+    const ours = fdTarget(process.pid, (holder.stdout as unknown as { _handle: { fd: number } })._handle.fd)!;
+    const far = await farEnds(new Map([[ours, 'stdout']]));
+    expect([...far.keys()]).toEqual([fdTarget(holder.pid!, 1)]);
+    const found = findStrays({ marker: 'no-such-run', outputs: far, scanAll: true });
     expect(found.map(({ pid, holds }) => ({ pid, holds }))).toEqual([{ pid: holder.pid, holds: ['stdout'] }]);
   });
 
