@@ -147,7 +147,7 @@ function containerRunner(docker: DockerCli, image: string, name: string): Regist
       waiter.stdout?.on('data', (d: Buffer) => (code += d.toString()));
       waiter.on('exit', () => {
         waiters.delete(id);
-        if (code.trim()) exited = `registry container ${id.slice(0, 12)} exited (code ${code.trim()}); see ${req.logFile}`;
+        if (code.trim()) exited = `registry container ${id.slice(0, 12)} exited (code ${code.trim()})`;
       });
       // Neither the waiter nor its pipe may keep a `registry up` process alive.
       waiter.unref();

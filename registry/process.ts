@@ -47,7 +47,8 @@ export function processRunner(binary: string): RegistryRunner {
       });
       child.on('exit', (code, signal) => {
         untilExit.delete(child);
-        exited = `registry process exited (${signal ?? `code ${code}`}); see ${req.logFile}`;
+        // No log path here: the caller inlines the log's tail, and may have removed it by then.
+        exited = `registry process exited (${signal ?? `code ${code}`})`;
       });
       if (req.detached) child.unref();
       else untilExit.add(child);

@@ -111,10 +111,22 @@ export class HarnessRegistry implements StartedRegistry {
       return r;
     } catch (err) {
       end(false);
+      // Read before stop(): a registry that owns its dir removes it, log included.
       const logTail = await readFile(r.logFile, 'utf8').then((t) => tail(t, 20), () => '');
       await r.stop().catch((e) => r.log.warn(`cleanup after failed start: ${(e as Error).message}`));
+      const keptLog = ownsDir ? undefined : r.logFile;
+      if (/address already in use/.test(logTail)) {
+        // A port the caller chose is its input (exit 2); one we picked lost a race (harness, exit 3).
+        throw new CredprovError(`starting registry ${spec.name}: ${r.address}:${r.port} is already in use`, {
+          detail: logTail,
+          cause: err,
+          exitCode: spec.port !== undefined ? 2 : 3,
+          hint: spec.port !== undefined ? 'pick another --port, or leave it out for the first free one from 5000' : keptLog ? `log: ${keptLog}` : 'try again',
+        });
+      }
       const e = wrap(err, `starting registry ${spec.name}`);
-      throw logTail && !e.detail ? new CredprovError(e.reason, { detail: logTail, cause: err, exitCode: e.exitCode }) : e;
+      if (!logTail || e.detail) throw e;
+      throw new CredprovError(e.reason, { detail: logTail, cause: err, exitCode: e.exitCode, ...(keptLog ? { hint: `log: ${keptLog}` } : {}) });
     }
   }
 

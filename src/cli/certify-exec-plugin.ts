@@ -8,12 +8,12 @@ import { loadKubeconfigExecUser } from '../api/exec/kubeconfig.ts';
 import { INTERACTIVE_MODES, V1ALPHA1, isSupportedExecApiVersion, type ExecConfig, type InteractiveMode } from '../api/exec/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/duration.ts';
-import { defaultReportDir } from '../core/paths.ts';
 import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { certifyExecPlugin } from '../certify/exec-plugin/certify.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
 import { killRunningExecPlugins, resolveExecCommand, type ExecPlugin } from '../plugin/client-exec.ts';
+import { prepareReportDir } from '../report/report-dir.ts';
 import type { Command, CommandContext } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
@@ -113,7 +113,8 @@ export const command: Command = {
     subject.resolvedCommand = resolved.path;
 
     const startedAt = new Date();
-    const reportDir = f['report-dir'] ? resolve(ctx.cwd, f['report-dir']) : defaultReportDir(ctx.cwd, startedAt);
+    // Before any plugin runs: a report dir that cannot be written should cost a second, not a certification.
+    const reportDir = await prepareReportDir(f['report-dir'], ctx.cwd, startedAt);
     const redactor = new Redactor();
     for (const e of plugin.config.env) redactor.add(e.value.length >= 8 ? e.value : undefined);
     const log = new InvocationLog(resolve(reportDir, 'invocations.jsonl'), redactor);

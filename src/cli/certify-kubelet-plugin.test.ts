@@ -106,3 +106,29 @@ describe('credprov certify kubelet-plugin', () => {
     expect(r.stdout).toContain('*.reg.io → credprov.reg.io/credprov/probe');
   });
 });
+
+describe('credprov certify kubelet-plugin --report-dir', () => {
+  const args = (reportDir: string) => ['certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--report-dir', reportDir];
+
+  test.each([
+    ['a file', () => join(dir(), 'report-file'), (p: string) => `error: --report-dir ${p}: is a file, not a directory`],
+    ['a path under a file', () => join(dir(), 'report-file', 'sub'), (p: string) => `error: --report-dir ${p}: ${join(dir(), 'report-file')} is not a directory`],
+    ['a path under /proc', () => '/proc/credprov-report', (p: string) => `error: --report-dir ${p}: cannot create ${p} (directories cannot be created there)`],
+    ['a place nothing can be created (sysfs)', () => '/sys/credprov-report', (p: string) => `error: --report-dir ${p}: cannot create ${p} (operation not permitted)`],
+  ])('exits 2 at once for %s, naming the flag and the path, before running the plugin', async (_, path, line) => {
+    await writeFile(join(dir(), 'report-file'), 'not a directory');
+    const t0 = Date.now();
+    const r = await credprov(...args(path()));
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(line(path()));
+    expect(r.stderr).not.toContain('probing');
+    expect(Date.now() - t0).toBeLessThan(5000);
+  }, 30_000);
+
+  test('exits 2 for an empty --report-dir instead of writing into the working directory', async () => {
+    const r = await credprov(...args(''));
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe('error: --report-dir "": the path is empty');
+    await expect(readFile(join(dir(), 'report.json'))).rejects.toThrow();
+  });
+});

@@ -1,18 +1,19 @@
 // credprov certify kubelet-plugin: flags → certifyKubeletPlugin → reports and exit code.
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { loadProviderConfig } from '../api/credentialprovider/config.ts';
 import type { CredentialProvider, CredentialProviderConfig } from '../api/credentialprovider/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/duration.ts';
-import { defaultReportDir } from '../core/paths.ts';
+import { readInputText } from '../core/input-file.ts';
 import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { certifyKubeletPlugin, DEFAULT_CONCURRENCY } from '../certify/kubelet-plugin/certify.ts';
 import { chooseImages } from '../certify/kubelet-plugin/images.ts';
 import { verifyPullCheck } from '../certify/kubelet-plugin/verify-pull.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
+import { prepareReportDir } from '../report/report-dir.ts';
 import { killRunningPlugins, KUBELET_PLUGIN_TIMEOUT_MS } from '../plugin/kubelet-exec.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import type { Command } from './command.ts';
@@ -113,7 +114,8 @@ export const command: Command = {
 
     const redactor = new Redactor();
     for (const e of provider.env ?? []) redactor.add(e.value);
-    const reportDir = values['report-dir'] !== undefined ? resolve(ctx.cwd, values['report-dir']) : defaultReportDir(ctx.cwd, startedAt);
+    // Before any plugin runs: a report dir that cannot be written should cost a second, not a certification.
+    const reportDir = await prepareReportDir(values['report-dir'], ctx.cwd, startedAt);
     const log = new InvocationLog(join(reportDir, 'invocations.jsonl'), redactor);
     const result = await withInterrupt((signal) => {
       signal.addEventListener('abort', killRunningPlugins, { once: true });
@@ -152,14 +154,7 @@ async function verifyPullFlags(values: Flags) {
   if (!values.image?.length) {
     throw new UsageError(`${NAME}: --verify-pull needs --image naming an image that exists in its registry`, { hint: 'the default probe images are made up; credprov registry up --seed pushes credprov/busybox you can use' });
   }
-  let ca: string | undefined;
-  if (values['verify-pull-ca']) {
-    try {
-      ca = await readFile(values['verify-pull-ca'], 'utf8');
-    } catch {
-      throw new ConfigError(`--verify-pull-ca ${values['verify-pull-ca']}: cannot read the file`);
-    }
-  }
+  const ca = values['verify-pull-ca'] ? await readInputText(values['verify-pull-ca'], { label: '--verify-pull-ca' }) : undefined;
   return verifyPullCheck({ images: values.image, ...(ca ? { ca } : {}), ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}) });
 }
 

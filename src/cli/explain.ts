@@ -72,6 +72,10 @@ Example:
     try {
       cfg = await loadProviderConfig(file, { kubeVersion: version.text, featureGates });
     } catch (e) {
+      if (e instanceof ConfigError && values.json) {
+        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, error: e.reason, problems: e.problems })}\n`);
+        return e.exitCode;
+      }
       if (e instanceof ConfigError && e.problems.length > 0) {
         throw new ConfigError(e.reason, { ...(e.file ? { file: e.file } : {}), problems: e.problems, hint: `a kubelet with this config does not start, so it calls no plugin; fix it first (credprov validate-config ${file})` });
       }

@@ -2,15 +2,18 @@
 // the command. State lives in <stateDir>/registries/<name>/; the last stdout
 // line is one JSON object describing it.
 import { writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { Auth, generatedUser, parseUserFlag, type AuthSpec, type User } from '../../registry/auth.ts';
 import { busyboxImage, pauseImage } from '../../registry/image/test-images.ts';
 import { processProvider } from '../../registry/process.ts';
 import { containerProvider, removeContainer } from '../../registry/container.ts';
+import { portFree } from '../../registry/ports.ts';
 import { defaultHostname, NAME_RE, type StartedRegistry } from '../../registry/provider.ts';
 import { readState, registriesDir, teardown, writeState, listStates } from '../../registry/state.ts';
 import { parseGoDuration } from '../core/duration.ts';
 import { UsageError, wrap } from '../core/errors.ts';
+import { isHostname } from '../core/hosts.ts';
 import { stderrProgress, step } from '../core/progress.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
@@ -67,6 +70,13 @@ Flags:
     if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`registry up: --port ${values.port} is not a port number`);
     const address = values.address ?? '127.0.0.1';
     if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)) throw new UsageError(`registry up: --address ${address} must be a loopback address (127.x.y.z)`);
+    if (values.host !== undefined && !isHostname(values.host) && !isIP(values.host)) {
+      throw new UsageError(`registry up: --host '${values.host}' is not a hostname (letters, digits and dashes, in dot-separated labels)`, { hint: 'e.g. --host registry.test; it goes into image references and /etc/hosts' });
+    }
+    // Checked here rather than after a failed start: the error then names the flag, and nothing was started.
+    if (port !== undefined && !(await portFree(address, port))) {
+      throw new UsageError(`registry up: --port ${port}: ${address}:${port} is already in use`, { hint: 'pick another --port, or leave it out for the first free one from 5000' });
+    }
     if (mode === 'none' && values.user?.length) throw new UsageError('registry up: --user needs --auth htpasswd or token');
     const users: User[] = (values.user ?? []).map((u) => {
       const parsed = parseUserFlag(u);

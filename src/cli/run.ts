@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { applyEnv, loadSpecFile, mergePartial } from '../api/spec/index.ts';
 import { UsageError } from '../core/errors.ts';
-import { defaultReportDir } from '../core/paths.ts';
+import { prepareReportDir } from '../report/report-dir.ts';
 import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { exitCodeFor } from '../report/model.ts';
@@ -56,7 +56,8 @@ export const command: Command = {
     });
     const fromFile = values.spec ? await loadSpecFile(values.spec) : {};
     const baseSpec = mergePartial(applyEnv(fromFile, ctx.env, ctx.log), specOverrides(values));
-    const reportDir = values['report-dir'] ?? defaultReportDir(ctx.cwd);
+    // Before any environment starts: a report dir that cannot be written should cost a second, not a run.
+    const reportDir = await prepareReportDir(values['report-dir'], ctx.cwd);
     const progress = stderrProgress();
     const redactor = new Redactor();
     const envName = baseSpec.name ?? 'default';

@@ -1,7 +1,7 @@
 // credprov validate-config: would a kubelet of version V start with this
 // --image-credential-provider-config (file, or directory from 1.34)?
 import { loadProviderConfig, providerConfigWarnings } from '../api/credentialprovider/config.ts';
-import { ConfigError, UsageError } from '../core/errors.ts';
+import { ConfigError, InputFileError, UsageError } from '../core/errors.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
@@ -57,7 +57,9 @@ Prints 'ok: …' and exits 0 when that kubelet would start (with a warning on
 stderr for matchImages entries it accepts that can never match, such as
 https://reg.io or reg.io/*); otherwise prints one
 'field: message' line per problem (kubelet wording; field paths carry list
-indexes, the kubelet prints providers.name) and exits 1. Exit 2: bad flags.
+indexes, the kubelet prints providers.name) and exits 1. Exit 2: bad flags, or
+a file that cannot be read as input (missing, not a regular file, over 8 MiB,
+a YAML alias bomb).
 
 Examples:
   credprov validate-config /etc/kubernetes/credential-providers.yaml
@@ -91,10 +93,13 @@ Examples:
       return 0;
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
+      // Unreadable input is not a verdict about the config: exit 2, as for bad flags.
+      const unreadable = e instanceof InputFileError;
       if (values.json) {
         ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, valid: false, error: e.reason, problems: e.problems })}\n`);
-        return 1;
+        return unreadable ? 2 : 1;
       }
+      if (unreadable) throw e;
       ctx.log.error(e.reason);
       for (const p of e.problems) ctx.stdout(`${p.field}: ${p.message}\n`);
       if (e.hint) ctx.log.info(`  hint: ${e.hint}`);

@@ -80,9 +80,9 @@ describe('credprov validate-config', () => {
     expect((await credprov('validate-config', cfg('valid-minimal.yaml'), '--kube-version', '1.20')).code).toBe(2);
   });
 
-  test('a missing file exits 1 and says so', async () => {
+  test('a missing file exits 2 (it is not a verdict on the config) and says so', async () => {
     const r = await credprov('validate-config', '/nonexistent/providers.yaml');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: \/nonexistent\/providers\.yaml: no such file or directory/);
   });
 });

@@ -55,6 +55,13 @@ export class ConfigError extends CredprovError {
   }
 }
 
+/**
+ * A file the user named that cannot be read as input at all: missing, not a
+ * regular file, too large, a YAML alias bomb. Exit code 2, also in commands
+ * where other ConfigErrors are a verdict (validate-config exits 1 for those).
+ */
+export class InputFileError extends ConfigError {}
+
 /** Something the machine lacks (binary, capability, privilege). Exit code 3 unless used as input error. */
 export class PrerequisiteError extends CredprovError {}
 

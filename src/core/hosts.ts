@@ -53,6 +53,11 @@ export function editHosts(text: string, change: { add?: HostEntry[]; removeOwner
   return [...keep, ...add.map(formatEntry)].join('\n') + '\n';
 }
 
+/** An RFC 1123 hostname: dot-separated labels of letters, digits and inner dashes. */
+export function isHostname(h: string): boolean {
+  return HOSTNAME_RE.test(h);
+}
+
 export function validateEntry(e: HostEntry): void {
   if (!OWNER_RE.test(e.owner)) throw new CredprovError(`hosts entry owner '${e.owner}' has characters outside [A-Za-z0-9._/:-]`);
   for (const h of e.hostnames) if (!HOSTNAME_RE.test(h)) throw new CredprovError(`'${h}' is not a valid hostname for /etc/hosts`);

@@ -4,16 +4,17 @@
 //   env      the client's environment, then exec.env, then KUBERNETES_EXEC_INFO last
 //   stdin    only in interactive mode; otherwise /dev/null (Go's exec with a nil Stdin)
 //   stdout   captured whole, then decoded; stderr captured here (client-go streams it to the user)
-// and adds what client-go lacks: a timeout, so a hung plugin is a result rather than a hang.
+// and adds what client-go lacks: a timeout, so a hung plugin is a result rather than a hang, and
+// a bounded wait for stdout, so a process the plugin leaves holding it is reported, not waited on (spawn.ts).
 // A misbehaving plugin is data: every run returns an Invocation and lands in the InvocationLog.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
-import { execa } from 'execa';
-import { decodeExecCredential, findEmbeddedJsonObject } from '../api/exec/credential.ts';
+import { decodeExecCredential } from '../api/exec/credential.ts';
 import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '../api/exec/types.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { Invocation, InvocationLog } from './invocation.ts';
+import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess, type StdinMode } from './spawn.ts';
 
 export const EXEC_INFO_ENV = 'KUBERNETES_EXEC_INFO';
 
@@ -138,23 +139,9 @@ export function stripAnsi(s: string): string {
   return s.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\u001b\][^\u0007]*\u0007/g, '');
 }
 
-/** Process groups of plugins still running; the CLI kills them on SIGINT/SIGTERM. */
-const running = new Set<number>();
-
-export function killRunningExecPlugins(signal: NodeJS.Signals = 'SIGKILL'): void {
-  for (const pid of running) killGroup(pid, signal);
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
+/** Kills every plugin run in flight and what it started (the CLI's SIGINT/SIGTERM handler); each run then returns. */
+export function killRunningExecPlugins(): void {
+  abortRunningPlugins();
 }
 
 export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): Promise<ExecInvocation> {
@@ -180,8 +167,7 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   };
 
   let interactive: boolean;
-  let stdinOption: 'ignore' | 'pipe' | 'inherit';
-  let input: string | undefined;
+  let stdinMode: StdinMode;
   switch (plan.kind) {
     case 'client-go': {
       const d = decideInteractive(plugin.config.interactiveMode, plan);
@@ -189,21 +175,20 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
         return finish({ ...base, argv: [plugin.config.command, ...plugin.config.args], request: null, interactive: false, durationMs: 0, spawnError: d.error, decodeError: d.error });
       }
       interactive = d.interactive;
-      stdinOption = interactive ? 'inherit' : 'ignore';
+      stdinMode = { kind: interactive ? 'inherit' : 'ignore' };
       break;
     }
     case 'none':
       interactive = false;
-      stdinOption = 'ignore';
+      stdinMode = { kind: 'ignore' };
       break;
     case 'silent-pipe':
       interactive = false;
-      stdinOption = 'pipe';
+      stdinMode = { kind: 'open' };
       break;
     case 'input':
       interactive = true;
-      stdinOption = 'pipe';
-      input = plan.data;
+      stdinMode = { kind: 'data', data: plan.data };
       break;
   }
 
@@ -229,56 +214,36 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   for (const e of plugin.config.env) env[e.name] = e.value;
   env[EXEC_INFO_ENV] = execInfo;
 
-  // Own process group (unless the plugin shares our terminal), so a timeout kills the plugin and anything it started.
-  const detached = stdinOption !== 'inherit';
-  const child = execa(resolved.path, plugin.config.args, {
+  const result = await runPluginProcess({
+    file: resolved.path,
+    args: plugin.config.args,
     env,
-    extendEnv: false,
     cwd: opts.cwd ?? process.cwd(),
-    stdin: stdinOption,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    reject: false,
-    stripFinalNewline: false,
-    encoding: 'utf8',
-    detached,
-    cleanup: true,
-    ...(input !== undefined ? { input } : {}),
+    stdin: stdinMode,
+    timeoutMs: opts.timeoutMs,
   });
-  const pid = child.pid;
-  if (pid !== undefined && detached) running.add(pid);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    if (pid !== undefined) killGroup(pid, 'SIGKILL');
-  }, opts.timeoutMs);
-  let result;
-  try {
-    result = await child;
-  } finally {
-    clearTimeout(timer);
-    if (pid !== undefined) running.delete(pid);
-  }
-
+  const timedOut = result.timedOut;
   const inv: ExecInvocation = {
     ...base,
     argv,
     request: parsedRequest,
     interactive,
     durationMs: 0,
-    stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? ''),
+    stdout: result.stdout,
+    stderr: result.stderr,
     timedOut,
   };
   if (result.exitCode !== undefined) inv.exitCode = result.exitCode;
   if (result.signal) inv.signal = result.signal;
-  registerSecrets(inv.stdout, opts.redactor);
+  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES) inv.outputBytes = result.outputBytes;
+  if (result.strays.length > 0) inv.strays = result.strays;
+  // The token and key it printed, even in output client-go refuses (YAML, noise around JSON), so no report shows them.
+  opts.redactor?.learn(inv.stdout).learn(inv.stderr);
 
   if (timedOut) {
     inv.decodeError = `exec: executable ${resolved.display} did not finish within ${opts.timeoutMs} ms (killed)`;
-  } else if (result.failed && result.exitCode === undefined) {
-    const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
-    inv.spawnError = code === 'EACCES' ? `exec: fork/exec ${resolved.path}: permission denied` : `exec: ${result.shortMessage ?? 'the plugin could not be started'}`;
+  } else if (result.spawnErrorCode) {
+    inv.spawnError = `exec: fork/exec ${resolved.path}: ${result.spawnErrorCode === 'EACCES' ? 'permission denied' : result.spawnErrorCode === 'ENOENT' ? 'no such file or directory' : result.spawnErrorCode}`;
     inv.decodeError = inv.spawnError;
   } else if (result.exitCode !== 0) {
     inv.decodeError = result.signal
@@ -290,14 +255,4 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     else inv.decodeError = decoded.error;
   }
   return finish(inv);
-}
-
-/** Registers the token and key a plugin printed, even inside output client-go refuses, so no report shows them. */
-function registerSecrets(stdout: string, redactor: Redactor | undefined): void {
-  if (!redactor) return;
-  const found = findEmbeddedJsonObject(stdout);
-  const status = found?.value.status;
-  if (!status || typeof status !== 'object') return;
-  const s = status as Record<string, unknown>;
-  for (const k of ['token', 'clientKeyData']) if (typeof s[k] === 'string') redactor.add(s[k] as string);
 }

@@ -4,6 +4,8 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Redactor } from '../core/redact.ts';
+import { MAX_OUTPUT_BYTES } from './spawn.ts';
+import type { StrayProcess } from './strays.ts';
 
 export interface Invocation {
   id: string;
@@ -27,6 +29,10 @@ export interface Invocation {
   response?: unknown;
   /** Why the response was refused, in the kubelet's (or client-go's) words. */
   decodeError?: string;
+  /** Set when an output was cut: the bytes the plugin wrote to each (stdout/stderr keep the first MAX_OUTPUT_BYTES). */
+  outputBytes?: { stdout: number; stderr: number };
+  /** Processes the plugin left running after it exited (killed by the runner); `holds` names the outputs each kept open. */
+  strays?: StrayProcess[];
 }
 
 export class InvocationLog {
@@ -50,10 +56,33 @@ export class InvocationLog {
   async append(inv: Invocation): Promise<void> {
     this.records.push(inv);
     if (!this.file) return;
-    const safe = this.redactor ? this.redactor.value(inv) : inv;
+    const short = clipOutputs(inv);
+    const safe = this.redactor ? this.redactor.value(short) : short;
     await mkdir(dirname(this.file), { recursive: true });
     await appendFile(this.file, `${JSON.stringify(safe)}\n`);
   }
+}
+
+/** Outputs longer than this are cut in the log file; the record in memory keeps what the runner kept. */
+export const MAX_LOGGED_OUTPUT = 64 * 1024;
+
+/** The invocation with stdout and stderr cut to MAX_LOGGED_OUTPUT characters each, saying so. */
+export function clipOutputs<T extends Invocation>(inv: T): T {
+  const clip = (s: string) => (s.length > MAX_LOGGED_OUTPUT ? `${s.slice(0, MAX_LOGGED_OUTPUT)}… (cut: ${s.length} characters in all)` : s);
+  if (inv.stdout.length <= MAX_LOGGED_OUTPUT && inv.stderr.length <= MAX_LOGGED_OUTPUT) return inv;
+  return { ...inv, stdout: clip(inv.stdout), stderr: clip(inv.stderr) };
+}
+
+/** " (stdout was 200.0 MiB; credprov kept the first 4 MiB)" when the runner cut that output, else "". */
+export function cutNote(inv: Invocation, stream: 'stdout' | 'stderr' = 'stdout'): string {
+  const total = inv.outputBytes?.[stream];
+  if (total === undefined || total <= MAX_OUTPUT_BYTES) return '';
+  return ` (${stream} was ${mib(total)}; credprov kept the first ${mib(MAX_OUTPUT_BYTES)})`;
+}
+
+function mib(bytes: number): string {
+  const m = bytes / (1024 * 1024);
+  return Number.isInteger(m) ? `${m} MiB` : `${m.toFixed(1)} MiB`;
 }
 
 /** Reads a JSONL invocation log (the harness's or one written by a fake plugin); skips torn lines. */

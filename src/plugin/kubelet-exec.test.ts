@@ -3,7 +3,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redactor } from '../core/redact.ts';
 import { InvocationLog, readInvocationLog } from './invocation.ts';
-import { passwordsIn, pluginEnv, runKubeletPlugin } from './kubelet-exec.ts';
+import { pluginEnv, runKubeletPlugin } from './kubelet-exec.ts';
 import { useTempDir } from '../testing/tmp.ts';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
@@ -118,11 +118,5 @@ describe('runKubeletPlugin', () => {
 describe('pluginEnv', () => {
   test('drops undefined values and lets config entries override', () => {
     expect(pluginEnv({ A: '1', B: undefined }, [{ name: 'A', value: '2' }])).toEqual({ A: '2' });
-  });
-});
-
-describe('passwordsIn', () => {
-  test('finds passwords in well-formed and noisy output, unescaping JSON strings', () => {
-    expect(passwordsIn(`log line\n{"auth":{"a":{"username":"u","password":"p\\"q"}}}{"password": "second"}`)).toEqual(['p"q', 'second']);
   });
 });

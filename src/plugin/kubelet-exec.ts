@@ -6,20 +6,20 @@
 //   stdout captured whole and decoded strictly against the provider's apiVersion
 //   stderr kept (the kubelet adds it to the error only when exec fails)
 //   1 minute timeout, then the plugin is killed.
+// Unlike the kubelet, the run ends by its deadline even when a process the
+// plugin left keeps stdout open (which hangs the kubelet's exec): such
+// processes are killed and listed in the Invocation (spawn.ts).
 // Whatever the plugin does, the result is an Invocation: a misbehaving plugin
 // is data for a check, never an exception.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { decodeResponse, encodeRequest } from '../api/credentialprovider/response.ts';
 import type { CredentialProviderRequest, ExecEnvVar } from '../api/credentialprovider/types.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { Invocation, InvocationLog } from './invocation.ts';
+import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess } from './spawn.ts';
 
 /** The kubelet's hard-coded plugin exec timeout. */
 export const KUBELET_PLUGIN_TIMEOUT_MS = 60_000;
-
-/** Whole stdout/stderr are kept up to this size; a plugin printing more is broken anyway. */
-const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface KubeletPluginRun {
   /** Either the executable path itself… */
@@ -38,7 +38,7 @@ export interface KubeletPluginRun {
   apiVersion?: string;
   timeoutMs?: number;
   log?: InvocationLog;
-  /** Passwords found on stdout are registered here before the invocation is logged. */
+  /** Secrets found in the output (passwords, tokens, in JSON or YAML) are learnt here before the invocation is logged. */
   redactor?: Redactor;
 }
 
@@ -56,21 +56,9 @@ export function pluginEnv(parent: NodeJS.ProcessEnv, extra: ExecEnvVar[] = []): 
   return env;
 }
 
-// Plugins run in their own process group so a timeout (or our Ctrl-C) takes
-// down everything they started; these are the groups still alive.
-const running = new Set<number>();
-
-/** Kills every plugin process group still running (for SIGINT/SIGTERM handlers). */
+/** Kills every plugin run in flight and what it started (for SIGINT/SIGTERM handlers); each run then returns. */
 export function killRunningPlugins(): void {
-  for (const pgid of running) killGroup(pgid);
-}
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
+  abortRunningPlugins();
 }
 
 let idCounter = 0;
@@ -87,7 +75,7 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
 
   const startedAt = new Date();
   const t0 = performance.now();
-  const result = await spawnPlugin(file, args, env, stdin, timeoutMs);
+  const result = await runPluginProcess({ file, args, env, stdin: { kind: 'data', data: stdin }, timeoutMs });
   const durationMs = Math.round((performance.now() - t0) * 100) / 100;
 
   const inv: Invocation = {
@@ -102,6 +90,8 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     stderr: result.stderr,
     timedOut: result.timedOut,
   };
+  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES) inv.outputBytes = result.outputBytes;
+  if (result.strays.length > 0) inv.strays = result.strays;
   const spawnError = result.spawnErrorCode ? spawnErrorText(result.spawnErrorCode, file) : undefined;
   if (spawnError) inv.spawnError = spawnError;
   else {
@@ -113,95 +103,10 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     if (decoded.ok) inv.response = decoded.response;
     else inv.decodeError = decoded.error;
   }
-  if (run.redactor) run.redactor.add(...passwordsIn(inv.stdout));
+  // Whatever the encoding (JSON, YAML, noise around it) or the type of the password.
+  run.redactor?.learn(inv.stdout).learn(inv.stderr);
   if (run.log) await run.log.append(inv);
   return inv;
-}
-
-/** Every "password": "…" value in the text, even in output the kubelet would refuse to decode. */
-export function passwordsIn(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/"password"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) {
-    try {
-      out.push(JSON.parse(`"${m[1]}"`) as string);
-    } catch {
-      out.push(m[1]!);
-    }
-  }
-  return out;
-}
-
-interface SpawnResult {
-  stdout: string;
-  stderr: string;
-  exitCode?: number;
-  signal?: string;
-  timedOut: boolean;
-  spawnErrorCode?: string;
-}
-
-// node:child_process rather than execa: this is the hot path (every probe,
-// every image pull in the caching suites) and execa's stream machinery costs
-// ~3ms a run, most of the 5ms budget. The contract is small enough to own:
-// stdin written then closed, both outputs captured whole, exit code or signal.
-function spawnPlugin(file: string, args: string[], env: Record<string, string>, stdin: string, timeoutMs: number): Promise<SpawnResult> {
-  return new Promise((resolve) => {
-    const out = new Capture();
-    const err = new Capture();
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    let child: ChildProcess;
-    try {
-      // Own process group (detached), so a timeout kills everything the plugin started.
-      child = spawn(file, args, { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    } catch (e) {
-      resolve({ stdout: '', stderr: '', timedOut: false, spawnErrorCode: (e as NodeJS.ErrnoException).code ?? 'EUNKNOWN' });
-      return;
-    }
-    const pgid = child.pid;
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      // Only a failed spawn has no pid; later errors (a kill that raced an exit) change nothing.
-      if (pgid === undefined) resolve({ stdout: '', stderr: '', timedOut: false, spawnErrorCode: e.code ?? 'EUNKNOWN' });
-    });
-    if (pgid === undefined) return;
-    running.add(pgid);
-    timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(pgid);
-    }, timeoutMs);
-    child.stdout!.on('data', (d: Buffer) => out.add(d));
-    child.stderr!.on('data', (d: Buffer) => err.add(d));
-    // A plugin that exits without reading its stdin closes the pipe: EPIPE is its business, not ours.
-    child.stdin!.on('error', () => {});
-    child.stdin!.end(stdin);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      running.delete(pgid);
-      // It exited but may have left children behind: they are not ours to keep.
-      killGroup(pgid);
-      resolve({
-        stdout: out.text(),
-        stderr: err.text(),
-        timedOut,
-        ...(code !== null ? { exitCode: code } : {}),
-        ...(signal !== null ? { signal } : {}),
-      });
-    });
-  });
-}
-
-/** Collects output up to MAX_OUTPUT_BYTES; a plugin printing more is broken anyway. */
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  add(d: Buffer): void {
-    if (this.size >= MAX_OUTPUT_BYTES) return;
-    this.chunks.push(d);
-    this.size += d.length;
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).subarray(0, MAX_OUTPUT_BYTES).toString('utf8');
-  }
 }
 
 /** The kubelet's words for a plugin that could not be started (Go's fork/exec error). */

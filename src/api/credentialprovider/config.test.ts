@@ -74,7 +74,7 @@ describe('strict decoding', () => {
     expect(() => parseProviderConfig('just a sentence\n', 'x.yaml')).toThrow('x.yaml:1: not a CredentialProviderConfig: the document is a plain value');
     expect(() => parseProviderConfig('a: [1\nb: c\n', 'y.yaml')).toThrow(/^y\.yaml:2:1: not valid YAML: /);
     expect(() => parseProviderConfig('{"a": }', 'z.json')).toThrow("z.json:1:7: not valid JSON: invalid character '}' looking for beginning of value");
-    expect(() => parseProviderConfig('', 'e.yaml')).toThrow('e.yaml: the file is empty');
+    expect(() => parseProviderConfig('', 'e.yaml')).toThrow('e.yaml: is empty, no CredentialProviderConfig document');
   });
 
   test('a wrong config apiVersion or kind is reported on its field', async () => {

@@ -4,10 +4,12 @@
 // ("Required value", `Invalid value: "x": …`, `Unsupported value: …`,
 // "Duplicate value", "Forbidden"); field paths carry list indexes
 // (providers[0].name) where the kubelet itself prints providers.name.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { isMap, isSeq } from 'yaml';
 import { basename, extname, join } from 'node:path';
 import { ConfigError, type FieldProblem } from '../../core/errors.ts';
+import { readInputText } from '../../core/input-file.ts';
+import { yamlToJs } from '../../core/yaml.ts';
 import { parseSchemeless } from '../../matching/gourl.ts';
 import { patternWarning } from '../../matching/url.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion, type KubeBehaviour } from '../../versions/table.ts';
@@ -84,9 +86,9 @@ interface DecodedConfig {
 function decodeConfig(text: string, file: string, rules: Rules): DecodedConfig {
   const { doc, lines } = parseDocument(text, file);
   if (!doc || doc.contents === null) {
-    throw new ConfigError(`${file}: the file is empty; the kubelet needs a CredentialProviderConfig document`, {
+    throw new ConfigError(`${file}: ${whatIsThere(text)}, no CredentialProviderConfig document`, {
       file,
-      hint: 'start from fixtures/configs/valid-minimal.yaml',
+      hint: 'the kubelet needs a document with apiVersion, kind and providers; start from fixtures/configs/valid-minimal.yaml',
     });
   }
   if (!isMap(doc.contents)) {
@@ -99,7 +101,7 @@ function decodeConfig(text: string, file: string, rules: Rules): DecodedConfig {
     });
   }
   // apiVersion decides the schema, so peek at it first.
-  const top = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  const top = yamlToJs(doc, file);
   const apiVersion = top && typeof top === 'object' && typeof (top as Record<string, unknown>).apiVersion === 'string' ? ((top as Record<string, unknown>).apiVersion as string) : '';
   const decoded = decodeAgainst(doc, lines, configSchema(apiVersion, rules.behaviour));
   const v = decoded.value;
@@ -109,6 +111,15 @@ function decodeConfig(text: string, file: string, rules: Rules): DecodedConfig {
     providers: (v.providers as CredentialProvider[] | undefined) ?? [],
   } as CredentialProviderConfig;
   return { config, decodeProblems: decoded.problems };
+}
+
+/** What a file without a YAML document holds: nothing, only comments, or only document markers. */
+function whatIsThere(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (lines.length === 0) return 'is empty';
+  const comments = lines.filter((l) => l.startsWith('#')).length;
+  if (comments === lines.length) return `holds only comments (${comments} line${comments === 1 ? '' : 's'})`;
+  return 'holds no YAML document (only comments and document markers)';
 }
 
 /** Type-level checks the kubelet's decoder makes before validation (apiVersion, kind). */
@@ -306,12 +317,9 @@ export async function loadProviderConfig(path: string, opts?: ValidateOptions): 
   let isDir: boolean;
   try {
     isDir = (await stat(path)).isDirectory();
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(`${path}: ${code === 'ENOENT' ? 'no such file or directory' : `cannot read it (${code ?? String(e)})`}`, {
-      file: path,
-      hint: 'pass the path of a CredentialProviderConfig file (or, for kubelet 1.34+, a directory of them)',
-    });
+  } catch {
+    // Not there or not readable: readInputText says which, in the same words as for any input file.
+    isDir = false;
   }
   if (!isDir) return parseProviderConfig(await readText(path), path, opts);
   if (!rules.behaviour.configDirectory) {
@@ -347,10 +355,6 @@ export async function loadProviderConfig(path: string, opts?: ValidateOptions): 
   return { apiVersion: CONFIG_V1, kind: 'CredentialProviderConfig', providers: merged };
 }
 
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`, { file });
-  }
+function readText(file: string): Promise<string> {
+  return readInputText(file, { hint: 'pass the path of a CredentialProviderConfig file (or, for kubelet 1.34+, a directory of them)' });
 }

@@ -44,7 +44,7 @@ describe('loadKubeconfigExecUser', () => {
   });
 
   test('says the file does not exist', async () => {
-    expect((await rejectsWithConfigError(loadKubeconfigExecUser('/nonexistent/kubeconfig'))).reason).toBe('kubeconfig /nonexistent/kubeconfig does not exist');
+    expect((await rejectsWithConfigError(loadKubeconfigExecUser('/nonexistent/kubeconfig'))).reason).toBe('kubeconfig /nonexistent/kubeconfig: no such file or directory');
   });
 
   test('prints several problems under "Error in configuration", as kubectl does', async () => {

@@ -2,10 +2,11 @@
 // would: the exec stanza (validated with kubectl's messages) and the cluster
 // of the context that uses it (for provideClusterInfo). Errors name the file
 // and, for YAML, the line.
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../../core/errors.ts';
+import { readInputBytes, readInputText } from '../../core/input-file.ts';
+import { yamlToJs } from '../../core/yaml.ts';
 import { EXEC_CLUSTER_EXTENSION, type ExecCluster, type ExecConfig } from './types.ts';
 import { validateExecConfig, type ExecProblem } from './validate.ts';
 
@@ -24,16 +25,7 @@ export interface LoadedExecUser {
 type Obj = Record<string, unknown>;
 
 export async function loadKubeconfigExecUser(file: string, userName?: string): Promise<LoadedExecUser> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(`kubeconfig ${file} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (e as Error).message})`}`, {
-      file,
-      hint: 'pass --kubeconfig with the path of a kubeconfig file',
-    });
-  }
+  const text = await readInputText(file, { label: 'kubeconfig', hint: 'pass --kubeconfig with the path of a kubeconfig file' });
   return parseKubeconfigExecUser(text, file, userName);
 }
 
@@ -58,7 +50,7 @@ export async function parseKubeconfigExecUser(text: string, file: string, userNa
       hint: 'a kubeconfig is YAML (or JSON); check the indentation and quoting on that line',
     });
   }
-  const root = doc.toJS() as unknown;
+  const root = yamlToJs(doc, file);
   if (!isObj(root)) {
     throw new ConfigError(`${file}: not a kubeconfig: expected a mapping with users, clusters and contexts`, { file, hint: 'a kubeconfig starts with apiVersion: v1 and kind: Config' });
   }
@@ -148,11 +140,8 @@ async function toExecCluster(c: Obj, baseDir: string, file: string, index: numbe
   } else if (typeof c['certificate-authority'] === 'string' && c['certificate-authority']) {
     // rest.ConfigToExecCluster inlines a CA file; clientcmd resolves it against the kubeconfig's directory.
     const caPath = isAbsolute(c['certificate-authority']) ? c['certificate-authority'] : resolve(baseDir, c['certificate-authority']);
-    try {
-      out['certificate-authority-data'] = (await readFile(caPath)).toString('base64');
-    } catch (e) {
-      throw new ConfigError(`${file}: unable to read certificate-authority ${caPath} for clusters[${index}] (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
-    }
+    const ca = await readInputBytes(caPath, { label: `${file}: clusters[${index}].certificate-authority` });
+    out['certificate-authority-data'] = ca.toString('base64');
   }
   if (typeof c['proxy-url'] === 'string' && c['proxy-url']) out['proxy-url'] = c['proxy-url'];
   if (c['disable-compression'] === true) out['disable-compression'] = true;

@@ -2,10 +2,11 @@
 // error naming its path and the file), then CREDPROV_* overrides from one
 // table, then defaults. Validation is separate (validate.ts) and collects
 // every problem.
-import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { ConfigError, type FieldProblem } from '../../core/errors.ts';
+import { readInputText } from '../../core/input-file.ts';
 import type { Logger } from '../../core/logger.ts';
+import { yamlToJs } from '../../core/yaml.ts';
 import type { PartialSpec } from './defaults.ts';
 
 type Shape = 'string' | 'boolean' | 'strings' | 'gates' | 'object' | 'plugins' | { fields: Record<string, Shape> } | { list: Shape };
@@ -77,7 +78,7 @@ export function parseSpec(text: string, file = '<spec>'): PartialSpec {
   if (doc.errors.length > 0) {
     throw new ConfigError(`${file} is not valid YAML`, { file, problems: doc.errors.map((e) => ({ field: `line ${(e.linePos?.[0]?.line ?? 0)}`, message: e.message.split('\n')[0]! })) });
   }
-  const value: unknown = doc.toJS() ?? {};
+  const value: unknown = yamlToJs(doc, file) ?? {};
   const problems = checkShape(value);
   const obj = value as Record<string, unknown>;
   if (obj.apiVersion !== undefined && obj.apiVersion !== SPEC_API_VERSION) problems.push({ field: 'apiVersion', message: `expected ${SPEC_API_VERSION}` });
@@ -88,13 +89,7 @@ export function parseSpec(text: string, file = '<spec>'): PartialSpec {
 }
 
 export async function loadSpecFile(file: string): Promise<PartialSpec> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`cannot read the environment spec ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
-  }
-  return parseSpec(text, file);
+  return parseSpec(await readInputText(file, { label: 'environment spec' }), file);
 }
 
 interface EnvVar {

@@ -11,6 +11,7 @@ import { Redactor } from '../../core/redact.ts';
 import { InvocationLog } from '../../plugin/invocation.ts';
 import type { ExecPlugin } from '../../plugin/client-exec.ts';
 import type { CheckResult } from '../../report/model.ts';
+import { killMarked, markedAfter, newMarker, TEST_MARKER_ENV } from '../../testing/processes.ts';
 import { certifyExecPlugin } from './certify.ts';
 
 interface CatalogueEntry {
@@ -20,6 +21,7 @@ interface CatalogueEntry {
   level: 'MUST' | 'SHOULD';
   apiVersion: string;
   timeout?: string;
+  messageIncludes?: string;
 }
 
 const FIXTURES = resolve('fixtures');
@@ -34,10 +36,16 @@ function commandPlugin(command: string, config: Partial<ExecConfig> = {}): ExecP
   };
 }
 
-async function certify(plugin: ExecPlugin, timeoutMs = 30_000): Promise<{ checks: CheckResult[]; log: InvocationLog }> {
+async function certify(plugin: ExecPlugin, timeoutMs = 30_000): Promise<{ checks: CheckResult[]; log: InvocationLog; leftBehind: number[] }> {
   const log = new InvocationLog(undefined, new Redactor());
-  const { checks } = await certifyExecPlugin(plugin, { log, timeoutMs, parentEnv, redactor: new Redactor() });
-  return { checks, log };
+  // Every process the plugin starts inherits the marker, setsid or not: none may outlive the certification.
+  const marker = newMarker();
+  try {
+    const { checks } = await certifyExecPlugin(plugin, { log, timeoutMs, parentEnv: { ...parentEnv, [TEST_MARKER_ENV]: marker }, redactor: new Redactor() });
+    return { checks, log, leftBehind: await markedAfter(marker) };
+  } finally {
+    killMarked(marker);
+  }
 }
 
 /** Runs the certifications a few at a time: each spawns ~14 Node processes and the machine is shared. */
@@ -105,12 +113,16 @@ describe('certify exec-plugin: the good fake plugin', () => {
 
 describe('certify exec-plugin: the broken catalogue', () => {
   const results = new Map<string, CheckResult[]>();
+  const leftBehind = new Map<string, number[]>();
 
   beforeAll(async () => {
     const all = await pool(catalogue, 3, (e) =>
       certify(commandPlugin(`exec-plugins/${e.name}`, { apiVersion: e.apiVersion }), e.timeout ? parseGoDuration(e.timeout)! : 30_000),
     );
-    catalogue.forEach((e, i) => results.set(e.name, all[i]!.checks));
+    catalogue.forEach((e, i) => {
+      results.set(e.name, all[i]!.checks);
+      leftBehind.set(e.name, all[i]!.leftBehind);
+    });
   }, 300_000);
 
   test('holds at least 8 broken plugins, each naming a known check', () => {
@@ -124,8 +136,10 @@ describe('certify exec-plugin: the broken catalogue', () => {
     expect(named!.level).toBe(entry.level);
     expect({ status: named!.status, message: named!.message }).toMatchObject({ status: 'failed' });
     expect(named!.message).not.toContain('\n');
+    if (entry.messageIncludes) expect(named!.message).toContain(entry.messageIncludes);
     expect(named!.evidence.length).toBeGreaterThan(0);
     // One defect, one verdict: no other MUST check fails because of it.
     expect(failedMust(checks)).toEqual(entry.level === 'MUST' ? [caughtBy] : []);
+    expect(leftBehind.get(name)).toEqual([]);
   });
 });

@@ -35,6 +35,12 @@ export const EP_NONINTERACTIVE_NO_BLOCK = check('EP-NONINTERACTIVE-NO-BLOCK', 'M
 export const EP_TIMEOUT = check('EP-TIMEOUT', 'MUST',
   'The plugin answers within the timeout',
   'KEP-541 Test Plan: "Reasonable timeout to executable calls so clients do not hang indefinitely" (client-go has none, so a hang blocks every request)');
+export const EP_NO_STDOUT_HOLDER = check('EP-NO-STDOUT-HOLDER', 'MUST',
+  'The plugin leaves no process holding its stdout once it exits',
+  'client-go exec.go runs the plugin with exec.Command and a bytes.Buffer as stdout: cmd.Run reads stdout to its end, so a process the plugin leaves holding it (a daemon, even one in its own session) blocks the client until it exits (there is no timeout)');
+export const EP_NO_LEFTOVER_PROCESSES = check('EP-NO-LEFTOVER-PROCESSES', 'SHOULD',
+  'The plugin leaves no process running once it exits',
+  'KEP-541 Proposal: no caching across client executions, so every kubectl process runs the plugin; processes it leaves behind pile up on the user\'s machine and CI runners');
 export const EP_REPEAT = check('EP-REPEAT', 'MUST',
   'A second run returns a usable credential too',
   'KEP-541 Goals: credential rotation without client restart; the client re-executes the provider after expiry or a 401');
@@ -53,6 +59,6 @@ export const EP_NO_SECRETS_ON_STDERR = check('EP-NO-SECRETS-ON-STDERR', 'SHOULD'
 
 export const EXEC_PLUGIN_CHECKS: Check[] = [
   EP_APIVERSION, EP_KIND, EP_STATUS, EP_CREDENTIAL_SHAPE, EP_CERT_VALID, EP_EXPIRY_FORMAT, EP_STDOUT_ONLY_JSON,
-  EP_FAILURE_EXPLAINED, EP_NONINTERACTIVE_NO_BLOCK, EP_TIMEOUT, EP_REPEAT, EP_CONCURRENCY,
+  EP_FAILURE_EXPLAINED, EP_NONINTERACTIVE_NO_BLOCK, EP_TIMEOUT, EP_NO_STDOUT_HOLDER, EP_NO_LEFTOVER_PROCESSES, EP_REPEAT, EP_CONCURRENCY,
   EP_FOLLOWS_EXEC_INFO_VERSION, EP_SETS_EXPIRY, EP_NO_SECRETS_ON_STDERR,
 ];

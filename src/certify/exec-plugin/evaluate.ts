@@ -8,12 +8,13 @@ import { formatMs } from '../../core/duration.ts';
 import type { CheckResult, Evidence } from '../../report/model.ts';
 import { fail, pass, runCheck, skip, type Outcome } from '../../report/checks.ts';
 import type { ExecInvocation } from '../../plugin/client-exec.ts';
+import { clipOutputs, cutNote } from '../../plugin/invocation.ts';
 import * as C from './checks.ts';
 import type { Observations } from './runs.ts';
 
 type Obj = Record<string, unknown>;
 
-const evidence = (label: string, inv: ExecInvocation): Evidence => ({ kind: 'invocation', label: `${label} (${inv.id})`, data: inv });
+const evidence = (label: string, inv: ExecInvocation): Evidence => ({ kind: 'invocation', label: `${label} (${inv.id})`, data: clipOutputs(inv) });
 
 /** The object a run printed as client-go reads it, or found inside noise (EP-STDOUT-ONLY-JSON judges the form). */
 function answer(inv: ExecInvocation): Obj | undefined {
@@ -51,6 +52,15 @@ function configuredRuns(o: Observations): Array<[string, ExecInvocation]> {
   const runs: Array<[string, ExecInvocation]> = [['first run', o.main]];
   if (o.repeat) runs.push(['second run', o.repeat]);
   o.concurrent.forEach((inv, i) => runs.push([`concurrent run ${i + 1}/${o.concurrent.length}`, inv]));
+  return runs;
+}
+
+/** Every run the certification made, each once. */
+function everyRun(o: Observations): Array<[string, ExecInvocation]> {
+  const runs = configuredRuns(o);
+  if (o.nonInteractiveProbe) runs.push(['non-interactive run with an open stdin', o.nonInteractiveProbe]);
+  for (const { apiVersion, inv } of o.byVersion) if (inv !== o.main) runs.push([`run configured with ${apiVersion}`, inv]);
+  for (const p of o.provoked) runs.push([`provoked failure (${p.name})`, p.inv]);
   return runs;
 }
 
@@ -131,9 +141,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
           return fail(`stdout on the ${label} is YAML, not JSON: kubectl accepts it (client-go's universal decoder), but KEP-541's output format is JSON and other clients (@kubernetes/client-node, scripts) JSON.parse it; print the ExecCredential as JSON`, [evidence(label, inv)]);
         }
         const found = findEmbeddedJsonObject(inv.stdout);
-        if (!found) return fail(`stdout on the ${label} is not a JSON object: ${JSON.stringify(clip(inv.stdout.trim(), 80))}; print only the ExecCredential JSON on stdout`, [evidence(label, inv)]);
+        if (!found) return fail(`stdout on the ${label} is not a JSON object: ${JSON.stringify(clip(inv.stdout.trim(), 80))}${cutNote(inv)}; print only the ExecCredential JSON on stdout`, [evidence(label, inv)]);
         const noise = [found.before.trim() ? `before it: ${JSON.stringify(clip(found.before.trim(), 60))}` : '', found.after.trim() ? `after it: ${JSON.stringify(clip(found.after.trim(), 60))}` : ''].filter(Boolean).join('; ');
-        return fail(`stdout on the ${label} holds more than the ExecCredential JSON (${noise}); client-go decodes all of stdout, so move logs and banners to stderr`, [evidence(label, inv)]);
+        return fail(`stdout on the ${label} holds more than the ExecCredential JSON (${noise})${cutNote(inv)}; client-go decodes all of stdout, so move logs and banners to stderr`, [evidence(label, inv)]);
       }
       if (o.main.timedOut) return skip(TIMED_OUT);
       if (o.main.exitCode !== 0) return fail(`no stdout to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
@@ -178,6 +188,27 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       if (slow) return fail(`the ${slow[0]} did not answer within ${formatMs(o.timeoutMs)} and was killed; client-go has no timeout, so every request would hang on it`, [evidence(slow[0], slow[1])]);
       const max = Math.max(...configuredRuns(o).map(([, inv]) => inv.durationMs));
       return pass(`slowest run ${formatMs(max)} (timeout ${formatMs(o.timeoutMs)})`);
+    }],
+    [C.EP_NO_STDOUT_HOLDER, () => {
+      const runs = everyRun(o);
+      const held = runs.filter(([, inv]) => inv.strays?.some((s) => s.holds.includes('stdout')));
+      if (held.length > 0) {
+        const [label, inv] = held[0]!;
+        const s = inv.strays!.find((x) => x.holds.includes('stdout'))!;
+        return fail(`on the ${label} the plugin exited but left pid ${s.pid} (${clip(s.cmdline, 120)}) holding its stdout (${held.length} of ${runs.length} runs); client-go reads stdout to its end, so kubectl hangs until that process exits: start helpers with their output redirected, or wait for them`, held.slice(0, 3).map(([l, i]) => evidence(l, i)));
+      }
+      return pass(`stdout closed when the plugin exited, in all ${runs.length} runs`);
+    }],
+    [C.EP_NO_LEFTOVER_PROCESSES, () => {
+      const runs = everyRun(o);
+      // Holders of stdout are EP-NO-STDOUT-HOLDER's: one defect, one verdict.
+      const left = runs.filter(([, inv]) => inv.strays?.some((s) => !s.holds.includes('stdout')));
+      if (left.length > 0) {
+        const [label, inv] = left[0]!;
+        const s = inv.strays!.find((x) => !x.holds.includes('stdout'))!;
+        return fail(`on the ${label} the plugin left pid ${s.pid} (${clip(s.cmdline, 120)}) running after it exited (${left.length} of ${runs.length} runs); every kubectl command runs the plugin again, so these pile up`, left.slice(0, 3).map(([l, i]) => evidence(l, i)));
+      }
+      return pass(`no process left running after any of the ${runs.length} runs`);
     }],
     [C.EP_REPEAT, () => {
       if (!o.repeat) return skip('the first run timed out (see EP-TIMEOUT)');

@@ -146,6 +146,8 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       await runCheck(C.KP_AUTH_MATCHES, () => E.evaluateAuthMatches(obs)),
       await runCheck(C.KP_FAILURE_EXPLAINED, () => E.evaluateFailureExplained(obs)),
       await runCheck(C.KP_TIMEOUT, () => E.evaluateTimeout(obs)),
+      await runCheck(C.KP_NO_STDOUT_HOLDER, () => E.evaluateNoStdoutHolder(obs)),
+      await runCheck(C.KP_NO_LEFTOVER_PROCESSES, () => E.evaluateNoLeftovers(obs)),
       await runCheck(C.KP_CONCURRENCY, () => E.evaluateConcurrency(obs)),
       await runCheck(C.KP_SA_TOKEN_NOT_ECHOED, () => E.evaluateTokenNotEchoed(obs)),
     ];

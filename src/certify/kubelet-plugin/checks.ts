@@ -55,6 +55,16 @@ export const KP_TIMEOUT = check(
   'answers every request within the timeout',
   'kubelet plugin.go: a plugin run is cancelled after 1 minute ("context deadline exceeded") and the pull goes on without its credentials',
 );
+export const KP_NO_STDOUT_HOLDER = check(
+  'KP-NO-STDOUT-HOLDER', 'MUST',
+  'leaves no process holding its stdout or stderr once it exits',
+  'kubelet plugin.go runs the plugin with exec.CommandContext and no WaitDelay: cmd.Wait reads stdout and stderr to their end, so a process the plugin leaves holding them (a daemon, even one in its own session) blocks that pull until it exits, past the 1 minute timeout',
+);
+export const KP_NO_LEFTOVER_PROCESSES = check(
+  'KP-NO-LEFTOVER-PROCESSES', 'SHOULD',
+  'leaves no process running once it exits',
+  'KEP-2133: the kubelet execs the plugin for every pull it has no cached credentials for and never stops what the plugin started, so processes left behind pile up on the node',
+);
 export const KP_CONCURRENCY = check(
   'KP-CONCURRENCY', 'MUST',
   'concurrent invocations all succeed and agree with each other',
@@ -69,5 +79,5 @@ export const KP_SA_TOKEN_NOT_ECHOED = check(
 /** In report order. */
 export const KUBELET_PLUGIN_CHECKS: Check[] = [
   KP_EXEC, KP_STDOUT, KP_APIVERSION, KP_KIND, KP_STRICT, KP_CACHE_KEY_TYPE, KP_CACHE_DURATION,
-  KP_AUTH_MATCHES, KP_FAILURE_EXPLAINED, KP_TIMEOUT, KP_CONCURRENCY, KP_SA_TOKEN_NOT_ECHOED,
+  KP_AUTH_MATCHES, KP_FAILURE_EXPLAINED, KP_TIMEOUT, KP_NO_STDOUT_HOLDER, KP_NO_LEFTOVER_PROCESSES, KP_CONCURRENCY, KP_SA_TOKEN_NOT_ECHOED,
 ];

@@ -3,7 +3,7 @@
 // invocations that show it.
 import type { CredentialProvider } from '../../api/credentialprovider/types.ts';
 import { authKeyMatches } from '../../matching/url.ts';
-import type { Invocation } from '../../plugin/invocation.ts';
+import { cutNote, type Invocation } from '../../plugin/invocation.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { KubeBehaviour } from '../../versions/table.ts';
 import type { Aspect, ResponseAnalysis } from './analyse.ts';
@@ -81,8 +81,9 @@ export function evaluateAspect(obs: Observations, aspect: Aspect): Outcome {
   const failing = probes.filter((p) => p.analysis!.verdicts[aspect].ok === false);
   if (failing.length > 0) {
     const v = failing[0]!.analysis!.verdicts[aspect] as { problem: string };
+    const cut = aspect === 'stdout' ? cutNote(failing[0]!.invocation) : '';
     return fail(
-      `for image ${failing[0]!.image}: ${v.problem}; ${CONSEQUENCE[aspect]}`,
+      `for image ${failing[0]!.image}: ${v.problem}${cut}; ${CONSEQUENCE[aspect]}`,
       failing.slice(0, MAX_EVIDENCE).map((p) => invocationEvidence(p.invocation)),
     );
   }
@@ -153,6 +154,41 @@ export function evaluateTimeout(obs: Observations): Outcome {
   if (all.length === 0) return skip('no invocation ran');
   const slowest = Math.max(...all.map((i) => i.durationMs));
   return pass(`all ${all.length} invocations answered; slowest ${Math.round(slowest)}ms of ${seconds(obs.timeoutMs)} allowed`);
+}
+
+export function evaluateNoStdoutHolder(obs: Observations): Outcome {
+  const all = allInvocations(obs);
+  const held = all.filter((i) => i.strays?.some((s) => s.holds.length > 0));
+  if (held.length > 0) {
+    const first = held[0]!;
+    const s = first.strays!.find((x) => x.holds.length > 0)!;
+    return fail(
+      `for image ${requestedImage(first)} the plugin exited but left pid ${s.pid} (${clipped(s.cmdline)}) holding its ${s.holds.join(' and ')} (${held.length} of ${all.length} invocations); the kubelet reads both to their end, so that pull hangs until the process exits, past the 1m timeout: start helpers with their output redirected, or wait for them`,
+      held.slice(0, MAX_EVIDENCE).map((i) => invocationEvidence(i)),
+    );
+  }
+  if (all.length === 0) return skip('no invocation ran');
+  return pass(`stdout and stderr closed when the plugin exited, in all ${all.length} invocations`);
+}
+
+export function evaluateNoLeftovers(obs: Observations): Outcome {
+  const all = allInvocations(obs);
+  // Holders are KP-NO-STDOUT-HOLDER's: one defect, one verdict.
+  const left = all.filter((i) => i.strays?.some((s) => s.holds.length === 0));
+  if (left.length > 0) {
+    const first = left[0]!;
+    const s = first.strays!.find((x) => x.holds.length === 0)!;
+    return fail(
+      `for image ${requestedImage(first)} the plugin left pid ${s.pid} (${clipped(s.cmdline)}) running after it exited (${left.length} of ${all.length} invocations); the kubelet never stops it, so one more process stays on the node per pull`,
+      left.slice(0, MAX_EVIDENCE).map((i) => invocationEvidence(i)),
+    );
+  }
+  if (all.length === 0) return skip('no invocation ran');
+  return pass(`no process left running after any of the ${all.length} invocations`);
+}
+
+function clipped(cmdline: string): string {
+  return cmdline.length > 120 ? `${cmdline.slice(0, 120)}…` : cmdline;
 }
 
 export function evaluateConcurrency(obs: Observations): Outcome {

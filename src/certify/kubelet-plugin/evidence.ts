@@ -24,6 +24,8 @@ export function invocationEvidence(inv: Invocation, label = inv.id): Evidence {
       stdout: clip(inv.stdout),
       stderr: clip(inv.stderr),
       ...(inv.decodeError ? { kubeletDecodeError: inv.decodeError } : {}),
+      ...(inv.outputBytes ? { outputBytes: inv.outputBytes } : {}),
+      ...(inv.strays ? { strays: inv.strays } : {}),
     },
   };
 }

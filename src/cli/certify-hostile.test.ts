@@ -1,0 +1,68 @@
+// `credprov certify kubelet-plugin` as a process, against plugins that fight
+// back: it never runs past its timeout plus a short grace, a SIGTERM ends it,
+// and afterwards no process the plugin started and no temp dir is left.
+import { describe, expect, test } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killMarked, markedAfter, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
+import { useTempDir } from '../testing/tmp.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PLUGINS = join(ROOT, 'fixtures/plugins');
+const dir = useTempDir('credprov-cli-hostile-');
+
+interface Ran {
+  code: number | null;
+  stderr: string;
+  ms: number;
+  leftBehind: { processes: number[]; tempEntries: string[] };
+}
+
+/** Runs bin/credprov.js with its own TMPDIR and a marker every plugin process inherits; `sigtermAfterMs` sends SIGTERM then. */
+async function credprov(args: string[], o: { sigtermAfterMs?: number } = {}): Promise<Ran> {
+  const marker = newMarker();
+  const tmp = join(dir(), marker);
+  await mkdir(tmp);
+  const t0 = Date.now();
+  try {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/credprov.js'), ...args], {
+      cwd: dir(),
+      env: { ...process.env, TMPDIR: tmp, CREDPROV_NODE: process.execPath, [TEST_MARKER_ENV]: marker },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    if (o.sigtermAfterMs !== undefined) setTimeout(() => child.kill('SIGTERM'), o.sigtermAfterMs);
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    const ms = Date.now() - t0;
+    // Node's compile caches (bin/credprov.js's and the fake provider's) are kept on purpose.
+    const tempEntries = (await readdir(tmp)).filter((n) => !['node-compile-cache', 'credprov-node-compile-cache'].includes(n));
+    return { code, stderr, ms, leftBehind: { processes: await markedAfter(marker), tempEntries } };
+  } finally {
+    killMarked(marker);
+  }
+}
+
+describe('credprov certify kubelet-plugin with hostile plugins', () => {
+  test('finishes soon on a plugin whose setsid daemon holds stdout, fails KP-NO-STDOUT-HOLDER and leaves nothing behind', async () => {
+    const r = await credprov(['certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'broken-daemon-holds-stdout'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '2s', '--report-dir', join(dir(), 'daemon')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/FAIL MUST +KP-NO-STDOUT-HOLDER: .* left pid \d+ \(sleep 600\) holding its stdout and stderr/);
+    // 5 sequential steps, each bounded by the timeout plus a short grace; here none even reaches the timeout.
+    expect(r.ms).toBeLessThan(15_000);
+    expect(r.leftBehind).toEqual({ processes: [], tempEntries: [] });
+  }, 60_000);
+
+  test('stops at the first SIGTERM while a plugin hangs with a daemon holding stdout, and leaves nothing behind', async () => {
+    const plugin = join(dir(), 'hangs-with-daemon');
+    await writeFile(plugin, '#!/bin/sh\nsetsid sleep 600 &\nexec sleep 600\n');
+    await chmod(plugin, 0o755);
+    const r = await credprov(['certify', 'kubelet-plugin', '--plugin', plugin, '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '60s', '--report-dir', join(dir(), 'term')], { sigtermAfterMs: 2000 });
+    expect(r.stderr).toContain('SIGTERM: stopping and cleaning up');
+    expect(r.code).toBe(130);
+    expect(r.ms).toBeLessThan(2000 + 3000);
+    expect(r.leftBehind).toEqual({ processes: [], tempEntries: [] });
+  }, 60_000);
+});

@@ -1,0 +1,231 @@
+// Runs one plugin process and always comes back, by its deadline, whatever
+// the plugin and its descendants do. Both runners (kubelet-exec.ts,
+// client-exec.ts) sit on this; they add the protocol around it.
+//
+// Waiting for stdout's end of file is how the kubelet and client-go read a
+// plugin (os/exec without WaitDelay), and how a plugin that leaves a process
+// holding its stdout hangs them. Here the wait is bounded instead, the way Go's
+// exec.Cmd.WaitDelay bounds it:
+//   - once the plugin itself has exited, its outputs get WAIT_DELAY_MS to close
+//     (and a process found holding one, CONFIRM_MS more to let go);
+//   - at the timeout its process group is killed, and the run ends at the
+//     latest KILL_GRACE_MS + WAIT_DELAY_MS + CONFIRM_MS (about 2s) later, exited or not;
+//   - then every process the run left behind (strays.ts: marked environment,
+//     or holding an output) is killed and reported, with its pid and cmdline.
+// node:child_process rather than execa: this is the hot path, execa's stream
+// machinery costs ~3ms a run, and the contract is small enough to own.
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, type OutputName, type StrayProcess } from './strays.ts';
+
+/** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
+export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** After the plugin exited, how long its outputs may stay open before we look for who holds them. */
+export const WAIT_DELAY_MS = 250;
+/** After the kill at the timeout, how long the plugin may take to be reaped before the run ends anyway. */
+export const KILL_GRACE_MS = 1000;
+/** A process found holding an output must still hold it this much later to count as a holder. */
+export const CONFIRM_MS = 500;
+/** After killing the holders, how long to wait for the last output bytes before closing our ends. */
+const DRAIN_MS = 100;
+
+export type StdinMode =
+  /** Written, then closed. */
+  | { kind: 'data'; data: string }
+  /** /dev/null. */
+  | { kind: 'ignore' }
+  /** A pipe nobody writes to or closes. */
+  | { kind: 'open' }
+  /** Our own stdin (a terminal); the plugin then stays in our process group. */
+  | { kind: 'inherit' };
+
+export interface PluginProcess {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  stdin: StdinMode;
+  timeoutMs: number;
+}
+
+export interface ProcessResult {
+  stdout: string;
+  stderr: string;
+  /** Bytes the plugin wrote to each; more than MAX_OUTPUT_BYTES means the text was cut there. */
+  outputBytes: { stdout: number; stderr: number };
+  exitCode?: number;
+  signal?: string;
+  timedOut: boolean;
+  /** The spawn failed (ENOENT, EACCES …): the plugin never ran. */
+  spawnErrorCode?: string;
+  /** Processes the run left behind, killed by us; `holds` names the outputs each kept open. */
+  strays: StrayProcess[];
+}
+
+interface Running {
+  abort(): void;
+  killNow(): void;
+}
+
+// Runs still in flight, for Ctrl-C and for our own exit.
+const running = new Set<Running>();
+let exitHookInstalled = false;
+
+/** Ends every run in flight now: kills the plugins and what they left; each run resolves as it ends. */
+export function abortRunningPlugins(): void {
+  for (const r of running) r.abort();
+}
+
+export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
+  if (!exitHookInstalled) {
+    // Like execa's cleanup: a plugin must not outlive credprov, even one exiting on an uncaught error.
+    process.once('exit', () => {
+      for (const r of running) r.killNow();
+    });
+    exitHookInstalled = true;
+  }
+  return new Promise((resolve) => {
+    const marker = randomUUID();
+    const detached = p.stdin.kind !== 'inherit';
+    const stdio: StdioOptions = [p.stdin.kind === 'inherit' ? 'inherit' : p.stdin.kind === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+    const failed = (code: string | undefined): ProcessResult => ({ stdout: '', stderr: '', outputBytes: { stdout: 0, stderr: 0 }, timedOut: false, spawnErrorCode: code ?? 'EUNKNOWN', strays: [] });
+    let child: ChildProcess;
+    try {
+      // Own process group (detached), so a timeout kills everything that stayed in it.
+      child = spawn(p.file, p.args, { env: { ...p.env, [MARKER_ENV]: marker }, detached, stdio, ...(p.cwd ? { cwd: p.cwd } : {}) });
+    } catch (e) {
+      resolve(failed((e as NodeJS.ErrnoException).code));
+      return;
+    }
+    const pid = child.pid;
+    if (pid === undefined) {
+      child.once('error', (e: NodeJS.ErrnoException) => resolve(failed(e.code)));
+      return;
+    }
+    // Our ends of stdout/stderr: what a stray holding the far end is found by
+    // (farEnds). Not the plugin's fd 1 and 2: a shell may have pointed them
+    // at /dev/null for a moment, and a path would match anyone's process.
+    const ours = new Map<string, OutputName>();
+    for (const [stream, name] of [[child.stdout, 'stdout'], [child.stderr, 'stderr']] as const) {
+      const fd = (stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
+      const target = fd !== undefined && fd >= 0 ? fdTarget(process.pid, fd) : undefined;
+      if (target) ours.set(target, name);
+    }
+
+    const out = new Capture();
+    const err = new Capture();
+    child.stdout!.on('data', (d: Buffer) => out.add(d));
+    child.stderr!.on('data', (d: Buffer) => err.add(d));
+    // Errors after a successful spawn (a kill racing an exit) change nothing.
+    child.on('error', () => {});
+    if (child.stdin) {
+      // A plugin that exits without reading its stdin closes the pipe: EPIPE is its business, not ours.
+      child.stdin.on('error', () => {});
+      if (p.stdin.kind === 'data') child.stdin.end(p.stdin.data);
+    }
+
+    let timedOut = false;
+    let groupKilled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let finishing = false;
+    const timers: NodeJS.Timeout[] = [];
+    let closed!: () => void;
+    const whenClosed = new Promise<void>((r) => (closed = r));
+
+    const killGroup = () => {
+      groupKilled = true;
+      try {
+        process.kill(detached ? -pid : pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+
+    const finish = async (outputsClosed: boolean, confirm = true) => {
+      if (finishing) return;
+      finishing = true;
+      for (const t of timers) clearTimeout(t);
+      // Left behind: marked processes, and whoever holds an output that is still open.
+      const outputs = outputsClosed ? new Map<string, OutputName>() : await farEnds(ours);
+      const look = () => findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
+      let found = look();
+      if (confirm && !outputsClosed && found.some((s) => s.holds.length > 0)) {
+        // A holder gets one more chance: a background job of the plugin may
+        // just be slow to redirect its output (a loaded machine). Only what
+        // still holds an output after CONFIRM_MS is reported as holding it.
+        outputsClosed = await Promise.race([whenClosed.then(() => true), sleep(CONFIRM_MS).then(() => false)]);
+        found = look();
+      }
+      killStrays(found);
+      const groupWasKilled = groupKilled;
+      killGroup();
+      if (!outputsClosed) await Promise.race([whenClosed, sleep(DRAIN_MS)]);
+      running.delete(handle);
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      child.stdin?.destroy();
+      // Members of its own group we killed at the timeout may still be dying: not leftovers.
+      const strays = found.filter((s) => s.holds.length > 0 || !groupWasKilled || s.pgid !== pid).map(({ pgid: _, ...s }) => s);
+      resolve({
+        stdout: out.text(),
+        stderr: err.text(),
+        outputBytes: { stdout: out.size, stderr: err.size },
+        timedOut,
+        ...(exit?.code != null ? { exitCode: exit.code } : {}),
+        ...(exit?.signal ? { signal: exit.signal } : exit ? {} : { signal: 'SIGKILL' }),
+        strays,
+      });
+    };
+
+    const handle: Running = {
+      abort: () => {
+        killGroup();
+        void finish(false, false);
+      },
+      killNow: () => {
+        killGroup();
+        killStrays(findStrays({ marker, outputs: new Map() }));
+      },
+    };
+    running.add(handle);
+
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        killGroup();
+      }, p.timeoutMs),
+      // Whatever happens, the run ends here (at most CONFIRM_MS + DRAIN_MS later).
+      setTimeout(() => void finish(false), p.timeoutMs + KILL_GRACE_MS + WAIT_DELAY_MS),
+    );
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      if (!finishing) timers.push(setTimeout(() => void finish(false), WAIT_DELAY_MS));
+    });
+    child.on('close', (code, signal) => {
+      exit ??= { code, signal };
+      closed();
+      void finish(true);
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Keeps output up to MAX_OUTPUT_BYTES and counts the rest; the plugin is never blocked on a full pipe. */
+class Capture {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  size = 0;
+  add(d: Buffer): void {
+    this.size += d.length;
+    if (this.kept >= MAX_OUTPUT_BYTES) return;
+    const part = d.length > MAX_OUTPUT_BYTES - this.kept ? d.subarray(0, MAX_OUTPUT_BYTES - this.kept) : d;
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}

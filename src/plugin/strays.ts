@@ -1,0 +1,182 @@
+// Finds the processes a plugin left behind once it exited. Process groups are
+// not enough: a child that called setsid() is in a session and group of its
+// own, and once the plugin exits it is reparented to init, so neither the
+// group nor the process tree leads to it. Two things still do:
+//   - the environment: every plugin run gets a unique MARKER_ENV value, which
+//     its descendants inherit whatever they do to their session;
+//   - the output socket: a process still holding the plugin's stdout or stderr
+//     holds the far end of a socket (or pipe) whose near end is ours.
+// What this finds is SIGKILLed, so it must never find anyone else's process:
+// an unmarked process is reported only when it holds the plugin's own output
+// end, established from our end (never read from the plugin, which may have
+// pointed its fd 1 at /dev/null for a moment).
+// Linux only (it reads /proc); elsewhere nothing is found and the runner still
+// ends at its deadline.
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** Set in every plugin's environment; its value is unique to one run. Not shown in envKeys. */
+export const MARKER_ENV = 'CREDPROV_PLUGIN_RUN';
+
+export type OutputName = 'stdout' | 'stderr';
+
+export interface StrayProcess {
+  pid: number;
+  /** Its command line, NUL-separated words joined by spaces (clipped). */
+  cmdline: string;
+  /** Which of the plugin's outputs it still holds open. */
+  holds: OutputName[];
+}
+
+export interface FoundProcess extends StrayProcess {
+  /** Its process group when it was found. */
+  pgid?: number;
+}
+
+/** The link text of a descriptor, e.g. "socket:[1234]" or "pipe:[99]"; undefined once it is gone. */
+export function fdTarget(pid: number, fd: number | string): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An anonymous pipe or socket: unlike a path (/dev/null, a log file), it names one channel. */
+const ANONYMOUS = /^(socket|pipe):\[\d+\]$/;
+
+/**
+ * The targets a holder of the plugin's outputs has open, from the targets of
+ * our ends: a pipe is one inode for both ends; a socket pair is two, so the
+ * peer is looked up with ss(8). An output whose far end cannot be established
+ * is left out (then only marked processes are judged).
+ */
+export async function farEnds(ours: Map<string, OutputName>): Promise<Map<string, OutputName>> {
+  const out = new Map<string, OutputName>();
+  const sockets = new Map<string, OutputName>();
+  for (const [target, name] of ours) {
+    if (!ANONYMOUS.test(target)) continue;
+    if (target.startsWith('pipe:')) out.set(target, name);
+    else sockets.set(target.slice('socket:['.length, -1), name);
+  }
+  if (sockets.size === 0) return out;
+  const table = await new Promise<string>((resolve) => {
+    execFile('ss', ['-x', '-a', '-n'], { timeout: 2000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => resolve(err ? '' : stdout));
+  });
+  // Netid State Recv-Q Send-Q Local-Address Local-Port(inode) Peer-Address Peer-Port(inode) …
+  for (const line of table.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    const name = f[5] !== undefined ? sockets.get(f[5]) : undefined;
+    if (name && f[7] && f[7] !== '0') out.set(`socket:[${f[7]}]`, name);
+  }
+  return out;
+}
+
+export interface FindOptions {
+  /** The MARKER_ENV value of this run. */
+  marker: string;
+  /** The targets a holder of the plugin's outputs has open (see farEnds); may be empty. */
+  outputs: Map<string, OutputName>;
+  /**
+   * Also look at every process's descriptors, not only the marked ones: for an
+   * output still open although no marked process holds it (the holder cleared
+   * its environment). Only `outputs` count there. Costs a readlink per descriptor.
+   */
+  scanAll?: boolean;
+  /**
+   * With no `outputs` known while they are still open: take a marked
+   * process's own fd 1 and 2, when anonymous, as the outputs it inherited.
+   */
+  guess?: boolean;
+}
+
+/** The live processes of this run (and any other process holding its outputs), except this one. */
+export function findStrays(o: FindOptions): FoundProcess[] {
+  const needle = Buffer.from(`${MARKER_ENV}=${o.marker}\0`);
+  const outputs = new Map([...o.outputs].filter(([target]) => ANONYMOUS.test(target)));
+  const found: FoundProcess[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return found;
+  }
+  for (const p of pids) {
+    const pid = Number(p);
+    if (pid === process.pid) continue; // we hold the near end of every output
+    let marked = false;
+    try {
+      marked = readFileSync(`/proc/${p}/environ`).includes(needle);
+    } catch {
+      // gone, or not ours to read
+    }
+    if (!marked && (!o.scanAll || outputs.size === 0)) continue;
+    const holds = outputs.size > 0 ? outputsHeld(pid, outputs) : marked && o.guess ? stdioGuess(pid) : [];
+    // Anyone else's process is reported only for holding the plugin's own output.
+    if (!marked && holds.length === 0) continue;
+    const stat = statOf(pid);
+    if (!stat || stat.dead) continue;
+    found.push({ pid, cmdline: cmdlineOf(pid), holds, ...(stat.pgid !== undefined ? { pgid: stat.pgid } : {}) });
+  }
+  return found;
+}
+
+function outputsHeld(pid: number, outputs: Map<string, OutputName>): OutputName[] {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return [];
+  }
+  const held = new Set<OutputName>();
+  for (const fd of fds) {
+    const name = outputs.get(fdTarget(pid, fd) ?? '');
+    if (name) held.add(name);
+  }
+  return (['stdout', 'stderr'] as const).filter((n) => held.has(n));
+}
+
+function stdioGuess(pid: number): OutputName[] {
+  const guess: OutputName[] = [];
+  if (ANONYMOUS.test(fdTarget(pid, 1) ?? '')) guess.push('stdout');
+  if (ANONYMOUS.test(fdTarget(pid, 2) ?? '')) guess.push('stderr');
+  return guess;
+}
+
+/** State and process group from /proc/<pid>/stat; a zombie (or a process being torn down) is dead: it holds and runs nothing. */
+function statOf(pid: number): { dead: boolean; pgid?: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // After "pid (comm) ": state ppid pgrp …; comm may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0] ?? '';
+  const pgid = Number(fields[2]);
+  return { dead: state === 'Z' || state === 'X' || state === 'x', ...(Number.isInteger(pgid) ? { pgid } : {}) };
+}
+
+const MAX_CMDLINE = 300;
+
+function cmdlineOf(pid: number): string {
+  try {
+    const words = readFileSync(`/proc/${pid}/cmdline`).toString('utf8').split('\0').filter((w) => w !== '');
+    const text = words.join(' ');
+    return text.length > MAX_CMDLINE ? `${text.slice(0, MAX_CMDLINE)}…` : text;
+  } catch {
+    return '';
+  }
+}
+
+/** SIGKILL each one; those already gone are skipped. */
+export function killStrays(strays: StrayProcess[]): void {
+  for (const s of strays) {
+    try {
+      process.kill(s.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
