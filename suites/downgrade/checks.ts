@@ -35,3 +35,18 @@ export const RESPONSE_APIVERSION: Check = {
 };
 
 export const DOWNGRADE_CHECKS = [SA_GATE_OFF_REFUSED, SA_GATE_OFF_FIX, PODS_KEEP_RUNNING, NO_PROVIDER_FALLBACK, RESPONSE_APIVERSION];
+
+export const ENSURE_GATE_TOGGLE: Check = {
+  id: 'DOWN-ENSURE-SECRET-GATE-TOGGLE',
+  title: 'KubeletEnsureSecretPulledImages off and on again: pull records on disk are ignored while off and honoured again afterwards',
+  level: 'MUST',
+  source: 'KEP-2535 rollback: with the gate disabled the kubelet does not verify credentials for present images; re-enabled, the records it kept are used again',
+};
+export const KUBELET_ONE_MINOR: Check = {
+  id: 'DOWN-KUBELET-ONE-MINOR',
+  title: 'Downgrading the kubelet one minor with pull records and a warm credential cache: the older kubelet honours the records, and its credential cache starts empty',
+  level: 'MUST',
+  source: 'Kubernetes version skew policy; KEP-2535 (records on disk, versioned); KEP-2133 (the credential cache is in memory)',
+};
+
+DOWNGRADE_CHECKS.push(ENSURE_GATE_TOGGLE, KUBELET_ONE_MINOR);

@@ -20,6 +20,7 @@ import { answer, kubeletEvidence, prepareFleet, runPod, startLabRegistry, type F
 import { createPod, deletePod } from '../../src/run/pods.ts';
 import { judge } from '../../src/run/prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun } from '../../src/run/suite.ts';
+import { ensureGateToggle, kubeletOneMinor } from './records.ts';
 import { DOWNGRADE_CHECKS, NO_PROVIDER_FALLBACK, PODS_KEEP_RUNNING, RESPONSE_APIVERSION, SA_GATE_OFF_FIX, SA_GATE_OFF_REFUSED } from './checks.ts';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
@@ -27,10 +28,15 @@ const V1BETA1 = 'credentialprovider.kubelet.k8s.io/v1beta1';
 const PROVIDER = 'down-fake';
 const IMAGE = 'app.down.test/app:v1';
 const OTHER = 'other.down.test/app:v1';
+// Records and the cache get their own images, so earlier cases leave no record for them.
+const RECORDED = 'records.down.test/app:v1';
+const RECORDED_MINOR = 'records-minor.down.test/app:v1';
+const VIA_PLUGIN = 'cache.down.test/app:v1';
+const ALL_IMAGES = [IMAGE, OTHER, RECORDED, RECORDED_MINOR, VIA_PLUGIN];
 
 export const downgradeSuite: Suite = {
   name: 'downgrade',
-  summary: 'rollback paths: the SA-token gate turned off (refusal, the documented fix, pods keep running), the provider config removed (fallback to node credentials), the response apiVersion switched between v1 and v1beta1',
+  summary: 'rollback paths: the SA-token gate turned off (refusal, the documented fix, pods keep running), the provider config removed (fallback to node credentials), the response apiVersion switched between v1 and v1beta1, KubeletEnsureSecretPulledImages off and on, and the kubelet downgraded one minor with records and a warm credential cache',
   checks: DOWNGRADE_CHECKS,
   async prepare(ctx): Promise<PreparedSuite> {
     const lab = await startLabRegistry(ctx, 'down');
@@ -40,7 +46,7 @@ export const downgradeSuite: Suite = {
       await fleet?.redactArtifacts();
     };
     try {
-      for (const img of [IMAGE, OTHER]) await lab.push(normalizeImage(img).path, 'v1');
+      for (const img of ALL_IMAGES) await lab.push(normalizeImage(img).path, 'v1');
       fleet = await prepareFleet(ctx, [{ name: PROVIDER, matchImages: ['*.down.test'], apiVersion: V1, defaultCacheDuration: '0s', scenario: scenario(lab) }]);
       const f = fleet;
       return { needs: ['installPlugins', 'hostRegistries', 'restartKubelet'], spec: f.spec, run: (run) => runDowngrade(run, lab, f), cleanup };
@@ -55,13 +61,15 @@ export const downgradeSuite: Suite = {
 function scenario(lab: LabRegistry, apiVersion?: string): Record<string, unknown> {
   const s = answer([normalizeImage(IMAGE).repository, normalizeImage(OTHER).repository], { '{registry}': { username: lab.user.username, password: lab.user.password } }, { cacheDuration: '0s' });
   if (apiVersion) (s.rules as Array<Record<string, unknown>>)[0]!.apiVersion = apiVersion;
+  // The cache image: a Registry entry for 5 minutes, so a warm cache is there to lose on a kubelet restart.
+  (s.rules as Array<Record<string, unknown>>).push(...(answer([normalizeImage(VIA_PLUGIN).repository], { '{registry}': { username: lab.user.username, password: lab.user.password } }, { cacheKeyType: 'Registry', cacheDuration: '5m' }).rules as Array<Record<string, unknown>>));
   return s;
 }
 
 async function runDowngrade(run: SuiteRun, lab: LabRegistry, fleet: Fleet): Promise<CheckResult[]> {
   let env = run.environment;
   await lab.serveAs(env, lab.registry.host);
-  for (const img of [IMAGE, OTHER]) await lab.serveAs(env, normalizeImage(img).registry);
+  for (const img of ALL_IMAGES) await lab.serveAs(env, normalizeImage(img).registry);
   const base = env.spec.credentialProvider!;
   const results: CheckResult[] = [];
   try {
@@ -70,6 +78,13 @@ async function runDowngrade(run: SuiteRun, lab: LabRegistry, fleet: Fleet): Prom
     results.push(await fallback(run, env, lab, fleet));
     env = await run.provider.restartKubelet(env, { credentialProvider: base, featureGates: {} }, run.progress);
     results.push(await apiVersionSwitch(run, env, lab, fleet));
+    await fleet.rescript(PROVIDER, scenario(lab));
+    env = await run.provider.restartKubelet(env, { credentialProvider: base, featureGates: {} }, run.progress);
+    const toggled = await ensureGateToggle(run, env, lab, RECORDED);
+    results.push(toggled.result);
+    const minor = await kubeletOneMinor(run, toggled.env, lab, fleet, { recorded: RECORDED_MINOR, viaPlugin: VIA_PLUGIN });
+    results.push(minor.result);
+    env = minor.env;
   } finally {
     await fleet.rescript(PROVIDER, scenario(lab)).catch(() => {});
     await run.provider.restartKubelet(env, { credentialProvider: base, featureGates: {} }, run.progress).catch(() => {});
