@@ -41,15 +41,23 @@ async function leftovers(): Promise<Record<string, unknown>> {
   const tag = createHash('sha256').update(ENV_NAME).digest('hex').slice(0, 8);
   const links = (await execa('ip', ['-o', 'link'], { reject: false })).stdout.split('\n').filter((l) => l.includes(` cp${tag}`) || l.includes(` cpn${tag}`));
   const stateDir = await readdir(layout.root).then(() => true, () => false);
-  const netns = (await readdir('/run/netns').catch(() => [] as string[])).filter((n) => !netnsBefore.includes(n));
+  const present = await readdir('/run/netns').catch(() => [] as string[]);
+  const netns = [...ours].filter((n) => present.includes(n));
   const cgroups = (await cgroupHierarchies()).map((h) => join(h, cgroupRootName(ENV_NAME)));
   const cgroupDirs = (await Promise.all(cgroups.map(async (d) => ((await readdir(d).then(() => true, () => false)) ? d : undefined)))).filter(Boolean);
   return { processes: await leftoverProcesses(), mounts, links, netns, cgroups: cgroupDirs, stateDir };
 }
 
 const CLEAN = { processes: [], mounts: [], links: [], netns: [], cgroups: [], stateDir: false };
-// Pod network namespaces that existed before (another environment's) are not ours to judge.
-const netnsBefore = await readdir('/run/netns').catch(() => [] as string[]);
+// Only this environment's pod network namespaces are ours to judge: other environments (and other
+// test runs) on the host make and remove their own. Ours are read from our containerd's containers.
+const ours = new Set<string>();
+async function recordOurNetns(ctr: string, address: string): Promise<void> {
+  const run = (args: string[]) => execa(ctr, ['--address', address, '-n', 'k8s.io', ...args], { reject: false });
+  for (const id of (await run(['containers', 'ls', '-q'])).stdout.split('\n').filter(Boolean)) {
+    for (const m of (await run(['containers', 'info', id])).stdout.matchAll(/"path":\s*"\/(?:var\/)?run\/netns\/([^"]+)"/g)) ours.add(m[1]!);
+  }
+}
 
 describe('credprov down', () => {
   afterAll(async () => {
@@ -71,6 +79,8 @@ describe('credprov down', () => {
     await execa(env.containerd!.ctr, ['--address', env.containerd!.address, '-n', 'k8s.io', 'images', 'import', tar]);
     await createPod(env, { name: 'sleeper', image: 'localhost/credprov/busybox:down', pullPolicy: 'Never' });
     await waitForPodOutcome(env, 'sleeper', 60_000);
+    await recordOurNetns(env.containerd!.ctr, env.containerd!.address);
+    expect(ours.size).toBeGreaterThan(0);
     const during = await leftovers();
     expect(during.mounts).not.toEqual([]);
     expect(during.cgroups).not.toEqual([]);
