@@ -8,7 +8,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 # chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
-APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium)
+# python3-venv: check-jsonschema validates the example GitHub workflows.
+APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium python3-venv)
+CHECK_JSONSCHEMA_VERSION=0.39.0
 
 install_packages() {
   local missing=()
@@ -46,9 +48,21 @@ install_modules() {
   fi
 }
 
+# check-jsonschema from PyPI in its own venv under the cache: it carries the GitHub workflow schema,
+# so validating examples/github-actions/ needs no network at test time.
+install_python_tools() {
+  local venv="$CREDPROV_CACHE_DIR/pytools"
+  if "$venv/bin/check-jsonschema" --version 2>/dev/null | grep -q "version $CHECK_JSONSCHEMA_VERSION\$"; then return 0; fi
+  log "installing check-jsonschema $CHECK_JSONSCHEMA_VERSION from PyPI into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "check-jsonschema==$CHECK_JSONSCHEMA_VERSION" || die "could not install check-jsonschema from PyPI"
+}
+
 install_packages
 install_node
 install_modules
+install_python_tools
 if [ "${1:-}" = "--cluster" ]; then
   cd "$CREDPROV_ROOT"
   node bin/credprov.js binaries ensure

@@ -8,6 +8,7 @@ import { pullSecretsSuite } from './pull-secrets/index.ts';
 import { ensureSecretPulledImagesSuite } from './ensure-secret-pulled-images/index.ts';
 import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
+import { vendorEcrSuite } from './vendor-ecr/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 
 export const SUITES: Record<string, Suite> = {
@@ -18,6 +19,7 @@ export const SUITES: Record<string, Suite> = {
   'ensure-secret-pulled-images': ensureSecretPulledImagesSuite,
   'service-account-token': serviceAccountTokenSuite,
   'version-skew': versionSkewSuite,
+  'vendor-ecr': vendorEcrSuite,
   downgrade: downgradeSuite,
 };
 

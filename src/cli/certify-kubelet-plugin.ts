@@ -1,7 +1,7 @@
 // credprov certify kubelet-plugin: flags → certifyKubeletPlugin → reports and exit code.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadProviderConfig } from '../api/credentialprovider/config.ts';
 import type { CredentialProvider, CredentialProviderConfig } from '../api/credentialprovider/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
@@ -12,6 +12,10 @@ import { Redactor } from '../core/redact.ts';
 import { certifyKubeletPlugin, DEFAULT_CONCURRENCY } from '../certify/kubelet-plugin/certify.ts';
 import { chooseImages } from '../certify/kubelet-plugin/images.ts';
 import { verifyPullCheck } from '../certify/kubelet-plugin/verify-pull.ts';
+import { certifyLive } from '../certify/kubelet-plugin/live.ts';
+import { applyEnv, mergePartial } from '../api/spec/index.ts';
+import { parseGoDuration as parseDuration } from '../core/duration.ts';
+import type { PluginAnswer } from '../model/credential-cache.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
 import { prepareReportDir } from '../report/report-dir.ts';
 import { killRunningPlugins, KUBELET_PLUGIN_TIMEOUT_MS } from '../plugin/kubelet-exec.ts';
@@ -54,6 +58,15 @@ Flags:
                          registry (manifest + config blob reads, as a pull starts); MUST
   --verify-pull-ca FILE  CA certificate (PEM) to trust for that registry (credprov registry's caFile)
   --verify-pull-plain-http  reach that registry over http instead of https
+  --registry-for IMAGE_HOST=REGISTRY[:PORT]
+                         images of IMAGE_HOST are served by that registry (repeatable): --verify-pull
+                         connects there, and --live routes the host there in containerd (hosts.toml),
+                         e.g. 123456789012.dkr.ecr.us-east-1.amazonaws.com=registry.test:5000
+  --live                 after the hermetic checks, install the plugin and its provider entry into the
+                         local cluster's kubelet (CREDPROV_ENV_NAME, default 'default'; brought up and
+                         torn down if not running) and pull each --image, the first again, and an image
+                         outside matchImages: KP-LIVE-INVOKED, KP-LIVE-PULL, KP-LIVE-CACHE,
+                         KP-LIVE-NO-PLUGIN-ERRORS (MUST). --verify-pull-ca is trusted by containerd too
 
 With tokenAttributes, each request carries a service account token shaped like
 the API server's (RS256, signed by a key made for this run, audience from the
@@ -79,6 +92,8 @@ interface Flags {
   'verify-pull-ca'?: string;
   'verify-pull-plain-http'?: boolean;
   'service-account-annotation'?: string[];
+  'registry-for'?: string[];
+  live?: boolean;
 }
 
 export const command: Command = {
@@ -98,6 +113,8 @@ export const command: Command = {
       'verify-pull-ca': { type: 'string' },
       'verify-pull-plain-http': { type: 'boolean' },
       'service-account-annotation': { type: 'string', multiple: true },
+      'registry-for': { type: 'string', multiple: true },
+      live: { type: 'boolean' },
     });
     const startedAt = new Date();
     const plugin = requireFlag(NAME, 'plugin', values.plugin);
@@ -110,7 +127,9 @@ export const command: Command = {
     const provider = pickProvider(config, configFile, values.provider);
     const images = chooseImages(provider, values.image ?? []);
     const annotations = parseAnnotations(provider, values['service-account-annotation'] ?? []);
-    const extraChecks = values['verify-pull'] ? [await verifyPullFlags(values)] : [];
+    const registryFor = parseRegistryFor(values['registry-for'] ?? []);
+    if (values.live && !values.image?.length) throw new UsageError(`${NAME}: --live needs --image naming images that exist in a registry the local cluster can reach`, { hint: 'use --registry-for and --verify-pull-ca for a local registry standing in for the image host' });
+    const extraChecks = values['verify-pull'] ? [await verifyPullFlags(values, registryFor)] : [];
 
     const redactor = new Redactor();
     for (const e of provider.env ?? []) redactor.add(e.value);
@@ -127,6 +146,24 @@ export const command: Command = {
       });
     });
     const sa = result.observations.serviceAccount;
+    let live: Awaited<ReturnType<typeof certifyLive>> | undefined;
+    if (values.live) {
+      // What the plugin told the hermetic probes it wants cached: the live prediction starts from it.
+      const answers: Record<string, PluginAnswer> = {};
+      for (const p of result.observations.probes) {
+        const o = p.analysis?.accepted ? p.analysis.object : undefined;
+        if (!o || typeof o.cacheKeyType !== 'string') continue;
+        const ms = typeof o.cacheDuration === 'string' ? parseDuration(o.cacheDuration) : undefined;
+        answers[p.image] = { cacheKeyType: o.cacheKeyType, ...(ms !== undefined ? { cacheDurationMs: ms } : {}) };
+      }
+      live = await certifyLive({
+        plugin, provider, images: values.image ?? [], answers, registryFor,
+        ...(values['verify-pull-ca'] ? { caFile: resolve(ctx.cwd, values['verify-pull-ca']) } : {}),
+        ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}),
+        baseSpec: mergePartial(applyEnv({}, ctx.env, ctx.log), values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}),
+        artifactsDir: join(reportDir, 'live'), redactor, log: ctx.log, progress: stderrProgress(), processEnv: ctx.env,
+      });
+    }
     return finishCertify(ctx, {
       command: NAME,
       subject: {
@@ -140,8 +177,10 @@ export const command: Command = {
         timeout: values.timeout ?? '1m',
         ...(provider.tokenAttributes ? { tokenAttributes: provider.tokenAttributes } : {}),
         ...(sa ? { serviceAccountTokenClaims: sa.claims, serviceAccountAnnotations: sa.annotations } : {}),
+        ...(Object.keys(registryFor).length ? { registryFor } : {}),
+        ...(live ? { live: { environment: live.environment?.name ?? null, kubeVersion: live.environment?.kubeletVersion ?? live.environment?.kubeVersion ?? null } } : {}),
       },
-      checks: result.checks,
+      checks: [...result.checks, ...(live?.checks ?? [])],
       metrics: result.metrics,
       startedAt,
       reportDir,
@@ -150,12 +189,24 @@ export const command: Command = {
   },
 };
 
-async function verifyPullFlags(values: Flags) {
+async function verifyPullFlags(values: Flags, registryFor: Record<string, string>) {
   if (!values.image?.length) {
     throw new UsageError(`${NAME}: --verify-pull needs --image naming an image that exists in its registry`, { hint: 'the default probe images are made up; credprov registry up --seed pushes credprov/busybox you can use' });
   }
   const ca = values['verify-pull-ca'] ? await readInputText(values['verify-pull-ca'], { label: '--verify-pull-ca' }) : undefined;
-  return verifyPullCheck({ images: values.image, ...(ca ? { ca } : {}), ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}) });
+  return verifyPullCheck({ images: values.image, ...(ca ? { ca } : {}), ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}), ...(Object.keys(registryFor).length ? { registryFor } : {}) });
+}
+
+function parseRegistryFor(given: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of given) {
+    const eq = kv.indexOf('=');
+    const host = kv.slice(0, eq);
+    const to = kv.slice(eq + 1);
+    if (eq <= 0 || !to || /[/\s]/.test(host) || /[/\s]/.test(to)) throw new UsageError(`--registry-for ${kv}: expected IMAGE_HOST=REGISTRY_HOST[:PORT]`, { hint: 'e.g. --registry-for 123456789012.dkr.ecr.us-east-1.amazonaws.com=registry.test:5000' });
+    out[host] = to;
+  }
+  return out;
 }
 
 function parseTimeout(text: string | undefined): number {

@@ -24,6 +24,8 @@ export interface VerifyPullOptions {
   ca?: string;
   /** Talk plain http (a registry without TLS). */
   plainHttp?: boolean;
+  /** Image host → the registry (host[:port]) that serves it, e.g. an ECR-shaped name served by a local registry. */
+  registryFor?: Record<string, string>;
   /** Replaces the registry client (tests). */
   canPull?: typeof canPull;
 }
@@ -56,13 +58,14 @@ export async function verifyPull(ctx: CertifyContext, o: VerifyPullOptions): Pro
     for (const key of keys) {
       const { username = '', password = '' } = auth[key] ?? {};
       ctx.redactor.add(password);
-      const result = await ask(ref, { username, password }, { ...(o.ca ? { ca: o.ca } : {}), ...(o.plainHttp ? { plainHttp: true } : {}) });
+      const result = await ask(reachAt(ref, o.registryFor), { username, password }, { ...(o.ca ? { ca: o.ca } : {}), ...(o.plainHttp ? { plainHttp: true } : {}) });
       tries.push({ key, username, result });
       if (result.ok) break;
     }
     evidence.push({ kind: 'data', label: `pull check for ${ref}`, data: tries.map((t) => ({ authKey: t.key, username: t.username, ok: t.result.ok, status: t.result.status, step: t.result.step, reason: ctx.redactor.text(t.result.reason) })) });
     const ok = tries.find((t) => t.result.ok);
-    if (ok) passes.push(`${ref} (auth key ${ok.key}, user ${ok.username})`);
+    const at = reachAt(ref, o.registryFor);
+    if (ok) passes.push(`${ref} (auth key ${ok.key}, user ${ok.username}${at !== ref ? `, served by ${parseRef(at).host}` : ''})`);
     else {
       const last = tries.at(-1)!;
       const who = tries.length === 1 ? `the credentials for auth key ${last.key} (user ${last.username})` : `none of the ${tries.length} matching credentials`;
@@ -71,6 +74,13 @@ export async function verifyPull(ctx: CertifyContext, o: VerifyPullOptions): Pro
   }
   if (failures.length > 0) return fail(failures.length === 1 ? failures[0]! : `${failures.length} images not opened: ${failures.join('; ')}`, evidence);
   return pass(`credentials opened ${passes.join(', ')}`, evidence);
+}
+
+/** `ref` with its host replaced by the registry that serves it (--registry-for), else unchanged. */
+export function reachAt(ref: string, registryFor: Record<string, string> = {}): string {
+  const r = parseRef(ref);
+  const to = r.host ? registryFor[r.host] : undefined;
+  return to ? formatRef({ ...r, host: to }) : ref;
 }
 
 /** The reference to pull for a probe: the user's --image with its tag when it is that repository, else the repository at latest. */
