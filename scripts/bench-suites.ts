@@ -4,7 +4,7 @@
 //   default run: `credprov run` from nothing (bring-up, every default suite,
 //     teardown), as scripts/run.sh does it, once.
 // Usage: node scripts/bench-suites.ts [--runs N] [--suite NAME]... [--skip-default-run]
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +27,12 @@ async function run(args: string[]): Promise<{ wallMs: number; report: RunReport;
     const r = await execa(process.execPath, [cli, 'run', ...args, '--report-dir', dir], { env, reject: false, stdio: ['ignore', 'ignore', 'pipe'] });
     const wallMs = performance.now() - t0;
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as RunReport;
-    if (r.exitCode !== 0) process.stderr.write(`warning: credprov run ${args.join(' ')} exited ${r.exitCode}: ${report.summary.failed} failed\n`);
+    if (r.exitCode !== 0) {
+      // A benchmark run that fails keeps its report: the figure is only worth something with its cause.
+      const kept = join(tmpdir(), `credprov-bench-failed-${Date.now().toString(36)}.md`);
+      await copyFile(join(dir, 'report.md'), kept).catch(() => {});
+      process.stderr.write(`warning: credprov run ${args.join(' ')} exited ${r.exitCode}: ${report.summary.failed} failed (report kept: ${kept})\n`);
+    }
     return { wallMs, report, code: r.exitCode ?? -1 };
   } finally {
     await rm(dir, { recursive: true, force: true });
