@@ -74,7 +74,7 @@ export interface StartedRegistry {
   client(credentials?: Credentials): RegistryClient;
   /** Pushes with the admin account; returns the full reference. */
   push(image: BuiltImage, as?: { name?: string; tag?: string }): Promise<string>;
-  /** Writes `<configPath>/<host>/hosts.toml` (+ ca.crt) so containerd reaches and trusts this registry. */
+  /** Writes `<configPath>/<host>/hosts.toml` (+ ca.crt) so containerd reaches and trusts this registry: at its loopback address, so no pull needs name resolution. */
   trustForContainerd(configPath: string): Promise<string>;
   /**
    * Makes containerd send pulls of images named `imageHost` (docker.io,

@@ -279,12 +279,15 @@ export class HarnessRegistry implements StartedRegistry {
     return this.ref(name, tag);
   }
 
+  // containerd is sent to the loopback address itself, not the hostname: Go programs cache /etc/hosts
+  // for ~5 s, so a long-running containerd may not see a registry line added a moment ago and would
+  // ask the network's resolver instead. The serving certificate carries the address as an IP SAN.
   trustForContainerd(configPath: string): Promise<string> {
-    return trustForContainerd(configPath, this.host, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http' });
+    return trustForContainerd(configPath, this.host, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http', server: `${this.address}:${this.port}` });
   }
 
   async serveAs(configPath: string, imageHost: string): Promise<string> {
-    return trustForContainerd(configPath, imageHost, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http', server: this.host });
+    return trustForContainerd(configPath, imageHost, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http', server: `${this.address}:${this.port}` });
   }
 
   stop(): Promise<void> {
