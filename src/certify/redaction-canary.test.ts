@@ -113,7 +113,7 @@ describe('no secret reaches any artefact of any certification', () => {
   test.each(runs('').map((r) => [r.name]))('%s', (name) => {
     const r = results.get(name)!;
     expect({ code: r.code, output: r.code === 0 || r.code === 1 ? '' : r.output }).toEqual({ code: r.code === 0 ? 0 : 1, output: '' });
-    expect(Object.keys(r.files).sort()).toEqual(['invocations.jsonl', 'junit.xml', 'report.json', 'report.md']);
+    expect(Object.keys(r.files).sort()).toEqual(['invocations.jsonl', 'junit.xml', 'report.html', 'report.json', 'report.md']);
     const leaks: string[] = [];
     for (const [file, text] of [...Object.entries(r.files), ['(stdout and stderr)', r.output] as [string, string]]) {
       if (text.includes(CANARY)) leaks.push(`${file}: canary at …${text.slice(Math.max(0, text.indexOf(CANARY) - 60), text.indexOf(CANARY) + 40)}…`);
