@@ -72,8 +72,8 @@ describe('credprov certify exec-plugin: a certification run', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(join(out, 'report.json'));
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8'));
-    expect(report.summary).toEqual({ passed: 17, failed: 0, skipped: 0 });
-    expect(report.checks).toHaveLength(17);
+    expect(report.summary).toEqual({ passed: 18, failed: 0, skipped: 0 });
+    expect(report.checks).toHaveLength(18);
     expect(report.subject).toMatchObject({ user: 'alice', apiVersion: 'client.authentication.k8s.io/v1', envNames: ['PLUGIN_PROFILE'] });
     const invocations = await readFile(join(out, 'invocations.jsonl'), 'utf8');
     expect(invocations.trim().split('\n')).toHaveLength(14);

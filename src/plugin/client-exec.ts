@@ -14,6 +14,7 @@ import { decodeExecCredential } from '../api/exec/credential.ts';
 import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '../api/exec/types.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { Invocation, InvocationLog } from './invocation.ts';
+import { goForkExecError } from './go-exec.ts';
 import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess, type StdinMode } from './spawn.ts';
 
 export const EXEC_INFO_ENV = 'KUBERNETES_EXEC_INFO';
@@ -243,7 +244,8 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   if (timedOut) {
     inv.decodeError = `exec: executable ${resolved.display} did not finish within ${opts.timeoutMs} ms (killed)`;
   } else if (result.spawnErrorCode) {
-    inv.spawnError = `exec: fork/exec ${resolved.path}: ${result.spawnErrorCode === 'EACCES' ? 'permission denied' : result.spawnErrorCode === 'ENOENT' ? 'no such file or directory' : result.spawnErrorCode}`;
+    // client-go's wrapCmdRunErrorLocked: not an *exec.Error nor an *exec.ExitError, so "exec: " + the error.
+    inv.spawnError = `exec: ${goForkExecError(resolved.path, result.spawnErrorCode)}`;
     inv.decodeError = inv.spawnError;
   } else if (result.exitCode !== 0) {
     inv.decodeError = result.signal

@@ -23,7 +23,7 @@ export interface Invocation {
   exitCode?: number;
   signal?: string;
   timedOut: boolean;
-  /** Spawn failed (ENOENT, EACCES …): the plugin never ran. */
+  /** Spawn failed (ENOENT, EACCES, ENOEXEC …), in Go's words ("fork/exec <path>: exec format error"): the plugin never ran. */
   spawnError?: string;
   /** The decoded response when decoding succeeded. */
   response?: unknown;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redactor } from '../core/redact.ts';
 import { InvocationLog, readInvocationLog } from './invocation.ts';
@@ -93,6 +94,36 @@ describe('runKubeletPlugin', () => {
     const plugin = await script('not-exec', 'exit 0', 0o644);
     const inv = await runKubeletPlugin({ path: plugin, request });
     expect(inv.spawnError).toMatch(/permission denied/);
+  });
+
+  test('refuses a script without a #! line with exec format error, as execve does, and never runs it (no /bin/sh fallback)', async () => {
+    const file = join(dir(), 'no-shebang');
+    const ran = join(dir(), 'no-shebang-ran');
+    await writeFile(file, `touch '${ran}'\ncat >/dev/null; echo '${goodResponse}'\n`);
+    await chmod(file, 0o755);
+    const inv = await runKubeletPlugin({ path: file, request });
+    expect(inv.spawnError).toBe(`fork/exec ${file}: exec format error`);
+    expect(inv).not.toHaveProperty('exitCode');
+    expect(inv).not.toHaveProperty('response');
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  test('refuses an empty executable file with exec format error too', async () => {
+    const file = join(dir(), 'empty');
+    await writeFile(file, '');
+    await chmod(file, 0o755);
+    expect((await runKubeletPlugin({ path: file, request })).spawnError).toBe(`fork/exec ${file}: exec format error`);
+  });
+
+  test('runs an ELF binary and a #! script as before', async () => {
+    const elf = join(dir(), 'elf-true');
+    await copyFile('/bin/true', elf);
+    await chmod(elf, 0o755);
+    expect(await runKubeletPlugin({ path: elf, request })).toMatchObject({ exitCode: 0 });
+    const shebang = join(dir(), 'shebang-with-blank-after-bang');
+    await writeFile(shebang, '#! /bin/sh\nexit 4\n');
+    await chmod(shebang, 0o755);
+    expect(await runKubeletPlugin({ path: shebang, request })).toMatchObject({ exitCode: 4 });
   });
 
   test('sends raw stdin when asked, to provoke a plugin with a malformed request', async () => {

@@ -12,10 +12,14 @@
 //     latest KILL_GRACE_MS + WAIT_DELAY_MS + CONFIRM_MS (about 2s) later, exited or not;
 //   - then every process the run left behind (strays.ts: marked environment,
 //     or holding an output) is killed and reported, with its pid and cmdline.
+// A file execve would refuse (a script without #!) is refused here too, with
+// ENOEXEC, before spawn's execvp can run it with /bin/sh (exec-format.ts).
 // node:child_process rather than execa: this is the hot path, execa's stream
 // machinery costs ~3ms a run, and the contract is small enough to own.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
+import { execveFormatError } from './exec-format.ts';
 import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, type OutputName, type StrayProcess } from './strays.ts';
 
 /** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
@@ -56,7 +60,7 @@ export interface ProcessResult {
   exitCode?: number;
   signal?: string;
   timedOut: boolean;
-  /** The spawn failed (ENOENT, EACCES …): the plugin never ran. */
+  /** The spawn failed (ENOENT, EACCES, ENOEXEC …): the plugin never ran. */
   spawnErrorCode?: string;
   /** Processes the run left behind, killed by us; `holds` names the outputs each kept open. */
   strays: StrayProcess[];
@@ -89,6 +93,11 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     const detached = p.stdin.kind !== 'inherit';
     const stdio: StdioOptions = [p.stdin.kind === 'inherit' ? 'inherit' : p.stdin.kind === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'];
     const failed = (code: string | undefined): ProcessResult => ({ stdout: '', stderr: '', outputBytes: { stdout: 0, stderr: 0 }, timedOut: false, spawnErrorCode: code ?? 'EUNKNOWN', strays: [] });
+    // Go's os/exec has no /bin/sh fallback: a file execve refuses never runs.
+    if (p.file.includes('/') && execveFormatError(resolvePath(p.cwd ?? process.cwd(), p.file)) === 'ENOEXEC') {
+      resolve(failed('ENOEXEC'));
+      return;
+    }
     let child: ChildProcess;
     try {
       // Own process group (detached), so a timeout kills everything that stayed in it.

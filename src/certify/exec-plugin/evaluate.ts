@@ -76,6 +76,16 @@ function withMainAnswer(o: Observations, body: (a: Obj) => Outcome): Outcome {
 export async function evaluate(o: Observations, now: () => Date = () => new Date()): Promise<CheckResult[]> {
   const configured = o.plugin.config.apiVersion;
   const bodies: Array<[typeof C.EP_KIND, () => Outcome]> = [
+    [C.EP_EXEC, () => {
+      const runs = everyRun(o);
+      const refused = runs.filter(([, inv]) => inv.spawnError);
+      if (refused.length > 0) {
+        const [label, inv] = refused[0]!;
+        const hint = /: exec format error$/m.test(inv.spawnError!) ? '; a script needs a #! line: client-go starts plugins with execve, which has no /bin/sh fallback' : '';
+        return fail(`on the ${label} client-go could not start the plugin: "${inv.spawnError!.split('\n')[0]!}" (${refused.length} of ${runs.length} runs)${hint}`, refused.slice(0, 3).map(([l, i]) => evidence(l, i)));
+      }
+      return pass(`started all ${runs.length} runs`);
+    }],
     [C.EP_APIVERSION, () => withMainAnswer(o, () => {
       for (const [label, inv] of configuredRuns(o)) {
         const a = answer(inv);
@@ -267,7 +277,10 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       return pass(`no returned token or key on stderr across ${runs.length} runs`);
     }],
   ];
+  // A plugin that cannot be started gave nothing to judge: one defect, one verdict (EP-EXEC).
+  const notStarted = o.main.spawnError ? skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)') : undefined;
+  const judgesStartsOnly = new Set([C.EP_EXEC, C.EP_TIMEOUT, C.EP_NO_STDOUT_HOLDER, C.EP_NO_LEFTOVER_PROCESSES]);
   const results: CheckResult[] = [];
-  for (const [check, body] of bodies) results.push(await runCheck(check, body, now));
+  for (const [check, body] of bodies) results.push(await runCheck(check, notStarted && !judgesStartsOnly.has(check) ? () => notStarted : body, now));
   return results;
 }
