@@ -84,6 +84,21 @@ describe('runKubeletPlugin', () => {
     expect(await processState(grandchild)).toMatch(/^(gone|Z)$/);
   });
 
+  test('waits out a timeout longer than a Node timer can hold (2^31-1 ms): --timeout 597h is not a 1 ms timeout', async () => {
+    const plugin = await script('slow-enough', `cat >/dev/null; sleep 0.2; echo '${goodResponse}'`);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 597 * 3_600_000 });
+      expect({ timedOut: inv.timedOut, exitCode: inv.exitCode }).toEqual({ timedOut: false, exitCode: 0 });
+      expect(inv.response).toBeDefined();
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
+  });
+
   test('reports a missing plugin as a spawn error, not an exception', async () => {
     const inv = await runKubeletPlugin({ path: join(dir(), 'nope'), request });
     expect(inv.spawnError).toBe(`fork/exec ${join(dir(), 'nope')}: no such file or directory`);

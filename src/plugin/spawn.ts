@@ -137,7 +137,7 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     let groupKilled = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let finishing = false;
-    const timers: NodeJS.Timeout[] = [];
+    const timers: Array<() => void> = [];
     let closed!: () => void;
     const whenClosed = new Promise<void>((r) => (closed = r));
 
@@ -153,7 +153,7 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     const finish = async (outputsClosed: boolean, confirm = true) => {
       if (finishing) return;
       finishing = true;
-      for (const t of timers) clearTimeout(t);
+      for (const cancel of timers) cancel();
       // Left behind: marked processes, and whoever holds an output that is still open.
       const outputs = outputsClosed ? new Map<string, OutputName>() : await farEnds(ours);
       const look = () => findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
@@ -199,16 +199,16 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     running.add(handle);
 
     timers.push(
-      setTimeout(() => {
+      longTimeout(() => {
         timedOut = true;
         killGroup();
       }, p.timeoutMs),
       // Whatever happens, the run ends here (at most CONFIRM_MS + DRAIN_MS later).
-      setTimeout(() => void finish(false), p.timeoutMs + KILL_GRACE_MS + WAIT_DELAY_MS),
+      longTimeout(() => void finish(false), p.timeoutMs + KILL_GRACE_MS + WAIT_DELAY_MS),
     );
     child.on('exit', (code, signal) => {
       exit = { code, signal };
-      if (!finishing) timers.push(setTimeout(() => void finish(false), WAIT_DELAY_MS));
+      if (!finishing) timers.push(longTimeout(() => void finish(false), WAIT_DELAY_MS));
     });
     child.on('close', (code, signal) => {
       exit ??= { code, signal };
@@ -216,6 +216,29 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       void finish(true);
     });
   });
+}
+
+/** The longest delay one Node timer holds; a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * setTimeout for any delay: --timeout 597h is over MAX_TIMER_MS, so the wait is
+ * made of timers of at most that length. Returns the function that cancels it.
+ */
+export function longTimeout(fn: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout;
+  if (!(ms > MAX_TIMER_MS)) {
+    timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  }
+  let left = ms;
+  const next = () => {
+    const chunk = Math.min(left, MAX_TIMER_MS);
+    left -= chunk;
+    timer = setTimeout(left > 0 ? next : fn, chunk);
+  };
+  next();
+  return () => clearTimeout(timer);
 }
 
 function sleep(ms: number): Promise<void> {
