@@ -13,7 +13,7 @@ import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
 import { decodeExecCredential } from '../api/exec/credential.ts';
 import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '../api/exec/types.ts';
 import type { Redactor } from '../core/redact.ts';
-import type { Invocation, InvocationLog } from './invocation.ts';
+import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
 import { goForkExecError } from './go-exec.ts';
 import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess, type StdinMode } from './spawn.ts';
 
@@ -251,6 +251,9 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     inv.decodeError = result.signal
       ? `exec: executable ${resolved.display} failed: signal: ${result.signal}`
       : `exec: executable ${resolved.display} failed with exit code ${result.exitCode}`;
+  } else if (cutResponse(inv)) {
+    // Not decoded: its errors would be about the cut at MAX_OUTPUT_BYTES, not the plugin.
+    inv.decodeError = cutResponse(inv);
   } else {
     const decoded = decodeExecCredential(inv.stdout, apiVersion);
     if (decoded.ok) inv.response = decoded.credential;

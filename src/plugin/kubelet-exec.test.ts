@@ -72,6 +72,16 @@ describe('runKubeletPlugin', () => {
     expect(inv.decodeError).toBeDefined();
   });
 
+  test('does not decode a response cut at 4 MiB: the decode error says where it was cut, not what the cut broke', async () => {
+    const head = `{"apiVersion":"${V1}","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.example":{"username":"u","password":"`;
+    const plugin = await script('huge-valid', `cat >/dev/null; printf '%s' '${head}'; head -c 5242880 /dev/zero | tr '\\0' p; printf '"}}}\\n'`);
+    const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 30_000 });
+    const total = head.length + 5242880 + 5;
+    expect(inv.outputBytes).toEqual({ stdout: total, stderr: 0 });
+    expect(inv.decodeError).toBe(`stdout was cut at 4194304 bytes of ${total}`);
+    expect(inv).not.toHaveProperty('response');
+  }, 30_000);
+
   test('kills the whole process tree when the timeout passes', async () => {
     const pidFile = join(dir(), 'grandchild.pid');
     const plugin = await script('hang', `sleep 30 & echo $! > ${pidFile}; wait`);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { decodeResponse, encodeRequest } from '../api/credentialprovider/response.ts';
 import type { CredentialProviderRequest, ExecEnvVar } from '../api/credentialprovider/types.ts';
 import type { Redactor } from '../core/redact.ts';
-import type { Invocation, InvocationLog } from './invocation.ts';
+import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
 import { goForkExecError } from './go-exec.ts';
 import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess } from './spawn.ts';
 
@@ -100,9 +100,11 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     if (result.signal) inv.signal = result.signal;
   }
   if (!spawnError && !result.timedOut && inv.exitCode === 0) {
-    const decoded = decodeResponse(inv.stdout, apiVersion);
-    if (decoded.ok) inv.response = decoded.response;
-    else inv.decodeError = decoded.error;
+    // A response cut at MAX_OUTPUT_BYTES is not decoded: its errors would be about the cut, not the plugin.
+    const cut = cutResponse(inv);
+    const decoded = cut ? undefined : decodeResponse(inv.stdout, apiVersion);
+    if (decoded?.ok) inv.response = decoded.response;
+    else inv.decodeError = cut ?? decoded!.error;
   }
   // Whatever the encoding (JSON, YAML, noise around it) or the type of the password.
   run.redactor?.learn(inv.stdout).learn(inv.stderr);

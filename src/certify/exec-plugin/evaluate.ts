@@ -8,7 +8,8 @@ import { formatMs } from '../../core/duration.ts';
 import type { CheckResult, Evidence } from '../../report/model.ts';
 import { fail, pass, runCheck, skip, type Outcome } from '../../report/checks.ts';
 import type { ExecInvocation } from '../../plugin/client-exec.ts';
-import { clipOutputs, cutNote } from '../../plugin/invocation.ts';
+import { clipOutputs, cutNote, cutResponse } from '../../plugin/invocation.ts';
+import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import * as C from './checks.ts';
 import type { Observations } from './runs.ts';
 
@@ -18,7 +19,7 @@ const evidence = (label: string, inv: ExecInvocation): Evidence => ({ kind: 'inv
 
 /** The object a run printed as client-go reads it, or found inside noise (EP-STDOUT-ONLY-JSON judges the form). */
 function answer(inv: ExecInvocation): Obj | undefined {
-  if (inv.exitCode !== 0 || inv.timedOut) return undefined;
+  if (inv.exitCode !== 0 || inv.timedOut || cutResponse(inv)) return undefined;
   const asClientGo = parseStdoutLikeClientGo(inv.stdout);
   if (asClientGo.ok) return asClientGo.value;
   return findEmbeddedJsonObject(inv.stdout)?.value;
@@ -39,6 +40,8 @@ function whyNoAnswer(inv: ExecInvocation): string {
     const err = inv.stderr.trim().split('\n').pop();
     return `it exited ${inv.exitCode ?? inv.signal}${err ? ` (stderr: ${clip(err, 160)})` : ' with nothing on stderr'}`;
   }
+  const cut = cutResponse(inv);
+  if (cut) return `its ${cut}`;
   if (inv.stdout.trim() === '') return 'it exited 0 with an empty stdout';
   return 'its stdout holds no JSON object';
 }
@@ -145,6 +148,10 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     [C.EP_STDOUT_ONLY_JSON, () => {
       for (const [label, inv] of [['first run', o.main], ['second run', o.repeat]] as Array<[string, ExecInvocation | undefined]>) {
         if (!inv || inv.exitCode !== 0 || inv.timedOut) continue;
+        const cut = cutResponse(inv);
+        if (cut) {
+          return fail(`on the ${label} ${cut}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this ExecCredential (client-go reads all of it); a credential should be a few KiB`, [evidence(label, inv)]);
+        }
         if (parseJsonObject(inv.stdout).ok) continue;
         const asClientGo = parseStdoutLikeClientGo(inv.stdout);
         if (asClientGo.ok && asClientGo.format === 'yaml') {
@@ -277,10 +284,20 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       return pass(`no returned token or key on stderr across ${runs.length} runs`);
     }],
   ];
-  // A plugin that cannot be started gave nothing to judge: one defect, one verdict (EP-EXEC).
-  const notStarted = o.main.spawnError ? skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)') : undefined;
+  // One defect, one verdict: a plugin that cannot be started (EP-EXEC), or whose answer was cut
+  // before its end (EP-STDOUT-ONLY-JSON), gave the other checks nothing to judge.
   const judgesStartsOnly = new Set([C.EP_EXEC, C.EP_TIMEOUT, C.EP_NO_STDOUT_HOLDER, C.EP_NO_LEFTOVER_PROCESSES]);
+  const judgesAnswer = new Set([C.EP_APIVERSION, C.EP_KIND, C.EP_STATUS, C.EP_CREDENTIAL_SHAPE, C.EP_CERT_VALID, C.EP_EXPIRY_FORMAT, C.EP_REPEAT, C.EP_CONCURRENCY, C.EP_FOLLOWS_EXEC_INFO_VERSION, C.EP_SETS_EXPIRY]);
+  const cut = cutResponse(o.main);
+  const nothingToJudge = (check: typeof C.EP_KIND): Outcome | undefined => {
+    if (o.main.spawnError && !judgesStartsOnly.has(check)) return skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)');
+    if (cut && judgesAnswer.has(check)) return skip(`not judged: on the first run ${cut} (see EP-STDOUT-ONLY-JSON)`);
+    return undefined;
+  };
   const results: CheckResult[] = [];
-  for (const [check, body] of bodies) results.push(await runCheck(check, notStarted && !judgesStartsOnly.has(check) ? () => notStarted : body, now));
+  for (const [check, body] of bodies) {
+    const skipped = nothingToJudge(check);
+    results.push(await runCheck(check, skipped ? () => skipped : body, now));
+  }
   return results;
 }
