@@ -170,6 +170,13 @@ describe('runExecPlugin: outcomes', () => {
     expect(inv.stderr).toBe('token for prod expired; run plugin login\n');
   });
 
+  test('reports death by a signal in client-go\'s words: exit code -1 (ProcessState.ExitCode), not "undefined" or a Node signal name', async () => {
+    await script(join(root, 'kube', 'bin', 'segfaults'), 'ulimit -c 0 2>/dev/null\nkill -SEGV $$');
+    const inv = await runExecPlugin(plugin({ command: 'bin/segfaults' }), opts());
+    expect(inv.signal).toBe('SIGSEGV');
+    expect(inv.decodeError).toBe(`exec: executable ${join(root, 'kube', 'bin', 'segfaults')} failed with exit code -1`);
+  });
+
   test('appends every run to the invocation log, with the returned token redacted', async () => {
     const file = join(root, 'log', 'invocations.jsonl');
     const redactor = new Redactor();

@@ -14,7 +14,7 @@ import { decodeExecCredential } from '../api/exec/credential.ts';
 import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '../api/exec/types.ts';
 import type { Redactor } from '../core/redact.ts';
 import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
-import { goForkExecError } from './go-exec.ts';
+import { goExitCode, goForkExecError } from './go-exec.ts';
 import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess, type StdinMode } from './spawn.ts';
 
 export const EXEC_INFO_ENV = 'KUBERNETES_EXEC_INFO';
@@ -248,9 +248,8 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     inv.spawnError = `exec: ${goForkExecError(resolved.path, result.spawnErrorCode)}`;
     inv.decodeError = inv.spawnError;
   } else if (result.exitCode !== 0) {
-    inv.decodeError = result.signal
-      ? `exec: executable ${resolved.display} failed: signal: ${result.signal}`
-      : `exec: executable ${resolved.display} failed with exit code ${result.exitCode}`;
+    // *exec.ExitError: ProcessState.ExitCode(), which is -1 when a signal ended the plugin.
+    inv.decodeError = `exec: executable ${resolved.display} failed with exit code ${goExitCode(result)}`;
   } else if (cutResponse(inv)) {
     // Not decoded: its errors would be about the cut at MAX_OUTPUT_BYTES, not the plugin.
     inv.decodeError = cutResponse(inv);

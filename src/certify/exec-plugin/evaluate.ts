@@ -8,6 +8,7 @@ import { formatMs } from '../../core/duration.ts';
 import type { CheckResult, Evidence } from '../../report/model.ts';
 import { fail, pass, runCheck, skip, type Outcome } from '../../report/checks.ts';
 import type { ExecInvocation } from '../../plugin/client-exec.ts';
+import { describeEnd, goExitCode } from '../../plugin/go-exec.ts';
 import { clipOutputs, cutNote, cutResponse } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import * as C from './checks.ts';
@@ -38,7 +39,7 @@ function whyNoAnswer(inv: ExecInvocation): string {
   if (inv.spawnError) return inv.spawnError.split('\n')[0]!;
   if (inv.exitCode !== 0) {
     const err = inv.stderr.trim().split('\n').pop();
-    return `it exited ${inv.exitCode ?? inv.signal}${err ? ` (stderr: ${clip(err, 160)})` : ' with nothing on stderr'}`;
+    return `it ${describeEnd(inv)}${err ? ` (stderr: ${clip(err, 160)})` : ' with nothing on stderr'}`;
   }
   const cut = cutResponse(inv);
   if (cut) return `its ${cut}`;
@@ -186,7 +187,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       }
       const silent = failures.find(([, inv]) => inv.stderr.trim() === '');
       if (silent) {
-        return fail(`the plugin exited ${silent[1].exitCode ?? silent[1].signal} with nothing on stderr on the ${silent[0]}; client-go shows users only "failed with exit code ${silent[1].exitCode}", so print the reason on stderr`, [evidence(silent[0], silent[1])]);
+        return fail(`the plugin ${describeEnd(silent[1])} with nothing on stderr on the ${silent[0]}; client-go shows users only "${silent[1].decodeError ?? `failed with exit code ${goExitCode(silent[1])}`}", so print the reason on stderr`, [evidence(silent[0], silent[1])]);
       }
       const [label, first] = failures[0]!;
       return pass(`${failures.length} failing run(s) exited non-zero with a reason on stderr, e.g. ${label}: ${JSON.stringify(clip(first.stderr.trim().split('\n').pop() ?? '', 120))}`);

@@ -3,6 +3,7 @@
 // invocations that show it.
 import type { CredentialProvider } from '../../api/credentialprovider/types.ts';
 import { authKeyMatches } from '../../matching/url.ts';
+import { describeEnd, goProcessState } from '../../plugin/go-exec.ts';
 import { cutNote, type Invocation } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
@@ -133,7 +134,7 @@ export function evaluateFailureExplained(obs: Observations): Outcome {
     judged.push(what);
     if (inv.exitCode !== 0) {
       if (inv.stderr.trim() === '') {
-        problems.push(`for ${what}, it exited ${inv.exitCode} with nothing on stderr, so the kubelet log says only "exit status ${inv.exitCode}"`);
+        problems.push(`for ${what}, it ${describeEnd(inv)} with nothing on stderr, so the kubelet log says only "${goProcessState(inv)}"`);
         evidence.push(invocationEvidence(inv));
       }
     } else if (p === obs.malformed) {
