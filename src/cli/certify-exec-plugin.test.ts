@@ -42,6 +42,14 @@ describe('credprov certify exec-plugin: input errors (exit 2, one line, what to 
     expect(r.stderr.split('\n')[0]).toBe(`error: ${join(KC, 'invalid-not-yaml.yaml')}:7: not valid YAML: a double quote opened on this line is never closed`);
   });
 
+  test('a kubeconfig with two users of the same name is refused as kubectl refuses it, naming the file', async () => {
+    const file = join(KC, 'invalid-duplicate-user.yaml');
+    const r = await credprov('--kubeconfig', file);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(`error: error loading config file "${file}": error converting *[]NamedAuthInfo into *map[string]*api.AuthInfo: duplicate name "alice" in list`);
+    expect(r.stderr).not.toContain('an-older-static-token');
+  });
+
   test('an unknown --user lists the users present', async () => {
     const r = await credprov('--kubeconfig', join(KC, 'valid-v1.yaml'), '--user', 'carol');
     expect(r.exitCode).toBe(2);
@@ -72,8 +80,8 @@ describe('credprov certify exec-plugin: a certification run', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(join(out, 'report.json'));
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8'));
-    expect(report.summary).toEqual({ passed: 17, failed: 0, skipped: 0 });
-    expect(report.checks).toHaveLength(17);
+    expect(report.summary).toEqual({ passed: 18, failed: 0, skipped: 0 });
+    expect(report.checks).toHaveLength(18);
     expect(report.subject).toMatchObject({ user: 'alice', apiVersion: 'client.authentication.k8s.io/v1', envNames: ['PLUGIN_PROFILE'] });
     const invocations = await readFile(join(out, 'invocations.jsonl'), 'utf8');
     expect(invocations.trim().split('\n')).toHaveLength(14);

@@ -50,9 +50,10 @@ Flags:
   --report-dir DIR          where report.json, junit.xml, report.md and invocations.jsonl go
                             (default ./reports/<timestamp>)
 
-Checks (MUST unless marked): EP-APIVERSION, EP-KIND, EP-STATUS, EP-CREDENTIAL-SHAPE, EP-CERT-VALID,
+Checks (MUST unless marked): EP-EXEC, EP-APIVERSION, EP-KIND, EP-STATUS, EP-CREDENTIAL-SHAPE, EP-CERT-VALID,
   EP-EXPIRY-FORMAT, EP-STDOUT-ONLY-JSON, EP-FAILURE-EXPLAINED, EP-NONINTERACTIVE-NO-BLOCK, EP-TIMEOUT,
-  EP-REPEAT, EP-CONCURRENCY; SHOULD: EP-FOLLOWS-EXEC-INFO-VERSION, EP-SETS-EXPIRY, EP-NO-SECRETS-ON-STDERR
+  EP-NO-STDOUT-HOLDER, EP-REPEAT, EP-CONCURRENCY; SHOULD: EP-FOLLOWS-EXEC-INFO-VERSION, EP-SETS-EXPIRY,
+  EP-NO-SECRETS-ON-STDERR, EP-NO-LEFTOVER-PROCESSES
 
 Examples:
   credprov certify exec-plugin --kubeconfig ~/.kube/config --user oidc

@@ -29,6 +29,13 @@ describe('credprov certify kubelet-plugin', () => {
     expect(invocations).not.toContain('fake-password-for');
   }, 60_000);
 
+  test('passes a well-behaved plugin with a --timeout longer than a Node timer can hold (597h)', async () => {
+    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '597h', '--report-dir', join(dir(), 'long-timeout'));
+    expect(r.stderr).not.toContain('TimeoutOverflowWarning');
+    expect(r.stderr).toMatch(/PASS MUST +KP-TIMEOUT/);
+    expect(r.code).toBe(0);
+  }, 60_000);
+
   test('exits 1 when a MUST check fails, and keeps the token and passwords out of the report', async () => {
     const reportDir = join(dir(), 'echo');
     const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'broken-returns-sa-token-as-password'), '--config', join(PLUGINS, 'configs/service-account.yaml'), '--report-dir', reportDir);

@@ -71,6 +71,17 @@ describe('runExecPlugin: where the command comes from', () => {
     const inv = await runExecPlugin(plugin({ command: './bin/not-executable', installHint: 'x' }), opts());
     expect(inv.spawnError).toBe(`exec: fork/exec ${join(root, 'kube', 'bin', 'not-executable')}: permission denied`);
   });
+
+  test('refuses a script without a #! line as client-go does (exec format error), where a shell would run it with /bin/sh', async () => {
+    const file = join(root, 'kube', 'bin', 'no-shebang');
+    await writeFile(file, `printf '%s' '${CREDENTIAL}' > "$OUT/no-shebang-ran"\nprintf '%s' '${CREDENTIAL}'\n`);
+    await chmod(file, 0o755);
+    const inv = await runExecPlugin(plugin({ command: './bin/no-shebang' }), opts());
+    expect(inv.spawnError).toBe(`exec: fork/exec ${file}: exec format error`);
+    expect(inv.decodeError).toBe(inv.spawnError);
+    expect(inv.response).toBeUndefined();
+    await expect(readFile(join(out, 'no-shebang-ran'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
 });
 
 describe('runExecPlugin: environment and KUBERNETES_EXEC_INFO', () => {
@@ -157,6 +168,13 @@ describe('runExecPlugin: outcomes', () => {
     expect(inv.exitCode).toBe(3);
     expect(inv.decodeError).toBe(`exec: executable ${join(root, 'kube', 'bin', 'fails')} failed with exit code 3`);
     expect(inv.stderr).toBe('token for prod expired; run plugin login\n');
+  });
+
+  test('reports death by a signal in client-go\'s words: exit code -1 (ProcessState.ExitCode), not "undefined" or a Node signal name', async () => {
+    await script(join(root, 'kube', 'bin', 'segfaults'), 'ulimit -c 0 2>/dev/null\nkill -SEGV $$');
+    const inv = await runExecPlugin(plugin({ command: 'bin/segfaults' }), opts());
+    expect(inv.signal).toBe('SIGSEGV');
+    expect(inv.decodeError).toBe(`exec: executable ${join(root, 'kube', 'bin', 'segfaults')} failed with exit code -1`);
   });
 
   test('appends every run to the invocation log, with the returned token redacted', async () => {

@@ -13,7 +13,8 @@ import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
 import { decodeExecCredential } from '../api/exec/credential.ts';
 import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '../api/exec/types.ts';
 import type { Redactor } from '../core/redact.ts';
-import type { Invocation, InvocationLog } from './invocation.ts';
+import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
+import { goExitCode, goForkExecError } from './go-exec.ts';
 import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess, type StdinMode } from './spawn.ts';
 
 export const EXEC_INFO_ENV = 'KUBERNETES_EXEC_INFO';
@@ -243,12 +244,15 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   if (timedOut) {
     inv.decodeError = `exec: executable ${resolved.display} did not finish within ${opts.timeoutMs} ms (killed)`;
   } else if (result.spawnErrorCode) {
-    inv.spawnError = `exec: fork/exec ${resolved.path}: ${result.spawnErrorCode === 'EACCES' ? 'permission denied' : result.spawnErrorCode === 'ENOENT' ? 'no such file or directory' : result.spawnErrorCode}`;
+    // client-go's wrapCmdRunErrorLocked: not an *exec.Error nor an *exec.ExitError, so "exec: " + the error.
+    inv.spawnError = `exec: ${goForkExecError(resolved.path, result.spawnErrorCode)}`;
     inv.decodeError = inv.spawnError;
   } else if (result.exitCode !== 0) {
-    inv.decodeError = result.signal
-      ? `exec: executable ${resolved.display} failed: signal: ${result.signal}`
-      : `exec: executable ${resolved.display} failed with exit code ${result.exitCode}`;
+    // *exec.ExitError: ProcessState.ExitCode(), which is -1 when a signal ended the plugin.
+    inv.decodeError = `exec: executable ${resolved.display} failed with exit code ${goExitCode(result)}`;
+  } else if (cutResponse(inv)) {
+    // Not decoded: its errors would be about the cut at MAX_OUTPUT_BYTES, not the plugin.
+    inv.decodeError = cutResponse(inv);
   } else {
     const decoded = decodeExecCredential(inv.stdout, apiVersion);
     if (decoded.ok) inv.response = decoded.credential;

@@ -23,7 +23,7 @@ export interface Invocation {
   exitCode?: number;
   signal?: string;
   timedOut: boolean;
-  /** Spawn failed (ENOENT, EACCES …): the plugin never ran. */
+  /** Spawn failed (ENOENT, EACCES, ENOEXEC …), in Go's words ("fork/exec <path>: exec format error"): the plugin never ran. */
   spawnError?: string;
   /** The decoded response when decoding succeeded. */
   response?: unknown;
@@ -78,6 +78,38 @@ export function cutNote(inv: Invocation, stream: 'stdout' | 'stderr' = 'stdout')
   const total = inv.outputBytes?.[stream];
   if (total === undefined || total <= MAX_OUTPUT_BYTES) return '';
   return ` (${stream} was ${mib(total)}; credprov kept the first ${mib(MAX_OUTPUT_BYTES)})`;
+}
+
+/**
+ * "stdout was cut at 4194304 bytes of 5349161" when the runner cut stdout and
+ * what it kept could still be the start of one valid response (an object not
+ * yet closed, or closed with only blanks after it): nothing about the response
+ * can be judged then. Undefined when stdout was not cut, or when what was kept
+ * already shows what is wrong (noise around the object, a second value), which
+ * the stdout checks report with cutNote.
+ */
+export function cutResponse(inv: Invocation): string | undefined {
+  const total = inv.outputBytes?.stdout;
+  if (total === undefined || total <= MAX_OUTPUT_BYTES || !couldBeOneObject(inv.stdout)) return undefined;
+  return `stdout was cut at ${MAX_OUTPUT_BYTES} bytes of ${total}`;
+}
+
+function couldBeOneObject(text: string): boolean {
+  const start = text.search(/\S/);
+  if (start < 0) return true;
+  if (text[start] !== '{') return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return text.slice(i + 1).trim() === '';
+  }
+  return true;
 }
 
 function mib(bytes: number): string {

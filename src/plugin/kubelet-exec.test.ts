@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redactor } from '../core/redact.ts';
 import { InvocationLog, readInvocationLog } from './invocation.ts';
@@ -71,6 +72,16 @@ describe('runKubeletPlugin', () => {
     expect(inv.decodeError).toBeDefined();
   });
 
+  test('does not decode a response cut at 4 MiB: the decode error says where it was cut, not what the cut broke', async () => {
+    const head = `{"apiVersion":"${V1}","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.example":{"username":"u","password":"`;
+    const plugin = await script('huge-valid', `cat >/dev/null; printf '%s' '${head}'; head -c 5242880 /dev/zero | tr '\\0' p; printf '"}}}\\n'`);
+    const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 30_000 });
+    const total = head.length + 5242880 + 5;
+    expect(inv.outputBytes).toEqual({ stdout: total, stderr: 0 });
+    expect(inv.decodeError).toBe(`stdout was cut at 4194304 bytes of ${total}`);
+    expect(inv).not.toHaveProperty('response');
+  }, 30_000);
+
   test('kills the whole process tree when the timeout passes', async () => {
     const pidFile = join(dir(), 'grandchild.pid');
     const plugin = await script('hang', `sleep 30 & echo $! > ${pidFile}; wait`);
@@ -83,6 +94,21 @@ describe('runKubeletPlugin', () => {
     expect(await processState(grandchild)).toMatch(/^(gone|Z)$/);
   });
 
+  test('waits out a timeout longer than a Node timer can hold (2^31-1 ms): --timeout 597h is not a 1 ms timeout', async () => {
+    const plugin = await script('slow-enough', `cat >/dev/null; sleep 0.2; echo '${goodResponse}'`);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 597 * 3_600_000 });
+      expect({ timedOut: inv.timedOut, exitCode: inv.exitCode }).toEqual({ timedOut: false, exitCode: 0 });
+      expect(inv.response).toBeDefined();
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
+  });
+
   test('reports a missing plugin as a spawn error, not an exception', async () => {
     const inv = await runKubeletPlugin({ path: join(dir(), 'nope'), request });
     expect(inv.spawnError).toBe(`fork/exec ${join(dir(), 'nope')}: no such file or directory`);
@@ -93,6 +119,36 @@ describe('runKubeletPlugin', () => {
     const plugin = await script('not-exec', 'exit 0', 0o644);
     const inv = await runKubeletPlugin({ path: plugin, request });
     expect(inv.spawnError).toMatch(/permission denied/);
+  });
+
+  test('refuses a script without a #! line with exec format error, as execve does, and never runs it (no /bin/sh fallback)', async () => {
+    const file = join(dir(), 'no-shebang');
+    const ran = join(dir(), 'no-shebang-ran');
+    await writeFile(file, `touch '${ran}'\ncat >/dev/null; echo '${goodResponse}'\n`);
+    await chmod(file, 0o755);
+    const inv = await runKubeletPlugin({ path: file, request });
+    expect(inv.spawnError).toBe(`fork/exec ${file}: exec format error`);
+    expect(inv).not.toHaveProperty('exitCode');
+    expect(inv).not.toHaveProperty('response');
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  test('refuses an empty executable file with exec format error too', async () => {
+    const file = join(dir(), 'empty');
+    await writeFile(file, '');
+    await chmod(file, 0o755);
+    expect((await runKubeletPlugin({ path: file, request })).spawnError).toBe(`fork/exec ${file}: exec format error`);
+  });
+
+  test('runs an ELF binary and a #! script as before', async () => {
+    const elf = join(dir(), 'elf-true');
+    await copyFile('/bin/true', elf);
+    await chmod(elf, 0o755);
+    expect(await runKubeletPlugin({ path: elf, request })).toMatchObject({ exitCode: 0 });
+    const shebang = join(dir(), 'shebang-with-blank-after-bang');
+    await writeFile(shebang, '#! /bin/sh\nexit 4\n');
+    await chmod(shebang, 0o755);
+    expect(await runKubeletPlugin({ path: shebang, request })).toMatchObject({ exitCode: 4 });
   });
 
   test('sends raw stdin when asked, to provoke a plugin with a malformed request', async () => {

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { decodeResponse, encodeRequest } from '../api/credentialprovider/response.ts';
 import type { CredentialProviderRequest, ExecEnvVar } from '../api/credentialprovider/types.ts';
 import type { Redactor } from '../core/redact.ts';
-import type { Invocation, InvocationLog } from './invocation.ts';
+import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
+import { goForkExecError } from './go-exec.ts';
 import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess } from './spawn.ts';
 
 /** The kubelet's hard-coded plugin exec timeout. */
@@ -92,33 +93,21 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
   };
   if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES) inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
-  const spawnError = result.spawnErrorCode ? spawnErrorText(result.spawnErrorCode, file) : undefined;
+  const spawnError = result.spawnErrorCode ? goForkExecError(file, result.spawnErrorCode) : undefined;
   if (spawnError) inv.spawnError = spawnError;
   else {
     if (result.exitCode !== undefined) inv.exitCode = result.exitCode;
     if (result.signal) inv.signal = result.signal;
   }
   if (!spawnError && !result.timedOut && inv.exitCode === 0) {
-    const decoded = decodeResponse(inv.stdout, apiVersion);
-    if (decoded.ok) inv.response = decoded.response;
-    else inv.decodeError = decoded.error;
+    // A response cut at MAX_OUTPUT_BYTES is not decoded: its errors would be about the cut, not the plugin.
+    const cut = cutResponse(inv);
+    const decoded = cut ? undefined : decodeResponse(inv.stdout, apiVersion);
+    if (decoded?.ok) inv.response = decoded.response;
+    else inv.decodeError = cut ?? decoded!.error;
   }
   // Whatever the encoding (JSON, YAML, noise around it) or the type of the password.
   run.redactor?.learn(inv.stdout).learn(inv.stderr);
   if (run.log) await run.log.append(inv);
   return inv;
-}
-
-/** The kubelet's words for a plugin that could not be started (Go's fork/exec error). */
-function spawnErrorText(code: string, file: string): string {
-  switch (code) {
-    case 'ENOENT':
-      return `fork/exec ${file}: no such file or directory`;
-    case 'EACCES':
-      return `fork/exec ${file}: permission denied (not executable)`;
-    case 'ENOEXEC':
-      return `fork/exec ${file}: exec format error`;
-    default:
-      return `fork/exec ${file}: ${code}`;
-  }
 }

@@ -12,10 +12,14 @@
 //     latest KILL_GRACE_MS + WAIT_DELAY_MS + CONFIRM_MS (about 2s) later, exited or not;
 //   - then every process the run left behind (strays.ts: marked environment,
 //     or holding an output) is killed and reported, with its pid and cmdline.
+// A file execve would refuse (a script without #!) is refused here too, with
+// ENOEXEC, before spawn's execvp can run it with /bin/sh (exec-format.ts).
 // node:child_process rather than execa: this is the hot path, execa's stream
 // machinery costs ~3ms a run, and the contract is small enough to own.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
+import { execveFormatError } from './exec-format.ts';
 import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, type OutputName, type StrayProcess } from './strays.ts';
 
 /** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
@@ -56,7 +60,7 @@ export interface ProcessResult {
   exitCode?: number;
   signal?: string;
   timedOut: boolean;
-  /** The spawn failed (ENOENT, EACCES …): the plugin never ran. */
+  /** The spawn failed (ENOENT, EACCES, ENOEXEC …): the plugin never ran. */
   spawnErrorCode?: string;
   /** Processes the run left behind, killed by us; `holds` names the outputs each kept open. */
   strays: StrayProcess[];
@@ -89,6 +93,11 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     const detached = p.stdin.kind !== 'inherit';
     const stdio: StdioOptions = [p.stdin.kind === 'inherit' ? 'inherit' : p.stdin.kind === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'];
     const failed = (code: string | undefined): ProcessResult => ({ stdout: '', stderr: '', outputBytes: { stdout: 0, stderr: 0 }, timedOut: false, spawnErrorCode: code ?? 'EUNKNOWN', strays: [] });
+    // Go's os/exec has no /bin/sh fallback: a file execve refuses never runs.
+    if (p.file.includes('/') && execveFormatError(resolvePath(p.cwd ?? process.cwd(), p.file)) === 'ENOEXEC') {
+      resolve(failed('ENOEXEC'));
+      return;
+    }
     let child: ChildProcess;
     try {
       // Own process group (detached), so a timeout kills everything that stayed in it.
@@ -128,7 +137,7 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     let groupKilled = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let finishing = false;
-    const timers: NodeJS.Timeout[] = [];
+    const timers: Array<() => void> = [];
     let closed!: () => void;
     const whenClosed = new Promise<void>((r) => (closed = r));
 
@@ -144,7 +153,7 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     const finish = async (outputsClosed: boolean, confirm = true) => {
       if (finishing) return;
       finishing = true;
-      for (const t of timers) clearTimeout(t);
+      for (const cancel of timers) cancel();
       // Left behind: marked processes, and whoever holds an output that is still open.
       const outputs = outputsClosed ? new Map<string, OutputName>() : await farEnds(ours);
       const look = () => findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
@@ -190,16 +199,16 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     running.add(handle);
 
     timers.push(
-      setTimeout(() => {
+      longTimeout(() => {
         timedOut = true;
         killGroup();
       }, p.timeoutMs),
       // Whatever happens, the run ends here (at most CONFIRM_MS + DRAIN_MS later).
-      setTimeout(() => void finish(false), p.timeoutMs + KILL_GRACE_MS + WAIT_DELAY_MS),
+      longTimeout(() => void finish(false), p.timeoutMs + KILL_GRACE_MS + WAIT_DELAY_MS),
     );
     child.on('exit', (code, signal) => {
       exit = { code, signal };
-      if (!finishing) timers.push(setTimeout(() => void finish(false), WAIT_DELAY_MS));
+      if (!finishing) timers.push(longTimeout(() => void finish(false), WAIT_DELAY_MS));
     });
     child.on('close', (code, signal) => {
       exit ??= { code, signal };
@@ -207,6 +216,29 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       void finish(true);
     });
   });
+}
+
+/** The longest delay one Node timer holds; a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * setTimeout for any delay: --timeout 597h is over MAX_TIMER_MS, so the wait is
+ * made of timers of at most that length. Returns the function that cancels it.
+ */
+export function longTimeout(fn: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout;
+  if (!(ms > MAX_TIMER_MS)) {
+    timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  }
+  let left = ms;
+  const next = () => {
+    const chunk = Math.min(left, MAX_TIMER_MS);
+    left -= chunk;
+    timer = setTimeout(left > 0 ? next : fn, chunk);
+  };
+  next();
+  return () => clearTimeout(timer);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -59,6 +59,31 @@ describe('loadKubeconfigExecUser', () => {
     expect((await rejectsWithConfigError(parseKubeconfigExecUser(text, 'k.yaml', 'u'))).reason).toContain('provideClusterInfo is set for user "u" but no context uses that user');
   });
 
+  test('refuses two users of the same name with client-go\'s error, naming the file, even when --user names the other one', async () => {
+    const file = join(dir, 'invalid-duplicate-user.yaml');
+    for (const user of [undefined, 'alice']) {
+      const e = await rejectsWithConfigError(loadKubeconfigExecUser(file, user));
+      expect(e.reason).toBe(`error loading config file "${file}": error converting *[]NamedAuthInfo into *map[string]*api.AuthInfo: duplicate name "alice" in list`);
+      expect(e.exitCode).toBe(2);
+      expect(e.detail).toBe('users[0] and users[1] are both named "alice"');
+    }
+  });
+
+  test.each([
+    ['clusters', 'NamedCluster', 'api.Cluster', 'clusters: [{name: c, cluster: {server: "https://a"}}, {name: c, cluster: {server: "https://b"}}]'],
+    ['contexts', 'NamedContext', 'api.Context', 'contexts: [{name: x, context: {cluster: c, user: u}}, {name: y, context: {}}, {name: x, context: {}}]'],
+  ])('refuses duplicate %s as client-go does', async (list, named, type, yaml) => {
+    const text = `${yaml}\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: p}}}]\n`;
+    const e = await rejectsWithConfigError(parseKubeconfigExecUser(text, 'k.yaml', 'u'));
+    expect(e.reason).toBe(`error loading config file "k.yaml": error converting *[]${named} into *map[string]*${type}: duplicate name "${list === 'clusters' ? 'c' : 'x'}" in list`);
+  });
+
+  test('reports duplicates in client-go\'s order: clusters, then users, then contexts', async () => {
+    const text = 'contexts: [{name: x}, {name: x}]\nusers: [{name: u, user: {}}, {name: u, user: {}}]\nclusters: [{name: c}, {name: c}]\n';
+    expect((await rejectsWithConfigError(parseKubeconfigExecUser(text, 'k.yaml', 'u'))).reason).toContain('*[]NamedCluster');
+    expect((await rejectsWithConfigError(parseKubeconfigExecUser(text.replace('clusters: [{name: c}, {name: c}]', ''), 'k.yaml', 'u'))).reason).toContain('*[]NamedAuthInfo');
+  });
+
   test('takes the only user when there is no current context', async () => {
     const l = await parseKubeconfigExecUser('users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: p}}}]\n', 'k.yaml');
     expect(l.user).toBe('u');

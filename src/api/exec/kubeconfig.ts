@@ -60,6 +60,10 @@ export async function parseKubeconfigExecUser(text: string, file: string, userNa
   const users = namedList(root, 'users', 'user', file);
   const contexts = namedList(root, 'contexts', 'context', file);
   const clusters = namedList(root, 'clusters', 'cluster', file);
+  // client-go decodes these lists into maps, in this order, and refuses the whole file on a repeated name.
+  refuseDuplicates(file, 'clusters', clusters, '*[]NamedCluster into *map[string]*api.Cluster');
+  refuseDuplicates(file, 'users', users, '*[]NamedAuthInfo into *map[string]*api.AuthInfo');
+  refuseDuplicates(file, 'contexts', contexts, '*[]NamedContext into *map[string]*api.Context');
   const currentContext = typeof root['current-context'] === 'string' ? root['current-context'] : undefined;
 
   let name = userName;
@@ -148,6 +152,27 @@ async function toExecCluster(c: Obj, baseDir: string, file: string, index: numbe
   const ext = Array.isArray(c.extensions) ? c.extensions.find((e) => isObj(e) && e.name === EXEC_CLUSTER_EXTENSION) : undefined;
   if (isObj(ext) && ext.extension !== undefined) out.config = ext.extension;
   return out;
+}
+
+/**
+ * client-go's conversion error (clientcmd/api/v1/conversion.go) as kubectl prints it
+ * (loader.go: error loading config file "<file>": …). client-go then prints the whole
+ * list with %v, credentials included: that part is left out.
+ */
+function refuseDuplicates(file: string, key: string, list: Array<{ name: string }>, conversion: string): void {
+  const seen = new Map<string, number>();
+  list.forEach(({ name }, i) => {
+    const first = seen.get(name);
+    if (first === undefined) {
+      seen.set(name, i);
+      return;
+    }
+    throw new ConfigError(`error loading config file "${file}": error converting ${conversion}: duplicate name "${name}" in list`, {
+      file,
+      detail: `${key}[${first}] and ${key}[${i}] are both named "${name}"`,
+      hint: `give every entry of ${key} its own name: kubectl refuses the whole file, whichever user it is asked for`,
+    });
+  });
 }
 
 function namedList(root: Obj, key: string, bodyKey: string, file: string): Array<{ name: string; body: Obj }> {

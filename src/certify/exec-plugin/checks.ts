@@ -5,6 +5,9 @@ import type { Check } from '../../report/model.ts';
 
 const check = (id: string, level: Check['level'], title: string, source: string): Check => ({ id, level, title, source });
 
+export const EP_EXEC = check('EP-EXEC', 'MUST',
+  'client-go can start the plugin',
+  'client-go exec.go starts the plugin with os/exec, a bare execve with no shell: a file the kernel has no loader for (a script without a #! line) fails every run with "exec: fork/exec <path>: exec format error"');
 export const EP_APIVERSION = check('EP-APIVERSION', 'MUST',
   'The answer uses the ExecCredential apiVersion the plugin is configured with',
   'KEP-541 Provider configuration: "The returned ExecCredentials MUST use the same encoding version as the input"; Version Skew Strategy: the client must validate the matching API version');
@@ -58,7 +61,7 @@ export const EP_NO_SECRETS_ON_STDERR = check('EP-NO-SECRETS-ON-STDERR', 'SHOULD'
   'KEP-541 ExecCredentialStatus: "Token and ClientKeyData are sensitive fields. This data should only be transmitted in-memory between client and exec plugin process" (client-go copies stderr to the terminal and CI logs)');
 
 export const EXEC_PLUGIN_CHECKS: Check[] = [
-  EP_APIVERSION, EP_KIND, EP_STATUS, EP_CREDENTIAL_SHAPE, EP_CERT_VALID, EP_EXPIRY_FORMAT, EP_STDOUT_ONLY_JSON,
+  EP_EXEC, EP_APIVERSION, EP_KIND, EP_STATUS, EP_CREDENTIAL_SHAPE, EP_CERT_VALID, EP_EXPIRY_FORMAT, EP_STDOUT_ONLY_JSON,
   EP_FAILURE_EXPLAINED, EP_NONINTERACTIVE_NO_BLOCK, EP_TIMEOUT, EP_NO_STDOUT_HOLDER, EP_NO_LEFTOVER_PROCESSES, EP_REPEAT, EP_CONCURRENCY,
   EP_FOLLOWS_EXEC_INFO_VERSION, EP_SETS_EXPIRY, EP_NO_SECRETS_ON_STDERR,
 ];

@@ -8,7 +8,9 @@ import { formatMs } from '../../core/duration.ts';
 import type { CheckResult, Evidence } from '../../report/model.ts';
 import { fail, pass, runCheck, skip, type Outcome } from '../../report/checks.ts';
 import type { ExecInvocation } from '../../plugin/client-exec.ts';
-import { clipOutputs, cutNote } from '../../plugin/invocation.ts';
+import { describeEnd, goExitCode } from '../../plugin/go-exec.ts';
+import { clipOutputs, cutNote, cutResponse } from '../../plugin/invocation.ts';
+import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import * as C from './checks.ts';
 import type { Observations } from './runs.ts';
 
@@ -18,7 +20,7 @@ const evidence = (label: string, inv: ExecInvocation): Evidence => ({ kind: 'inv
 
 /** The object a run printed as client-go reads it, or found inside noise (EP-STDOUT-ONLY-JSON judges the form). */
 function answer(inv: ExecInvocation): Obj | undefined {
-  if (inv.exitCode !== 0 || inv.timedOut) return undefined;
+  if (inv.exitCode !== 0 || inv.timedOut || cutResponse(inv)) return undefined;
   const asClientGo = parseStdoutLikeClientGo(inv.stdout);
   if (asClientGo.ok) return asClientGo.value;
   return findEmbeddedJsonObject(inv.stdout)?.value;
@@ -37,8 +39,10 @@ function whyNoAnswer(inv: ExecInvocation): string {
   if (inv.spawnError) return inv.spawnError.split('\n')[0]!;
   if (inv.exitCode !== 0) {
     const err = inv.stderr.trim().split('\n').pop();
-    return `it exited ${inv.exitCode ?? inv.signal}${err ? ` (stderr: ${clip(err, 160)})` : ' with nothing on stderr'}`;
+    return `it ${describeEnd(inv)}${err ? ` (stderr: ${clip(err, 160)})` : ' with nothing on stderr'}`;
   }
+  const cut = cutResponse(inv);
+  if (cut) return `its ${cut}`;
   if (inv.stdout.trim() === '') return 'it exited 0 with an empty stdout';
   return 'its stdout holds no JSON object';
 }
@@ -76,6 +80,16 @@ function withMainAnswer(o: Observations, body: (a: Obj) => Outcome): Outcome {
 export async function evaluate(o: Observations, now: () => Date = () => new Date()): Promise<CheckResult[]> {
   const configured = o.plugin.config.apiVersion;
   const bodies: Array<[typeof C.EP_KIND, () => Outcome]> = [
+    [C.EP_EXEC, () => {
+      const runs = everyRun(o);
+      const refused = runs.filter(([, inv]) => inv.spawnError);
+      if (refused.length > 0) {
+        const [label, inv] = refused[0]!;
+        const hint = /: exec format error$/m.test(inv.spawnError!) ? '; a script needs a #! line: client-go starts plugins with execve, which has no /bin/sh fallback' : '';
+        return fail(`on the ${label} client-go could not start the plugin: "${inv.spawnError!.split('\n')[0]!}" (${refused.length} of ${runs.length} runs)${hint}`, refused.slice(0, 3).map(([l, i]) => evidence(l, i)));
+      }
+      return pass(`started all ${runs.length} runs`);
+    }],
     [C.EP_APIVERSION, () => withMainAnswer(o, () => {
       for (const [label, inv] of configuredRuns(o)) {
         const a = answer(inv);
@@ -135,6 +149,10 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     [C.EP_STDOUT_ONLY_JSON, () => {
       for (const [label, inv] of [['first run', o.main], ['second run', o.repeat]] as Array<[string, ExecInvocation | undefined]>) {
         if (!inv || inv.exitCode !== 0 || inv.timedOut) continue;
+        const cut = cutResponse(inv);
+        if (cut) {
+          return fail(`on the ${label} ${cut}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this ExecCredential (client-go reads all of it); a credential should be a few KiB`, [evidence(label, inv)]);
+        }
         if (parseJsonObject(inv.stdout).ok) continue;
         const asClientGo = parseStdoutLikeClientGo(inv.stdout);
         if (asClientGo.ok && asClientGo.format === 'yaml') {
@@ -169,7 +187,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       }
       const silent = failures.find(([, inv]) => inv.stderr.trim() === '');
       if (silent) {
-        return fail(`the plugin exited ${silent[1].exitCode ?? silent[1].signal} with nothing on stderr on the ${silent[0]}; client-go shows users only "failed with exit code ${silent[1].exitCode}", so print the reason on stderr`, [evidence(silent[0], silent[1])]);
+        return fail(`the plugin ${describeEnd(silent[1])} with nothing on stderr on the ${silent[0]}; client-go shows users only "${silent[1].decodeError ?? `failed with exit code ${goExitCode(silent[1])}`}", so print the reason on stderr`, [evidence(silent[0], silent[1])]);
       }
       const [label, first] = failures[0]!;
       return pass(`${failures.length} failing run(s) exited non-zero with a reason on stderr, e.g. ${label}: ${JSON.stringify(clip(first.stderr.trim().split('\n').pop() ?? '', 120))}`);
@@ -267,7 +285,20 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       return pass(`no returned token or key on stderr across ${runs.length} runs`);
     }],
   ];
+  // One defect, one verdict: a plugin that cannot be started (EP-EXEC), or whose answer was cut
+  // before its end (EP-STDOUT-ONLY-JSON), gave the other checks nothing to judge.
+  const judgesStartsOnly = new Set([C.EP_EXEC, C.EP_TIMEOUT, C.EP_NO_STDOUT_HOLDER, C.EP_NO_LEFTOVER_PROCESSES]);
+  const judgesAnswer = new Set([C.EP_APIVERSION, C.EP_KIND, C.EP_STATUS, C.EP_CREDENTIAL_SHAPE, C.EP_CERT_VALID, C.EP_EXPIRY_FORMAT, C.EP_REPEAT, C.EP_CONCURRENCY, C.EP_FOLLOWS_EXEC_INFO_VERSION, C.EP_SETS_EXPIRY]);
+  const cut = cutResponse(o.main);
+  const nothingToJudge = (check: typeof C.EP_KIND): Outcome | undefined => {
+    if (o.main.spawnError && !judgesStartsOnly.has(check)) return skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)');
+    if (cut && judgesAnswer.has(check)) return skip(`not judged: on the first run ${cut} (see EP-STDOUT-ONLY-JSON)`);
+    return undefined;
+  };
   const results: CheckResult[] = [];
-  for (const [check, body] of bodies) results.push(await runCheck(check, body, now));
+  for (const [check, body] of bodies) {
+    const skipped = nothingToJudge(check);
+    results.push(await runCheck(check, skipped ? () => skipped : body, now));
+  }
   return results;
 }

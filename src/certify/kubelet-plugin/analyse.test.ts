@@ -13,6 +13,18 @@ describe('analyseResponse', () => {
     expect(failing(a)).toEqual([]);
   });
 
+  test('judges nothing but stdout when stdout was cut inside what may be a valid response', () => {
+    const cut = 'stdout was cut at 4194304 bytes of 5349161';
+    // The first balanced object in the kept part is an auth entry: judged as the response, it would be "apiVersion is missing" and "unknown field".
+    const a = analyseResponse(text(good).slice(0, 90), V1, cut);
+    expect(a).toMatchObject({ accepted: false, cut: true, kubeletError: cut });
+    expect(a.object).toBeUndefined();
+    expect(a.verdicts.stdout).toEqual({ ok: false, problem: cut });
+    for (const aspect of ['apiVersion', 'kind', 'strict', 'cacheKeyType', 'cacheDuration'] as const) {
+      expect(a.verdicts[aspect]).toEqual({ ok: 'unknown', why: `${cut} (see KP-STDOUT-ONLY-JSON)` });
+    }
+  });
+
   test.each([
     ['a wrong apiVersion', { ...good, apiVersion: 'credentialprovider.kubelet.k8s.io/v1alpha1' }, ['apiVersion']],
     ['a wrong kind', { ...good, kind: 'CredentialProviderRequest' }, ['kind']],

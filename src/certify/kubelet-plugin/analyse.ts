@@ -15,6 +15,8 @@ export interface ResponseAnalysis {
   /** The kubelet's verdict: accepted, or its decode error. */
   accepted: boolean;
   kubeletError?: string;
+  /** stdout was cut at MAX_OUTPUT_BYTES inside what may be a valid response: only the stdout verdict is given. */
+  cut?: boolean;
   /** The response object when one could be found in stdout (even among noise). */
   object?: Record<string, unknown>;
   verdicts: Record<Aspect, Verdict>;
@@ -24,7 +26,12 @@ const RESPONSE_KIND = 'CredentialProviderResponse';
 const OK: Verdict = { ok: true };
 const STRICT_REASONS = new Set(['unknownField', 'duplicateField', 'type']);
 
-export function analyseResponse(stdout: string, apiVersion: string): ResponseAnalysis {
+/** `cut`: cutResponse's "stdout was cut at …" when the runner kept only the start of the response; then nothing past stdout is judged. */
+export function analyseResponse(stdout: string, apiVersion: string, cut?: string): ResponseAnalysis {
+  if (cut) {
+    const unknown: Verdict = { ok: 'unknown', why: `${cut} (see KP-STDOUT-ONLY-JSON)` };
+    return { accepted: false, kubeletError: cut, cut: true, verdicts: { stdout: { ok: false, problem: cut }, apiVersion: unknown, kind: unknown, strict: unknown, cacheKeyType: unknown, cacheDuration: unknown } };
+  }
   const kubelet = decodeResponse(stdout, apiVersion);
   const verdicts: Record<Aspect, Verdict> = { stdout: OK, apiVersion: OK, kind: OK, strict: OK, cacheKeyType: OK, cacheDuration: OK };
   if (kubelet.ok) return { accepted: true, object: kubelet.response as unknown as Record<string, unknown>, verdicts };

@@ -15,7 +15,7 @@ import { CredprovError } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import type { Redactor } from '../../core/redact.ts';
-import { InvocationLog, type Invocation } from '../../plugin/invocation.ts';
+import { cutResponse, InvocationLog, type Invocation } from '../../plugin/invocation.ts';
 import { KUBELET_PLUGIN_TIMEOUT_MS, runKubeletPlugin } from '../../plugin/kubelet-exec.ts';
 import { runCheck, type Outcome } from '../../report/checks.ts';
 import type { Check, CheckResult } from '../../report/model.ts';
@@ -114,7 +114,7 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       logger.debug(`${invocation.id} ${image}: exit ${invocation.exitCode ?? '-'}${invocation.timedOut ? ' (timed out)' : ''} in ${invocation.durationMs}ms`);
       const probe: Probe = { image, invocation };
       if (!invocation.spawnError && !invocation.timedOut && invocation.exitCode === 0) {
-        probe.analysis = analyseResponse(invocation.stdout, provider.apiVersion);
+        probe.analysis = analyseResponse(invocation.stdout, provider.apiVersion, cutResponse(invocation));
       }
       return probe;
     };

@@ -3,7 +3,9 @@
 // invocations that show it.
 import type { CredentialProvider } from '../../api/credentialprovider/types.ts';
 import { authKeyMatches } from '../../matching/url.ts';
+import { describeEnd, goProcessState } from '../../plugin/go-exec.ts';
 import { cutNote, type Invocation } from '../../plugin/invocation.ts';
+import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { KubeBehaviour } from '../../versions/table.ts';
 import type { Aspect, ResponseAnalysis } from './analyse.ts';
@@ -81,6 +83,12 @@ export function evaluateAspect(obs: Observations, aspect: Aspect): Outcome {
   const failing = probes.filter((p) => p.analysis!.verdicts[aspect].ok === false);
   if (failing.length > 0) {
     const v = failing[0]!.analysis!.verdicts[aspect] as { problem: string };
+    if (failing[0]!.analysis!.cut) {
+      return fail(
+        `for image ${failing[0]!.image}: ${v.problem}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this response (the kubelet reads all of it and holds it in memory); a credential response should be a few KiB`,
+        failing.slice(0, MAX_EVIDENCE).map((p) => invocationEvidence(p.invocation)),
+      );
+    }
     const cut = aspect === 'stdout' ? cutNote(failing[0]!.invocation) : '';
     return fail(
       `for image ${failing[0]!.image}: ${v.problem}${cut}; ${CONSEQUENCE[aspect]}`,
@@ -126,7 +134,7 @@ export function evaluateFailureExplained(obs: Observations): Outcome {
     judged.push(what);
     if (inv.exitCode !== 0) {
       if (inv.stderr.trim() === '') {
-        problems.push(`for ${what}, it exited ${inv.exitCode} with nothing on stderr, so the kubelet log says only "exit status ${inv.exitCode}"`);
+        problems.push(`for ${what}, it ${describeEnd(inv)} with nothing on stderr, so the kubelet log says only "${goProcessState(inv)}"`);
         evidence.push(invocationEvidence(inv));
       }
     } else if (p === obs.malformed) {

@@ -1,7 +1,9 @@
 // Turns an invocation into report evidence: enough for a vendor to rerun it by
 // hand (argv, env keys, the request), and what came back (exit, stdout/stderr
 // excerpts). Secrets are redacted later, once, by the report writer.
+import { basename } from 'node:path';
 import type { Evidence } from '../../report/model.ts';
+import { describeEnd } from '../../plugin/go-exec.ts';
 import type { Invocation } from '../../plugin/invocation.ts';
 
 const EXCERPT = 2000;
@@ -30,13 +32,15 @@ export function invocationEvidence(inv: Invocation, label = inv.id): Evidence {
   };
 }
 
-/** How an invocation ended, in a few words: "exit 0", "exit 1: <stderr line>", "killed after 60s". */
+/** How an invocation ended, in a few words: "exited 1: <stderr line>", "was killed by signal: segmentation fault with nothing on stderr", "was killed after 60s …". */
 export function ending(inv: Invocation, timeoutMs: number): string {
-  if (inv.spawnError) return `could not be started (${inv.spawnError})`;
+  if (inv.spawnError) {
+    const hint = inv.spawnError.endsWith(': exec format error') ? ' (a script needs a #! line: the kubelet starts plugins with execve, which has no /bin/sh fallback)' : '';
+    return `could not be started: "${kubeletExecError(inv, inv.spawnError)}"${hint}`;
+  }
   if (inv.timedOut) return `was killed after ${seconds(timeoutMs)} without answering`;
-  if (inv.signal) return `was killed by ${inv.signal}`;
   const line = inv.stderr.trim().split('\n').find((l) => l.trim() !== '');
-  return `exited ${inv.exitCode ?? '?'}${line ? `: ${line.length > 160 ? `${line.slice(0, 160)}…` : line}` : ' with nothing on stderr'}`;
+  return `${describeEnd(inv)}${line ? `: ${line.length > 160 ? `${line.slice(0, 160)}…` : line}` : ' with nothing on stderr'}`;
 }
 
 export function seconds(ms: number): string {
@@ -46,4 +50,9 @@ export function seconds(ms: number): string {
 export function requestedImage(inv: Invocation): string {
   const r = inv.request as { image?: unknown } | string;
   return typeof r === 'object' && r && typeof r.image === 'string' ? r.image : '(malformed request)';
+}
+
+/** The kubelet's error when running the plugin failed (runPlugin in pkg/credentialprovider/plugin/plugin.go): `cause` is Go's. */
+export function kubeletExecError(inv: Invocation, cause: string): string {
+  return `error execing credential provider plugin ${basename(inv.argv[0] ?? '')} for image ${requestedImage(inv)}: ${cause}`;
 }
