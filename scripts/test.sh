@@ -13,6 +13,9 @@ for skew in $(node -e 'import("./src/versions/skew.ts").then((m) => console.log(
   log "kubelet $skew for the version-skew tests"
   node bin/credprov.js binaries ensure --kube-version "$skew" --only kubelet --skip-containerd >/dev/null
 done
+# The vendor-plugin tests run the unmodified ecr-credential-provider: build it once (cached under plugins/).
+log "ecr-credential-provider for the vendor-plugin tests"
+node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/ecr.ts"), import("./src/core/progress.ts")]).then(([b, e, p]) => b.ensureVendorPlugin(e.ECR_RECIPE, { version: e.ECR_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
 mkdir -p reports
 log "type-checking"
 npx tsc --noEmit -p .
