@@ -13,6 +13,7 @@ import type { Environment, EnvironmentProvider } from '../cluster/provider.ts';
 import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
 import { skipped } from '../report/checks.ts';
 import { ensureEnvironment, type EnsureOptions } from './environment.ts';
+import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
 import type { Suite } from './suite.ts';
 
 export const TOOL_VERSION = '0.1.0';
@@ -89,6 +90,12 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
         ensured = await ensureEnvironment(wanted, { log, progress, processEnv, keepOnFailure: o.keep ?? false, ...(o.providerFor ? { providerFor: o.providerFor } : {}) });
       } catch (err) {
         checks.push(...notRun(suite, `no environment for suite ${suite.name}: ${errorMessage(err)}`, err, ci));
+        // A kubelet restart that failed leaves the environment's logs in place: keep them with the suite's artifacts.
+        const running = await readEnvironment(wanted.name, processEnv).catch(() => undefined);
+        if (running) {
+          const p = o.providerFor ? await o.providerFor(running.provider).catch(() => undefined) : await resolveProvider(running.provider, { log, env: processEnv }).catch(() => undefined);
+          await p?.collectLogs(running, join(artifactsDir, 'logs')).catch(() => {});
+        }
         return;
       }
       const { environment, provider } = ensured;
