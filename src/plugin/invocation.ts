@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { Redactor } from '../core/redact.ts';
 import { MAX_OUTPUT_BYTES } from './spawn.ts';
 import type { StrayProcess } from './strays.ts';
+import { endOfFirstValue } from '../core/json-text.ts';
 
 export interface Invocation {
   id: string;
@@ -98,18 +99,9 @@ function couldBeOneObject(text: string): boolean {
   const start = text.search(/\S/);
   if (start < 0) return true;
   if (text[start] !== '{') return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0) return text.slice(i + 1).trim() === '';
-  }
-  return true;
+  // Not closed yet: the cut may have fallen inside the one object.
+  const end = endOfFirstValue(text, start);
+  return end === undefined || text.slice(end).trim() === '';
 }
 
 function mib(bytes: number): string {

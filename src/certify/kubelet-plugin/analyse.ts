@@ -5,6 +5,7 @@
 import { decodeResponse } from '../../api/credentialprovider/response.ts';
 import { CACHE_KEY_TYPES } from '../../api/credentialprovider/types.ts';
 import { parseGoDuration } from '../../core/duration.ts';
+import { endOfFirstValue } from '../../core/json-text.ts';
 
 export type Aspect = 'stdout' | 'apiVersion' | 'kind' | 'strict' | 'cacheKeyType' | 'cacheDuration';
 
@@ -105,21 +106,6 @@ function locateFirstObject(text: string): { object: Record<string, unknown>; sta
       const object = parseObject(text.slice(start, end));
       if (object) return { object, start, end };
     }
-  }
-  return undefined;
-}
-
-function endOfFirstValue(text: string, start: number): number | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i + 1;
   }
   return undefined;
 }
