@@ -40,7 +40,7 @@ interface Observation {
 }
 
 /** One request through `probe` with the fake plugin: what reached the endpoint decides the verdict. */
-async function observe(probe: ClientProbe, scenario: Record<string, unknown>, exec: Partial<ExecConfig> = {}, terminal = false, command = FAKE): Promise<Observation> {
+async function observe(probe: ClientProbe, scenario: Record<string, unknown>, exec: Partial<ExecConfig> = {}, terminal = false, command = FAKE, timeoutMs = 30_000): Promise<Observation> {
   const n = ++counter;
   const log = join(tmp(), `run-${n}.jsonl`);
   const config: ExecConfig = { command, args: ['--scenario', JSON.stringify({ ...scenario, log })], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false, ...exec };
@@ -48,7 +48,7 @@ async function observe(probe: ClientProbe, scenario: Record<string, unknown>, ex
     server: endpoint.server, caPem: endpoint.caPem, exec: config, resolvedCommand: command, ...(config.provideClusterInfo ? { clusterConfig: { audience: 'credprov' } } : {}),
   });
   const path = `/version?run=${n}`;
-  const session = await probe.start({ kubeconfig }, { env, timeoutMs: 30_000, terminal });
+  const session = await probe.start({ kubeconfig }, { env, timeoutMs, terminal });
   try {
     const a = await session.request(path);
     const seen = endpoint.requests().filter((r) => r.url === path);
@@ -67,7 +67,7 @@ for (const { probe, availability } of probes) {
     for (const row of DECODING) {
       it(`${c}: ${row.trait} (${row.answer})`, async () => {
         const expected = row.clients[c];
-        const got = await observe(probe, row.reproduce.scenario);
+        const got = await observe(probe, row.reproduce.scenario, {}, false, FAKE, row.reproduce.timeoutMs);
         expect({ verdict: got.verdict, says: expected.says && got.error?.includes(expected.says) ? expected.says : got.error }).toEqual({ verdict: expected.verdict, says: expected.says ?? got.error });
       }, 120_000);
     }
@@ -105,7 +105,7 @@ describe('trait detection: credprov\'s own run of each row\'s plugin shows the r
   test.each(DECODING.map((row) => [row.trait, row] as const))('%s', async (trait, row) => {
     const inv = await runExecPlugin(
       { config: { command: FAKE, args: ['--scenario', JSON.stringify(row.reproduce.scenario)], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false }, baseDir: '/' },
-      { log: new InvocationLog(), timeoutMs: 30_000, stdin: { kind: 'none' }, parentEnv: env },
+      { log: new InvocationLog(), timeoutMs: row.reproduce.timeoutMs ?? 30_000, stdin: { kind: 'none' }, parentEnv: env },
     );
     const traits = answerTraits(inv, V1);
     expect(traits).toContain(trait);

@@ -36,6 +36,7 @@ export interface ClientOutcome {
 }
 
 export type AnswerTrait =
+  | 'no-answer'
   | 'exit-nonzero'
   | 'not-json'
   | 'yaml'
@@ -60,8 +61,8 @@ export interface DecodingRow {
   answer: string;
   /** The contract check that names this defect, when credprov's own runner judges it too. */
   contractCheck?: string;
-  /** The fake plugin scenario (fixtures/fake-exec-plugin) that answers this way; decoding.test.ts runs it through every client. */
-  reproduce: { scenario: Record<string, unknown> };
+  /** The fake plugin scenario (fixtures/fake-exec-plugin) that answers this way; decoding.test.ts runs it through every client (within timeoutMs, default 30 s). */
+  reproduce: { scenario: Record<string, unknown>; timeoutMs?: number };
   clients: Record<ClientName, ClientOutcome>;
   /** Where each client's code explains the outcome. */
   why: Partial<Record<ClientName, string>>;
@@ -78,6 +79,16 @@ function goClients(o: ClientOutcome): Pick<Record<ClientName, ClientOutcome>, 'k
 }
 
 export const DECODING: readonly DecodingRow[] = [
+  {
+    trait: 'no-answer', answer: 'the plugin never answers (it hangs, or leaves a process holding its stdout)', contractCheck: 'EP-TIMEOUT',
+    reproduce: { scenario: { delayMs: 60_000 }, timeoutMs: 2_000 },
+    clients: {
+      ...goClients({ verdict: 'refuses', says: 'no answer within', note: 'client-go has no timeout: it waits for ever (credprov\'s probe gave up)' }),
+      'client-node': { verdict: 'refuses', says: 'no answer within', note: 'it has no timeout either' },
+      python: { verdict: 'refuses', says: 'no answer within', note: 'subprocess communicate() has no timeout either' },
+    },
+    why: { 'client-go': `${CLIENT_GO_WHY}: cmd.Run with no context or deadline`, 'client-node': `${NODE_EXEC}: waits for 'close'`, python: `${PY_EXEC}: process.communicate()` },
+  },
   {
     trait: 'exit-nonzero', answer: 'the plugin exits non-zero (here 3, with a reason on stderr)', contractCheck: 'EP-FAILURE-EXPLAINED',
     reproduce: { scenario: { exitCode: 3 } },
@@ -252,10 +263,10 @@ export const DECODING: readonly DecodingRow[] = [
  * left out (client-node reads neither apiVersion nor kind).
  */
 export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
-  'client-go': ['exit-nonzero', 'not-json', 'apiVersion-missing', 'apiVersion-unknown', 'kind-wrong', 'timestamp-not-rfc3339', 'apiVersion-other', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
-  kubectl: ['exit-nonzero', 'not-json', 'apiVersion-missing', 'apiVersion-unknown', 'kind-wrong', 'timestamp-not-rfc3339', 'apiVersion-other', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
-  'client-node': ['exit-nonzero', 'not-json', 'yaml', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
-  python: ['exit-nonzero', 'not-json', 'yaml', 'apiVersion-missing', 'kind-missing', 'status-missing', 'apiVersion-unknown', 'apiVersion-other', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
+  'client-go': ['no-answer', 'exit-nonzero', 'not-json', 'apiVersion-missing', 'apiVersion-unknown', 'kind-wrong', 'timestamp-not-rfc3339', 'apiVersion-other', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
+  kubectl: ['no-answer', 'exit-nonzero', 'not-json', 'apiVersion-missing', 'apiVersion-unknown', 'kind-wrong', 'timestamp-not-rfc3339', 'apiVersion-other', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
+  'client-node': ['no-answer', 'exit-nonzero', 'not-json', 'yaml', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
+  python: ['no-answer', 'exit-nonzero', 'not-json', 'yaml', 'apiVersion-missing', 'kind-missing', 'status-missing', 'apiVersion-unknown', 'apiVersion-other', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
 };
 
 export interface AnsweredRun {
@@ -264,10 +275,14 @@ export interface AnsweredRun {
   timedOut: boolean;
   spawnError?: string;
   stdout: string;
+  /** Processes the run left behind; one holding stdout makes every client wait for it. */
+  strays?: Array<{ holds: readonly string[] }>;
 }
 
 /** The traits of one plugin run's answer, for a kubeconfig configured with `configured`. */
 export function answerTraits(run: AnsweredRun, configured: string): AnswerTrait[] {
+  // Every client reads stdout to its end and has no timeout of its own.
+  if (run.timedOut || run.strays?.some((s) => s.holds.includes('stdout'))) return ['no-answer'];
   if (run.exitCode !== 0 || run.signal) return ['exit-nonzero'];
   const json = parseJsonObject(run.stdout);
   let o: Record<string, unknown>;

@@ -35,20 +35,31 @@ export function parseKubectlStatuses(output: string): number[] {
   return out;
 }
 
-/** kubectl's own error text: the stderr lines that are not klog lines (I/W/E/F + date), joined. */
+/**
+ * kubectl's own error text: the stderr lines that are not klog lines (I/W/E/F
+ * + date), from its last error line ("error: …", "Unable to connect to the
+ * server: …") on; the plugin's own stderr, which client-go passes through,
+ * comes before it.
+ */
 export function kubectlErrorText(output: string): string {
-  return output
+  const lines = output
     .replace(/\r/g, '')
     .split('\n')
-    .filter((l) => l.trim() && !/^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\]/.test(l))
-    .join('\n')
-    .trim();
+    .filter((l) => l.trim() && !/^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\]/.test(l));
+  let from = -1;
+  lines.forEach((l, i) => {
+    if (/^(error: |Unable to connect to the server: |Error from server)/.test(l)) from = i;
+  });
+  return lines.slice(Math.max(0, from)).join('\n').trim();
 }
 
 /** One argument for `sh -c` (script(1) takes the command as a string). */
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/** After kubectl exits, how long its outputs may stay open (held by something its plugin left) before we stop reading. */
+const OUTPUT_GRACE_MS = 250;
 
 export function kubectlPath(o: ProbeOptions = {}): string {
   const r = resolveProbeOptions(o);
@@ -127,27 +138,41 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
             clearTimeout(timer);
             resolve({ seq: n, error: `cannot run ${file}: ${e.code ?? e.message}`, ms: ms() });
           });
-          child.once('close', (code) => {
-            clearTimeout(timer);
-            if (child.pid !== undefined) {
-              running.delete(child.pid);
-              // A plugin kubectl left behind is not a user's problem to clean up here either.
-              killGroup(child.pid);
-            }
-            child.stdin!.destroy();
-            // script(1) copies the terminal (kubectl's stdout and stderr alike) to its stdout.
-            const diagnostics = so.terminal ? out : err;
-            log += redact(`$ kubectl ${args.join(' ')}\n${diagnostics.replace(/\r/g, '')}`);
-            if (!log.endsWith('\n')) log += '\n';
-            const statuses = parseKubectlStatuses(diagnostics);
-            const status = statuses[statuses.length - 1];
-            const failure = timedOut ? `no answer within ${formatMs(so.timeoutMs)}: kubectl is stuck (a plugin that never answers blocks it); kubectl and its plugin were killed` : code !== 0 ? redact(kubectlErrorText(diagnostics) || `kubectl exited with code ${code}`) : undefined;
-            resolve({
-              seq: n,
-              ...(status !== undefined ? { status } : {}),
-              ...(failure ? { error: failure } : {}),
-              ms: ms(),
-              ...(statuses.length > 1 ? { statuses } : {}),
+          // 'exit', then a short wait for the outputs: a process the plugin left behind (a daemon in a session of
+          // its own) can hold kubectl's stderr, which the plugin shares, for ever; 'close' would wait for it.
+          child.once('exit', (code) => {
+            let done = false;
+            const finish = () => {
+              if (done) return;
+              done = true;
+              clearTimeout(timer);
+              if (child.pid !== undefined) {
+                running.delete(child.pid);
+                // A plugin kubectl left behind in its group goes with it.
+                killGroup(child.pid);
+              }
+              child.stdin!.destroy();
+              child.stdout!.destroy();
+              child.stderr!.destroy();
+              // script(1) copies the terminal (kubectl's stdout and stderr alike) to its stdout.
+              const diagnostics = so.terminal ? out : err;
+              log += redact(`$ kubectl ${args.join(' ')}\n${diagnostics.replace(/\r/g, '')}`);
+              if (!log.endsWith('\n')) log += '\n';
+              const statuses = parseKubectlStatuses(diagnostics);
+              const status = statuses[statuses.length - 1];
+              const failure = timedOut ? `no answer within ${formatMs(so.timeoutMs)}: kubectl is stuck (a plugin that never answers blocks it); kubectl and its plugin were killed` : code !== 0 ? redact(kubectlErrorText(diagnostics) || `kubectl exited with code ${code}`) : undefined;
+              resolve({
+                seq: n,
+                ...(status !== undefined ? { status } : {}),
+                ...(failure ? { error: failure } : {}),
+                ms: ms(),
+                ...(statuses.length > 1 ? { statuses } : {}),
+              });
+            };
+            const grace = setTimeout(finish, OUTPUT_GRACE_MS);
+            child.once('close', () => {
+              clearTimeout(grace);
+              finish();
             });
           });
         });

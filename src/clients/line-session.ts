@@ -87,8 +87,9 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
       } else lines.push(line);
     }
   });
+  // 'exit', not 'close': a process the plugin left behind can hold the stderr it shares with the probe for ever.
   const whenExited = new Promise<void>((resolve) => {
-    child.once('close', (code, signal) => {
+    child.once('exit', (code, signal) => {
       exited = signal ? `killed by ${signal}` : `exited with code ${code}`;
       live.delete(child);
       const w = waiting;
@@ -125,6 +126,8 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
       killGroup(child);
       await Promise.race([whenExited, new Promise((r) => setTimeout(r, CLOSE_GRACE_MS))]);
       live.delete(child);
+      child.stdout!.destroy();
+      child.stderr!.destroy();
       dead ??= 'closed';
     })();
     return closing;
