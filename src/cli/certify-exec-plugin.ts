@@ -140,7 +140,8 @@ export const command: Command = {
     }
     subject.resolvedCommand = resolved.path;
     // Before any plugin runs: a named client this machine lacks is bad input, said at once.
-    const clients = await chooseClients(named, kubeVersion, ctx.env);
+    const { clients, unavailable } = await chooseClients(named, kubeVersion, ctx.env);
+    for (const u of unavailable) ctx.log.warn(`client ${u.name} left out: ${u.reason}`);
 
     const startedAt = new Date();
     // Before any plugin runs: a report dir that cannot be written should cost a second, not a certification.
@@ -157,7 +158,12 @@ export const command: Command = {
     // The command line is left out of the report: --env values may be secrets.
     return finishCertify(ctx, {
       command: NAME,
-      subject: { ...subject, timeout: f.timeout ?? DEFAULT_EXEC_TIMEOUT, clients: clients.map((c) => ({ name: c.probe.name, version: c.version })) },
+      subject: {
+        ...subject,
+        timeout: f.timeout ?? DEFAULT_EXEC_TIMEOUT,
+        clients: clients.map((c) => ({ name: c.probe.name, version: c.version })),
+        ...(unavailable.length ? { clientsLeftOut: unavailable } : {}),
+      },
       checks,
       metrics,
       startedAt,
@@ -184,8 +190,8 @@ function parseClientsFlag(flag: string[] | undefined): ClientName[] | undefined 
  * available (else exit 2, naming what is missing and how to get it), or by
  * default every client this machine has.
  */
-async function chooseClients(named: ClientName[] | undefined, kubeVersion: string, env: NodeJS.ProcessEnv): Promise<MatrixClient[]> {
-  if (named?.length === 0) return [];
+async function chooseClients(named: ClientName[] | undefined, kubeVersion: string, env: NodeJS.ProcessEnv): Promise<{ clients: MatrixClient[]; unavailable: Array<{ name: ClientName; reason: string }> }> {
+  if (named?.length === 0) return { clients: [], unavailable: [] };
   const all = await availableProbes({ kubeVersion, env }, named ?? CLIENT_NAMES);
   const missing = all.filter((c) => !c.availability.ok);
   if (named && missing.length) {
@@ -194,7 +200,11 @@ async function chooseClients(named: ClientName[] | undefined, kubeVersion: strin
       hint: `'credprov clients ls' lists the clients available here; leave --clients out to use just those`,
     });
   }
-  return all.flatMap((c) => (c.availability.ok ? [{ probe: c.probe, version: c.availability.version }] : []));
+  return {
+    clients: all.flatMap((c) => (c.availability.ok ? [{ probe: c.probe, version: c.availability.version }] : [])),
+    // By default a client this machine lacks is left out; the report says which and why.
+    unavailable: all.flatMap((c) => (c.availability.ok ? [] : [{ name: c.probe.name, reason: c.availability.reason }])),
+  };
 }
 
 function parseTimeout(text: string): number {
