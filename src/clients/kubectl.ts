@@ -58,8 +58,20 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+// kubectl process groups in flight in any session: none may outlive credprov.
+const inFlight = new Set<number>();
+let exitHookInstalled = false;
+
 /** After kubectl exits, how long its outputs may stay open (held by something its plugin left) before we stop reading. */
 const OUTPUT_GRACE_MS = 250;
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
 
 export function kubectlPath(o: ProbeOptions = {}): string {
   const r = resolveProbeOptions(o);
@@ -97,13 +109,12 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
       let seq = 0;
       let closed = false;
       const running = new Set<number>();
-      const killGroup = (pid: number) => {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      };
+      if (!exitHookInstalled) {
+        process.once('exit', () => {
+          for (const pid of inFlight) killGroup(pid);
+        });
+        exitHookInstalled = true;
+      }
       const close = async () => {
         if (closed) return;
         closed = true;
@@ -133,7 +144,10 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
             timedOut = true;
             if (child.pid !== undefined) killGroup(child.pid);
           }, so.timeoutMs);
-          if (child.pid !== undefined) running.add(child.pid);
+          if (child.pid !== undefined) {
+            running.add(child.pid);
+            inFlight.add(child.pid);
+          }
           child.once('error', (e: NodeJS.ErrnoException) => {
             clearTimeout(timer);
             resolve({ seq: n, error: `cannot run ${file}: ${e.code ?? e.message}`, ms: ms() });
@@ -148,6 +162,7 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
               clearTimeout(timer);
               if (child.pid !== undefined) {
                 running.delete(child.pid);
+                inFlight.delete(child.pid);
                 // A plugin kubectl left behind in its group goes with it.
                 killGroup(child.pid);
               }
