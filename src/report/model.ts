@@ -12,6 +12,22 @@ export interface Check {
   level: Level;
   /** The requirement's source, e.g. "KEP-2133: response apiVersion must match the configured one". */
   source: string;
+  /** Where the check sits in a two-way table its suite's report draws (behaviour × client); see src/report/grid.ts. */
+  cell?: TableCell;
+}
+
+/**
+ * A check's place in a table of its suite: one row per behaviour, one column
+ * per client (or version, or config), each cell one check. The check keeps
+ * its own status, message and evidence; the table only arranges them.
+ */
+export interface TableCell {
+  /** The table's title; checks naming the same one form one table. */
+  table: string;
+  row: string;
+  column: string;
+  /** What the cell shows in a few words (set on the result, e.g. "401/2 → 200/0"); the message otherwise. */
+  text?: string;
 }
 
 export type Evidence =
