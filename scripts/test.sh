@@ -16,6 +16,10 @@ done
 # The vendor-plugin tests run the unmodified ecr-credential-provider: build it once (cached under plugins/).
 log "ecr-credential-provider for the vendor-plugin tests"
 node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/ecr.ts"), import("./src/core/progress.ts")]).then(([b, e, p]) => b.ensureVendorPlugin(e.ECR_RECIPE, { version: e.ECR_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
+# The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
+# build its probe against the default version's client-go once (cached under clients/).
+log "client-go probe for the exec-plugin client matrix"
+node -e 'Promise.all([import("./src/clients/client-go.ts"), import("./src/core/progress.ts")]).then(([c, p]) => c.ensureClientGoProbe({ progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
 mkdir -p reports
 log "type-checking"
 npx tsc --noEmit -p .
