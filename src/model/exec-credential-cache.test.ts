@@ -127,9 +127,9 @@ describe('what the plugin is told', () => {
   });
 
   test('client-go: interactive only with IfAvailable or Always and a terminal; Always without one refuses to run the plugin', () => {
-    expect(pluginLaunch('client-go', setting({ interactiveMode: 'IfAvailable', terminal: true }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: true } }, stdinIsTTY: true });
-    expect(pluginLaunch('client-go', setting({ interactiveMode: 'IfAvailable' }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: false } }, stdinIsTTY: false });
-    expect(pluginLaunch('kubectl', setting({ interactiveMode: 'Never', terminal: true }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: false } }, stdinIsTTY: false });
+    expect(pluginLaunch('client-go', setting({ interactiveMode: 'IfAvailable', terminal: true }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: true } }, stdinIsTerminal: true });
+    expect(pluginLaunch('client-go', setting({ interactiveMode: 'IfAvailable' }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: false } }, stdinIsTerminal: false });
+    expect(pluginLaunch('kubectl', setting({ interactiveMode: 'Never', terminal: true }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: false } }, stdinIsTerminal: false });
     expect(pluginLaunch('client-go', setting({ interactiveMode: 'Always' }))).toMatchObject({ runs: false, error: expect.stringContaining('standard input is not a terminal') });
   });
 
@@ -143,7 +143,7 @@ describe('what the plugin is told', () => {
   });
 
   test('python ignores interactiveMode: interactive follows the terminal, even for Never', () => {
-    expect(pluginLaunch('python', setting({ interactiveMode: 'Never', terminal: true }))).toMatchObject({ execInfo: { spec: { interactive: true } }, stdinIsTTY: true });
+    expect(pluginLaunch('python', setting({ interactiveMode: 'Never', terminal: true }))).toMatchObject({ execInfo: { spec: { interactive: true } }, stdinIsTerminal: true });
     expect(pluginLaunch('python', setting({ interactiveMode: 'Always' }))).toMatchObject({ runs: true, execInfo: { spec: { interactive: false } } });
   });
 });

@@ -63,7 +63,7 @@ export interface ClientSetting {
 }
 
 export type PluginLaunch =
-  | { runs: true; execInfo: Record<string, unknown> | null; stdinIsTTY: boolean; because: string }
+  | { runs: true; execInfo: Record<string, unknown> | null; stdinIsTerminal: boolean; because: string }
   | { runs: false; error: string; because: string };
 
 /** What `client` hands the plugin on a run, or why it does not run it. */
@@ -81,19 +81,19 @@ export function pluginLaunch(client: ClientName, s: ClientSetting): PluginLaunch
       return {
         runs: true,
         execInfo: { apiVersion: s.user.apiVersion, kind: 'ExecCredential', spec },
-        stdinIsTTY: interactive && s.terminal,
+        stdinIsTerminal: interactive && s.terminal,
         because: `client-go exec.go:234-259,441-464: ${mode}${s.terminal ? ' with' : ' without'} a terminal → interactive ${interactive}; spec.cluster ${s.user.provideClusterInfo ? 'from the kubeconfig (CA inlined)' : 'left out'}`,
       };
     }
     case 'client-node':
-      return { runs: true, execInfo: null, stdinIsTTY: false, because: 'client-node exec_auth.js:83: spawn without KUBERNETES_EXEC_INFO, stdin a pipe' };
+      return { runs: true, execInfo: null, stdinIsTerminal: false, because: 'client-node exec_auth.js:83: spawn without KUBERNETES_EXEC_INFO, stdin a pipe' };
     case 'python': {
       const spec: Record<string, unknown> = { interactive: s.terminal };
       if (s.user.provideClusterInfo) spec.cluster = pythonCluster(s.cluster);
       return {
         runs: true,
         execInfo: { apiVersion: s.user.apiVersion, kind: 'ExecCredential', spec },
-        stdinIsTTY: s.terminal,
+        stdinIsTerminal: s.terminal,
         because: `python exec_provider.py:72-99: interactive = stdout is a terminal (${s.terminal}), interactiveMode ignored; stdin ${s.terminal ? 'the terminal' : 'inherited'}; spec.cluster ${s.user.provideClusterInfo ? 'the kubeconfig mapping plus config' : 'left out'}`,
       };
     }
