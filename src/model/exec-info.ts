@@ -33,12 +33,8 @@
 //   plus `config`, the client.authentication.k8s.io/exec extension.
 // - 91-99: stdin is sys.stdin when interactive, else inherited (None): a
 //   terminal the process has reaches the plugin either way.
+import { EXEC_CLUSTER_EXTENSION, type ExecApiVersion, type InteractiveMode } from '../api/exec/types.ts';
 import type { ClientName } from '../clients/probe.ts';
-
-export const EXEC_CLUSTER_EXTENSION = 'client.authentication.k8s.io/exec';
-
-export type InteractiveMode = 'Never' | 'IfAvailable' | 'Always';
-export type ExecApiVersion = 'client.authentication.k8s.io/v1' | 'client.authentication.k8s.io/v1beta1';
 
 export interface ExecUserModel {
   apiVersion: ExecApiVersion;

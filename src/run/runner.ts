@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EnvironmentSpec } from '../api/spec/types.ts';
 import { finalizeSpec, mergePartial, type PartialSpec } from '../api/spec/index.ts';
+import { applyDefaults } from '../api/spec/defaults.ts';
 import { errorMessage, CredprovError, PrerequisiteError } from '../core/errors.ts';
 import { noopLogger, type Logger } from '../core/logger.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
@@ -72,7 +73,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   async function runOne(suite: Suite): Promise<void> {
     const artifactsDir = join(o.artifactsDir, suite.name);
     await mkdir(artifactsDir, { recursive: true });
-    const setup = { log, progress, artifactsDir, redactor, processEnv };
+    const setup = { log, progress, artifactsDir, redactor, processEnv, environmentName: applyDefaults(o.baseSpec).name };
     let prepared;
     try {
       prepared = await step(progress, `prepare suite ${suite.name}`, () => suite.prepare(setup));
