@@ -51,7 +51,7 @@ export const execPlugin401Suite: Suite = {
   name: 'exec-plugin-401',
   summary: 'client exec credential plugins against a live API server that says 401 (credprov\'s token webhook): caching until expirationTimestamp, re-exec after a 401, revoked and expired tokens, a plugin repeating a refused token, client certificates and their rotation, provideClusterInfo, interactiveMode × terminal, v1 and v1beta1; per real client (kubectl, client-go, client-node, python), credprov\'s model predicts and the client is compared. Cells read <status>/<plugin runs> per request',
   checks: EXEC401_CHECKS,
-  needsBuild: 'the client-go probe against the cluster\'s client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, under a minute with a warm Go cache)',
+  needsBuild: 'the client-go probe against the cluster\'s client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, seconds with a warm Go build cache)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const files = await ensureTokenWebhookFiles(ctx.environmentName, ctx.processEnv);
     const reviewLog = join(ctx.artifactsDir, 'webhook-reviews.jsonl');
