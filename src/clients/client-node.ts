@@ -133,10 +133,17 @@ export function clientNodeProbe(o: ProbeOptions = {}): ClientProbe {
   };
 }
 
-/** The library's error as a user of it sees it: the message, and its class when that says more (TypeError). */
+/**
+ * The library's error as a user of it sees it: its class when that says more
+ * (TypeError), the message, and the cause's message (fetch failed: why).
+ * Duck-typed: errors from undici may come from another realm (jest's VM).
+ */
 function describeError(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const msg = e.message.trim() || '(empty message)';
-  const cause = e.cause instanceof Error && e.cause.message ? ` (${e.cause.message})` : '';
-  return `${e.name && e.name !== 'Error' ? `${e.name}: ${msg}` : msg}${cause}`;
+  const asError = (x: unknown): { name?: string; message: string; cause?: unknown } | undefined =>
+    x && typeof x === 'object' && typeof (x as { message?: unknown }).message === 'string' ? (x as { name?: string; message: string; cause?: unknown }) : undefined;
+  const err = asError(e);
+  if (!err) return String(e);
+  const msg = err.message.trim() || '(empty message)';
+  const cause = asError(err.cause)?.message;
+  return `${err.name && err.name !== 'Error' ? `${err.name}: ${msg}` : msg}${cause ? ` (${cause})` : ''}`;
 }

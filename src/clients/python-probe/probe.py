@@ -14,9 +14,10 @@ The client logs a plugin it refuses with logging.error and carries on with no
 credential; those log lines are captured per request and returned as `error`
 next to the status the server gave the credential-less request.
 
-With --terminal the probe gives itself a pseudo-terminal as stdin and stdout
-(the client decides `interactive` from sys.stdout.isatty() and then hands
-sys.stdin to the plugin), and keeps its protocol on the original stdin/stdout.
+The protocol runs on copies of the original stdin/stdout; fds 0 and 1 become
+what a user's script would have (move_protocol): /dev/null, or with
+--terminal a pseudo-terminal (the client decides `interactive` from
+sys.stdout.isatty() and then hands sys.stdin to the plugin).
 """
 import argparse
 import json
@@ -40,14 +41,30 @@ class Captured(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def attach_terminal():
-    """Makes a pseudo-terminal this process's fd 0 and 1; returns the original stdin and stdout."""
+def move_protocol(terminal):
+    """Moves the protocol off fds 0 and 1, where the client and its plugin would see it.
+
+    The client hands the plugin its own stdin when it thinks it is interactive
+    (sys.stdout.isatty()) and otherwise lets the plugin inherit it (Popen
+    stdin=None), so fd 0 must be what a user's script has: a terminal with
+    --terminal, else /dev/null (a script run from cron or CI). fd 1 becomes the
+    terminal too, or stderr, so nothing the client prints can corrupt an answer.
+    Returns the protocol's input and output, and the terminal's controlling
+    side (to be kept open for the process's life, or the terminal hangs up).
+    """
     protocol_in = os.fdopen(os.dup(0), "r")
     protocol_out = os.fdopen(os.dup(1), "w")
-    master, tty = os.openpty()
-    os.dup2(tty, 0)
-    os.dup2(tty, 1)
-    os.close(tty)
+    master = None
+    if terminal:
+        master, tty = os.openpty()
+        os.dup2(tty, 0)
+        os.dup2(tty, 1)
+        os.close(tty)
+    else:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
     return protocol_in, protocol_out, master
 
 
@@ -58,10 +75,7 @@ def main():
     parser.add_argument("--terminal", action="store_true")
     args = parser.parse_args()
 
-    protocol_in, protocol_out = sys.stdin, sys.stdout
-    if args.terminal:
-        # `master` must stay open for the process's life, or the terminal hangs up.
-        protocol_in, protocol_out, master = attach_terminal()
+    protocol_in, protocol_out, master = move_protocol(args.terminal)
 
     captured = Captured()
     logging.getLogger().addHandler(captured)
