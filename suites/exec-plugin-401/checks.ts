@@ -18,7 +18,7 @@ export function clientCheck(b: Behaviour, client: ClientName): Check {
 
 export const WEBHOOK_AUTHENTICATES: Check = {
   id: 'EX401-APISERVER-TOKEN-WEBHOOK',
-  title: 'kube-apiserver asks credprov\'s token webhook about bearer tokens: an issued token authenticates as the exec plugin\'s user (200 on what RBAC grants), an unknown one is refused (401); each was reviewed once',
+  title: 'kube-apiserver asks credprov\'s token webhook about bearer tokens: an issued token authenticates as the exec plugin\'s user (200 on what RBAC grants), an unknown one is refused (401); the webhook reviewed both',
   level: 'MUST',
   source: 'kube-apiserver --authentication-token-webhook-config-file (authentication.k8s.io/v1 TokenReview, --authentication-token-webhook-version=v1); the precondition of every 401 in this suite',
 };

@@ -160,8 +160,9 @@ function refusedToken(c: SessionContext): string {
   if (!t) {
     t = `cp401.never-issued.${randomBytes(18).toString('base64url')}`;
     refused.set(c.subject, t);
-    c.redactor.add(t);
   }
+  // Every run's redactor learns it (a later run in this process may bring its own).
+  c.redactor.add(t);
   return t;
 }
 
