@@ -6,7 +6,6 @@ import type { Redactor } from '../core/redact.ts';
 import { exitCodeFor, summarize, type CheckResult, type RunReport } from '../report/model.ts';
 import { writeReports } from '../report/write.ts';
 
-export const TOOL_VERSION = CREDPROV_VERSION;
 
 export interface FinishOptions {
   command: string;
@@ -23,7 +22,7 @@ export interface FinishOptions {
 
 export async function finishRun(o: FinishOptions): Promise<{ exitCode: number; report: RunReport; dir: string }> {
   const report: RunReport = {
-    tool: { name: 'credprov', version: TOOL_VERSION, command: o.command },
+    tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command },
     subject: o.subject,
     checks: o.checks,
     summary: summarize(o.checks),

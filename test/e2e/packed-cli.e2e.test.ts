@@ -16,8 +16,8 @@ import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prereq
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Names of their own, so this file can run beside the other e2e tests.
-const ENV_NAME = 'hpack-packed-cli';
-const REGISTRY_NAME = 'hpack-packed-reg';
+const ENV_NAME = 'e2e-packed-cli';
+const REGISTRY_NAME = 'e2e-packed-reg';
 // A Node >= 22.18 first on PATH, as a user who can run credprov has; npm runs under it too.
 const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`;
 
