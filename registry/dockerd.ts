@@ -92,14 +92,15 @@ export class PrivateDockerd {
     } finally {
       closeSync(fd);
     }
-    d.child.on('error', () => {});
+    let spawnError: Error | undefined;
+    d.child.on('error', (err) => (spawnError = err));
     live.add(d.child);
     const deadline = Date.now() + (o.timeoutMs ?? 30_000);
-    while (Date.now() < deadline && d.child.exitCode === null) {
+    while (Date.now() < deadline && d.child.exitCode === null && !spawnError) {
       if ((await pingDocker(d.host, 2000)).ok) return d;
       await sleep(100);
     }
-    const why = d.child.exitCode !== null ? `exited (code ${d.child.exitCode})` : `did not answer within ${o.timeoutMs ?? 30_000} ms`;
+    const why = spawnError ? `could not be started (${spawnError.message})` : d.child.exitCode !== null ? `exited (code ${d.child.exitCode})` : `did not answer within ${o.timeoutMs ?? 30_000} ms`;
     const text = await readFile(logFile, 'utf8').catch(() => '');
     await d.stop();
     throw new TimeoutError(`private dockerd on ${d.host} ${why}`, { detail: tail(text, 20) });
