@@ -119,7 +119,9 @@ function containerRunner(rt: DockerRuntime, image: string, name: string): Regist
       try {
         await container.start();
       } catch (err) {
-        // testcontainers has removed the container; its last words (e.g. address in use) must reach the log file before the harness reads it.
+        // A failed wait: testcontainers removed the container. A failed start: it did not, and the harness's teardown may never learn of it if record() failed.
+        if (id) await removeById(rt, id).catch(() => {});
+        // Its last words (e.g. address in use) must reach the log file before the harness reads it.
         await logs.flushed(2000);
         throw err;
       }
@@ -182,15 +184,3 @@ export async function removeContainer(docker: { host?: string }, id: string): Pr
   await removeById(await dockerRuntime(dockerHost(docker.host)), id);
 }
 
-/** Whether a container recorded in state still runs (`registry ls`). */
-export async function containerRunning(docker: { host?: string }, id: string): Promise<boolean> {
-  const host = dockerHost(docker.host);
-  if (!(await pingDocker(host)).ok) return false;
-  const rt = await dockerRuntime(host);
-  try {
-    return (await rt.client.container.inspect(rt.client.container.getById(id))).State.Running;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw err;
-  }
-}

@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bindDockerHost, dockerHost, pingDocker } from './docker-runtime.ts';
+import { bindDockerHost, containerRunning, dockerHost, pingDocker } from './docker-runtime.ts';
 
-describe('pingDocker', () => {
+describe('read-only questions to the Engine API', () => {
   let server: Server | undefined;
   let dir: string | undefined;
   afterEach(async () => {
@@ -31,6 +31,18 @@ describe('pingDocker', () => {
     const host = await serve((_req, res) => res.end('<html>hello</html>'));
     expect(await pingDocker(host)).toEqual({ ok: false, reason: `${host} answered GET /version with HTTP 200, not a Docker daemon` });
     expect(await pingDocker('ssh://user@host')).toMatchObject({ ok: false, reason: expect.stringContaining('unix:// or plain tcp:// only') });
+  });
+  test('a container runs when the daemon says so; a removed one, or no daemon, is not running', async () => {
+    const host = await serve((req, res) => {
+      if (req.url === '/containers/abc/json') return res.end(JSON.stringify({ Id: 'abc', State: { Running: true } }));
+      if (req.url === '/containers/old/json') return res.end(JSON.stringify({ Id: 'old', State: { Running: false } }));
+      res.statusCode = 404;
+      res.end(JSON.stringify({ message: 'No such container' }));
+    });
+    expect(await containerRunning(host, 'abc')).toBe(true);
+    expect(await containerRunning(host, 'old')).toBe(false);
+    expect(await containerRunning(host, 'gone')).toBe(false);
+    expect(await containerRunning('unix:///nonexistent/docker.sock', 'abc')).toBe(false);
   });
 });
 

@@ -4,7 +4,8 @@
 // credprov names the daemon before the first call and refuses a second one.
 // Ryuk, testcontainers' reaper, stays off: its image cannot be pulled here,
 // and a registry's lifetime is credprov's (its state file, or an owner label
-// on in-process containers; see container.ts).
+// on in-process containers; see container.ts). Read-only questions (is a
+// daemon there, does a container run) are plain GETs on the Engine API.
 import { request } from 'node:http';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { PrerequisiteError } from '../src/core/errors.ts';
@@ -56,12 +57,28 @@ export async function dockerRuntime(host: string): Promise<DockerRuntime> {
 
 export type Ping = { ok: true; version: string } | { ok: false; reason: string };
 
+/** GET /version from the daemon: is it there, and is it Docker? */
+export async function pingDocker(host: string, timeoutMs = 5000): Promise<Ping> {
+  const r = await dockerGet(host, '/version', timeoutMs);
+  if (!r.ok) return r;
+  const version = (r.json as { Version?: unknown } | undefined)?.Version;
+  if (r.status === 200 && typeof version === 'string') return { ok: true, version };
+  return { ok: false, reason: `${host} answered GET /version with HTTP ${r.status}${typeof version === 'string' ? '' : ', not a Docker daemon'}` };
+}
+
+/** Whether a container runs; false when the daemon does not know it (removed) or does not answer. */
+export async function containerRunning(host: string, id: string, timeoutMs = 5000): Promise<boolean> {
+  const r = await dockerGet(host, `/containers/${encodeURIComponent(id)}/json`, timeoutMs);
+  return r.ok && r.status === 200 && (r.json as { State?: { Running?: unknown } } | undefined)?.State?.Running === true;
+}
+
 /**
- * GET /version from the daemon, without loading testcontainers: the
- * availability probe of every registry command stays cheap, and a failure
- * says why (no socket, refused, not Docker). unix:// and tcp:// (plain) only.
+ * A read-only Engine API call without testcontainers: availability probes and
+ * `registry ls` stay cheap (no 0.3–2 s import) and may ask any number of
+ * daemons. Whatever changes a container goes through testcontainers.
+ * unix:// and plain tcp:// only.
  */
-export function pingDocker(host: string, timeoutMs = 5000): Promise<Ping> {
+export function dockerGet(host: string, path: string, timeoutMs = 5000): Promise<{ ok: true; status: number; json: unknown } | { ok: false; reason: string }> {
   let target: { socketPath: string } | { host: string; port: number };
   try {
     const u = new URL(host);
@@ -72,19 +89,18 @@ export function pingDocker(host: string, timeoutMs = 5000): Promise<Ping> {
     return Promise.resolve({ ok: false, reason: `DOCKER_HOST ${host} is not a URL (e.g. unix:///var/run/docker.sock)` });
   }
   return new Promise((resolve) => {
-    const req = request({ ...target, path: '/version', timeout: timeoutMs }, (res) => {
+    const req = request({ ...target, path, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
       res.on('end', () => {
-        let version: unknown;
+        let json: unknown;
         try {
-          version = (JSON.parse(body) as { Version?: unknown }).Version;
+          json = JSON.parse(body);
         } catch {
-          // not JSON: not a Docker daemon
+          // not JSON: the caller judges by status
         }
-        if (res.statusCode === 200 && typeof version === 'string') resolve({ ok: true, version });
-        else resolve({ ok: false, reason: `${host} answered GET /version with HTTP ${res.statusCode}${typeof version === 'string' ? '' : ', not a Docker daemon'}` });
+        resolve({ ok: true, status: res.statusCode ?? 0, json });
       });
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

@@ -9,6 +9,7 @@ import { HostsFile } from '../src/core/hosts.ts';
 import { pidExists, terminatePid } from '../src/core/pids.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import type { AuthMode } from './auth.ts';
+import { containerRunning, dockerHost } from './docker-runtime.ts';
 
 export interface OwnedProcess {
   pid: number;
@@ -75,11 +76,7 @@ export async function listStates(env: NodeJS.ProcessEnv = process.env): Promise<
 export async function isRunning(s: RegistryState): Promise<boolean> {
   if (s.processes.length === 0 && !s.containerId) return false;
   if (!(await Promise.all(s.processes.map(isOurs))).every(Boolean)) return false;
-  if (s.containerId) {
-    // Loaded only here: it brings testcontainers, which process registries never need.
-    const { containerRunning } = await import('./container.ts');
-    return containerRunning(s.docker ?? {}, s.containerId);
-  }
+  if (s.containerId) return containerRunning(dockerHost(s.docker?.host), s.containerId);
   return true;
 }
 
