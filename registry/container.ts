@@ -59,7 +59,7 @@ export function containerProvider(o: ContainerProviderOptions = {}): RegistryPro
     isAvailable,
     async start(spec) {
       const a = await isAvailable();
-      if (!a.ok) throw new PrerequisiteError(`the container provider cannot run here: ${a.reason}`, { hint: 'use the process provider, or start dockerd (apt-get install docker.io)' });
+      if (!a.ok) throw new PrerequisiteError(`the container provider cannot run here: ${a.reason}`, { hint: 'use the process provider, or point DOCKER_HOST at a running dockerd (setup.sh installs docker.io but starts none)' });
       const log = spec.logger ?? o.logger ?? noopLogger;
       const rt = await dockerRuntime(host);
       await removeOrphans(rt, log);

@@ -1,10 +1,10 @@
 import { describe, test, expect } from '@jest/globals';
-import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { memoryLogger } from '../src/core/logger.ts';
 import { isAlive } from '../src/core/pids.ts';
 import { useTempDir } from '../src/testing/tmp.ts';
-import { daemonConfig, dockerdArgs, PrivateDockerd, sweepPrivateDockerds } from './dockerd.ts';
+import { daemonConfig, dockerdArgs, findDockerd, PrivateDockerd, sweepPrivateDockerds } from './dockerd.ts';
 
 describe('a private dockerd', () => {
   const tmp = useTempDir('credprov-dockerd-test-');
@@ -23,7 +23,8 @@ describe('a private dockerd', () => {
   });
 
   test('is not available without dockerd, and says what to install', async () => {
-    expect(await PrivateDockerd.available('/nonexistent/dockerd')).toEqual({ ok: false, reason: '/nonexistent/dockerd not found (apt-get install docker.io, or scripts/setup.sh)' });
+    expect(await PrivateDockerd.available({ dockerd: '/nonexistent/dockerd' })).toEqual({ ok: false, reason: '/nonexistent/dockerd not found (apt-get install docker.io, or scripts/setup.sh)' });
+    expect(await findDockerd({ PATH: '/nonexistent' })).toBe((await access('/usr/sbin/dockerd').then(() => '/usr/sbin/dockerd', () => undefined)));
   });
 
   test('sweep removes dirs of owners that died (and old dirs without owner), never a live owner\'s or a fresh one', async () => {

@@ -12,7 +12,7 @@
 // group). A dir whose owner died is swept by the next start(): its daemon
 // stopped, its mounts and files removed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { access, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -24,7 +24,17 @@ import { isAlive, pidExists, terminatePid } from '../src/core/pids.ts';
 import { stopChild } from './child.ts';
 import { pingDocker } from './docker-runtime.ts';
 
-export const DOCKERD = '/usr/sbin/dockerd';
+/** Debian's docker.io puts dockerd in /usr/sbin, docker-ce in /usr/bin. */
+export async function findDockerd(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  return findExecutable('dockerd', [...(env.PATH ?? '').split(delimiter), '/usr/sbin']);
+}
+
+async function findExecutable(name: string, dirs: string[]): Promise<string | undefined> {
+  for (const d of dirs.filter(Boolean)) {
+    if (await access(join(d, name), constants.X_OK).then(() => true, () => false)) return join(d, name);
+  }
+  return undefined;
+}
 const DIR_PREFIX = 'credprov-dockerd-';
 /** dockerd's own grace for its containers on shutdown (distribution exits at once on SIGTERM). */
 const SHUTDOWN_TIMEOUT_S = 5;
@@ -69,11 +79,12 @@ export class PrivateDockerd {
     this.host = `unix://${join(dir, 'docker.sock')}`;
   }
 
-  /** dockerd and the containerd it starts (both from Debian's docker.io); root, for mounts and cgroups. */
-  static async available(dockerd = DOCKERD, env: NodeJS.ProcessEnv = process.env): Promise<{ ok: boolean; reason?: string }> {
-    if (!(await access(dockerd).then(() => true, () => false))) return { ok: false, reason: `${dockerd} not found (apt-get install docker.io, or scripts/setup.sh)` };
-    const onPath = await Promise.all((env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => access(join(d, 'containerd')).then(() => true, () => false)));
-    if (!onPath.some(Boolean)) return { ok: false, reason: 'containerd is not on PATH; dockerd starts it (apt-get install docker.io brings it)' };
+  /** dockerd and the containerd it starts (Debian's docker.io brings both); root, for mounts and cgroups. */
+  static async available(o: { dockerd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ ok: boolean; reason?: string }> {
+    const env = o.env ?? process.env;
+    const dockerd = o.dockerd ?? (await findDockerd(env));
+    if (!dockerd || !(await access(dockerd, constants.X_OK).then(() => true, () => false))) return { ok: false, reason: `${o.dockerd ?? 'dockerd'} not found (apt-get install docker.io, or scripts/setup.sh)` };
+    if (!(await findExecutable('containerd', (env.PATH ?? '').split(delimiter)))) return { ok: false, reason: 'containerd is not on PATH; dockerd starts it (apt-get install docker.io brings it)' };
     if (process.getuid?.() !== 0) return { ok: false, reason: 'a Docker daemon must run as root' };
     return { ok: true };
   }
@@ -81,7 +92,7 @@ export class PrivateDockerd {
   static async start(o: { dockerd?: string; timeoutMs?: number; logger?: Logger } = {}): Promise<PrivateDockerd> {
     const log = o.logger ?? noopLogger;
     await sweepPrivateDockerds({ logger: log });
-    const dockerd = o.dockerd ?? DOCKERD;
+    const dockerd = o.dockerd ?? (await findDockerd()) ?? 'dockerd';
     const d = new PrivateDockerd(await mkdtemp(join(tmpdir(), DIR_PREFIX)));
     await writeFile(join(d.dir, 'owner'), `${process.pid}\n`);
     await writeFile(join(d.dir, 'daemon.json'), `${JSON.stringify(daemonConfig(d.dir, await dockerdMajor(dockerd)))}\n`);

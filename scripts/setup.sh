@@ -9,8 +9,7 @@ source "$(dirname "$0")/lib.sh"
 
 # chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
 # python3-venv: check-jsonschema validates the example GitHub workflows.
-# docker.io: the container registry tier runs in a private dockerd its tests start (registry/dockerd.ts).
-APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium python3-venv docker.io)
+APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium python3-venv)
 CHECK_JSONSCHEMA_VERSION=0.39.0
 
 install_packages() {
@@ -22,33 +21,34 @@ install_packages() {
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}); run this script as root or install them"
   log "installing Debian packages: ${missing[*]}"
   apt-get update -qq >/dev/null
-  local fresh_units own_policy=
-  fresh_units=$(docker_units_to_keep_stopped "${missing[@]}")
-  if [ -n "$fresh_units" ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# The container registry tier's tests start a private dockerd (registry/dockerd.ts). Any dockerd
+# will do, so a machine with Docker already keeps it (docker-ce and docker.io conflict). Debian's
+# docker.io comes without its recommends (needrestart would hook every later apt run) but with
+# apparmor, which dockerd needs where the kernel enforces AppArmor. A fresh install is kept from
+# starting and its units are disabled: a system dockerd turns on ip_forward and sets the iptables
+# FORWARD policy to DROP, and a containerd on /run/containerd/containerd.sock would be adopted by
+# every dockerd, the tests' private ones included.
+install_docker() {
+  if command -v dockerd >/dev/null 2>&1 || [ -x /usr/sbin/dockerd ]; then return 0; fi
+  [ "$(id -u)" -eq 0 ] || die "dockerd is missing; run this script as root or apt-get install docker.io"
+  log "installing Debian's docker.io (not started: the tests start a private dockerd)"
+  local units="docker.service docker.socket" own_policy=
+  dpkg-query -W -f='${Status}' containerd 2>/dev/null | grep -q 'install ok installed' || units="$units containerd.service"
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
     own_policy=1
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
     trap 'rm -f /usr/sbin/policy-rc.d' EXIT
   fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io apparmor >/dev/null
   if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; trap - EXIT; fi
-  if [ -n "$fresh_units" ] && [ -d /run/systemd/system ]; then
+  if [ -d /run/systemd/system ]; then
     # shellcheck disable=SC2086
-    systemctl disable --now $fresh_units >/dev/null 2>&1 || true
+    systemctl disable --now $units >/dev/null 2>&1 || true
   fi
-}
-
-# A fresh docker.io (and the containerd it pulls in) would be started, and
-# enabled at boot, by apt. credprov wants no system Docker: a system dockerd
-# turns on ip_forward and sets the iptables FORWARD policy to DROP, and a
-# containerd on /run/containerd/containerd.sock is adopted by every dockerd,
-# the tests' private ones included. So a fresh install is kept from starting
-# (policy-rc.d) and its units are disabled; one installed before is left alone.
-docker_units_to_keep_stopped() {
-  local p
-  for p in "$@"; do [ "$p" = docker.io ] || continue
-    printf 'docker.service docker.socket'
-    dpkg-query -W -f='${Status}' containerd 2>/dev/null | grep -q 'install ok installed' || printf ' containerd.service'
-  done
 }
 
 install_node() {
@@ -87,6 +87,7 @@ install_python_tools() {
 }
 
 install_packages
+install_docker
 install_node
 install_modules
 install_python_tools
