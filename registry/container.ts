@@ -14,6 +14,7 @@
 //   container registry started on that daemon removes those whose owner died
 //   (the pid-owner rule of /etc/hosts lines, state.ts).
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -149,7 +150,10 @@ function containerRunner(rt: DockerRuntime, image: string, name: string): Regist
 }
 
 function followLogs(host: string, id: string, logFile: string): OwnedProcess {
-  const child = spawn(process.execPath, [LOG_MAIN, host, id, logFile], { detached: true, stdio: 'ignore' });
+  // Its own complaints (a daemon gone, say) beside the log it keeps, as the token server's are.
+  const fd = openSync(join(dirname(logFile), 'log-follower.log'), 'a');
+  const child = spawn(process.execPath, [LOG_MAIN, host, id, logFile], { detached: true, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
   child.on('error', () => {});
   child.unref();
   return { pid: child.pid!, match: id };
