@@ -9,10 +9,10 @@ import { mkdir, mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { CredprovError, tail, wrap } from '../src/core/errors.ts';
+import { runnableModule } from '../src/core/package-layout.ts';
 import { HostsFile } from '../src/core/hosts.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { silentProgress } from '../src/core/progress.ts';
@@ -30,7 +30,7 @@ import { createCA, createSigningPair, issueServerCert, trustForContainerd } from
 import { MemoryUsers, TokenServer } from './token-server.ts';
 import type { TokenServerConfig } from './token-server-main.ts';
 
-const TOKEN_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'token-server-main.ts');
+const TOKEN_MAIN = runnableModule('./token-server-main.ts', import.meta.url);
 
 const ADMIN = 'credprov-admin';
 

@@ -1,11 +1,12 @@
 // The tail every `certify …` command shares: assemble the RunReport, write
 // report.json / junit.xml / report.md, print a one-screen summary, pick the exit code.
+import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import { defaultReportDir } from '../core/paths.ts';
 import type { Redactor } from '../core/redact.ts';
 import { exitCodeFor, summarize, type CheckResult, type RunReport } from '../report/model.ts';
 import { writeReports } from '../report/write.ts';
 
-export const TOOL_VERSION = '0.1.0';
+export const TOOL_VERSION = CREDPROV_VERSION;
 
 export interface FinishOptions {
   command: string;
