@@ -18,9 +18,9 @@ import { closeSync, openSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
+import { runnableModule } from '../src/core/package-layout.ts';
 import { silentProgress } from '../src/core/progress.ts';
 import { pidExists } from '../src/core/pids.ts';
 import { ensureRegistryImage, libraryDeps } from './container-image.ts';
@@ -48,7 +48,7 @@ export const OWNER_LABEL = 'io.credprov.owner-pid';
 const READY_TIMEOUT_MS = 30_000;
 /** distribution exits at once on SIGTERM; SIGKILL after this. */
 const STOP_GRACE_MS = 2_000;
-const LOG_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'container-log-main.ts');
+const LOG_MAIN = runnableModule('./container-log-main.ts', import.meta.url);
 
 export function containerProvider(o: ContainerProviderOptions = {}): RegistryProvider {
   const host = dockerHost(o.dockerHost);
