@@ -225,14 +225,24 @@ export class HarnessRegistry implements StartedRegistry {
   }
 
   private async spawnRegistry(): Promise<void> {
-    this.handle = await this.runner.run({ configPath: this.configPath, logFile: this.logFile, dir: this.dir, detached: !!this.spec.detached });
-    const h = this.handle;
-    if (h.process) this.state.processes = [...this.state.processes.filter((p) => p.match !== h.process!.match), h.process];
+    // With auth, an unauthenticated GET /v2/ must be challenged (401); without, answered (200).
+    const ready: ReadyCheck = this.spec.ready ?? Ready.http('/v2/', { statuses: [this.spec.auth.mode === 'none' ? 200 : 401] });
+    const ca = this.caCertPath ? await readFile(this.caCertPath, 'utf8') : undefined;
+    await this.runner.run({
+      configPath: this.configPath, logFile: this.logFile, dir: this.dir, detached: !!this.spec.detached,
+      ready, target: { url: this.url, ...(ca ? { ca } : {}) },
+      record: (h) => this.record(h),
+    });
+  }
+
+  /** Keeps what a run must clean up in state.json, replacing what the previous handle held. */
+  private async record(h: RunHandle): Promise<void> {
+    const replaced = new Set([this.handle?.process?.match, h.process?.match].filter((m) => m !== undefined));
+    this.state.processes = [...this.state.processes.filter((p) => !replaced.has(p.match)), ...(h.process ? [h.process] : [])];
     if (h.containerId) this.state.containerId = h.containerId;
     if (h.docker) this.state.docker = h.docker;
+    this.handle = h;
     await writeState(this.state);
-    const ready: ReadyCheck = this.spec.ready ?? Ready.all(Ready.logLine(/listening on/), Ready.http('/v2/'));
-    await ready.wait({ url: this.url, logFile: this.logFile, ...(this.caCertPath ? { ca: await readFile(this.caCertPath, 'utf8') } : {}), exited: () => h.exited() });
   }
 
   /**

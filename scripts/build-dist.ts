@@ -33,6 +33,7 @@ const RUNNABLE_MODULES = [
   'fixtures/fake-credential-provider/main.js',
   'fixtures/fake-exec-plugin/main.js',
   'registry/token-server-main.js',
+  'registry/container-log-main.js',
 ];
 
 async function build(): Promise<void> {
