@@ -106,7 +106,14 @@ export function hasBlockingFailure(report: Pick<RunReport, 'checks'>): boolean {
   return report.checks.some((c) => c.status === 'failed' && (c.level === 'MUST' || c.cause === 'harness'));
 }
 
-/** Exit codes: 0 all MUST checks passed, 1 a MUST check failed (2 and 3 are usage and harness errors). */
-export function exitCodeFor(report: Pick<RunReport, 'checks'>): 0 | 1 {
-  return hasBlockingFailure(report) ? 1 : 0;
+/**
+ * Exit codes (README "Exit codes and --json"): 0 all MUST checks passed; 1 a
+ * MUST check failed on the subject's account; 3 the only blocking failures are
+ * the harness's own, so nothing is known against the subject. (2 is bad input,
+ * raised before any check runs.)
+ */
+export function exitCodeFor(report: Pick<RunReport, 'checks'>): 0 | 1 | 3 {
+  if (!hasBlockingFailure(report)) return 0;
+  const subjectFailed = report.checks.some((c) => c.status === 'failed' && c.level === 'MUST' && c.cause !== 'harness');
+  return subjectFailed ? 1 : 3;
 }

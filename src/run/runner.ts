@@ -10,6 +10,7 @@ import { errorMessage, CredprovError, PrerequisiteError } from '../core/errors.t
 import { noopLogger, type Logger } from '../core/logger.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
+import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import type { Environment, EnvironmentProvider } from '../cluster/provider.ts';
 import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
 import { skipped } from '../report/checks.ts';
@@ -17,7 +18,6 @@ import { ensureEnvironment, type EnsureOptions } from './environment.ts';
 import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
 import type { Suite } from './suite.ts';
 
-export const TOOL_VERSION = '0.1.0';
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();
@@ -134,7 +134,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   }
   const last = environments.at(-1)?.environment;
   const report: RunReport = {
-    tool: { name: 'credprov', version: TOOL_VERSION, command: o.command ?? 'credprov run' },
+    tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command ?? 'credprov run' },
     subject: {
       suites: suites.map((s) => s.name),
       ...(last ? { provider: last.provider, kubeVersion: last.kubeVersion, node: last.nodeName } : {}),

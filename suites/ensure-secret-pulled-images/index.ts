@@ -16,7 +16,7 @@
 // Between the first and second policy, one image is removed with ctr to see
 // whether its record is pruned, and the restart itself is checked.
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { busyboxImage } from '../../registry/image/test-images.ts';
 import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
@@ -60,11 +60,7 @@ export const ensureSecretPulledImagesSuite: Suite = {
       if (live.env) await removeNamespaceAndGrant(live.env, live.namespace, live.rbac);
       live.namespace = undefined;
       live.rbac = undefined;
-      if (lab) {
-        const text = await readFile(lab.registry.logFile, 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFile(join(ctx.artifactsDir, 'registry.log'), ctx.redactor.text(text)).catch(() => {});
-        await lab.stop();
-      }
+      await lab?.stop({ keepLogAs: 'registry.log' });
       lab = undefined;
       await fleet?.redactArtifacts();
     };

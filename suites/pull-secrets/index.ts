@@ -7,8 +7,7 @@
 // Registry Auth", and the keyring model src/model/pull-credentials.ts) before
 // it acts; the cases run concurrently, each with its own pods.
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { CredprovError, errorMessage } from '../../src/core/errors.ts';
@@ -16,7 +15,7 @@ import { predictPull, type Credential, type PullCase } from '../../src/model/pul
 import { skipped } from '../../src/report/checks.ts';
 import type { Check, CheckResult, Evidence } from '../../src/report/model.ts';
 import { answer, kubeletEvidence, prepareFleet, pullFailure, startLabRegistry, type Fleet, type LabRegistry } from '../../src/run/lab.ts';
-import { createPod, deletePod, podEvents, waitForPodOutcome, type PodEvent, type PodJson, type PodOutcome } from '../../src/run/pods.ts';
+import { createPod, podEvents, waitForPodOutcome, type PodEvent, type PodJson, type PodOutcome } from '../../src/run/pods.ts';
 import { judge } from '../../src/run/prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/suite.ts';
 import { EVERY_SECRET_TRIED, EXPLICIT_NOT_MERGED, IMMUTABLE, MISSING_THEN_CREATED, PLACEHOLDER_FILLED, PULL_SECRETS_CHECKS, SA_LATE_NOT_ADOPTED, SECRET_AND_PROVIDER } from './checks.ts';
@@ -47,12 +46,7 @@ export const pullSecretsSuite: Suite = {
     const cleanup = async () => {
       if (live.env && live.namespace) await deleteNamespace(live.env, live.namespace);
       live.namespace = undefined;
-      if (lab) {
-        // Keep the registry's log (who authenticated, in what order) with the artifacts, redacted.
-        const text = await readFile(lab.registry.logFile, 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFile(join(ctx.artifactsDir, 'registry.log'), ctx.redactor.text(text)).catch(() => {});
-        await lab.stop();
-      }
+      await lab?.stop({ keepLogAs: 'registry.log' });
       lab = undefined;
       await fleet?.redactArtifacts();
     };
