@@ -54,6 +54,7 @@ describe('KubeApi', () => {
     expect((err as ApiError).message).toBe('readNamespacedPod ns1/missing: HTTP 404 NotFound: pods "missing" not found');
     expect((err as ApiError).status).toBe(404);
     expect((err as ApiError).statusReason).toBe('NotFound');
+    expect((err as ApiError).serverMessage).toBe('pods "missing" not found');
     expect(isNotFound(err)).toBe(true);
     await expect(unlessNotFound(api.core.readNamespacedPod({ name: 'missing', namespace: 'ns1' }))).resolves.toBeUndefined();
   });

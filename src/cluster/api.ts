@@ -35,11 +35,14 @@ export class ApiError extends CredprovError {
   readonly status: number | undefined;
   /** The API server's Status.reason: NotFound, AlreadyExists, Invalid, Forbidden, Expired … */
   readonly statusReason: string | undefined;
+  /** The API server's own sentence (Status.message, scrubbed), as kubectl would print it. */
+  readonly serverMessage: string | undefined;
 
-  constructor(reason: string, o: { status?: number; statusReason?: string; detail?: string; hint?: string }) {
-    super(reason, { ...(o.detail ? { detail: o.detail } : {}), ...(o.hint ? { hint: o.hint } : {}) });
+  constructor(reason: string, o: { status?: number; statusReason?: string; serverMessage?: string; hint?: string }) {
+    super(reason, o.hint ? { hint: o.hint } : {});
     this.status = o.status;
     this.statusReason = o.statusReason;
+    this.serverMessage = o.serverMessage;
   }
 }
 
@@ -88,7 +91,7 @@ export function apiError(err: unknown, call: string, server?: string): CredprovE
     const reason = status?.reason ?? (word && /^[A-Z][A-Za-z]+$/.test(word) ? word : undefined);
     const why = status?.message ?? (typeof err.body === 'string' ? err.body.split('\n')[0] ?? '' : '');
     return new ApiError(scrubber.text(`${call}: HTTP ${code}${reason ? ` ${reason}` : ''}${why ? `: ${why.slice(0, 400)}` : ''}`), {
-      status: code, ...(reason ? { statusReason: reason } : {}),
+      status: code, ...(reason ? { statusReason: reason } : {}), ...(status?.message ? { serverMessage: scrubber.text(status.message) } : {}),
     });
   }
   // A watch the server refused: client-node's Watch keeps only the status.
@@ -209,13 +212,13 @@ export class KubeApi {
    * field manager `credprov`, taking over fields another manager set (as
    * `kubectl apply --server-side --force-conflicts` did). Returns the objects as stored.
    */
-  async apply<T extends KubernetesObject>(objects: T[]): Promise<T[]> {
+  async apply<T extends KubernetesObject = KubernetesObject>(objects: ReadonlyArray<KubernetesObject & Record<string, unknown>>): Promise<T[]> {
     const out: T[] = [];
     for (const o of objects) {
       const what = `apply ${o.kind ?? 'object'} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? '(no name)'}`;
       try {
         // client-node fills in apiVersion and namespace on the object it is given: give it a copy.
-        out.push(await this.objects.patch(structuredClone(o), undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply));
+        out.push(await this.objects.patch(structuredClone(o), undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as T);
       } catch (err) {
         throw apiError(err, what, this.server);
       }
