@@ -1,7 +1,7 @@
 // RBAC that service-account token mode needs (KEP-4412): nodes may request
 // tokens for the plugin's audience only when authorized for the verb
 // request-serviceaccounts-token-audience on a resource named after the audience.
-import { apply, type KubeTarget } from './kubectl.ts';
+import { kubeApi, type ApiTarget } from './api.ts';
 
 export interface AudienceGrant {
   /** Object name for the role and its binding (default derived from the audience). */
@@ -13,11 +13,11 @@ export interface AudienceGrant {
 }
 
 /** Lets every node (group system:nodes) request tokens for `audience`; returns the role's name. */
-export async function allowNodesTokenAudience(t: KubeTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
+export async function allowNodesTokenAudience(t: ApiTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
   const name = opts.name ?? `credprov-audience-${audience.replace(/[^a-z0-9.-]/gi, '-').toLowerCase()}`.slice(0, 63);
   const scoped = opts.namespace ? { namespace: opts.namespace } : {};
   const [role, binding] = opts.namespace ? ['Role', 'RoleBinding'] : ['ClusterRole', 'ClusterRoleBinding'];
-  await apply(t, [
+  await (await kubeApi(t)).apply([
     {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: role, metadata: { name, ...scoped },
       rules: [{ apiGroups: [''], resources: [audience], verbs: ['request-serviceaccounts-token-audience'], ...(opts.serviceAccounts ? { resourceNames: opts.serviceAccounts } : {}) }],
