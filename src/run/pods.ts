@@ -63,7 +63,7 @@ export function podOutcome(pod: V1Pod): PodOutcome | undefined {
 }
 
 export interface WatchPodOptions {
-  /** Wait for a pod that is not there yet (a mirror pod) instead of failing with NotFound. */
+  /** Wait for a pod that is not there yet, or is deleted and made again (a mirror pod), instead of failing with NotFound. */
   mayNotExistYet?: boolean;
   /** The timeout's message, given the last state seen. */
   timeoutMessage?: (last: V1Pod | undefined) => string;
@@ -91,14 +91,17 @@ export async function watchPod<R>(t: ApiTarget, name: string, namespace: string,
     timeoutMs,
     timeoutMessage: () => o.timeoutMessage?.(last) ?? `pod ${namespace}/${name}: no outcome within ${Math.round(timeoutMs / 1000)}s`,
   }, (change) => {
-    if (change.type === 'DELETED') throw new ApiError(`pod ${namespace}/${name} was deleted while the harness waited for it`, { status: 404, statusReason: 'NotFound' });
+    if (change.type === 'DELETED') {
+      if (o.mayNotExistYet) return undefined;
+      throw new ApiError(`pod ${namespace}/${name} was deleted while the harness waited for it`, { status: 404, statusReason: 'NotFound' });
+    }
     last = change.object;
     return step(change.object);
   });
 }
 
 /** Waits until the pod's container terminated or its image pull failed. */
-export async function waitForPodOutcome(env: Environment, name: string, timeoutMs: number, namespace = 'default'): Promise<PodOutcome> {
+export async function waitForPodOutcome(env: ApiTarget, name: string, timeoutMs: number, namespace = 'default'): Promise<PodOutcome> {
   return watchPod(env, name, namespace, timeoutMs, podOutcome, {
     timeoutMessage: (last) => {
       const waiting = last?.status?.containerStatuses?.[0]?.state?.waiting;

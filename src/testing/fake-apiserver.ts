@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 
 export interface WatchStream {
+  /** pods or events */
+  resource: string;
   query: URLSearchParams;
   send(type: string, object: unknown): void;
   end(): void;
@@ -25,7 +27,9 @@ export interface FakeApiServer {
   patches: Array<{ path: string; query: URLSearchParams; contentType: string | undefined; body: unknown }>;
   /** What a list of pods answers. */
   podList: () => { items: unknown[]; resourceVersion: string };
-  /** Called for each pod watch the client opens. */
+  /** What a list of events answers. */
+  eventList: () => { items: unknown[]; resourceVersion: string };
+  /** Called for each watch (pods, events) the client opens. */
   onWatch: (w: WatchStream) => void;
   /** Extra routes: return true when handled. */
   route: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
@@ -57,6 +61,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     requests: [],
     patches: [],
     podList: () => ({ items: [], resourceVersion: '1' }),
+    eventList: () => ({ items: [], resourceVersion: '1' }),
     onWatch: () => {},
     route: () => false,
     async writeKubeconfig(dir, o = {}) {
@@ -87,12 +92,15 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
         fake.patches.push({ path: url.pathname, query: url.searchParams, contentType: req.headers['content-type'], body });
         return json(res, 200, { ...body, metadata: { ...(body.metadata as object), uid: 'uid-1', resourceVersion: '5', creationTimestamp: '2026-01-02T03:04:05Z' } });
       }
-      if (req.method === 'GET' && /^\/api\/v1\/namespaces\/[^/]+\/pods$/.test(url.pathname)) {
+      const collection = /^\/api\/v1\/namespaces\/[^/]+\/(pods|events)$/.exec(url.pathname);
+      if (req.method === 'GET' && collection) {
+        const resource = collection[1]!;
         if (url.searchParams.get('watch') === 'true') {
           res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
           res.flushHeaders();
           const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
           fake.onWatch({
+            resource,
             query: url.searchParams,
             send: (type, object) => res.write(`${JSON.stringify({ type, object })}\n`),
             end: () => res.end(),
@@ -100,8 +108,8 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
           });
           return;
         }
-        const l = fake.podList();
-        return json(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: l.resourceVersion }, items: l.items });
+        const l = resource === 'pods' ? fake.podList() : fake.eventList();
+        return json(res, 200, { kind: resource === 'pods' ? 'PodList' : 'EventList', apiVersion: 'v1', metadata: { resourceVersion: l.resourceVersion }, items: l.items });
       }
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && m) return json(res, 404, status(404, 'NotFound', `pods "${m[2]}" not found`));
@@ -123,5 +131,16 @@ export function podAt(resourceVersion: string, state: Record<string, unknown> | 
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion },
     status: { phase: state?.terminated ? 'Succeeded' : 'Pending', ...(state ? { containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state }] } : {}) },
+  };
+}
+
+/** A core/v1 Event about pod `pod`, as the kubelet records it. */
+export function eventAt(resourceVersion: string, name: string, reason: string, message: string, o: { count?: number; pod?: string; type?: string } = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1', kind: 'Event',
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion },
+    involvedObject: { kind: 'Pod', name: o.pod ?? 'p', namespace: 'default', fieldPath: 'spec.containers{main}' },
+    type: o.type ?? (reason === 'Failed' ? 'Warning' : 'Normal'), reason, message, count: o.count ?? 1,
+    firstTimestamp: '2026-01-02T03:04:05Z', lastTimestamp: '2026-01-02T03:04:05Z',
   };
 }

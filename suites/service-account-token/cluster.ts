@@ -11,7 +11,7 @@ import type { ClusterIdentity, OidcDiscovery, TokenReviewStatus } from '../../re
 import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { pullFailure } from '../../src/run/lab.ts';
-import { PULL_FAILURES, deletePod, podEvents, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
+import { PULL_FAILURES, podEvents, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
 
 export const target = (env: Environment): ApiTarget => ({ kubeconfig: env.kubeconfig });
 
@@ -70,7 +70,7 @@ export async function createSaPod(env: Environment, ns: string, p: SaPod): Promi
   const [pod] = await (await kubeApi(env)).apply<V1Pod>([{
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
-    spec: { nodeName: env.nodeName, automountServiceAccountToken: false, ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}), ...podSpec(p) } as V1Pod['spec'],
+    spec: { nodeName: env.nodeName, automountServiceAccountToken: false, ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}), ...podSpec(p) },
   }]);
   return pod!;
 }
@@ -125,8 +125,6 @@ export async function observe(env: Environment, name: string, ns: string, timeou
   const uid = outcome.pod.metadata?.uid;
   return { name, observed, events, ...(uid ? { uid } : {}) };
 }
-
-export const deletePodNow = (env: Environment, name: string, ns: string): Promise<void> => deletePod(env, name, ns);
 
 /** Kubelet log lines that contain every one of `needles` (the suite's namespace makes them this run's). */
 export async function kubeletLines(env: Environment, needles: string[], max = 6): Promise<string[]> {
