@@ -96,7 +96,7 @@ export function apiError(err: unknown, call: string, server?: string): CredprovE
   }
   // A watch the server refused: client-node's Watch keeps only the status.
   const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof statusCode === 'number') return new ApiError(`${call}: HTTP ${statusCode} ${errorMessage(err)}`, { status: statusCode });
+  if (typeof statusCode === 'number') return new ApiError(scrubber.text(`${call}: HTTP ${statusCode} ${errorMessage(err)}`), { status: statusCode });
   // No answer: fetch says "fetch failed" and keeps the reason in its cause (ECONNREFUSED, a certificate error, a timeout).
   // (Duck-typed: a socket's error comes from another realm than undici's under jest.)
   const e = (err ?? {}) as { name?: string; message?: string; cause?: { code?: string; message?: string } };
