@@ -3,7 +3,7 @@
 // request-serviceaccounts-token-audience on a resource named after the audience.
 // Exec plugin suites: the plugin's user may read one namespace's objects, so a
 // 200 proves the credential was accepted and anything else is not granted.
-import { apply, type KubeTarget } from './kubectl.ts';
+import { kubeApi, type ApiTarget } from './api.ts';
 
 export interface AudienceGrant {
   /** Object name for the role and its binding (default derived from the audience). */
@@ -15,11 +15,11 @@ export interface AudienceGrant {
 }
 
 /** Lets every node (group system:nodes) request tokens for `audience`; returns the role's name. */
-export async function allowNodesTokenAudience(t: KubeTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
+export async function allowNodesTokenAudience(t: ApiTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
   const name = opts.name ?? `credprov-audience-${audience.replace(/[^a-z0-9.-]/gi, '-').toLowerCase()}`.slice(0, 63);
   const scoped = opts.namespace ? { namespace: opts.namespace } : {};
   const [role, binding] = opts.namespace ? ['Role', 'RoleBinding'] : ['ClusterRole', 'ClusterRoleBinding'];
-  await apply(t, [
+  await (await kubeApi(t)).apply([
     {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: role, metadata: { name, ...scoped },
       rules: [{ apiGroups: [''], resources: [audience], verbs: ['request-serviceaccounts-token-audience'], ...(opts.serviceAccounts ? { resourceNames: opts.serviceAccounts } : {}) }],
@@ -44,8 +44,8 @@ export interface ReadGrant {
 }
 
 /** Creates `namespace` and lets `group` get and list `resources` in it: exactly what a read-only client probe needs. */
-export async function allowGroupRead(t: KubeTarget, g: ReadGrant): Promise<void> {
-  await apply(t, [
+export async function allowGroupRead(t: ApiTarget, g: ReadGrant): Promise<void> {
+  await (await kubeApi(t)).apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: g.namespace } },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: g.name, namespace: g.namespace },

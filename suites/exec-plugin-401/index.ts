@@ -80,7 +80,7 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
   }
   const cluster = await clusterAccess(env.kubeconfig, env.stateDir);
   const target: Target = { server: cluster.server, caPem: cluster.caPem, path: PATH };
-  await allowGroupRead({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, { group: EXEC_PLUGIN_GROUP, namespace: NAMESPACE, resources: ['configmaps'], name: 'credprov-exec-401' });
+  await allowGroupRead(env, { group: EXEC_PLUGIN_GROUP, namespace: NAMESPACE, resources: ['configmaps'], name: 'credprov-exec-401' });
 
   const results: CheckResult[] = [];
   const wired = await checkWebhookAuthenticates(target, hook);
