@@ -10,6 +10,7 @@ import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
 import { vendorEcrSuite } from './vendor-ecr/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
+import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -21,6 +22,7 @@ export const SUITES: Record<string, Suite> = {
   'version-skew': versionSkewSuite,
   'vendor-ecr': vendorEcrSuite,
   downgrade: downgradeSuite,
+  'exec-plugin-401': execPlugin401Suite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */
