@@ -11,6 +11,7 @@ import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
+import { printClients } from './clients-ls.ts';
 
 export function kubeVersionFlag(name: string, value: string | undefined, env: NodeJS.ProcessEnv): string {
   const raw = value ?? env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION;
@@ -27,7 +28,7 @@ export const command: Command = {
 Builds the client-go probe (src/clients/client-go-probe) against k8s.io/client-go
 of the given Kubernetes version (v1.37.1 → v0.37.1) from the Go module proxy, once,
 into $CREDPROV_CACHE_DIR/clients/client-go-probe/, then lists every client as
-'credprov clients ls' does. The other clients come from elsewhere:
+'credprov clients ls' does (--json: the same document). The other clients come from elsewhere:
   kubectl      credprov binaries ensure --kube-version V (scripts/setup.sh --cluster)
   python       scripts/setup.sh (a venv with kubernetes from PyPI)
   client-node  the node modules (scripts/setup.sh)
@@ -38,9 +39,6 @@ Exit code 0 when every client is available afterwards, 1 otherwise.
     const kubeVersion = kubeVersionFlag('clients ensure', values['kube-version'], ctx.env);
     const progress = stderrProgress();
     await withInterrupt((signal) => ensureClientGoProbe({ kubeVersion, env: ctx.env, progress, signal }));
-    const all = await availableProbes({ kubeVersion, env: ctx.env });
-    const lines = all.map(({ probe, availability: a }) => `  ${probe.name.padEnd(12)} ${a.ok ? a.version : `unavailable: ${a.reason}`}`);
-    ctx.stdout(`exec-plugin clients (kube ${kubeVersion}):\n${lines.join('\n')}\n`);
-    return all.every((c) => c.availability.ok) ? 0 : 1;
+    return printClients(ctx, kubeVersion, await availableProbes({ kubeVersion, env: ctx.env }));
   },
 };

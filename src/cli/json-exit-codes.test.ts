@@ -143,6 +143,13 @@ describe('each command under --json', () => {
     expect(await json(['binaries', 'ls'], { CREDPROV_CACHE_DIR: cache })).toMatchObject({ code: EXIT_CODES.ok, doc: { kube: [], containerd: [] } });
   }, 30_000);
 
+  test('clients ls / ensure: the clients and their versions or why not (1 when one is missing), 2 for a --kube-version that is not exact', async () => {
+    const ls = await json(['clients', 'ls'], { CREDPROV_CACHE_DIR: join(dir(), 'no-clients') });
+    expect(ls.code).toBe(EXIT_CODES.failed);
+    expect((ls.doc.clients as Array<{ name: string }>).map((c) => c.name)).toEqual(['kubectl', 'client-go', 'client-node', 'python']);
+    expectError(await json(['clients', 'ensure', '--kube-version', '1.37']), EXIT_CODES.usage);
+  });
+
   test('doctor: a bad flag is a usage error', async () => {
     expectError(await json(['doctor', '--bogus']), EXIT_CODES.usage);
   });

@@ -80,7 +80,7 @@ function goClients(o: ClientOutcome): Pick<Record<ClientName, ClientOutcome>, 'k
 
 export const DECODING: readonly DecodingRow[] = [
   {
-    trait: 'no-answer', answer: 'the plugin never answers (it hangs, or leaves a process holding its stdout)', contractCheck: 'EP-TIMEOUT',
+    trait: 'no-answer', answer: 'the plugin never answers (it hangs, or leaves a process holding its stdout)', contractCheck: 'EP-TIMEOUT, EP-NO-STDOUT-HOLDER',
     reproduce: { scenario: { delayMs: 60_000 }, timeoutMs: 2_000 },
     clients: {
       ...goClients({ verdict: 'refuses', says: 'no answer within', note: 'client-go has no timeout: it waits for ever (credprov\'s probe gave up)' }),
