@@ -31,6 +31,8 @@ export interface VendorPluginRecipe {
   ldflags(version: string): string;
   /** Build tags, if the vendor uses any. */
   tags?: string;
+  /** The arguments that make the binary print its version (default --version; cobra tools often have a `version` command). */
+  versionArgs?: string[];
 }
 
 export interface VendorPluginOptions {
@@ -111,10 +113,12 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
       await step(progress, `go build ${recipe.binary} ${version}`, () => go.run(
         ['build', '-trimpath', ...(recipe.tags ? ['-tags', recipe.tags] : []), '-ldflags', ldflags, '-o', join(staging, recipe.binary), recipe.packageDir],
         // The vendor's own go.sum decides every dependency: -mod=readonly refuses anything it does not list.
-        { cwd: work, env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' }, logFile, ...(o.signal ? { signal: o.signal } : {}) },
+        // GOWORK=off: a module zip may carry the repository's go.work but never the workspace's other
+        // modules (aws-iam-authenticator's names ./tests/e2e), so go would refuse to build at all.
+        { cwd: work, env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly', GOWORK: 'off' }, logFile, ...(o.signal ? { signal: o.signal } : {}) },
       ));
       await rm(work, { recursive: true, force: true });
-      const probe = await execa(join(staging, recipe.binary), ['--version'], { reject: false, timeout: 30_000 });
+      const probe = await execa(join(staging, recipe.binary), recipe.versionArgs ?? ['--version'], { reject: false, timeout: 30_000 });
       if (probe.exitCode !== 0 || !String(probe.stdout).includes(version)) {
         throw new CredprovError(`${recipe.binary} built for ${version} does not report it`, { detail: `${probe.stdout}\n${probe.stderr}`, hint: 'nothing was cached' });
       }
