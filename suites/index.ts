@@ -9,6 +9,7 @@ import { ensureSecretPulledImagesSuite } from './ensure-secret-pulled-images/ind
 import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
 import { vendorEcrSuite } from './vendor-ecr/index.ts';
+import { vendorAwsIamAuthenticatorSuite } from './vendor-aws-iam-authenticator/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 
 export const SUITES: Record<string, Suite> = {
@@ -20,6 +21,7 @@ export const SUITES: Record<string, Suite> = {
   'service-account-token': serviceAccountTokenSuite,
   'version-skew': versionSkewSuite,
   'vendor-ecr': vendorEcrSuite,
+  'vendor-aws-iam-authenticator': vendorAwsIamAuthenticatorSuite,
   downgrade: downgradeSuite,
 };
 
