@@ -43,6 +43,11 @@ import { presignGet } from './sigv4.ts';
 export type IamProfile = 'mapped' | 'unmapped' | 'unknown-key' | 'wrong-secret' | 'no-credentials';
 const KEYED_PROFILES = ['mapped', 'unmapped', 'unknown-key', 'wrong-secret'] as const;
 
+export interface AwsKeys {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 const HOSTS_OWNER_PREFIX = 'vendor/aws-iam-authenticator/';
 const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
 const V1 = 'client.authentication.k8s.io/v1';
@@ -97,7 +102,9 @@ export interface IamAuthenticatorLab {
    * (GetCallerIdentity, X-Amz-Expires 60), with a chosen signing time and with or
    * without the x-k8s-aws-id header.
    */
-  presignToken(o: { user: IamUser; signedAtMs: number; clusterId?: string | null }): string;
+  presignToken(o: { user: AwsKeys; signedAtMs: number; clusterId?: string | null }): string;
+  /** The keys a profile holds (none for no-credentials): what the plugin signs with under that profile. */
+  keysOf(profile: IamProfile): AwsKeys | undefined;
   /** Moves the fake STS's clock (ms added to the real one). */
   setStsClockSkew(ms: number): void;
   /** The secrets in play (for a redactor, or a "nothing leaked" check). */
@@ -127,7 +134,9 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
   let server: ChildProcess | undefined;
   let hostsAdded = false;
   const stop = async () => {
-    await stopChild(server, 5_000);
+    // Its first SIGTERM only cancels the server's context (sample-controller's signal handler); the
+    // listener keeps serving until a second signal. It keeps nothing worth a graceful exit: 1 s, then SIGKILL.
+    await stopChild(server, 1_000);
     await fake.stop();
     if (hostsAdded) await hosts.remove(hostsOwner);
   };
@@ -149,7 +158,7 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
     const awsDir = join(o.dir, 'aws');
     await mkdir(awsDir, { recursive: true, mode: 0o700 });
     const stranger = newIamUser('credprov-never-issued', account);
-    const keys: Record<(typeof KEYED_PROFILES)[number], { accessKeyId: string; secretAccessKey: string }> = {
+    const keys: Record<(typeof KEYED_PROFILES)[number], AwsKeys> = {
       mapped, unmapped, 'unknown-key': stranger, 'wrong-secret': { accessKeyId: mapped.accessKeyId, secretAccessKey: randomBytes(30).toString('base64') },
     };
     const credentialsFile = join(awsDir, 'credentials');
@@ -234,6 +243,9 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
         });
         return TOKEN_PREFIX + Buffer.from(url).toString('base64url');
       },
+      keysOf(profile) {
+        return profile === 'no-credentials' ? undefined : keys[profile];
+      },
       setStsClockSkew(ms) {
         skewMs = ms;
       },
@@ -248,6 +260,21 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
     await stop().catch((e: unknown) => log.warn(`cleanup after a failed lab start: ${(e as Error).message}`));
     throw err;
   }
+}
+
+/** The kubeconfig users `credprov certify exec-plugin` judges: upstream's v1beta1 form, and v1. */
+export const CERTIFY_USERS = { v1beta1: 'aws-iam-authenticator', v1: 'aws-iam-authenticator-v1' } as const;
+
+/**
+ * A kubeconfig whose users exec the plugin binary itself (no wrapper) with the mapped
+ * profile. Certification contacts no cluster: the placeholder server only fills
+ * spec.cluster, as `certify exec-plugin --command` does.
+ */
+export function writeCertifyKubeconfig(lab: IamAuthenticatorLab, file: string): Promise<string> {
+  return lab.writeKubeconfig(file, { server: 'https://kubernetes.credprov.test:6443' }, {
+    [CERTIFY_USERS.v1beta1]: { exec: lab.execFor('mapped', { direct: true }) },
+    [CERTIFY_USERS.v1]: { exec: lab.execFor('mapped', { direct: true, apiVersion: 'v1' }) },
+  });
 }
 
 /** Binds with `serve` on a random 127.x.y.z until one is free (port 443 of 127.0.0.1 may be anyone's). */
