@@ -109,7 +109,7 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
       await cp(source.dir!, work, { recursive: true });
       await makeWritable(work);
       const ldflags = recipe.ldflags(version);
-      progress.note(`building ${recipe.binary} ${version} from the Go module proxy (first time only, about a minute)`);
+      progress.note(`building ${recipe.binary} ${version} from the Go module proxy (first time only: a minute with warm Go caches, ten with cold ones)`);
       await step(progress, `go build ${recipe.binary} ${version}`, () => go.run(
         ['build', '-trimpath', ...(recipe.tags ? ['-tags', recipe.tags] : []), '-ldflags', ldflags, '-o', join(staging, recipe.binary), recipe.packageDir],
         // The vendor's own go.sum decides every dependency: -mod=readonly refuses anything it does not list.
