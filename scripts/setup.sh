@@ -59,10 +59,28 @@ install_python_tools() {
   "$venv/bin/pip" install --quiet --disable-pip-version-check "check-jsonschema==$CHECK_JSONSCHEMA_VERSION" || die "could not install check-jsonschema from PyPI"
 }
 
+# The official Kubernetes Python client (`kubernetes` from PyPI) for the client matrix of
+# certify exec-plugin and the exec-plugin suites: its own venv, keyed by the version
+# src/clients/python-probe/requirements.txt pins (src/clients/python.ts finds it there).
+install_python_client() {
+  local req="$CREDPROV_ROOT/src/clients/python-probe/requirements.txt"
+  local version
+  version=$(sed -n 's/^kubernetes==\([^[:space:]]*\)$/\1/p' "$req")
+  [ -n "$version" ] || die "$req pins no kubernetes version"
+  local venv="$CREDPROV_CACHE_DIR/clients/python-kubernetes-$version"
+  if [ "$("$venv/bin/python" -I -c 'import kubernetes; print(kubernetes.__version__)' 2>/dev/null)" = "$version" ]; then return 0; fi
+  log "installing the Kubernetes Python client $version from PyPI into $venv"
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" || { rm -rf "$venv"; die "could not install kubernetes==$version from PyPI"; }
+}
+
 install_packages
 install_node
 install_modules
 install_python_tools
+install_python_client
 if [ "${1:-}" = "--cluster" ]; then
   cd "$CREDPROV_ROOT"
   node bin/credprov.js binaries ensure

@@ -7,10 +7,15 @@ import { resolve } from 'node:path';
 import { loadKubeconfigExecUser } from '../api/exec/kubeconfig.ts';
 import { INTERACTIVE_MODES, V1ALPHA1, isSupportedExecApiVersion, type ExecConfig, type InteractiveMode } from '../api/exec/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
+import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import { parseGoDuration } from '../core/duration.ts';
 import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { certifyExecPlugin } from '../certify/exec-plugin/certify.ts';
+import type { MatrixClient } from '../certify/exec-plugin/clients.ts';
+import { availableProbes, isClientName } from '../clients/index.ts';
+import { CLIENT_NAMES, type ClientName } from '../clients/probe.ts';
+import { kubeVersionFlag } from './clients-ensure.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
 import { killRunningExecPlugins, resolveExecCommand, type ExecPlugin } from '../plugin/client-exec.ts';
 import { prepareReportDir } from '../report/report-dir.ts';
@@ -29,6 +34,7 @@ Usage:
   credprov certify exec-plugin --command PATH [--arg A]... [--env K=V]... --api-version VERSION
                                [--interactive-mode Never|IfAvailable|Always] [--provide-cluster-info]
                                [--timeout DURATION] [--report-dir DIR]
+  either form also takes: [--clients kubectl,client-go,client-node,python|none] [--kube-version V]
 
 The plugin is run as client-go runs it (command relative to the kubeconfig's directory
 when it holds a '/', else on PATH; env = yours + exec.env + KUBERNETES_EXEC_INFO; stdin
@@ -36,6 +42,14 @@ only when interactive), about 14 times: a first and second run, 8 concurrent run
 with an open but silent stdin, one run per ExecCredential version (v1, v1beta1), and two
 runs with a KUBERNETES_EXEC_INFO no plugin can honour (to see how it fails).
 It is never given your terminal: certification is non-interactive.
+
+Then the plugin is run through real clients (by default every one this machine has;
+'credprov clients ls' lists them): kubectl, client-go (both of --kube-version), the
+@kubernetes/client-node library and the official Python client. Each loads a kubeconfig
+credprov writes (your exec stanza; the cluster: a scripted HTTPS endpoint on 127.0.0.1)
+and makes one request. A plugin any of them refuses fails that client's check
+(EP-CLIENT-<NAME>), with the client's own error; clients differ, e.g. the Python client
+refuses an answer without kind, which client-go accepts (src/clients/decoding.ts).
 
 Flags:
   --kubeconfig PATH         kubeconfig holding the user's exec stanza
@@ -47,13 +61,18 @@ Flags:
   --interactive-mode MODE   Never, IfAvailable (default) or Always
   --provide-cluster-info    send spec.cluster (a placeholder cluster, https://kubernetes.credprov.test:6443)
   --timeout DURATION        how long one run may take (default ${DEFAULT_EXEC_TIMEOUT}; Go syntax: 500ms, 30s, 1m)
+  --clients LIST            real clients to run the plugin through, comma-separated: ${CLIENT_NAMES.join(', ')};
+                            'none' for none (default: every client available here; naming one
+                            that is not available is an error that says how to get it)
+  --kube-version V          the release kubectl and client-go are taken at (default ${DEFAULT_KUBE_VERSION})
   --report-dir DIR          where report.json, junit.xml, report.md and invocations.jsonl go
                             (default ./reports/<timestamp>)
 
 Checks (MUST unless marked): EP-EXEC, EP-APIVERSION, EP-KIND, EP-STATUS, EP-CREDENTIAL-SHAPE, EP-CERT-VALID,
   EP-EXPIRY-FORMAT, EP-STDOUT-ONLY-JSON, EP-FAILURE-EXPLAINED, EP-NONINTERACTIVE-NO-BLOCK, EP-TIMEOUT,
   EP-NO-STDOUT-HOLDER, EP-REPEAT, EP-CONCURRENCY; SHOULD: EP-FOLLOWS-EXEC-INFO-VERSION, EP-SETS-EXPIRY,
-  EP-NO-SECRETS-ON-STDERR, EP-NO-LEFTOVER-PROCESSES
+  EP-NO-SECRETS-ON-STDERR, EP-NO-LEFTOVER-PROCESSES; with clients: EP-CLIENT-KUBECTL, EP-CLIENT-CLIENT-GO,
+  EP-CLIENT-CLIENT-NODE, EP-CLIENT-PYTHON
 
 Examples:
   credprov certify exec-plugin --kubeconfig ~/.kube/config --user oidc
@@ -61,6 +80,8 @@ Examples:
       --api-version client.authentication.k8s.io/v1 --interactive-mode Never --report-dir out/
   credprov certify exec-plugin --command fixtures/exec-plugins/broken-stdout-noise \\
       --api-version client.authentication.k8s.io/v1
+  credprov certify exec-plugin --command fixtures/exec-plugins/broken-no-kind \\
+      --api-version client.authentication.k8s.io/v1 --clients client-go,python
 
 Exit codes: 0 every MUST check passed, 1 a MUST check failed, 2 usage or input error, 3 harness error.
 Stdout gets the path of report.json (as certify kubelet-plugin); progress and the summary go to stderr.
@@ -77,6 +98,8 @@ interface Flags {
   'provide-cluster-info'?: boolean;
   timeout?: string;
   'report-dir'?: string;
+  clients?: string[];
+  'kube-version'?: string;
 }
 
 /** The cluster spec.cluster describes in --command mode, where there is no kubeconfig to take one from. */
@@ -98,8 +121,12 @@ export const command: Command = {
       'provide-cluster-info': { type: 'boolean' },
       timeout: { type: 'string' },
       'report-dir': { type: 'string' },
+      clients: { type: 'string', multiple: true },
+      'kube-version': { type: 'string' },
     });
     const timeoutMs = parseTimeout(f.timeout ?? DEFAULT_EXEC_TIMEOUT);
+    const kubeVersion = kubeVersionFlag(NAME, f['kube-version'], ctx.env);
+    const named = parseClientsFlag(f.clients);
     const { plugin, subject } = await pluginFromFlags(f, ctx);
 
     const resolved = await resolveExecCommand(plugin, ctx.env);
@@ -112,6 +139,8 @@ export const command: Command = {
       });
     }
     subject.resolvedCommand = resolved.path;
+    // Before any plugin runs: a named client this machine lacks is bad input, said at once.
+    const clients = await chooseClients(named, kubeVersion, ctx.env);
 
     const startedAt = new Date();
     // Before any plugin runs: a report dir that cannot be written should cost a second, not a certification.
@@ -123,12 +152,12 @@ export const command: Command = {
 
     const { checks, metrics } = await withInterrupt(async (signal) => {
       signal.addEventListener('abort', () => killRunningExecPlugins(), { once: true });
-      return certifyExecPlugin(plugin, { log, timeoutMs, redactor, parentEnv: ctx.env, cwd: ctx.cwd, progress, signal });
+      return certifyExecPlugin(plugin, { log, timeoutMs, redactor, parentEnv: ctx.env, cwd: ctx.cwd, progress, signal, clients });
     });
     // The command line is left out of the report: --env values may be secrets.
     return finishCertify(ctx, {
       command: NAME,
-      subject: { ...subject, timeout: f.timeout ?? DEFAULT_EXEC_TIMEOUT },
+      subject: { ...subject, timeout: f.timeout ?? DEFAULT_EXEC_TIMEOUT, clients: clients.map((c) => ({ name: c.probe.name, version: c.version })) },
       checks,
       metrics,
       startedAt,
@@ -137,6 +166,36 @@ export const command: Command = {
     });
   },
 };
+
+/** --clients as written: the names (checked), [] for none, undefined for the default (every available client). */
+function parseClientsFlag(flag: string[] | undefined): ClientName[] | undefined {
+  if (flag === undefined) return undefined;
+  const words = flag.flatMap((v) => v.split(',')).map((w) => w.trim()).filter(Boolean);
+  if (words.length === 1 && words[0] === 'none') return [];
+  if (words.length === 0) throw new UsageError(`${NAME}: --clients is empty`, { hint: `name some of ${CLIENT_NAMES.join(', ')}, or none` });
+  for (const w of words) {
+    if (!isClientName(w)) throw new UsageError(`${NAME}: --clients ${JSON.stringify(w)} is not a client credprov knows`, { hint: `use some of ${CLIENT_NAMES.join(', ')}, or none` });
+  }
+  return CLIENT_NAMES.filter((n) => words.includes(n));
+}
+
+/**
+ * The clients to run the plugin through: the named ones, each of which must be
+ * available (else exit 2, naming what is missing and how to get it), or by
+ * default every client this machine has.
+ */
+async function chooseClients(named: ClientName[] | undefined, kubeVersion: string, env: NodeJS.ProcessEnv): Promise<MatrixClient[]> {
+  if (named?.length === 0) return [];
+  const all = await availableProbes({ kubeVersion, env }, named ?? CLIENT_NAMES);
+  const missing = all.filter((c) => !c.availability.ok);
+  if (named && missing.length) {
+    throw new UsageError(`${NAME}: --clients names ${missing.map((c) => c.probe.name).join(', ')}, which this machine cannot run`, {
+      detail: missing.map((c) => `${c.probe.name}: ${c.availability.ok ? '' : c.availability.reason}`).join('\n'),
+      hint: `'credprov clients ls' lists the clients available here; leave --clients out to use just those`,
+    });
+  }
+  return all.flatMap((c) => (c.availability.ok ? [{ probe: c.probe, version: c.availability.version }] : []));
+}
 
 function parseTimeout(text: string): number {
   const ms = parseGoDuration(text);

@@ -5,6 +5,8 @@
 // shape and compare what each did. A session is long-lived where the client
 // is (client-go, client-node, python keep their credential cache between
 // requests); kubectl is one process per request, as users run it.
+import type { Redactor } from '../core/redact.ts';
+
 export type ClientName = 'kubectl' | 'client-go' | 'client-node' | 'python';
 
 /** Every client credprov knows, in the order reports list them. */
@@ -28,6 +30,8 @@ export interface ProbeResponse {
   error?: string;
   /** Wall time of this request, plugin runs included. */
   ms: number;
+  /** Every status the client got during this request, in order, when it sent more than one (kubectl: one process may send several). */
+  statuses?: number[];
 }
 
 export interface StartOptions {
@@ -38,10 +42,14 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** Give the client a pseudo-terminal as stdin (interactiveMode IfAvailable/Always); default: no terminal, as in CI. */
   terminal?: boolean;
+  /** Secrets to redact from log() and from error texts (the plugin's tokens, once known). */
+  redactor?: Redactor;
 }
 
 export interface ProbeSession {
   readonly client: ClientName;
+  /** What this session could not do as asked, e.g. a client that never gives its plugin a terminal. */
+  readonly notes?: readonly string[];
   /** One GET of `path` (e.g. /api/v1/namespaces/default/configmaps) through the client's own transport and auth. */
   request(path: string): Promise<ProbeResponse>;
   /** The client's stderr/log so far, redacted by the caller before it reaches a report. */

@@ -56,6 +56,8 @@ export interface RunExecOptions {
   apiVersion?: string;
   /** Sends this text as KUBERNETES_EXEC_INFO instead of the encoded request (to provoke a failure). */
   rawExecInfo?: string;
+  /** Leaves KUBERNETES_EXEC_INFO out of the environment altogether, as @kubernetes/client-node runs plugins. */
+  omitExecInfo?: boolean;
   /** The client's environment (default process.env). */
   parentEnv?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -156,7 +158,7 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     protocol: 'client-exec' as const,
     startedAt: startedAt.toISOString(),
     configuredApiVersion: apiVersion,
-    envKeys: [...plugin.config.env.map((e) => e.name), EXEC_INFO_ENV],
+    envKeys: [...plugin.config.env.map((e) => e.name), ...(opts.omitExecInfo ? [] : [EXEC_INFO_ENV])],
     stdout: '',
     stderr: '',
     timedOut: false,
@@ -202,6 +204,7 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   } catch {
     // a deliberately malformed KUBERNETES_EXEC_INFO is recorded as text
   }
+  if (opts.omitExecInfo) parsedRequest = null;
 
   const resolved = await resolveExecCommand(plugin, parentEnv);
   const argv = [resolved.ok ? resolved.path : plugin.config.command, ...plugin.config.args];
@@ -213,7 +216,8 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(parentEnv)) if (v !== undefined) env[k] = v;
   for (const e of plugin.config.env) env[e.name] = e.value;
-  env[EXEC_INFO_ENV] = execInfo;
+  if (opts.omitExecInfo) delete env[EXEC_INFO_ENV];
+  else env[EXEC_INFO_ENV] = execInfo;
 
   const result = await runPluginProcess({
     file: resolved.path,

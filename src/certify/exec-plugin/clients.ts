@@ -1,0 +1,223 @@
+// The client matrix of `certify exec-plugin --clients`: the plugin is run by
+// each named real client (kubectl, client-go, @kubernetes/client-node, the
+// Python client), not only by credprov's client-go-faithful runner. There is
+// no cluster: credprov serves a scripted HTTPS endpoint on loopback
+// (src/clients/scripted-endpoint.ts) and writes a kubeconfig pointing at it,
+// with the user's exec stanza. Each client makes one request; what reaches the
+// endpoint says what the client made of the plugin's answer: its credential
+// (accepted), a request without one, or nothing (refused, with its error).
+//
+// Each check first states credprov's prediction for that client, from the
+// client decoding table (src/clients/decoding.ts) applied to the answer the
+// plugin gave credprov's own run made as that client makes it (client-node
+// sends no KUBERNETES_EXEC_INFO, so it gets a run of its own), then compares
+// with what the real client did. The verdict is the real client's; a
+// disagreement is said in the message and kept in `comparison` (the table is
+// then out of date, which decoding.test.ts exists to catch).
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { answerTraits, describeOutcome, predictClient, type ClientPrediction, type Verdict } from '../../clients/decoding.ts';
+import { writeProbeKubeconfig } from '../../clients/kubeconfig.ts';
+import type { ClientName, ClientProbe, ProbeResponse } from '../../clients/probe.ts';
+import { startScriptedEndpoint, type RecordedRequest } from '../../clients/scripted-endpoint.ts';
+import { formatMs } from '../../core/duration.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { silentProgress, step, type Progress } from '../../core/progress.ts';
+import type { Redactor } from '../../core/redact.ts';
+import { resolveExecCommand, runExecPlugin, type ExecInvocation, type ExecPlugin } from '../../plugin/client-exec.ts';
+import type { InvocationLog } from '../../plugin/invocation.ts';
+import { clipOutputs } from '../../plugin/invocation.ts';
+import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
+import { findStrays, killStrays, MARKER_ENV, type StrayProcess } from '../../plugin/strays.ts';
+import type { Check, CheckResult, Comparison, Evidence } from '../../report/model.ts';
+import type { Observations } from './runs.ts';
+
+/** A client this certification runs, and the version it is at. */
+export interface MatrixClient {
+  probe: ClientProbe;
+  version: string;
+}
+
+export interface ClientMatrixOptions {
+  clients: MatrixClient[];
+  log: InvocationLog;
+  timeoutMs: number;
+  redactor?: Redactor;
+  parentEnv?: NodeJS.ProcessEnv;
+  cwd?: string;
+  progress?: Progress;
+  signal?: AbortSignal;
+}
+
+export interface ClientMatrixResult {
+  checks: CheckResult[];
+  /** Wall time per client (session start, request, close), information only. */
+  timingsMs: Partial<Record<ClientName, number>>;
+}
+
+const LABEL: Record<ClientName, string> = { kubectl: 'KUBECTL', 'client-go': 'CLIENT-GO', 'client-node': 'CLIENT-NODE', python: 'PYTHON' };
+
+export function clientCheck(client: ClientName, version?: string): Check {
+  return {
+    id: `EP-CLIENT-${LABEL[client]}`,
+    level: 'MUST',
+    title: `${client}${version ? ` ${version}` : ''} accepts the plugin's answer and sends its credential`,
+    source: 'KEP-541 Motivation: exec plugins serve every client of the API server, not only kubectl; an answer one real client refuses leaves its users without credentials (credprov runs the real client against a scripted endpoint)',
+  };
+}
+
+const MODEL = 'client decoding table (src/clients/decoding.ts)';
+
+export async function certifyThroughClients(plugin: ExecPlugin, obs: Observations, o: ClientMatrixOptions): Promise<ClientMatrixResult> {
+  const progress = o.progress ?? silentProgress;
+  const skipAll = (why: string): ClientMatrixResult => ({ checks: o.clients.map((c) => skippedCheck(c, why)), timingsMs: {} });
+  if (o.clients.length === 0) return { checks: [], timingsMs: {} };
+  if (obs.main.spawnError) return skipAll('the plugin could not be started, so no client can run it (see EP-EXEC)');
+  if (obs.main.timedOut) return skipAll(`the plugin did not answer credprov's own run within ${formatMs(o.timeoutMs)}; every client would wait as long (see EP-TIMEOUT)`);
+  if ((obs.main.outputBytes?.stdout ?? 0) > MAX_OUTPUT_BYTES) {
+    return skipAll(`not judged: the plugin printed ${obs.main.outputBytes!.stdout} bytes on stdout, more than the ${MAX_OUTPUT_BYTES} credprov keeps (see EP-STDOUT-ONLY-JSON); every client would read all of it`);
+  }
+  if (plugin.config.interactiveMode === 'Always') {
+    return skipAll('interactiveMode is Always: kubectl and client-go run such a plugin only with a person at a terminal, and certification is non-interactive');
+  }
+  const resolved = await resolveExecCommand(plugin, o.parentEnv);
+  if (!resolved.ok) return skipAll(`the command does not resolve (${resolved.error.split('\n')[0]}; see EP-EXEC)`);
+
+  // client-node runs the plugin without KUBERNETES_EXEC_INFO and with an open, silent stdin: its answer can differ.
+  const asClientNode = o.clients.some((c) => c.probe.name === 'client-node')
+    ? await step(progress, 'run as @kubernetes/client-node runs it (no KUBERNETES_EXEC_INFO)', () => runExecPlugin(plugin, {
+      log: o.log, timeoutMs: o.timeoutMs, stdin: { kind: 'silent-pipe' }, omitExecInfo: true, label: 'as-client-node',
+      ...(o.redactor ? { redactor: o.redactor } : {}), ...(o.parentEnv ? { parentEnv: o.parentEnv } : {}), ...(o.cwd ? { cwd: o.cwd } : {}),
+    }))
+    : undefined;
+
+  const endpoint = await startScriptedEndpoint();
+  const dir = await mkdtemp(join(tmpdir(), 'credprov-clients-'));
+  try {
+    const kubeconfig = await writeProbeKubeconfig(join(dir, 'kubeconfig'), {
+      server: endpoint.server,
+      caPem: endpoint.caPem,
+      exec: plugin.config,
+      resolvedCommand: resolved.path,
+      ...(plugin.cluster?.config !== undefined ? { clusterConfig: plugin.cluster.config } : {}),
+    });
+    const checks: CheckResult[] = [];
+    const timingsMs: ClientMatrixResult['timingsMs'] = {};
+    for (const c of o.clients) {
+      if (o.signal?.aborted) break;
+      const name = c.probe.name;
+      const run = name === 'client-node' && asClientNode ? asClientNode : obs.main;
+      const prediction = predictClient(name, answerTraits(run, plugin.config.apiVersion));
+      const startedAt = new Date();
+      const t0 = performance.now();
+      const path = `/version?credprov-client=${name}`;
+      let response: ProbeResponse | undefined;
+      let sessionLog = '';
+      let harness: string | undefined;
+      // Marks the client and every plugin process it starts, as credprov's own runs are marked (strays.ts):
+      // whatever a plugin leaves behind, even in a session of its own, is found and killed afterwards.
+      const marker = randomUUID();
+      let leftBehind: StrayProcess[] = [];
+      await step(progress, `through ${name} ${c.version}`, async () => {
+        try {
+          const session = await c.probe.start({ kubeconfig }, {
+            timeoutMs: o.timeoutMs,
+            env: { ...(o.parentEnv ?? process.env), [MARKER_ENV]: marker },
+            ...(o.signal ? { signal: o.signal } : {}),
+            ...(o.redactor ? { redactor: o.redactor } : {}),
+          });
+          try {
+            response = await session.request(path);
+          } finally {
+            sessionLog = session.log();
+            await session.close();
+          }
+        } catch (e) {
+          harness = errorMessage(e);
+        } finally {
+          leftBehind = findStrays({ marker, outputs: new Map() }).map(({ pgid: _, ...p }) => p);
+          killStrays(leftBehind);
+        }
+      });
+      // Tokens the client carried are the plugin's secrets too (random per run): no report may show them.
+      o.redactor?.add(...endpoint.tokensSeen());
+      timingsMs[name] = Math.round(performance.now() - t0);
+      const seen = endpoint.requests().filter((r) => r.url === path);
+      checks.push(judgeClient(c, { prediction, run, response, seen, sessionLog, harness, startedAt, redactor: o.redactor, leftBehind }));
+    }
+    return { checks, timingsMs };
+  } finally {
+    await endpoint.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface ClientObservation {
+  prediction: ClientPrediction;
+  run: ExecInvocation;
+  response: ProbeResponse | undefined;
+  seen: RecordedRequest[];
+  sessionLog: string;
+  harness: string | undefined;
+  startedAt: Date;
+  redactor: Redactor | undefined;
+  /** Processes still running after the client's session ended (killed; EP-NO-LEFTOVER-PROCESSES judges the plugin for them). */
+  leftBehind: StrayProcess[];
+}
+
+function observedVerdict(seen: RecordedRequest[]): Verdict {
+  if (seen.length === 0) return 'refuses';
+  return seen.every((r) => r.credential) ? 'accepts' : 'sends-no-credential';
+}
+
+function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
+  const name = c.probe.name;
+  const check = clientCheck(name, c.version);
+  const redact = (s: string) => (ob.redactor ? ob.redactor.text(s) : s);
+  const base = { ...check, startedAt: ob.startedAt.toISOString(), durationMs: Date.now() - ob.startedAt.getTime() };
+  if (ob.harness) {
+    return { ...base, status: 'failed', cause: 'harness', message: `harness error: could not run ${name}: ${redact(ob.harness)}`, evidence: ob.sessionLog ? [{ kind: 'log', label: `${name} log`, text: ob.sessionLog }] : [] };
+  }
+  const verdict = observedVerdict(ob.seen);
+  const error = ob.response?.error ? clip(oneLine(redact(ob.response.error)), 300) : undefined;
+  const comparison: Comparison = {
+    model: MODEL,
+    because: ob.prediction.because,
+    predicted: ob.prediction.verdict,
+    observed: verdict,
+    agree: ob.prediction.verdict === verdict,
+  };
+  const credential = ob.seen.find((r) => r.credential)?.credential?.kind;
+  const who = `${name} ${c.version}`;
+  const row = ob.prediction.row;
+  let message: string;
+  if (verdict === 'accepts') {
+    message = `${who} accepted the answer and sent its ${credential === 'bearer' ? 'token' : credential ?? 'credential'} (the endpoint answered ${ob.seen[0]!.status})`;
+  } else if (verdict === 'refuses') {
+    message = `${who} refuses the plugin's answer: ${error ? `"${error}"` : `no request and no error (${ob.response ? 'it said nothing' : 'no answer'})`}`;
+  } else {
+    message = `${who} sent its request without a credential, so the API server sees an anonymous user (401)${error ? `: it logged "${error}"` : ', without saying why'}`;
+  }
+  if (comparison.agree) {
+    if (verdict !== 'accepts' && row) message += `; as credprov predicted: ${row.answer}${row.contractCheck ? ` (see ${row.contractCheck})` : ''}`;
+  } else {
+    message += `; credprov predicted that it ${ob.prediction.verdict === 'accepts' ? 'accepts it' : describeOutcome({ verdict: ob.prediction.verdict })} (${MODEL}: ${ob.prediction.because}): the table is out of date for this answer, please report it`;
+  }
+  const evidence: Evidence[] = [
+    { kind: 'data', label: 'prediction and observation', data: comparison },
+    { kind: 'data', label: `${name} ${c.version}: its request and what reached the endpoint`, data: { response: ob.response ? { ...ob.response, ...(ob.response.error ? { error: redact(ob.response.error) } : {}) } : null, atEndpoint: ob.seen } },
+    { kind: 'invocation', label: `the answer the prediction read (${ob.run.id})`, data: clipOutputs(ob.run) },
+  ];
+  if (ob.sessionLog.trim()) evidence.push({ kind: 'log', label: `${name} log`, text: clip(ob.sessionLog, 8000) });
+  if (ob.leftBehind.length) evidence.push({ kind: 'data', label: 'processes left running after the session, killed by credprov', data: ob.leftBehind });
+  return { ...base, status: verdict === 'accepts' ? 'passed' : 'failed', ...(verdict === 'accepts' ? {} : { cause: 'subject' as const }), message, evidence, comparison };
+}
+
+function skippedCheck(c: MatrixClient, why: string): CheckResult {
+  return { ...clientCheck(c.probe.name, c.version), status: 'skipped', message: why, evidence: [], startedAt: new Date().toISOString(), durationMs: 0 };
+}
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' | ').trim();
+const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n)}…`);

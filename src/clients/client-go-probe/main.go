@@ -1,0 +1,136 @@
+// client-go-probe: a real client-go client of an exec credential plugin, for
+// credprov's client matrix (src/clients/client-go.ts). It loads a kubeconfig
+// with clientcmd, as kubectl and controllers do, builds one HTTP client from
+// the rest.Config (the transport every clientset is built on: TLS, the exec
+// authenticator, its credential cache and its 401 handling), then answers
+// requests read from stdin, one JSON line each, until stdin closes:
+//
+//	in:  {"path":"/version"}
+//	out: {"status":200} or {"error":"Get \"https://…\": getting credentials: exec: …"}
+//
+// The authenticator lives as long as the process, so its credential cache
+// carries over between requests, as in a long-running controller. The
+// plugin's stderr and client-go's klog lines go to this process's stderr.
+//
+// With --terminal the probe gives itself a pseudo-terminal as stdin before
+// client-go sees it (client-go decides interactiveMode from os.Stdin when the
+// authenticator is built), and keeps reading requests from the original stdin.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+type request struct {
+	Path string `json:"path"`
+}
+
+type answer struct {
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// The pseudo-terminal's controlling side: kept open (and reachable, so no
+// finalizer closes it) for the life of the process, or the terminal hangs up.
+var ptyMaster *os.File
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", "", "kubeconfig to load")
+	context := flag.String("context", "", "context other than the current one")
+	terminal := flag.Bool("terminal", false, "give the client a pseudo-terminal as stdin")
+	flag.Parse()
+
+	in := io.Reader(os.Stdin)
+	if *terminal {
+		protocol, err := attachTerminal()
+		if err != nil {
+			fatal("cannot give the client a terminal: %v", err)
+		}
+		in = protocol
+	}
+
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: *kubeconfig}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: *context}
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		fatal("loading %s: %v", *kubeconfig, err)
+	}
+	config.UserAgent = rest.DefaultKubernetesUserAgent()
+	client, err := rest.HTTPClientFor(config)
+	if err != nil {
+		fatal("building the client: %v", err)
+	}
+	host := strings.TrimRight(config.Host, "/")
+
+	out := json.NewEncoder(os.Stdout)
+	// The first line says the client is built: the caller times requests from here.
+	_ = out.Encode(map[string]string{"ready": "client-go"})
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 64*1024), 1024*1024)
+	for lines.Scan() {
+		var r request
+		if err := json.Unmarshal(lines.Bytes(), &r); err != nil {
+			_ = out.Encode(answer{Error: fmt.Sprintf("client-go-probe: bad request line: %v", err)})
+			continue
+		}
+		_ = out.Encode(get(client, host+r.Path))
+	}
+}
+
+func get(client *http.Client, url string) answer {
+	resp, err := client.Get(url)
+	if err != nil {
+		return answer{Error: err.Error()}
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return answer{Status: resp.StatusCode}
+}
+
+// attachTerminal opens a pseudo-terminal, makes its terminal side this
+// process's fd 0 (and so os.Stdin), and returns the original stdin.
+func attachTerminal() (*os.File, error) {
+	saved, err := unix.Dup(0)
+	if err != nil {
+		return nil, err
+	}
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		return nil, fmt.Errorf("unlocking the pseudo-terminal: %w", err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		return nil, fmt.Errorf("naming the pseudo-terminal: %w", err)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Dup3(int(tty.Fd()), 0, 0); err != nil {
+		return nil, err
+	}
+	_ = tty.Close()
+	ptyMaster = master
+	return os.NewFile(uintptr(saved), "protocol-stdin"), nil
+}
+
+func fatal(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	_ = json.NewEncoder(os.Stdout).Encode(map[string]string{"fatal": msg})
+	fmt.Fprintln(os.Stderr, "client-go-probe: "+msg)
+	os.Exit(2)
+}
