@@ -76,6 +76,9 @@ describe('certify exec-plugin: aws-iam-authenticator token', () => {
       expect(notPassed.map((c) => `${c.id} ${c.status}: ${c.message}`)).toEqual([]);
       expect(r.code).toBe(0);
       expect(report.checks.find((c) => c.id === 'EP-FOLLOWS-EXEC-INFO-VERSION')?.status).toBe('passed');
+      // Every real client this machine has ran it (certify's default), each with its own passed check.
+      const clients = ((report.subject.clients ?? []) as Array<{ name: string }>).map((c) => `EP-CLIENT-${c.name.toUpperCase()}`);
+      expect(report.checks.filter((c) => c.id.startsWith('EP-CLIENT-')).map((c) => `${c.id} ${c.status}`)).toEqual(clients.map((id) => `${id} passed`));
       const text = `${JSON.stringify(report)}\n${await readFile(join(out, 'invocations.jsonl'), 'utf8')}`;
       expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
       for (const s of lab.secrets) expect(text).not.toContain(s);
