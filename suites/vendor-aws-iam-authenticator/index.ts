@@ -26,8 +26,7 @@ import { apply, kubectl, type KubeTarget } from '../../src/cluster/kubectl.ts';
 import { cacheDir } from '../../src/core/paths.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { describeToken, PLUGIN_EXPIRY_AFTER_SIGNING_MS, predictTokenReview, showVerdict, type TokenReviewPrediction, type TokenReviewVerdict } from '../../src/model/aws-iam-authenticator.ts';
-import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
-import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_SOURCE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
+import { IAM_AUTHENTICATOR_SOURCE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import { readExecRuns, type RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import type { FakeAwsRequest } from '../../src/plugin/vendors/fake-aws.ts';
 import { startIamAuthenticatorLab, type IamAuthenticatorLab, type IamProfile } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
@@ -65,8 +64,8 @@ export const vendorAwsIamAuthenticatorSuite: Suite = {
       await rm(dir, { recursive: true, force: true });
     };
     try {
-      await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, cacheDir: cacheDir(ctx.processEnv), progress: ctx.progress, log: ctx.log });
-      lab = await startIamAuthenticatorLab({ dir, progress: ctx.progress, log: ctx.log });
+      // The lab builds the plugin on first use (minutes with cold Go caches).
+      lab = await startIamAuthenticatorLab({ dir, cacheDir: cacheDir(ctx.processEnv), progress: ctx.progress, log: ctx.log });
       ctx.redactor.add(...lab.secrets);
       const l = lab;
       return {

@@ -61,6 +61,8 @@ export interface IamAuthenticatorLabOptions {
   account?: string;
   /** The mapped user's Kubernetes identity. */
   mapping?: { username: string; groups: string[] };
+  /** Where the plugin build is cached (default: $CREDPROV_CACHE_DIR). */
+  cacheDir?: string;
   progress?: Progress;
   log?: Logger;
   hostsFile?: HostsFile;
@@ -115,7 +117,7 @@ export interface IamAuthenticatorLab {
 export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): Promise<IamAuthenticatorLab> {
   const progress = o.progress ?? silentProgress;
   const log = o.log ?? noopLogger;
-  const plugin = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, progress, log });
+  const plugin = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, progress, log, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) });
   if (!plugin) throw new CredprovError('aws-iam-authenticator was neither cached nor built');
   const region = o.region ?? 'us-west-2';
   const account = o.account ?? '111122223333';
