@@ -1,180 +1,190 @@
 // The container provider: the same distribution binary and harness config,
-// run in a Docker container. No image is pulled (Docker Hub may be out of
-// reach): credprov builds `credprov/registry:<digest>` from this machine's
-// docker-registry binary and its libc, loads it with `docker load`, and runs it
-// with host networking and the registry's dir bind-mounted at the same path,
-// so config paths and listen addresses mean the same inside and out.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa } from 'execa';
-import { CommandError, PrerequisiteError } from '../src/core/errors.ts';
+// run in a Docker container through testcontainers. Nothing is pulled: the
+// image is built locally (container-image.ts). The container uses host
+// networking and the registry's dir bind-mounted at the same path, so the
+// config's listen address, certificates and htpasswd mean the same inside and
+// out: the same address, TLS and auth as the process provider, and a port
+// already taken fails the same way (distribution's own "address already in
+// use", which the harness answers with the next free port).
+//
+// A registry's lifetime is credprov's, not Ryuk's (off, see docker-runtime.ts):
+// - `registry up` containers are in the registry's state file, removed by
+//   `registry down` from any shell;
+// - in-process containers carry their owner's pid in a label, and the next
+//   container registry started on that daemon removes those whose owner died
+//   (the pid-owner rule of /etc/hosts lines, state.ts).
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { PrerequisiteError } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
-import { buildImage, type BuiltImage } from './image/build.ts';
-import { exportImageTar } from './image/export.ts';
-import type { TarEntry } from './image/tar.ts';
+import { runnableModule } from '../src/core/package-layout.ts';
+import { silentProgress } from '../src/core/progress.ts';
+import { pidExists } from '../src/core/pids.ts';
+import { ensureRegistryImage, libraryDeps } from './container-image.ts';
+import { LogCapture } from './container-logs.ts';
+import { ReadyCheckWait } from './container-wait.ts';
+import { dockerHost, dockerRuntime, pingDocker, type DockerRuntime, type Testcontainers } from './docker-runtime.ts';
 import { DEFAULT_BINARY } from './process.ts';
 import type { Availability, RegistryProvider } from './provider.ts';
-import type { RegistryRunner, RunHandle } from './runner.ts';
+import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';
 import { HarnessRegistry } from './started.ts';
+import { terminate, type OwnedProcess } from './state.ts';
 
 export interface ContainerProviderOptions {
-  /** docker CLI (default `docker` on PATH). */
-  docker?: string;
-  /** DOCKER_HOST for a private daemon, e.g. unix:///tmp/x/docker.sock. */
+  /** The Docker daemon, e.g. unix:///tmp/x/docker.sock for a private one (default $DOCKER_HOST, else /var/run/docker.sock). */
   dockerHost?: string;
   /** The distribution binary copied into the image. */
   binary?: string;
   logger?: Logger;
 }
 
+export const REGISTRY_LABEL = 'io.credprov.registry';
+/** Set on in-process containers only: a `registry up` container belongs to its state file. */
+export const OWNER_LABEL = 'io.credprov.owner-pid';
+/** A container start on a loaded 2-core machine: creating, starting and the registry's own start. */
+const READY_TIMEOUT_MS = 30_000;
+/** distribution exits at once on SIGTERM; SIGKILL after this. */
+const STOP_GRACE_MS = 2_000;
+const LOG_MAIN = runnableModule('./container-log-main.ts', import.meta.url);
+
 export function containerProvider(o: ContainerProviderOptions = {}): RegistryProvider {
-  // Recorded in state, so `registry down` from another shell reaches the same daemon.
-  const docker = new DockerCli(o.docker ?? 'docker', o.dockerHost ?? (process.env.DOCKER_HOST || undefined));
+  const host = dockerHost(o.dockerHost);
   const binary = o.binary ?? DEFAULT_BINARY;
   let availability: Promise<Availability> | undefined;
-  const isAvailable = () => (availability ??= probe(docker, binary));
+  const isAvailable = () => (availability ??= probe(host, binary));
   return {
     name: 'container',
     isAvailable,
     async start(spec) {
       const a = await isAvailable();
-      if (!a.ok) throw new PrerequisiteError(`the container provider cannot run here: ${a.reason}`, { hint: 'use the process provider, or start dockerd' });
-      const image = await ensureRegistryImage(docker, binary);
-      return HarnessRegistry.start(containerRunner(docker, image, spec.name), { ...spec, logger: spec.logger ?? o.logger ?? noopLogger });
+      if (!a.ok) throw new PrerequisiteError(`the container provider cannot run here: ${a.reason}`, { hint: 'use the process provider, or point DOCKER_HOST at a running dockerd (setup.sh installs docker.io but starts none)' });
+      const log = spec.logger ?? o.logger ?? noopLogger;
+      const rt = await dockerRuntime(host);
+      await removeOrphans(rt, log);
+      const { ref: image } = await ensureRegistryImage(rt, binary, spec.progress ?? silentProgress);
+      return HarnessRegistry.start(containerRunner(rt, image, spec.name), { ...spec, logger: log });
     },
   };
 }
 
-// Costly probes are cached per provider (kind's Info pattern).
-async function probe(docker: DockerCli, binary: string): Promise<Availability> {
-  const r = await docker.run(['version', '--format', '{{.Server.Version}}']);
-  if (r.spawnError) return { ok: false, reason: `${docker.cli} not found` };
-  if (r.exitCode !== 0) return { ok: false, reason: `no Docker daemon answers (${firstLine(r.output)})` };
+// Costly probes are cached per provider (kind's Info pattern). No testcontainers here: `registry ls` and provider detection stay fast.
+async function probe(host: string, binary: string): Promise<Availability> {
+  if (!(await access(binary).then(() => true, () => false))) return { ok: false, reason: `${binary} not found (apt-get install docker-registry)` };
   const deps = await libraryDeps(binary).catch((e: Error) => e);
   if (deps instanceof Error) return { ok: false, reason: `cannot package ${binary}: ${deps.message}` };
-  return { ok: true };
+  const ping = await pingDocker(host);
+  return ping.ok ? { ok: true } : { ok: false, reason: ping.reason };
 }
 
-export class DockerCli {
-  readonly cli: string;
-  readonly host: string | undefined;
-  constructor(cli: string, host?: string) {
-    this.cli = cli;
-    this.host = host;
+/** testcontainers' GenericContainer, told the container's id once it exists: state records it before the start, so nothing escapes teardown. */
+function registryContainer(tc: Testcontainers, image: string, created: (id: string) => Promise<void>) {
+  class RegistryContainer extends tc.GenericContainer {
+    protected override async containerCreated(id: string): Promise<void> {
+      await created(id);
+    }
   }
-  env(): NodeJS.ProcessEnv {
-    return this.host ? { DOCKER_HOST: this.host } : {};
-  }
-  async run(args: string[]): Promise<{ exitCode: number | undefined; output: string; spawnError: boolean }> {
-    const r = await execa(this.cli, args, { reject: false, all: true, env: this.env(), timeout: 120_000 });
-    return { exitCode: r.exitCode, output: String(r.all ?? ''), spawnError: (r as { code?: string }).code === 'ENOENT' };
-  }
-  async must(args: string[], what: string): Promise<string> {
-    const r = await this.run(args);
-    if (r.exitCode !== 0) throw new CommandError(`${what} failed`, { argv: [this.cli, ...args], output: r.output, ...(r.exitCode === undefined ? {} : { exitCode: r.exitCode }) });
-    return r.output.trim();
-  }
+  return new RegistryContainer(image);
 }
 
-/** Shared libraries a dynamically linked binary needs (ldd), so the image carries them. */
-async function libraryDeps(binary: string): Promise<string[]> {
-  const r = await execa('ldd', [binary], { reject: false, all: true });
-  const text = String(r.all ?? '');
-  if (/not a dynamic executable|statically linked/.test(text)) return [];
-  if (r.exitCode !== 0) throw new Error(firstLine(text));
-  return [...text.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
-}
-
-/** credprov/registry:<short digest>: docker-registry + its libraries + busybox sh (for log redirection). */
-export async function registryImage(binary = DEFAULT_BINARY): Promise<BuiltImage> {
-  const files = [binary, ...(await libraryDeps(binary)), '/bin/busybox'];
-  const dirs = new Set<string>();
-  const entries: TarEntry[] = [];
-  for (const f of files) {
-    const parts = f.split('/').filter(Boolean);
-    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
-    entries.push({ type: 'file', path: f === binary ? 'usr/bin/docker-registry' : f.slice(1), data: await readFile(f), mode: 0o755 });
-  }
-  dirs.add('usr/bin');
-  dirs.add('usr');
-  dirs.add('tmp');
-  const layer: TarEntry[] = [...[...dirs].sort().map((d): TarEntry => ({ type: 'dir', path: d })), ...entries, { type: 'symlink', path: 'bin/sh', target: 'busybox' }];
-  if (!dirs.has('bin')) layer.unshift({ type: 'dir', path: 'bin' });
-  const image = buildImage({ name: 'credprov/registry', tag: 'latest', layers: [layer], entrypoint: ['/usr/bin/docker-registry'], labels: { 'io.credprov.image': 'registry' } });
-  return { ...image, tag: image.manifest.digest.slice('sha256:'.length, 'sha256:'.length + 12) };
-}
-
-async function ensureRegistryImage(docker: DockerCli, binary: string): Promise<string> {
-  const image = await registryImage(binary);
-  const ref = `${image.name}:${image.tag}`;
-  if ((await docker.run(['image', 'inspect', ref])).exitCode === 0) return ref;
-  const dir = await mkdtemp(join(tmpdir(), 'credprov-image-'));
-  try {
-    const tar = join(dir, 'registry.tar');
-    await exportImageTar(image, tar, ref);
-    await docker.must(['load', '-i', tar], `docker load of ${ref}`);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  return ref;
-}
-
-// In-process (non-detached) containers go when this process exits, like child processes.
-const removeAtExit = new Map<string, DockerCli>();
-process.once('exit', () => {
-  for (const [id, d] of removeAtExit) spawnSync(d.cli, ['rm', '-f', id], { env: { ...process.env, ...d.env() }, stdio: 'ignore' });
-});
-
-function containerRunner(docker: DockerCli, image: string, name: string): RegistryRunner {
-  const waiters = new Map<string, ChildProcess>();
-  return {
+function containerRunner(rt: DockerRuntime, image: string, name: string): RegistryRunner {
+  const { tc } = rt;
+  const docker = { host: rt.host };
+  const captures = new Map<string, LogCapture>();
+  const runner: RegistryRunner = {
     kind: 'container',
     async run(req) {
-      const cname = `credprov-registry-${name}`;
-      await docker.run(['rm', '-f', cname]);
-      const id = await docker.must([
-        'run', '-d', '--name', cname, '--network', 'host', '--label', `io.credprov.registry=${name}`,
-        '-v', `${req.dir}:${req.dir}`, '--entrypoint', '/bin/sh', image,
-        '-c', 'exec /usr/bin/docker-registry serve "$0" >>"$1" 2>&1', req.configPath, req.logFile,
-      ], `docker run of registry ${name}`);
-      let exited: string | undefined;
-      // `docker wait` returns when the container stops: that is how readiness learns it died.
-      const waiter = spawn(docker.cli, ['wait', id], { env: { ...process.env, ...docker.env() }, stdio: ['ignore', 'pipe', 'ignore'] });
-      let code = '';
-      waiter.stdout?.on('data', (d: Buffer) => (code += d.toString()));
-      waiter.on('exit', () => {
-        waiters.delete(id);
-        if (code.trim()) exited = `registry container ${id.slice(0, 12)} exited (code ${code.trim()})`;
-      });
-      // Neither the waiter nor its pipe may keep a `registry up` process alive.
-      waiter.unref();
-      (waiter.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-      waiters.set(id, waiter);
-      if (!req.detached) removeAtExit.set(id, docker);
-      const handle: RunHandle = { containerId: id, docker: { cli: docker.cli, ...(docker.host ? { host: docker.host } : {}) }, exited: () => exited };
+      const logs = new LogCapture(req.logFile);
+      let id: string | undefined;
+      const container = registryContainer(tc, image, async (created) => {
+        id = created;
+        captures.set(created, logs);
+        await req.record({ containerId: created, docker });
+      })
+        .withName(`credprov-registry-${name}-${randomBytes(3).toString('hex')}`)
+        .withLabels({ [REGISTRY_LABEL]: name, ...(req.detached ? {} : { [OWNER_LABEL]: String(process.pid) }) })
+        .withNetworkMode('host')
+        .withBindMounts([{ source: req.dir, target: req.dir }])
+        .withCommand(['serve', req.configPath])
+        .withPullPolicy(tc.PullPolicy.neverPull())
+        // No reaper session: credprov removes its containers (state file, owner label).
+        .withAutoCleanup(false)
+        .withLogConsumer(logs.capture)
+        .withWaitStrategy(tc.Wait.forAll([
+          tc.Wait.forLogMessage(LISTENING),
+          new ReadyCheckWait(req.ready, { ...req.target, exited: logs.ended }),
+        ]))
+        .withStartupTimeout(READY_TIMEOUT_MS);
+      try {
+        await container.start();
+      } catch (err) {
+        // A failed wait: testcontainers removed the container. A failed start: it did not, and the harness's teardown may never learn of it if record() failed.
+        if (id) await removeById(rt, id).catch(() => {});
+        // Its last words (e.g. address in use) must reach the log file before the harness reads it.
+        await logs.flushed(2000);
+        throw err;
+      }
+      const handle: RunHandle = { containerId: id!, docker };
+      if (req.detached) {
+        // This process is about to exit: a detached follower keeps the log file growing.
+        await logs.close();
+        handle.process = followLogs(rt.host, id!, req.logFile);
+        await req.record(handle);
+      }
       return handle;
     },
     async stop(h) {
-      if (h.containerId) await this.removeContainer!(h.containerId);
+      if (h.process) await terminate(h.process);
+      if (h.containerId) await runner.removeContainer!(h.containerId);
     },
     async removeContainer(id) {
-      waiters.get(id)?.kill();
-      removeAtExit.delete(id);
-      const r = await docker.run(['rm', '-f', id]);
-      if (r.exitCode !== 0 && !/No such container/i.test(r.output)) throw new CommandError(`docker rm -f ${id.slice(0, 12)} failed`, { argv: [docker.cli, 'rm', '-f', id], output: r.output });
+      await removeById(rt, id);
+      // The output ends with the container; a restart truncates the file next, so the old tail must be written first.
+      await captures.get(id)?.flushed(2000);
+      captures.delete(id);
     },
   };
+  return runner;
+}
+
+function followLogs(host: string, id: string, logFile: string): OwnedProcess {
+  // Its own complaints (a daemon gone, say) beside the log it keeps, as the token server's are.
+  const fd = openSync(join(dirname(logFile), 'log-follower.log'), 'a');
+  const child = spawn(process.execPath, [LOG_MAIN, host, id, logFile], { detached: true, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  child.on('error', () => {});
+  child.unref();
+  return { pid: child.pid!, match: id };
+}
+
+async function removeById(rt: DockerRuntime, id: string): Promise<void> {
+  const c = rt.client.container.getById(id);
+  try {
+    await rt.client.container.stop(c, { timeout: STOP_GRACE_MS });
+    await rt.client.container.remove(c, { removeVolumes: true });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return;
+    throw new PrerequisiteError(`removing registry container ${id.slice(0, 12)} from ${rt.host} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Registry containers of in-process owners that died (a killed test run): removed, as Ryuk would have. Local daemons only: a pid means nothing elsewhere. */
+async function removeOrphans(rt: DockerRuntime, log: Logger): Promise<void> {
+  if (!rt.host.startsWith('unix://')) return;
+  // The container client's dockerode: testcontainers' own list() shows running containers only, and a crashed registry's stays behind too.
+  const all = await rt.client.container.dockerode.listContainers({ all: true, filters: { label: [REGISTRY_LABEL, OWNER_LABEL] } });
+  for (const c of all) {
+    const owner = Number(c.Labels[OWNER_LABEL]);
+    if (!Number.isInteger(owner) || pidExists(owner)) continue;
+    log.info(`removing registry container ${c.Id.slice(0, 12)} (${c.Labels[REGISTRY_LABEL]}): its owner, pid ${owner}, is gone`);
+    await removeById(rt, c.Id).catch((e: Error) => log.warn(e.message));
+  }
 }
 
 /** Removes a container recorded in state (`registry down` from another process). */
-export async function removeContainer(docker: { cli: string; host?: string }, id: string): Promise<void> {
-  const r = await new DockerCli(docker.cli, docker.host).run(['rm', '-f', id]);
-  if (r.exitCode !== 0 && !/No such container/i.test(r.output)) throw new CommandError(`docker rm -f ${id.slice(0, 12)} failed`, { argv: [docker.cli, 'rm', '-f', id], output: r.output });
+export async function removeContainer(docker: { host?: string }, id: string): Promise<void> {
+  await removeById(await dockerRuntime(dockerHost(docker.host)), id);
 }
 
-function firstLine(s: string): string {
-  return s.trim().split('\n')[0] ?? '';
-}

@@ -6,7 +6,8 @@ import { access } from 'node:fs/promises';
 import { PrerequisiteError } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import type { RegistryProvider } from './provider.ts';
-import type { RegistryRunner, RunHandle } from './runner.ts';
+import { Ready } from './ready.ts';
+import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';
 import { HarnessRegistry } from './started.ts';
 import { terminate } from './state.ts';
 
@@ -56,7 +57,9 @@ export function processRunner(binary: string): RegistryRunner {
         await new Promise((r) => setImmediate(r));
         throw new PrerequisiteError(exited ?? `could not start ${binary}`);
       }
-      const handle: RunHandle = { process: { pid: child.pid, match: req.configPath }, exited: () => exited };
+      const handle: RunHandle = { process: { pid: child.pid, match: req.configPath } };
+      await req.record(handle);
+      await Ready.all(Ready.logLine(LISTENING), req.ready).wait({ ...req.target, logFile: req.logFile, exited: () => exited });
       return handle;
     },
     async stop(h) {

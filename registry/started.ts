@@ -9,10 +9,10 @@ import { mkdir, mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { CredprovError, tail, wrap } from '../src/core/errors.ts';
+import { runnableModule } from '../src/core/package-layout.ts';
 import { HostsFile } from '../src/core/hosts.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { silentProgress } from '../src/core/progress.ts';
@@ -30,7 +30,7 @@ import { createCA, createSigningPair, issueServerCert, trustForContainerd } from
 import { MemoryUsers, TokenServer } from './token-server.ts';
 import type { TokenServerConfig } from './token-server-main.ts';
 
-const TOKEN_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'token-server-main.ts');
+const TOKEN_MAIN = runnableModule('./token-server-main.ts', import.meta.url);
 
 const ADMIN = 'credprov-admin';
 
@@ -225,14 +225,24 @@ export class HarnessRegistry implements StartedRegistry {
   }
 
   private async spawnRegistry(): Promise<void> {
-    this.handle = await this.runner.run({ configPath: this.configPath, logFile: this.logFile, dir: this.dir, detached: !!this.spec.detached });
-    const h = this.handle;
-    if (h.process) this.state.processes = [...this.state.processes.filter((p) => p.match !== h.process!.match), h.process];
+    // With auth, an unauthenticated GET /v2/ must be challenged (401); without, answered (200).
+    const ready: ReadyCheck = this.spec.ready ?? Ready.http('/v2/', { statuses: [this.spec.auth.mode === 'none' ? 200 : 401] });
+    const ca = this.caCertPath ? await readFile(this.caCertPath, 'utf8') : undefined;
+    await this.runner.run({
+      configPath: this.configPath, logFile: this.logFile, dir: this.dir, detached: !!this.spec.detached,
+      ready, target: { url: this.url, ...(ca ? { ca } : {}) },
+      record: (h) => this.record(h),
+    });
+  }
+
+  /** Keeps what a run must clean up in state.json, replacing what the previous handle held. */
+  private async record(h: RunHandle): Promise<void> {
+    const replaced = new Set([this.handle?.process?.match, h.process?.match].filter((m) => m !== undefined));
+    this.state.processes = [...this.state.processes.filter((p) => !replaced.has(p.match)), ...(h.process ? [h.process] : [])];
     if (h.containerId) this.state.containerId = h.containerId;
     if (h.docker) this.state.docker = h.docker;
+    this.handle = h;
     await writeState(this.state);
-    const ready: ReadyCheck = this.spec.ready ?? Ready.all(Ready.logLine(/listening on/), Ready.http('/v2/'));
-    await ready.wait({ url: this.url, logFile: this.logFile, ...(this.caCertPath ? { ca: await readFile(this.caCertPath, 'utf8') } : {}), exited: () => h.exited() });
   }
 
   /**

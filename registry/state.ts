@@ -4,12 +4,12 @@
 // /etc/hosts lines and the dir.
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { stateDir } from '../src/core/paths.ts';
 import { HostsFile } from '../src/core/hosts.ts';
 import { pidExists, terminatePid } from '../src/core/pids.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import type { AuthMode } from './auth.ts';
+import { containerRunning, dockerHost } from './docker-runtime.ts';
 
 export interface OwnedProcess {
   pid: number;
@@ -22,7 +22,8 @@ export interface RegistryState {
   provider: 'process' | 'container';
   processes: OwnedProcess[];
   containerId?: string;
-  docker?: { cli: string; host?: string };
+  /** The Docker daemon that runs `containerId` (no host: the default daemon of whoever reads the state). */
+  docker?: { host?: string };
   host: string;
   hostname: string;
   address: string;
@@ -75,10 +76,7 @@ export async function listStates(env: NodeJS.ProcessEnv = process.env): Promise<
 export async function isRunning(s: RegistryState): Promise<boolean> {
   if (s.processes.length === 0 && !s.containerId) return false;
   if (!(await Promise.all(s.processes.map(isOurs))).every(Boolean)) return false;
-  if (s.containerId && s.docker) {
-    const r = await execa(s.docker.cli, ['inspect', '-f', '{{.State.Running}}', s.containerId], { reject: false, env: s.docker.host ? { DOCKER_HOST: s.docker.host } : {} });
-    return r.exitCode === 0 && String(r.stdout).trim() === 'true';
-  }
+  if (s.containerId) return containerRunning(dockerHost(s.docker?.host), s.containerId);
   return true;
 }
 
@@ -97,7 +95,11 @@ export async function terminate(p: OwnedProcess, graceMs = 5000): Promise<void> 
   await terminatePid(p.pid, { graceMs, stillOurs: () => isOurs(p) });
 }
 
-/** Stops what a state file describes; every step runs even when one fails, the first error is rethrown. */
+/**
+ * Stops what a state file describes; every step runs even when one fails, the
+ * first error is rethrown. A container is removed through `removeContainer`,
+ * else through the daemon the state names (`registry down`, Ctrl-C in `up`).
+ */
 export async function teardown(s: RegistryState, o: { logger?: Logger; removeContainer?: (id: string) => Promise<void> } = {}): Promise<void> {
   const log = o.logger ?? noopLogger;
   const errors: unknown[] = [];
@@ -110,7 +112,8 @@ export async function teardown(s: RegistryState, o: { logger?: Logger; removeCon
     }
   };
   for (const p of s.processes) await attempt(`stopping pid ${p.pid}`, () => terminate(p));
-  if (s.containerId && o.removeContainer) await attempt(`removing container ${s.containerId}`, () => o.removeContainer!(s.containerId!));
+  const removeContainer = o.removeContainer ?? (async (id: string) => (await import('./container.ts')).removeContainer(s.docker ?? {}, id));
+  if (s.containerId) await attempt(`removing container ${s.containerId.slice(0, 12)}`, () => removeContainer(s.containerId!));
   if (s.hostsOwner) await attempt('removing /etc/hosts entries', () => new HostsFile(s.hostsFile).remove(s.hostsOwner!));
   if (s.ownsDir) await attempt(`removing ${s.dir}`, () => rm(s.dir, { recursive: true, force: true }));
   if (errors.length > 0) throw errors[0];

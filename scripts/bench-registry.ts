@@ -1,22 +1,33 @@
-// Registry timings: up and down of a process-mode registry per auth mode,
-// image build, first push and re-push, and the CLI's detached up/down.
-// Run: node scripts/bench-registry.ts [--runs N]   (root; needs docker-registry)
+// Registry timings: up and down of a registry per auth mode, image build,
+// first push and re-push, and the CLI's detached up/down. With --provider
+// container, also the private dockerd's start and stop, testcontainers' load,
+// and the registry image's build into the empty daemon.
+// Run: node scripts/bench-registry.ts [--runs N] [--provider process|container]
+//   (root; needs docker-registry, and docker.io for the container provider)
 // Prints a table on stderr and one JSON object on stdout.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { Auth, type AuthSpec } from '../registry/auth.ts';
+import { containerProvider } from '../registry/container.ts';
+import { ensureRegistryImage } from '../registry/container-image.ts';
+import { dockerRuntime } from '../registry/docker-runtime.ts';
+import { PrivateDockerd } from '../registry/dockerd.ts';
 import { busyboxImage } from '../registry/image/test-images.ts';
-import { processProvider } from '../registry/process.ts';
-import type { StartedRegistry } from '../registry/provider.ts';
+import { DEFAULT_BINARY, processProvider } from '../registry/process.ts';
+import type { RegistryProvider, StartedRegistry } from '../registry/provider.ts';
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 5;
+const flag = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const runs = Number(flag('--runs')) || 5;
+const kind = flag('--provider') ?? 'process';
+if (kind !== 'process' && kind !== 'container') throw new Error(`--provider ${kind} is not one of process, container`);
 const user = { username: 'bench', password: 'bench-password' };
-const provider = processProvider();
 const live = new Set<StartedRegistry>();
+let dockerd: PrivateDockerd | undefined;
 const stopAll = async () => {
   await Promise.all([...live].map((r) => r.stop()));
+  await dockerd?.stop();
 };
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void stopAll().finally(() => process.exit(130)));
 
@@ -35,7 +46,14 @@ const modes: Array<[string, () => AuthSpec, boolean]> = [
   ['token+tls', () => Auth.token({ users: [user] }), true],
 ];
 
+let provider: RegistryProvider = processProvider();
 try {
+  if (kind === 'container') {
+    dockerd = await time('private dockerd start', () => PrivateDockerd.start());
+    const rt = await time('testcontainers load + connect', () => dockerRuntime(dockerd!.host));
+    await time('registry image build (empty daemon)', () => ensureRegistryImage(rt, DEFAULT_BINARY));
+    provider = containerProvider({ dockerHost: dockerd.host });
+  }
   for (let i = 0; i < runs; i++) {
     const image = await time('build busybox image', () => busyboxImage());
     for (const [label, auth, tls] of modes) {
@@ -47,13 +65,14 @@ try {
       live.delete(reg);
     }
     const state = await mkdtemp(join(tmpdir(), 'credprov-bench-'));
-    const cli = (...a: string[]) => execa(process.execPath, [join(import.meta.dirname, '..', 'bin', 'credprov.js'), 'registry', ...a], { env: { CREDPROV_STATE_DIR: state } });
-    await time('CLI registry up --auth htpasswd (detached, incl. node start)', () => cli('up', '--name', 'bench-cli', '--auth', 'htpasswd'));
+    const cli = (...a: string[]) => execa(process.execPath, [join(import.meta.dirname, '..', 'bin', 'credprov.js'), 'registry', ...a], { env: { CREDPROV_STATE_DIR: state, ...(dockerd ? { DOCKER_HOST: dockerd.host } : {}) } });
+    await time('CLI registry up --auth htpasswd (detached, incl. node start)', () => cli('up', '--name', 'bench-cli', '--auth', 'htpasswd', '--provider', kind));
     await time('CLI registry down', () => cli('down', '--name', 'bench-cli'));
     await rm(state, { recursive: true, force: true });
   }
 } finally {
-  await stopAll();
+  await Promise.all([...live].map((r) => r.stop()));
+  if (dockerd) await time('private dockerd stop', () => dockerd!.stop());
 }
 
 const stats = Object.fromEntries(Object.entries(timings).map(([k, v]) => {
@@ -61,6 +80,6 @@ const stats = Object.fromEntries(Object.entries(timings).map(([k, v]) => {
   return [k, { runs: s.length, medianMs: Math.round(s[Math.floor(s.length / 2)]!), minMs: Math.round(s[0]!), maxMs: Math.round(s.at(-1)!) }];
 }));
 const width = Math.max(...Object.keys(stats).map((k) => k.length));
-process.stderr.write(`${'step'.padEnd(width)}  median     min     max  (ms, ${runs} runs)\n`);
+process.stderr.write(`${'step'.padEnd(width)}  median     min     max  (ms, ${runs} runs, ${kind} provider)\n`);
 for (const [k, s] of Object.entries(stats)) process.stderr.write(`${k.padEnd(width)}  ${String(s.medianMs).padStart(6)}  ${String(s.minMs).padStart(6)}  ${String(s.maxMs).padStart(6)}\n`);
-process.stdout.write(`${JSON.stringify({ runs, stats })}\n`);
+process.stdout.write(`${JSON.stringify({ runs, provider: kind, stats })}\n`);

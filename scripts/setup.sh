@@ -24,6 +24,33 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
+# The container registry tier's tests start a private dockerd (registry/dockerd.ts). Any dockerd
+# will do, so a machine with Docker already keeps it (docker-ce and docker.io conflict). Debian's
+# docker.io comes without its recommends (needrestart would hook every later apt run) but with
+# apparmor, which dockerd needs where the kernel enforces AppArmor. A fresh install is kept from
+# starting and its units are disabled: a system dockerd turns on ip_forward and sets the iptables
+# FORWARD policy to DROP, and a containerd on /run/containerd/containerd.sock would be adopted by
+# every dockerd, the tests' private ones included.
+install_docker() {
+  if command -v dockerd >/dev/null 2>&1 || [ -x /usr/sbin/dockerd ]; then return 0; fi
+  [ "$(id -u)" -eq 0 ] || die "dockerd is missing; run this script as root or apt-get install docker.io"
+  log "installing Debian's docker.io (not started: the tests start a private dockerd)"
+  local units="docker.service docker.socket" own_policy=
+  dpkg-query -W -f='${Status}' containerd 2>/dev/null | grep -q 'install ok installed' || units="$units containerd.service"
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    own_policy=1
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io apparmor >/dev/null
+  if [ -n "$own_policy" ]; then rm -f /usr/sbin/policy-rc.d; trap - EXIT; fi
+  if [ -d /run/systemd/system ]; then
+    # shellcheck disable=SC2086
+    systemctl disable --now $units >/dev/null 2>&1 || true
+  fi
+}
+
 install_node() {
   use_node
   node_ok && return 0
@@ -77,6 +104,7 @@ install_python_client() {
 }
 
 install_packages
+install_docker
 install_node
 install_modules
 install_python_tools

@@ -11,6 +11,7 @@ import { versionSkewSuite } from './version-skew/index.ts';
 import { vendorEcrSuite } from './vendor-ecr/index.ts';
 import { vendorAwsIamAuthenticatorSuite } from './vendor-aws-iam-authenticator/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
+import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -23,6 +24,7 @@ export const SUITES: Record<string, Suite> = {
   'vendor-ecr': vendorEcrSuite,
   'vendor-aws-iam-authenticator': vendorAwsIamAuthenticatorSuite,
   downgrade: downgradeSuite,
+  'exec-plugin-401': execPlugin401Suite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */

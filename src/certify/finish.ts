@@ -1,11 +1,11 @@
 // The tail every `certify …` command shares: assemble the RunReport, write
 // report.json / junit.xml / report.md, print a one-screen summary, pick the exit code.
+import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import { defaultReportDir } from '../core/paths.ts';
 import type { Redactor } from '../core/redact.ts';
 import { exitCodeFor, summarize, type CheckResult, type RunReport } from '../report/model.ts';
 import { writeReports } from '../report/write.ts';
 
-export const TOOL_VERSION = '0.1.0';
 
 export interface FinishOptions {
   command: string;
@@ -22,7 +22,7 @@ export interface FinishOptions {
 
 export async function finishRun(o: FinishOptions): Promise<{ exitCode: number; report: RunReport; dir: string }> {
   const report: RunReport = {
-    tool: { name: 'credprov', version: TOOL_VERSION, command: o.command },
+    tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command },
     subject: o.subject,
     checks: o.checks,
     summary: summarize(o.checks),

@@ -17,12 +17,12 @@ Lists cached kube binary sets (per version: source, when, how long it took)
 and containerd builds, from $CREDPROV_CACHE_DIR (default ~/.cache/credprov).
 `,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ json?: boolean }>('binaries ls', argv, { json: { type: 'boolean' } });
+    parseFlags('binaries ls', argv, {});
     const root = cacheDir(ctx.env);
     // Skew entries hold the kubelet alone; they are listed too, with what they hold.
     const kube = (await listEntries(kubeCacheRoot(root), ['kubelet'])).sort((a, b) => compareVersions(b.version, a.version));
     const containerd = await listContainerd(containerdCacheRoot(root));
-    if (values.json) {
+    if (ctx.json) {
       ctx.stdout(`${JSON.stringify({ kube: kube.map((m) => ({ ...m, dir: join(kubeCacheRoot(root), m.version) })), containerd })}\n`);
       return 0;
     }

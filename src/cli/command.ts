@@ -4,6 +4,8 @@ import type { Logger } from '../core/logger.ts';
 export interface CommandContext {
   log: Logger;
   verbose: boolean;
+  /** --json: stdout carries exactly one JSON document, the result (or main() prints the error). */
+  json: boolean;
   /** Where machine-readable output goes (JSON last lines, true/false). */
   stdout: (s: string) => void;
   env: NodeJS.ProcessEnv;

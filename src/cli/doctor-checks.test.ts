@@ -81,17 +81,26 @@ describe('cgroup mode', () => {
   });
 });
 
+/** A Go too old to build anything, so only what is on PATH or cached counts. */
+const oldGo: Runner = async (cmd, args, o) => (basename(cmd) === 'go' ? { exitCode: 0, stdout: 'go1.20.4', stderr: '' } : runner(cmd, args, o));
+
 describe('doctor', () => {
-  test('an unsupported containerd on PATH makes local unable to run, with a hint, and no default provider', async () => {
-    const r = await runDoctor(host(), '1.37.1');
+  test('an unsupported containerd on PATH, none cached and no Go to build one: local cannot run, with a hint, and no default provider', async () => {
+    const r = await runDoctor(host({ run: oldGo }), '1.37.1');
     const local = r.providers.find((p) => p.provider === 'local')!;
     expect(local.ok).toBe(false);
     const c = local.probes.find((p) => p.id === 'containerd')!;
     expect(c.ok).toBe(false);
     expect(c.detail).toContain('1.6.20 is not supported by kubelet v1.37.1 (needs 2.3.0+ or 2.2.0+)');
     expect(c.hint).toContain('credprov binaries ensure --kube-version v1.37.1');
-    expect(local.reason).toBe(`containerd: ${c.detail}`);
+    expect(local.reason).toMatch(/^kube binaries v1.37.1: not cached/);
     expect(r.defaultProvider).toBe('none');
+  });
+
+  test('an unsupported containerd on PATH (Debian docker.io\'s 1.6) does not stop local when Go can build a supported one, as up does', async () => {
+    const r = await runDoctor(host(), '1.37.1');
+    const c = r.providers.find((p) => p.provider === 'local')!.probes.find((p) => p.id === 'containerd')!;
+    expect(c).toMatchObject({ ok: true, detail: expect.stringContaining('Go 1.26.8 will build a supported release on first use') });
   });
 
   test('with a supported containerd the local provider is the default and kube binaries may come from a Go build', async () => {
@@ -119,7 +128,7 @@ describe('doctor', () => {
   });
 
   test('the text rendering marks each probe and puts the hint under a missing one', async () => {
-    const text = renderDoctor(await runDoctor(host(), '1.37.1'));
+    const text = renderDoctor(await runDoctor(host({ run: oldGo }), '1.37.1'));
     expect(text).toContain('credprov doctor (Kubernetes v1.37.1)');
     expect(text).toMatch(/\n {4}✗ containerd: .*\n {8}hint: /);
     expect(text).toMatch(/\n {4}✓ root: running as root\n/);

@@ -138,14 +138,26 @@ async function localProbes(host: DoctorHost, kubeVersion: string, containerdSupp
   const ctrDir = host.env.CREDPROV_CONTAINERD_DIR;
   const containerd = await which('containerd', host.env, ctrDir ? [ctrDir] : []);
   const cVersion = containerd ? await versionOf(host.run, containerd, ['--version'], /\s(v?\d+\.\d+\.\d+)/) : undefined;
-  const fix = `run credprov binaries ensure --kube-version ${kubeVersion} and set CREDPROV_CONTAINERD_DIR to the containerd dir it prints`;
-  if (containerd && cVersion && containerdSupports(cVersion, containerdSupported)) {
-    probes.push(ok('containerd', 'containerd', `${containerd} ${cVersion}`));
+  // The order `up` resolves containerd in (src/cluster/local/binaries.ts): CREDPROV_CONTAINERD_DIR,
+  // then a cached (or buildable) supported release, then PATH. Debian's docker.io
+  // puts containerd 1.6 on PATH, which up never uses while a supported build exists.
+  const built = (await listContainerd(containerdCacheRoot(cache))).find((m) => containerdSupports(m.version, containerdSupported));
+  const pathSupported = containerd !== undefined && cVersion !== undefined && containerdSupports(cVersion, containerdSupported);
+  const needs = `needs ${containerdSupported.map((v) => `${v}+`).join(' or ')}`;
+  const onPath = containerd ? `${containerd} ${cVersion ?? '(version unknown)'}` : undefined;
+  if (ctrDir) {
+    probes.push(pathSupported ? ok('containerd', 'containerd', `${onPath} (CREDPROV_CONTAINERD_DIR)`)
+      : bad('containerd', 'containerd', `CREDPROV_CONTAINERD_DIR=${ctrDir}: ${onPath ?? 'no containerd there'} is not supported by kubelet ${kubeVersion} (${needs})`,
+        built ? `export CREDPROV_CONTAINERD_DIR=${join(containerdCacheRoot(cache), built.version)}, or unset it` : `unset CREDPROV_CONTAINERD_DIR; credprov binaries ensure --kube-version ${kubeVersion} builds a supported one`));
+  } else if (built) {
+    probes.push(ok('containerd', 'containerd', `cached build ${built.version}${onPath && !pathSupported ? ` (used instead of ${onPath} on PATH, which kubelet ${kubeVersion} does not support)` : ''}`));
+  } else if (goOk) {
+    probes.push(ok('containerd', 'containerd', `not cached; Go ${goVersion} will build a supported release on first use (credprov binaries ensure --kube-version ${kubeVersion})`));
+  } else if (pathSupported) {
+    probes.push(ok('containerd', 'containerd', `${onPath} (PATH)`));
   } else {
-    const built = (await listContainerd(containerdCacheRoot(cache))).find((m) => containerdSupports(m.version, containerdSupported));
-    const found = containerd ? `${containerd} ${cVersion ?? '(version unknown)'} is not supported by kubelet ${kubeVersion} (needs ${containerdSupported.map((s) => `${s}+`).join(' or ')})` : 'not found';
-    probes.push(bad('containerd', 'containerd', built ? `${found}; a supported build is cached: ${join(containerdCacheRoot(cache), built.version)}` : found,
-      built ? `export CREDPROV_CONTAINERD_DIR=${join(containerdCacheRoot(cache), built.version)}` : fix));
+    probes.push(bad('containerd', 'containerd', `${onPath ? `${onPath} is not supported by kubelet ${kubeVersion} (${needs})` : 'not found'} and none is cached`,
+      `install Go >= 1.26 and run credprov binaries ensure --kube-version ${kubeVersion}, or set CREDPROV_CONTAINERD_DIR to a supported containerd`));
   }
   const runc = await which('runc', host.env, ctrDir ? [ctrDir] : []);
   const runcV = runc ? await versionOf(host.run, runc, ['--version'], /runc version (\S+)/) : undefined;

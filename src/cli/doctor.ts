@@ -33,7 +33,7 @@ Flags:
   --json             the report as JSON on stdout
 `,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ 'kube-version'?: string; json?: boolean }>('doctor', argv, { 'kube-version': { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parseFlags<{ 'kube-version'?: string }>('doctor', argv, { 'kube-version': { type: 'string' } });
     const env = ctx.env;
     const report = await runDoctor({
       run: execaRunner(ctx.log),
@@ -45,7 +45,7 @@ Flags:
         existing: () => verdict(async () => (await import('../cluster/existing/index.ts')).existingProvider({ env })),
       },
     }, values['kube-version'] ?? env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION);
-    ctx.stdout(values.json ? `${JSON.stringify(report)}\n` : renderDoctor(report));
+    ctx.stdout(ctx.json ? `${JSON.stringify(report)}\n` : renderDoctor(report));
     return report.defaultProvider === 'none' ? 3 : 0;
   },
 };

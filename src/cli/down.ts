@@ -4,6 +4,7 @@ import { stderrProgress } from '../core/progress.ts';
 import { listEnvironmentNames, providerByName, readEnvironment } from '../cluster/detect.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
+import { printJson } from './output.ts';
 
 const USAGE = `Usage: credprov down [--name NAME | --all]
 
@@ -12,6 +13,7 @@ containerd, kube-apiserver, etcd), unmounts what it mounted, removes its network
 links and its state dir. Safe to run twice, and after a crashed run.
   --name  environment name (default: $CREDPROV_ENV_NAME or default)
   --all   every environment credprov knows about
+  --json  print {"stopped":[names]} on stdout (as registry down does)
 `;
 
 export const command: Command = {
@@ -28,6 +30,7 @@ export const command: Command = {
       const provider = providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env });
       await provider.down(env ?? name, progress);
     }
+    if (ctx.json) printJson(ctx, { stopped: names });
     return 0;
   },
 };

@@ -16,6 +16,7 @@ import { Redactor } from '../core/redact.ts';
 import { writeReports } from '../report/write.ts';
 import { liveMatchingSuite, type ImageVerdict } from '../run/live-matching.ts';
 import { cleanupActiveSuites, runSuites } from '../run/runner.ts';
+import { announceInterrupt } from './output.ts';
 import { onInterrupt } from './signals.ts';
 import type { CommandContext } from './command.ts';
 
@@ -52,7 +53,7 @@ export async function explainLive(o: { config: CredentialProviderConfig; images:
   const progress = stderrProgress();
   const redactor = new Redactor();
   const artifacts = o.reportDir ?? (await mkdtemp(join(tmpdir(), 'credprov-explain-live-')));
-  const release = onInterrupt(() => cleanupActiveSuites());
+  const release = onInterrupt(() => cleanupActiveSuites(), undefined, announceInterrupt(ctx));
   try {
     const { report, environment } = await runSuites([suite], { baseSpec, artifactsDir: join(artifacts, 'artifacts'), log: ctx.log, progress, redactor, processEnv: ctx.env, command: 'credprov explain --live' });
     if (o.reportDir) await writeReports(report, o.reportDir, redactor);

@@ -10,6 +10,7 @@ import { NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import type { Command } from './command.ts';
 import { parseFlags, requireFlag } from './flags.ts';
 import { parseFeatureGates } from './validate-config.ts';
+import { printError } from './output.ts';
 
 interface Flags {
   config?: string;
@@ -18,7 +19,6 @@ interface Flags {
   'report-dir'?: string;
   'kube-version'?: string;
   'feature-gates'?: string;
-  json?: boolean;
 }
 
 export const command: Command = {
@@ -60,7 +60,6 @@ Example:
       'report-dir': { type: 'string' },
       'kube-version': { type: 'string' },
       'feature-gates': { type: 'string' },
-      json: { type: 'boolean' },
     });
     const file = requireFlag('explain', 'config', values.config);
     const images = values.image ?? [];
@@ -72,8 +71,9 @@ Example:
     try {
       cfg = await loadProviderConfig(file, { kubeVersion: version.text, featureGates });
     } catch (e) {
-      if (e instanceof ConfigError && values.json) {
-        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, error: e.reason, problems: e.problems })}\n`);
+      if (e instanceof ConfigError && ctx.json) {
+        printError(e, ctx.verbose, (s) => process.stderr.write(s));
+        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, error: e.reason, problems: e.problems, exitCode: e.exitCode })}\n`);
         return e.exitCode;
       }
       if (e instanceof ConfigError && e.problems.length > 0) {
@@ -82,9 +82,9 @@ Example:
       throw e;
     }
     for (const image of images) normalizeImage(image);
-    if (values.live) return explainLive({ config: cfg, images, ...(values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}), json: values.json ?? false, ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}) }, ctx);
+    if (values.live) return explainLive({ config: cfg, images, ...(values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}), json: ctx.json, ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}) }, ctx);
     const verdict = providersForImage(cfg, images[0]!, version.text);
-    if (values.json) ctx.stdout(`${JSON.stringify(verdict)}\n`);
+    if (ctx.json) ctx.stdout(`${JSON.stringify(verdict)}\n`);
     else ctx.stdout(render(verdict));
     return verdict.invoked.length > 0 ? 0 : 1;
   },

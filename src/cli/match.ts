@@ -28,10 +28,10 @@ Examples:
   credprov match 127.0.0.1 127.0.0.1:5000/pause   # false: port differs
 `,
   async run(argv, ctx) {
-    const { values, positionals } = parseFlags<{ raw?: boolean; json?: boolean }>(
+    const { values, positionals } = parseFlags<{ raw?: boolean }>(
       'match',
       argv,
-      { raw: { type: 'boolean' }, json: { type: 'boolean' } },
+      { raw: { type: 'boolean' } },
       { positionals: true },
     );
     if (positionals.length !== 2) {
@@ -41,7 +41,7 @@ Examples:
     }
     const [pattern, target] = positionals as [string, string];
     const r = values.raw ? matchPattern(pattern, target) : matchImage(pattern, target);
-    if (values.json) {
+    if (ctx.json) {
       const normalised = r.detail?.image?.repository;
       ctx.stdout(`${JSON.stringify({ match: r.match, reason: r.reason, ...(r.hint ? { hint: r.hint } : {}), pattern, target, ...(normalised ? { normalised } : {}) })}\n`);
     } else {

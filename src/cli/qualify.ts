@@ -2,15 +2,16 @@
 // Kubernetes version; one report per version and a suite × version matrix.
 import { applyEnv, loadSpecFile, mergePartial } from '../api/spec/index.ts';
 import { UsageError } from '../core/errors.ts';
-import { defaultReportDir } from '../core/paths.ts';
 import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { exitCodeFor } from '../report/model.ts';
+import { prepareReportDir } from '../report/report-dir.ts';
 import { describePlan, planVersions, qualify } from '../run/qualify.ts';
 import { cleanupActiveSuites } from '../run/runner.ts';
 import { DEFAULT_SUITES, SUITES } from '../../suites/index.ts';
 import type { Command } from './command.ts';
 import { closest, parseFlags } from './flags.ts';
+import { announceInterrupt, printJson, reportJson } from './output.ts';
 import { onInterrupt } from './signals.ts';
 import { join } from 'node:path';
 
@@ -28,8 +29,9 @@ Writes, under --report-dir (default reports/<timestamp>):
 
   --kube-versions  comma-separated minors or exact releases (1.36 or v1.36.5)
   --suite          suites to run (repeatable; default: ${DEFAULT_SUITES.join(', ')}; 'all' for every suite)
-  --plan           print what would be built and exit
-Exit: 0 every MUST check passed on every version, 1 one failed, 2 bad input, 3 harness error.
+  --plan           print what would be built and exit (--json: {plan, notes})
+Stdout: one JSON line, {reportDir, report, summary, failed, exitCode, matrix}.
+Exit: 0 every MUST check passed on every version, 1 one failed (or no check ran), 2 bad input, 3 harness error.
 `;
 
 export const command: Command = {
@@ -52,19 +54,25 @@ export const command: Command = {
     const plan = await planVersions(versions);
     const progress = stderrProgress();
     for (const line of describePlan(plan)) progress.note(line);
-    if (values.plan) return 0;
-    const reportDir = values['report-dir'] ?? defaultReportDir(ctx.cwd);
+    if (values.plan) {
+      if (ctx.json) printJson(ctx, { plan, notes: describePlan(plan) });
+      return 0;
+    }
+    // Before any version is built or brought up: a report dir that cannot be written is bad input (exit 2).
+    const reportDir = await prepareReportDir(values['report-dir'], ctx.cwd);
     const baseSpec = mergePartial(applyEnv(values.spec ? await loadSpecFile(values.spec) : {}, ctx.env, ctx.log), { provider: 'local' });
     const redactor = new Redactor();
-    const release = onInterrupt(() => cleanupActiveSuites());
+    const release = onInterrupt(() => cleanupActiveSuites(), undefined, announceInterrupt(ctx));
     try {
       const { matrix, aggregate } = await qualify({ versions, plan, suites, baseSpec, reportDir, log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'qualify', ...argv].join(' ') });
       const w = (s: string) => process.stderr.write(s);
       w(`\n${'suite'.padEnd(24)} ${matrix.versions.map((v) => v.padEnd(10)).join(' ')}\n`);
       for (const r of matrix.rows) w(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);
       w(`\nmatrix: ${join(reportDir, 'matrix.md')}; reports per version under ${reportDir}\n`);
-      ctx.stdout(`${JSON.stringify({ reportDir, matrix: join(reportDir, 'matrix.json'), summary: aggregate.summary })}\n`);
-      return aggregate.checks.length === 0 ? 1 : exitCodeFor(aggregate);
+      // No check ran is never green.
+      const code = aggregate.checks.length === 0 ? 1 : exitCodeFor(aggregate);
+      printJson(ctx, { ...reportJson(reportDir, aggregate.checks, aggregate.summary, code), matrix: join(reportDir, 'matrix.json') });
+      return code;
     } finally {
       release();
     }

@@ -14,7 +14,7 @@ stale when its processes are gone: 'registry down --name N' clears it), host,
 URL, auth mode. --json prints one JSON array instead of the table.
 `,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ json?: boolean }>('registry ls', argv, { json: { type: 'boolean' } });
+    parseFlags('registry ls', argv, {});
     const rows = (await listStates(ctx.env)).map((s) => ({
       name: s.state?.name ?? basename(s.dir),
       status: s.running ? 'running' : 'stale',
@@ -26,7 +26,7 @@ URL, auth mode. --json prints one JSON array instead of the table.
       ...(s.state?.credentialsFile ? { credentialsFile: s.state.credentialsFile } : {}),
       dir: s.dir,
     }));
-    if (values.json) {
+    if (ctx.json) {
       ctx.stdout(`${JSON.stringify(rows)}\n`);
       return 0;
     }

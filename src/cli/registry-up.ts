@@ -17,6 +17,8 @@ import { isHostname } from '../core/hosts.ts';
 import { stderrProgress, step } from '../core/progress.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
+import { announceInterrupt } from './output.ts';
+import { interruptExitCode } from './signals.ts';
 
 const MODES = ['none', 'htpasswd', 'token'] as const;
 
@@ -105,9 +107,13 @@ Flags:
 
     const progress = stderrProgress();
     let reg: StartedRegistry | undefined;
-    const onSignal = () => {
+    const onSignal = (signal: NodeJS.Signals) => {
       process.stderr.write('\ninterrupted: removing the half-started registry\n');
-      void readState(dir).then((s) => (s ? teardown(s) : undefined)).finally(() => process.exit(130));
+      const exitCode = interruptExitCode(signal);
+      void readState(dir).then((s) => (s ? teardown(s) : undefined)).finally(() => {
+        announceInterrupt(ctx)(exitCode, signal);
+        process.exit(exitCode);
+      });
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);

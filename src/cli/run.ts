@@ -13,6 +13,7 @@ import { cleanupActiveSuites, runSuites } from '../run/runner.ts';
 import { DEFAULT_SUITES, SUITES } from '../../suites/index.ts';
 import type { Command } from './command.ts';
 import { closest, parseFlags } from './flags.ts';
+import { announceInterrupt, printJson, reportJson } from './output.ts';
 import { onInterrupt } from './signals.ts';
 import { SPEC_FLAG_OPTIONS, specOverrides, type SpecFlags } from './up.ts';
 import { listEnvironmentNames, providerByName, readEnvironment } from '../cluster/detect.ts';
@@ -23,7 +24,8 @@ Runs suites against the environment. Reuses a running environment whose spec
 matches, restarts only its kubelet when just kubelet settings differ, or brings
 one up (and tears it down afterwards unless --keep).
 Writes report.json, junit.xml and report.md (+ per-suite artifacts and, on failure, component logs).
-Exit: 0 all MUST checks passed, 1 a MUST check failed, 2 usage/input error, 3 harness error.
+Exit: 0 all MUST checks passed, 1 a MUST check failed (or no check ran), 2 usage/input error, 3 harness error.
+--json: {reportDir, report, summary, failed, exitCode} on stdout.
 
   --suite         suite to run (repeatable; default: ${DEFAULT_SUITES.join(', ')}); known: ${Object.keys(SUITES).join(', ')};
                   'all' runs every suite, including those that need an extra build
@@ -68,7 +70,7 @@ export const command: Command = {
       if (values.keep || alreadyUp) return;
       const env = await readEnvironment(envName, ctx.env);
       await providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env }).down(env ?? envName, progress);
-    });
+    }, undefined, announceInterrupt(ctx));
     try {
       const { report } = await runSuites(suites, {
         baseSpec, artifactsDir: join(reportDir, 'artifacts'), keep: values.keep ?? false,
@@ -86,11 +88,11 @@ export const command: Command = {
         for (const c of failures) w(`  ${c.id}${c.cause === 'harness' ? ' [harness]' : ''}: ${c.message.replace(/\s+/g, ' ').slice(0, 300)}\n    evidence: ${join(reportDir, 'report.html')}#check-${c.id}${c.suite ? ` and ${join(reportDir, 'artifacts', c.suite)}/` : ''}\n`);
       }
       w(`\n${passed} passed, ${failed} failed, ${skipped} skipped; report: ${join(reportDir, 'report.md')} (${join(reportDir, 'report.html')})\n`);
-      if (report.checks.length === 0) {
-        w('no check ran\n');
-        return 1;
-      }
-      return exitCodeFor(report);
+      if (report.checks.length === 0) w('no check ran\n');
+      // No check ran is never green.
+      const code = report.checks.length === 0 ? 1 : exitCodeFor(report);
+      if (ctx.json) printJson(ctx, reportJson(reportDir, report.checks, report.summary, code));
+      return code;
     } finally {
       release();
     }

@@ -1,17 +1,34 @@
 // Ctrl-C / SIGTERM during a long command: run the registered cleanup once
-// (tear the environment down), then exit with the conventional 128+signal.
-export function onInterrupt(cleanup: () => Promise<void>, write: (s: string) => void = (s) => process.stderr.write(s)): () => void {
+// (tear the environment down), then exit with the conventional 128+signal:
+// 130 for SIGINT, 143 for SIGTERM.
+export function interruptExitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGTERM' ? 143 : 130;
+}
+
+/**
+ * `announce` runs just before the process exits, e.g. to print the --json
+ * error document, since the command's own return never comes.
+ */
+export function onInterrupt(
+  cleanup: () => Promise<void>,
+  write: (s: string) => void = (s) => process.stderr.write(s),
+  announce: (exitCode: number, signal: NodeJS.Signals) => void = () => {},
+): () => void {
   let running = false;
+  const exit = (signal: NodeJS.Signals, code: number) => {
+    announce(code, signal);
+    process.exit(code);
+  };
   const handler = (signal: NodeJS.Signals) => {
     if (running) {
       write(`\n${signal} again: exiting without finishing cleanup\n`);
-      process.exit(130);
+      exit(signal, 130);
     }
     running = true;
     write(`\n${signal}: cleaning up (press Ctrl-C again to abort) …\n`);
     cleanup()
       .catch((err: unknown) => write(`cleanup failed: ${(err as Error).message}\n`))
-      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      .finally(() => exit(signal, interruptExitCode(signal)));
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);

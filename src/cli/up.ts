@@ -7,6 +7,7 @@ import { stderrProgress } from '../core/progress.ts';
 import { resolveProvider } from '../cluster/detect.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
+import { announceInterrupt } from './output.ts';
 import { onInterrupt } from './signals.ts';
 
 const USAGE = `Usage: credprov up [--provider local|kind|existing|auto] [--kube-version V] [--kubelet-version V] [--spec FILE] [--name NAME] [--bin-dir DIR] [--keep]
@@ -63,7 +64,7 @@ export const command: Command = {
     const progress = stderrProgress();
     const release = onInterrupt(async () => {
       if (!values.keep) await provider.down(spec.name, progress);
-    });
+    }, undefined, announceInterrupt(ctx));
     try {
       const env = await provider.up(spec, progress, { keep: values.keep ?? false });
       ctx.stdout(`${JSON.stringify({ provider: env.provider, name: env.name, kubeVersion: env.kubeVersion, kubeconfig: env.kubeconfig, binDir: env.binDir, kubectl: env.kubectl, nodeName: env.nodeName, stateDir: env.stateDir, logsDir: env.logsDir, ...(env.containerd ? { containerdAddress: env.containerd.address, registryConfigPath: env.containerd.certsDir } : {}), ...(env.pluginBinDir ? { pluginBinDir: env.pluginBinDir } : {}) })}\n`);

@@ -5,6 +5,7 @@ import { ConfigError, InputFileError, UsageError } from '../core/errors.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
+import { printError } from './output.ts';
 
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
@@ -32,7 +33,6 @@ export function parseFeatureGates(command: string, text: string | undefined): Re
 interface Flags {
   'kube-version'?: string;
   'feature-gates'?: string;
-  json?: boolean;
 }
 
 export const command: Command = {
@@ -71,7 +71,7 @@ Examples:
     const { values, positionals } = parseFlags<Flags>(
       'validate-config',
       argv,
-      { 'kube-version': { type: 'string' }, 'feature-gates': { type: 'string' }, json: { type: 'boolean' } },
+      { 'kube-version': { type: 'string' }, 'feature-gates': { type: 'string' } },
       { positionals: true },
     );
     if (positionals.length !== 1) {
@@ -84,7 +84,7 @@ Examples:
     try {
       const cfg = await loadProviderConfig(file, { kubeVersion: version.text, featureGates });
       const warnings = providerConfigWarnings(cfg);
-      if (values.json) {
+      if (ctx.json) {
         ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, valid: true, providers: cfg.providers.map((p) => p.name), problems: [], warnings })}\n`);
         return 0;
       }
@@ -95,9 +95,12 @@ Examples:
       if (!(e instanceof ConfigError)) throw e;
       // Unreadable input is not a verdict about the config: exit 2, as for bad flags.
       const unreadable = e instanceof InputFileError;
-      if (values.json) {
-        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, valid: false, error: e.reason, problems: e.problems })}\n`);
-        return unreadable ? 2 : 1;
+      if (ctx.json) {
+        // Unreadable input is an error, not a verdict: in words on stderr too, as main() does for every error.
+        if (unreadable) printError(e, ctx.verbose, (s) => process.stderr.write(s));
+        const exitCode = unreadable ? 2 : 1;
+        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, valid: false, error: e.reason, problems: e.problems, exitCode })}\n`);
+        return exitCode;
       }
       if (unreadable) throw e;
       ctx.log.error(e.reason);

@@ -1,5 +1,7 @@
-// kubectl as the harness's API client: the reference client, no extra
-// dependency, and its errors are the ones users see.
+// kubectl, where kubectl itself is the point: the reference client that the
+// exec-plugin suites run and test (src/clients/), and checks written the way
+// a user would type them (the e2e tests, the vendors' issuer lookup). The
+// harness's own API calls go through src/cluster/api.ts (@kubernetes/client-node).
 import { execa } from 'execa';
 import { CommandError } from '../core/errors.ts';
 

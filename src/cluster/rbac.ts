@@ -1,7 +1,9 @@
-// RBAC that service-account token mode needs (KEP-4412): nodes may request
+// RBAC the suites need. Service-account token mode (KEP-4412): nodes may request
 // tokens for the plugin's audience only when authorized for the verb
 // request-serviceaccounts-token-audience on a resource named after the audience.
-import { apply, type KubeTarget } from './kubectl.ts';
+// Exec plugin suites: the plugin's user may read one namespace's objects, so a
+// 200 proves the credential was accepted and anything else is not granted.
+import { kubeApi, type ApiTarget } from './api.ts';
 
 export interface AudienceGrant {
   /** Object name for the role and its binding (default derived from the audience). */
@@ -13,11 +15,11 @@ export interface AudienceGrant {
 }
 
 /** Lets every node (group system:nodes) request tokens for `audience`; returns the role's name. */
-export async function allowNodesTokenAudience(t: KubeTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
+export async function allowNodesTokenAudience(t: ApiTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
   const name = opts.name ?? `credprov-audience-${audience.replace(/[^a-z0-9.-]/gi, '-').toLowerCase()}`.slice(0, 63);
   const scoped = opts.namespace ? { namespace: opts.namespace } : {};
   const [role, binding] = opts.namespace ? ['Role', 'RoleBinding'] : ['ClusterRole', 'ClusterRoleBinding'];
-  await apply(t, [
+  await (await kubeApi(t)).apply([
     {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: role, metadata: { name, ...scoped },
       rules: [{ apiGroups: [''], resources: [audience], verbs: ['request-serviceaccounts-token-audience'], ...(opts.serviceAccounts ? { resourceNames: opts.serviceAccounts } : {}) }],
@@ -29,4 +31,30 @@ export async function allowNodesTokenAudience(t: KubeTarget, audience: string, o
     },
   ]);
   return name;
+}
+
+export interface ReadGrant {
+  /** The group allowed (e.g. the group a token webhook or a client certificate's O puts users in). */
+  group: string;
+  namespace: string;
+  /** Core-group resources it may get and list there, nothing else. */
+  resources: string[];
+  /** Object name for the role and its binding. */
+  name: string;
+}
+
+/** Creates `namespace` and lets `group` get and list `resources` in it: exactly what a read-only client probe needs. */
+export async function allowGroupRead(t: ApiTarget, g: ReadGrant): Promise<void> {
+  await (await kubeApi(t)).apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: g.namespace } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: g.name, namespace: g.namespace },
+      rules: [{ apiGroups: [''], resources: g.resources, verbs: ['get', 'list'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: g.name, namespace: g.namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: g.name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g.group }],
+    },
+  ]);
 }

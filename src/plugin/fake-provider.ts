@@ -6,9 +6,11 @@
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runnableModule } from '../core/package-layout.ts';
 import { readInvocationLog } from './invocation.ts';
 
-export const FAKE_PROVIDER_MAIN = fileURLToPath(new URL('../../fixtures/fake-credential-provider/main.ts', import.meta.url));
+// The fake's main module: main.ts in a checkout, the compiled main.js in the npm package.
+export const FAKE_PROVIDER_MAIN = runnableModule('../../fixtures/fake-credential-provider/main.ts', import.meta.url);
 export const FAKE_PROVIDER_WRAPPER = fileURLToPath(new URL('../../fixtures/fake-credential-provider/credprov-fake-provider', import.meta.url));
 /** A catalogue plugin by name (fixtures/plugins/<name>). */
 export const catalogueDir = fileURLToPath(new URL('../../fixtures/plugins/', import.meta.url));

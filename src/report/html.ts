@@ -5,6 +5,7 @@
 // log excerpts. For certify runs, the plugin's latency histogram. Like every
 // writer it renders an already redacted RunReport and nothing else.
 import type { CheckResult, Evidence, RunReport } from './model.ts';
+import { gridsOf } from './grid.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const pretty = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
@@ -33,6 +34,7 @@ ${(['passed', 'failed', 'skipped'] as const).map((s) => `<label><input type="che
 ${suites.length ? suiteTable(report) : ''}
 <table id="checks"><thead><tr><th>status</th><th>level</th>${suites.length ? '<th>suite</th>' : ''}<th>check</th><th>message</th></tr></thead>
 <tbody>${report.checks.map((c, i) => row(c, i, suites.length > 0)).join('\n')}</tbody></table>
+${grids(report)}
 ${matrix(report)}
 ${durations.length ? histogram(durations) : ''}
 <details><summary>subject and metrics</summary><pre>${esc(pretty({ subject: report.subject, metrics: report.metrics }))}</pre></details>
@@ -73,6 +75,18 @@ function suiteTable(report: RunReport): string {
     return `<tr><td><b>${esc(s.name)}</b><br><span class="title">${esc(s.summary)}</span></td><td>${n('passed')}</td><td>${n('failed')}</td><td>${n('skipped')}</td><td>${(s.durationMs / 1000).toFixed(1)} s</td></tr>`;
   });
   return `<table id="suites"><thead><tr><th>suite</th><th>passed</th><th>failed</th><th>skipped</th><th>wall time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The suites' two-way tables (behaviour × client): each cell links to its check's row and evidence. */
+function grids(report: RunReport): string {
+  return gridsOf(report.checks).map((g) => {
+    const head = `<tr><th></th>${g.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;
+    const body = g.rows.map((r) => `<tr><th>${esc(r)}</th>${g.columns.map((col) => {
+      const c = g.cells[r]?.[col];
+      return c ? `<td class="${esc(c.status)}" title="${esc(c.message)}"><a href="#check-${esc(c.checkId)}">${esc(c.status.toUpperCase())}</a> ${esc(c.text)}</td>` : '<td>–</td>';
+    }).join('')}</tr>`).join('');
+    return `<h2>${esc(g.title)}</h2><table class="grid">${head}${body}</table>`;
+  }).join('\n');
 }
 
 /** The qualification matrix (suite × version), when the report carries one (credprov qualify). */

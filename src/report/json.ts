@@ -1,6 +1,6 @@
 import type { RunReport } from './model.ts';
 
-/** report.json: the fixed machine interface (tool, subject, checks, summary; for credprov run also suites, and per check its suite and comparison). */
+/** report.json: the fixed machine interface (tool, subject, checks, summary; for credprov run also suites, and per check its suite, comparison and table cell). */
 export function toJson(report: RunReport): string {
   const checks = report.checks.map((c) => ({
     id: c.id,
@@ -12,6 +12,7 @@ export function toJson(report: RunReport): string {
     ...(c.cause ? { cause: c.cause } : {}),
     ...(c.suite ? { suite: c.suite } : {}),
     ...(c.comparison ? { comparison: c.comparison } : {}),
+    ...(c.cell ? { cell: c.cell } : {}),
     durationMs: c.durationMs,
     evidence: c.evidence,
   }));

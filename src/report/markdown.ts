@@ -1,4 +1,5 @@
 import type { CheckResult, RunReport } from './model.ts';
+import { gridsOf } from './grid.ts';
 
 const ICON: Record<CheckResult['status'], string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -71,6 +72,23 @@ function suiteSections(report: RunReport): string[] {
     }
     lines.push('');
     lines.push(...matrixTables(cs));
+    lines.push(...gridTables(cs));
+  }
+  return lines;
+}
+
+/** The suite's two-way tables (src/report/grid.ts): each cell is one check, its status and what was seen. */
+export function gridTables(cs: CheckResult[]): string[] {
+  const lines: string[] = [];
+  for (const g of gridsOf(cs)) {
+    lines.push(`### ${cell(g.title)}`, '', `| | ${g.columns.map(cell).join(' | ')} |`, `|---|${g.columns.map(() => '---|').join('')}`);
+    for (const r of g.rows) {
+      lines.push(`| **${cell(r)}** | ${g.columns.map((col) => {
+        const c = g.cells[r]?.[col];
+        return c ? `${ICON[c.status]} ${cell(c.text)}` : '–';
+      }).join(' | ')} |`);
+    }
+    lines.push('', 'Each cell is one check (its id, message and evidence: report.json, under the check\'s `cell`; report.html links each cell to them).', '');
   }
   return lines;
 }

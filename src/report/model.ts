@@ -12,6 +12,22 @@ export interface Check {
   level: Level;
   /** The requirement's source, e.g. "KEP-2133: response apiVersion must match the configured one". */
   source: string;
+  /** Where the check sits in a two-way table its suite's report draws (behaviour × client); see src/report/grid.ts. */
+  cell?: TableCell;
+}
+
+/**
+ * A check's place in a table of its suite: one row per behaviour, one column
+ * per client (or version, or config), each cell one check. The check keeps
+ * its own status, message and evidence; the table only arranges them.
+ */
+export interface TableCell {
+  /** The table's title; checks naming the same one form one table. */
+  table: string;
+  row: string;
+  column: string;
+  /** What the cell shows in a few words (set on the result, e.g. "401/2 → 200/0"); the message otherwise. */
+  text?: string;
 }
 
 export type Evidence =
@@ -90,7 +106,14 @@ export function hasBlockingFailure(report: Pick<RunReport, 'checks'>): boolean {
   return report.checks.some((c) => c.status === 'failed' && (c.level === 'MUST' || c.cause === 'harness'));
 }
 
-/** Exit codes: 0 all MUST checks passed, 1 a MUST check failed (2 and 3 are usage and harness errors). */
-export function exitCodeFor(report: Pick<RunReport, 'checks'>): 0 | 1 {
-  return hasBlockingFailure(report) ? 1 : 0;
+/**
+ * Exit codes (README "Exit codes and --json"): 0 all MUST checks passed; 1 a
+ * MUST check failed on the subject's account; 3 the only blocking failures are
+ * the harness's own, so nothing is known against the subject. (2 is bad input,
+ * raised before any check runs.)
+ */
+export function exitCodeFor(report: Pick<RunReport, 'checks'>): 0 | 1 | 3 {
+  if (!hasBlockingFailure(report)) return 0;
+  const subjectFailed = report.checks.some((c) => c.status === 'failed' && c.level === 'MUST' && c.cause !== 'harness');
+  return subjectFailed ? 1 : 3;
 }

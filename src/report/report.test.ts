@@ -25,10 +25,12 @@ describe('results model', () => {
     expect(r.checks[2]).toMatchObject({ status: 'failed', cause: 'harness' });
     expect(r.summary).toEqual({ passed: 1, failed: 2, skipped: 0 });
   });
-  test('a SHOULD failure alone does not fail the run; a MUST or harness failure does', async () => {
+  test('a SHOULD failure alone does not fail the run; a harness failure alone is a harness error (3); a MUST failure is 1', async () => {
     const r = await sample();
     expect(exitCodeFor({ checks: r.checks.slice(0, 2) })).toBe(0);
-    expect(exitCodeFor(r)).toBe(1);
+    expect(exitCodeFor(r)).toBe(3);
+    const mustFailed = await runCheck(check('d'), () => fail('the plugin broke it'));
+    expect(exitCodeFor({ checks: [...r.checks, mustFailed] })).toBe(1);
   });
   test('writers render the same model and redaction removes passwords', async () => {
     const r = new Redactor().value(await sample());

@@ -31,7 +31,8 @@ export interface LabRegistry {
   digest(): Promise<string>;
   /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry in the environment's containerd. */
   serveAs(env: Environment, imageHost: string): Promise<void>;
-  stop(): Promise<void>;
+  /** `keepLogAs`: first copy the registry's log (who authenticated, in what order), redacted, to this name in the suite's artifacts. */
+  stop(o?: { keepLogAs?: string }): Promise<void>;
 }
 
 export async function startLabRegistry(ctx: SuiteSetup, name: string, o: { username?: string } = {}): Promise<LabRegistry> {
@@ -59,7 +60,11 @@ export async function startLabRegistry(ctx: SuiteSetup, name: string, o: { usern
       if (!env.containerd) throw new Error(`environment ${env.name} has no containerd config path to route ${imageHost} through`);
       routed.push(imageHost === registry.host ? await registry.trustForContainerd(env.containerd.certsDir) : await registry.serveAs(env.containerd.certsDir, imageHost));
     },
-    async stop() {
+    async stop(so = {}) {
+      if (so.keepLogAs) {
+        const text = await readFile(registry.logFile, 'utf8').catch(() => undefined);
+        if (text !== undefined) await writeFile(join(ctx.artifactsDir, so.keepLogAs), ctx.redactor.text(text)).catch(() => {});
+      }
       await Promise.all(routed.splice(0).map((d) => rm(d, { recursive: true, force: true })));
       await registry.stop();
     },

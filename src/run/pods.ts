@@ -1,23 +1,13 @@
 // Pods as suites use them: bound straight to the environment's node (the
-// `existing` provider's clusters may have no scheduler for it), watched until
-// they run to completion or their image pull fails, with their events and
-// container log as evidence.
+// `existing` provider's clusters may have no scheduler for it), watched (not
+// polled) until they run to completion or their image pull fails, with their
+// events and container log as evidence.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TimeoutError } from '../core/errors.ts';
-import { apply, kubectl, kubectlJson } from '../cluster/kubectl.ts';
+import type { CoreV1Event, CoreV1EventList, V1Pod, V1PodList } from '@kubernetes/client-node';
+import { ApiError, kubeApi, type ApiTarget } from '../cluster/api.ts';
+import { watchUntil } from '../cluster/watch.ts';
 import type { Environment } from '../cluster/provider.ts';
-
-export interface PodJson {
-  metadata: { name: string; namespace: string; uid: string };
-  status?: {
-    phase?: string;
-    containerStatuses?: Array<{
-      name: string;
-      state?: { waiting?: { reason?: string; message?: string }; terminated?: { exitCode: number; reason?: string }; running?: object };
-    }>;
-  };
-}
 
 export interface PodEvent {
   type: string;
@@ -27,12 +17,10 @@ export interface PodEvent {
 }
 
 export type PodOutcome =
-  | { kind: 'completed'; exitCode: number; pod: PodJson }
-  | { kind: 'pull-failed'; reason: string; message: string; pod: PodJson };
+  | { kind: 'completed'; exitCode: number; pod: V1Pod }
+  | { kind: 'pull-failed'; reason: string; message: string; pod: V1Pod };
 
-const PULL_FAILURES = ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'];
-
-const target = (env: Environment) => ({ kubectl: env.kubectl, kubeconfig: env.kubeconfig });
+export const PULL_FAILURES = ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'];
 
 export interface PodOptions {
   name: string;
@@ -44,8 +32,10 @@ export interface PodOptions {
   serviceAccountName?: string;
 }
 
-export async function createPod(env: Environment, o: PodOptions): Promise<void> {
-  await apply(target(env), [{
+/** Creates (server-side applies) the pod; returns it as the API server stored it. */
+export async function createPod(env: Environment, o: PodOptions): Promise<V1Pod> {
+  const api = await kubeApi(env);
+  const [pod] = await api.apply<V1Pod>([{
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: o.name, namespace: o.namespace ?? 'default', labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels } },
@@ -60,35 +50,119 @@ export async function createPod(env: Environment, o: PodOptions): Promise<void> 
       containers: [{ name: 'main', image: o.image, imagePullPolicy: o.pullPolicy ?? 'Always' }],
     },
   }]);
+  return pod!;
+}
+
+/** What a pod's state says of its first container: terminated, or its image pull failed; undefined while neither. */
+export function podOutcome(pod: V1Pod): PodOutcome | undefined {
+  const cs = pod.status?.containerStatuses?.[0];
+  if (cs?.state?.terminated) return { kind: 'completed', exitCode: cs.state.terminated.exitCode, pod };
+  const waiting = cs?.state?.waiting;
+  if (waiting?.reason && PULL_FAILURES.includes(waiting.reason)) return { kind: 'pull-failed', reason: waiting.reason, message: waiting.message ?? '', pod };
+  return undefined;
+}
+
+export interface WatchPodOptions {
+  /** Wait for a pod that is not there yet, or is deleted and made again (a mirror pod), instead of failing with NotFound. */
+  mayNotExistYet?: boolean;
+  /** The timeout's message, given the last state seen. */
+  timeoutMessage?: (last: V1Pod | undefined) => string;
+}
+
+/**
+ * Watches one pod (list, then watch from there) and hands each state to
+ * `step` until it returns a value. A pod deleted meanwhile ends the wait with
+ * an ApiError (404); the time limit ends it with a TimeoutError.
+ */
+export async function watchPod<R>(t: ApiTarget, name: string, namespace: string, timeoutMs: number, step: (pod: V1Pod) => R | undefined, o: WatchPodOptions = {}): Promise<R> {
+  const api = await kubeApi(t);
+  const fieldSelector = `metadata.name=${name}`;
+  let last: V1Pod | undefined;
+  return watchUntil<V1Pod, R>(api, {
+    what: `pod ${namespace}/${name}`,
+    async list() {
+      const l: V1PodList = await api.core.listNamespacedPod({ namespace, fieldSelector });
+      if (l.items.length === 0 && !o.mayNotExistYet) throw new ApiError(`pod ${namespace}/${name} not found`, { status: 404, statusReason: 'NotFound' });
+      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+    },
+    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
+    query: { fieldSelector },
+    decode: (object) => api.decode<V1Pod>(object, 'V1Pod'),
+    timeoutMs,
+    timeoutMessage: () => o.timeoutMessage?.(last) ?? `pod ${namespace}/${name}: no outcome within ${Math.round(timeoutMs / 1000)}s`,
+  }, (change) => {
+    if (change.type === 'DELETED') {
+      if (o.mayNotExistYet) return undefined;
+      throw new ApiError(`pod ${namespace}/${name} was deleted while the harness waited for it`, { status: 404, statusReason: 'NotFound' });
+    }
+    last = change.object;
+    return step(change.object);
+  });
 }
 
 /** Waits until the pod's container terminated or its image pull failed. */
-export async function waitForPodOutcome(env: Environment, name: string, timeoutMs: number, namespace = 'default'): Promise<PodOutcome> {
-  const deadline = Date.now() + timeoutMs;
-  let last: PodJson | undefined;
-  while (Date.now() < deadline) {
-    last = await kubectlJson<PodJson>(target(env), ['get', 'pod', name, '-n', namespace]);
-    const cs = last.status?.containerStatuses?.[0];
-    if (cs?.state?.terminated) return { kind: 'completed', exitCode: cs.state.terminated.exitCode, pod: last };
-    const waiting = cs?.state?.waiting;
-    if (waiting?.reason && PULL_FAILURES.includes(waiting.reason)) return { kind: 'pull-failed', reason: waiting.reason, message: waiting.message ?? '', pod: last };
-    await new Promise((r) => setTimeout(r, 500));
+export async function waitForPodOutcome(env: ApiTarget, name: string, timeoutMs: number, namespace = 'default'): Promise<PodOutcome> {
+  return watchPod(env, name, namespace, timeoutMs, podOutcome, {
+    timeoutMessage: (last) => {
+      const waiting = last?.status?.containerStatuses?.[0]?.state?.waiting;
+      return `pod ${namespace}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s (phase ${last?.status?.phase ?? 'unknown'}${waiting?.reason ? `, ${waiting.reason}` : ''})`;
+    },
+  });
+}
+
+/** An Event as evidence: what the kubelet said, without the bookkeeping. */
+export const asPodEvent = (e: CoreV1Event): PodEvent => ({ type: e.type ?? '', reason: e.reason ?? '', message: e.message ?? '', ...(e.count ? { count: e.count } : {}) });
+
+export async function podEvents(env: ApiTarget, name: string, namespace = 'default'): Promise<PodEvent[]> {
+  return (await podEventObjects(env, name, namespace)).items.map(asPodEvent);
+}
+
+async function podEventObjects(t: ApiTarget, name: string, namespace: string): Promise<CoreV1EventList> {
+  const api = await kubeApi(t);
+  return api.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+}
+
+/**
+ * Watches the events of a pod (list, then watch) until `enough` says the
+ * events so far settle what the caller waits for; returns them. A repeated
+ * event is one Event whose count grows, so it keeps its place.
+ */
+export async function waitForPodEvents(t: ApiTarget, name: string, namespace: string, timeoutMs: number, enough: (events: PodEvent[]) => boolean, what: string): Promise<PodEvent[]> {
+  const api = await kubeApi(t);
+  const fieldSelector = `involvedObject.name=${name}`;
+  const seen = new Map<string, PodEvent>();
+  return watchUntil<CoreV1Event, PodEvent[]>(api, {
+    what: `events of pod ${namespace}/${name} ${what}`,
+    async list() {
+      const l = await podEventObjects(t, name, namespace);
+      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+    },
+    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+    query: { fieldSelector },
+    decode: (object) => api.decode<CoreV1Event>(object, 'CoreV1Event'),
+    timeoutMs,
+  }, (change) => {
+    const key = change.object.metadata?.uid ?? change.object.metadata?.name ?? String(seen.size);
+    if (change.type === 'DELETED') seen.delete(key);
+    else seen.set(key, asPodEvent(change.object));
+    const events = [...seen.values()];
+    return enough(events) ? events : undefined;
+  });
+}
+
+export async function containerLog(env: ApiTarget, name: string, namespace = 'default'): Promise<string> {
+  const api = await kubeApi(env);
+  return api.core.readNamespacedPodLog({ name, namespace });
+}
+
+/** Deletes the pod at once (grace period 0) without waiting for it to go; a pod already gone is fine. */
+export async function deletePod(env: ApiTarget, name: string, namespace = 'default'): Promise<void> {
+  try {
+    const api = await kubeApi(env);
+    await api.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+  } catch {
+    // Gone already, or the environment is: a cleanup never fails a check.
   }
-  const waiting = last?.status?.containerStatuses?.[0]?.state?.waiting;
-  throw new TimeoutError(`pod ${namespace}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s (phase ${last?.status?.phase ?? 'unknown'}${waiting?.reason ? `, ${waiting.reason}` : ''})`);
-}
-
-export async function podEvents(env: Environment, name: string, namespace = 'default'): Promise<PodEvent[]> {
-  const list = await kubectlJson<{ items: Array<{ type: string; reason: string; message: string; count?: number }> }>(target(env), ['get', 'events', '-n', namespace, '--field-selector', `involvedObject.name=${name}`]);
-  return list.items.map((e) => ({ type: e.type, reason: e.reason, message: e.message, ...(e.count ? { count: e.count } : {}) }));
-}
-
-export async function containerLog(env: Environment, name: string, namespace = 'default'): Promise<string> {
-  return kubectl(target(env), ['logs', name, '-n', namespace]);
-}
-
-export async function deletePod(env: Environment, name: string, namespace = 'default'): Promise<void> {
-  await kubectl(target(env), ['delete', 'pod', name, '-n', namespace, '--ignore-not-found', '--grace-period=0', '--force', '--wait=false']).catch(() => {});
 }
 
 /** Lines of a component's log (local provider) that mention any of `needles`: evidence for a failing check. */

@@ -18,7 +18,8 @@ import { buildMatrix, matrixToJson, matrixToJunit, matrixToMarkdown, type Matrix
 import { summarize, type RunReport } from '../report/model.ts';
 import { writeReports } from '../report/write.ts';
 import { behaviourFor, parseKubeVersion } from '../versions/table.ts';
-import { runSuites, TOOL_VERSION } from './runner.ts';
+import { runSuites } from './runner.ts';
+import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import type { Suite } from './suite.ts';
 
 export interface VersionPlan {
@@ -106,7 +107,7 @@ export async function qualify(o: QualifyOptions): Promise<QualifyOutcome> {
   const matrix = buildMatrix(perVersion, o.suites.map((s) => s.name));
   const checks = perVersion.flatMap((p) => p.report.checks.map((c) => ({ ...c, suite: `${p.version}/${c.suite ?? ''}` })));
   const aggregate: RunReport = {
-    tool: { name: 'credprov', version: TOOL_VERSION, command: o.command },
+    tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command },
     subject: { kubeVersions: perVersion.map((p) => p.version), suites: o.suites.map((s) => s.name) },
     checks,
     summary: summarize(checks),

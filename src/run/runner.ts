@@ -5,10 +5,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EnvironmentSpec } from '../api/spec/types.ts';
 import { finalizeSpec, mergePartial, type PartialSpec } from '../api/spec/index.ts';
+import { applyDefaults } from '../api/spec/defaults.ts';
 import { errorMessage, CredprovError, PrerequisiteError } from '../core/errors.ts';
 import { noopLogger, type Logger } from '../core/logger.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
+import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import type { Environment, EnvironmentProvider } from '../cluster/provider.ts';
 import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
 import { skipped } from '../report/checks.ts';
@@ -16,7 +18,6 @@ import { ensureEnvironment, type EnsureOptions } from './environment.ts';
 import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
 import type { Suite } from './suite.ts';
 
-export const TOOL_VERSION = '0.1.0';
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();
@@ -72,7 +73,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   async function runOne(suite: Suite): Promise<void> {
     const artifactsDir = join(o.artifactsDir, suite.name);
     await mkdir(artifactsDir, { recursive: true });
-    const setup = { log, progress, artifactsDir, redactor, processEnv };
+    const setup = { log, progress, artifactsDir, redactor, processEnv, environmentName: applyDefaults(o.baseSpec).name };
     let prepared;
     try {
       prepared = await step(progress, `prepare suite ${suite.name}`, () => suite.prepare(setup));
@@ -133,7 +134,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   }
   const last = environments.at(-1)?.environment;
   const report: RunReport = {
-    tool: { name: 'credprov', version: TOOL_VERSION, command: o.command ?? 'credprov run' },
+    tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command ?? 'credprov run' },
     subject: {
       suites: suites.map((s) => s.name),
       ...(last ? { provider: last.provider, kubeVersion: last.kubeVersion, node: last.nodeName } : {}),

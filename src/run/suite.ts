@@ -16,6 +16,12 @@ export interface SuiteSetup {
   artifactsDir: string;
   redactor: Redactor;
   processEnv: NodeJS.ProcessEnv;
+  /**
+   * The name of the environment the suite will run in (the spec's name), known
+   * before it exists: a suite whose spec must point at something stable for
+   * that environment (a token webhook's address) derives it from this.
+   */
+  environmentName: string;
 }
 
 export interface SuiteRun extends SuiteSetup {

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { durationMs } from '../../fixtures/fake-credential-provider/scenario.ts';
-import { kubectlJson } from '../../src/cluster/kubectl.ts';
+import { kubeApi } from '../../src/cluster/api.ts';
 import { CredentialCacheModel, type PluginAnswer } from '../../src/model/credential-cache.ts';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import type { Check, CheckResult, Evidence } from '../../src/report/model.ts';
@@ -423,7 +423,7 @@ async function singleflightCase(ctx: SuiteRun, f: Fixture, p: Plan, h: Pick<Help
   const prediction: Prediction<number> = { value: d.execs, model: MODEL, because: `${describePlan(p)}: ${d.reason}` };
   const before = (await h.execsOf(p)).length;
   const names = Array.from({ length: SINGLEFLIGHT_PODS }, (_, i) => `${p.name}-${f.id}-together-${i + 1}`);
-  // Create them all first (one kubectl each, in parallel), then wait: their lookups must overlap the exec.
+  // Create them all first (one apply each, in parallel), then wait: their lookups must overlap the exec.
   const runs = await Promise.all(names.map((name) => runPod(ctx.environment, { name, image: one.ref, pullPolicy: 'Always', timeoutMs: POD_TIMEOUT_MS })));
   const execs = (await h.execsOf(p)).slice(before);
   const spans = execs.map((i) => ({ start: Date.parse(i.time) - i.durationMs, end: Date.parse(i.time) }));
@@ -441,10 +441,10 @@ async function singleflightCase(ctx: SuiteRun, f: Fixture, p: Plan, h: Pick<Help
 
 /** When the kubelet emitted a pod's "Pulling" event (ms, truncated to the second); undefined if there is none yet. */
 async function pullingEventAt(env: SuiteRun['environment'], pod: string): Promise<number | undefined> {
-  const list = await kubectlJson<{ items: Array<{ reason: string; firstTimestamp?: string; eventTime?: string }> }>({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${pod}`]).catch(() => undefined);
+  const list = await kubeApi(env).then((api) => api.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${pod}` })).catch(() => undefined);
   const ev = list?.items.find((e) => e.reason === 'Pulling');
-  const at = ev ? Date.parse(ev.firstTimestamp ?? ev.eventTime ?? '') : NaN;
-  return Number.isNaN(at) ? undefined : at;
+  const at = (ev?.firstTimestamp ?? ev?.eventTime)?.getTime();
+  return at === undefined || Number.isNaN(at) ? undefined : at;
 }
 
 /** Polls the fleet log until a provider has `count` execs; undefined on timeout. */

@@ -5,19 +5,19 @@
 // error, pod states, the credentials used.
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { SA_TOKEN_GATE, validateProviderConfig } from '../../src/api/credentialprovider/config.ts';
 import { decodeResponse } from '../../src/api/credentialprovider/response.ts';
-import { kubectlJson } from '../../src/cluster/kubectl.ts';
 import { layoutFor } from '../../src/cluster/local/layout.ts';
 import { SANDBOX_IMAGE_REF } from '../../src/cluster/local/sandbox-image.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
-import { errorMessage, TimeoutError } from '../../src/core/errors.ts';
+import { errorMessage } from '../../src/core/errors.ts';
 import { predictPull } from '../../src/model/pull-credentials.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import type { CheckResult, Evidence } from '../../src/report/model.ts';
 import { answer, kubeletEvidence, prepareFleet, runPod, startLabRegistry, type Fleet, type LabRegistry } from '../../src/run/lab.ts';
-import { createPod, deletePod } from '../../src/run/pods.ts';
+import { createPod, deletePod, watchPod } from '../../src/run/pods.ts';
 import { judge } from '../../src/run/prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun } from '../../src/run/suite.ts';
 import { ensureGateToggle, kubeletOneMinor } from './records.ts';
@@ -94,20 +94,18 @@ async function runDowngrade(run: SuiteRun, lab: LabRegistry, fleet: Fleet): Prom
 
 interface ContainerState { phase: string; containerID: string; restartCount: number; running: boolean }
 
-async function containerState(env: Environment, name: string): Promise<ContainerState> {
-  const pod = await kubectlJson<{ status?: { phase?: string; containerStatuses?: Array<{ containerID?: string; restartCount: number; state?: { running?: object } }> } }>({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'pod', name]);
+function containerState(pod: V1Pod): ContainerState {
   const cs = pod.status?.containerStatuses?.[0];
   return { phase: pod.status?.phase ?? '', containerID: cs?.containerID ?? '', restartCount: cs?.restartCount ?? -1, running: Boolean(cs?.state?.running) };
 }
 
+/** Watches the pod (in `default`; it may not be there yet) until its container runs. */
 async function waitRunning(env: Environment, name: string, timeoutMs = 60_000): Promise<ContainerState> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await containerState(env, name).catch(() => undefined);
-    if (s?.running && s.containerID) return s;
-    if (Date.now() > deadline) throw new TimeoutError(`pod ${name} did not reach Running within ${timeoutMs / 1000}s (${JSON.stringify(s)})`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  let last: ContainerState | undefined;
+  return watchPod(env, name, 'default', timeoutMs, (pod) => {
+    last = containerState(pod);
+    return last.running && last.containerID ? last : undefined;
+  }, { mayNotExistYet: true, timeoutMessage: () => `pod ${name} did not reach Running within ${timeoutMs / 1000}s (${JSON.stringify(last)})` });
 }
 
 /** Start the kubelet with a config and gates; 'refuses to start' with the kubelet's own error, or 'starts'. */

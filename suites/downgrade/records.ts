@@ -4,7 +4,7 @@
 // ensure-secret-pulled model (src/model/ensure-secret-pulled.ts) through
 // each pod, and the cache model for the plugin's execs.
 import { kubeCacheRoot, listEntries } from '../../src/cluster/binaries/index.ts';
-import { apply, kubectl } from '../../src/cluster/kubectl.ts';
+import { kubeApi } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { cacheDir } from '../../src/core/paths.ts';
 import { CredentialCacheModel } from '../../src/model/credential-cache.ts';
@@ -33,12 +33,11 @@ function outcomeOf(p: PodRun): ContainerOutcome | string {
 /** A dockerconfigjson secret whose one auth key is the image's own host (the registry stands in for it). */
 async function createSecret(env: Environment, lab: LabRegistry, image: string): Promise<{ name: string; uid: string }> {
   const config = { auths: { [normalizeImage(image).registry]: { username: lab.user.username, password: lab.user.password, auth: Buffer.from(`${lab.user.username}:${lab.user.password}`).toString('base64') } } };
-  await apply({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, [{ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: SECRET, namespace: 'default' }, data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') } }]);
-  const uid = await kubectl({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'secret', SECRET, '-n', 'default', '-o', 'jsonpath={.metadata.uid}']);
-  return { name: SECRET, uid };
+  const [stored] = await (await kubeApi(env)).apply([{ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: SECRET, namespace: 'default' }, data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') } }]);
+  return { name: SECRET, uid: stored?.metadata?.uid ?? '' };
 }
 
-const deleteSecret = (env: Environment) => kubectl({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['delete', 'secret', SECRET, '-n', 'default', '--ignore-not-found']).catch(() => '');
+const deleteSecret = (env: Environment) => kubeApi(env).then((api) => api.core.deleteNamespacedSecret({ name: SECRET, namespace: 'default' })).catch(() => undefined);
 
 /**
  * A pod pulls `image` with a secret (a record naming it is written); with the gate off a pod without

@@ -16,10 +16,10 @@
 // Between the first and second policy, one image is removed with ctr to see
 // whether its record is pruned, and the restart itself is checked.
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { busyboxImage } from '../../registry/image/test-images.ts';
-import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
+import { kubeApi } from '../../src/cluster/api.ts';
 import { layoutFor } from '../../src/cluster/local/layout.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
@@ -60,11 +60,7 @@ export const ensureSecretPulledImagesSuite: Suite = {
       if (live.env) await removeNamespaceAndGrant(live.env, live.namespace, live.rbac);
       live.namespace = undefined;
       live.rbac = undefined;
-      if (lab) {
-        const text = await readFile(lab.registry.logFile, 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFile(join(ctx.artifactsDir, 'registry.log'), ctx.redactor.text(text)).catch(() => {});
-        await lab.stop();
-      }
+      await lab?.stop({ keepLogAs: 'registry.log' });
       lab = undefined;
       await fleet?.redactArtifacts();
     };
@@ -142,7 +138,6 @@ interface Fixture {
   providers: PodProvider[];
 }
 
-const target = (env: Environment) => ({ kubectl: env.kubectl, kubeconfig: env.kubeconfig });
 const octal = (m: number) => `0${m.toString(8)}`;
 const minorOf = (v: string) => Number(/^v?\d+\.(\d+)/.exec(v)?.[1] ?? 0);
 
@@ -162,7 +157,7 @@ async function runMatrix(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   if (!env.containerd || env.provider !== 'local') {
     return ESPI_CHECKS.map((c) => skipped(c, `needs the local provider (containerd and the kubelet's root on this host); environment ${env.name} is ${env.provider}`));
   }
-  const t = target(env);
+  const api = await kubeApi(env);
   const ns = f.namespace;
   const host = f.layout.host;
   const imageManager = join(layoutFor(env.name, ctx.processEnv).kubeletRoot, 'image_manager');
@@ -175,20 +170,25 @@ async function runMatrix(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   // ---- the namespace: secrets, service accounts, the audience grant ----------------
   const right = { username: f.lab.user.username, password: f.lab.user.password };
   const wrong = { username: f.lab.user.username, password: f.lab.wrongPassword };
-  await apply(t, [
+  await api.apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } } },
   ]);
-  await apply(t, [
+  await api.apply([
     dockerSecret(ns, 'right', host, right),
     dockerSecret(ns, 'right-copy', host, right),
     dockerSecret(ns, 'wrong', host, wrong),
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa-a', namespace: ns } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa-b', namespace: ns } },
   ]);
-  await allowNodesTokenAudience(t, f.audience, { name: f.rbac });
-  const uid = (kind: string, name: string) => poll(`${kind} ${ns}/${name}`, 30_000, async () =>
-    (await kubectlJson<{ metadata: { uid: string } }>(t, ['get', kind, name, '-n', ns]).catch(() => undefined))?.metadata.uid);
-  await poll(`kube-root-ca.crt in ${ns}`, 30_000, () => kubectl(t, ['get', 'configmap', 'kube-root-ca.crt', '-n', ns, '-o', 'name']).then(() => true, () => undefined));
+  await allowNodesTokenAudience(env, f.audience, { name: f.rbac });
+  const read = {
+    secret: (name: string) => api.core.readNamespacedSecret({ name, namespace: ns }),
+    serviceaccount: (name: string) => api.core.readNamespacedServiceAccount({ name, namespace: ns }),
+  };
+  // The default service account and the root CA come from the controller-manager, some time after the namespace.
+  const uid = (kind: keyof typeof read, name: string) => poll(`${kind} ${ns}/${name}`, 30_000, async () =>
+    (await read[kind](name).catch(() => undefined))?.metadata?.uid);
+  await poll(`kube-root-ca.crt in ${ns}`, 30_000, () => api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: ns }).then(() => true, () => undefined));
   const ids: Identities = {
     namespace: ns, host, right, wrong, providers: f.providers,
     secretUids: { right: await uid('secret', 'right'), 'right-copy': await uid('secret', 'right-copy'), wrong: await uid('secret', 'wrong') },
@@ -547,9 +547,13 @@ function dockerSecret(namespace: string, name: string, host: string, c: { userna
 }
 
 async function removeNamespaceAndGrant(env: Environment, ns: string | undefined, rbac: string | undefined): Promise<void> {
-  const t = target(env);
-  if (ns) await kubectl(t, ['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']).catch(() => {});
-  if (rbac) await kubectl(t, ['delete', 'clusterrolebinding,clusterrole', rbac, '--ignore-not-found']).catch(() => {});
+  const api = await kubeApi(env).catch(() => undefined);
+  // Started, not awaited (a namespace takes its time); what is already gone is fine.
+  if (ns) await api?.core.deleteNamespace({ name: ns }).catch(() => {});
+  if (rbac) {
+    await api?.rbac.deleteClusterRoleBinding({ name: rbac }).catch(() => {});
+    await api?.rbac.deleteClusterRole({ name: rbac }).catch(() => {});
+  }
 }
 
 async function forEachLimit<T>(xs: T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {

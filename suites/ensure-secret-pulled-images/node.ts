@@ -6,7 +6,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { kubectl } from '../../src/cluster/kubectl.ts';
+import { kubeApi } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { CommandError } from '../../src/core/errors.ts';
 
@@ -164,7 +164,7 @@ export type Metrics = Map<string, number>;
 
 /** The kubelet's /metrics through the API server's node proxy. */
 export async function scrapeMetrics(env: Environment): Promise<Metrics> {
-  const text = await kubectl({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', '--raw', `/api/v1/nodes/${env.nodeName}/proxy/metrics`], { timeoutMs: 30_000 });
+  const text = await (await kubeApi(env)).raw(`/api/v1/nodes/${encodeURIComponent(env.nodeName)}/proxy/metrics`, 30_000);
   return parseMetrics(text);
 }
 

@@ -1,10 +1,17 @@
-// Batches of pods for the matrix: created in one apply, watched with one
-// `kubectl get pods` per second (not one per pod: 60 pods at once on two
-// cores), their events read once at the end and attributed per container.
-import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
+// Batches of pods for the matrix: created in one apply, watched together
+// (one watch on the batch's label, not one per pod: 60 pods at once on two
+// cores), their events then watched until each container's decisive event is
+// in, and attributed per container.
+import type { CoreV1Event, CoreV1EventList, V1Pod, V1PodList } from '@kubernetes/client-node';
+import { kubeApi } from '../../src/cluster/api.ts';
+import { watchUntil } from '../../src/cluster/watch.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
+import { TimeoutError } from '../../src/core/errors.ts';
 import type { ContainerOutcome, EventKind } from '../../src/model/ensure-secret-pulled.ts';
-import type { PodEvent } from '../../src/run/pods.ts';
+import { asPodEvent, type PodEvent } from '../../src/run/pods.ts';
+
+/** Events are recorded asynchronously, a moment after the state they explain: how long to wait for the last ones. */
+const EVENTS_SETTLE_MS = 3000;
 
 export const BATCH_LABEL = 'credprov.io/espi-batch';
 
@@ -26,19 +33,6 @@ export interface ContainerRun {
 export interface PodRunResult {
   containers: Map<string, ContainerRun>;
 }
-
-interface PodList {
-  items: Array<{
-    metadata: { name: string };
-    status?: { containerStatuses?: Array<{ name: string; state?: { waiting?: { reason?: string }; terminated?: object; running?: object } }> };
-  }>;
-}
-
-interface EventList {
-  items: Array<{ type: string; reason: string; message: string; count?: number; involvedObject: { name: string; fieldPath?: string } }>;
-}
-
-const target = (env: Environment) => ({ kubectl: env.kubectl, kubeconfig: env.kubeconfig });
 
 export function podManifest(env: Environment, ns: string, batch: string, p: PodPlan): Record<string, unknown> {
   return {
@@ -81,34 +75,66 @@ export function decisiveEvent(events: PodEvent[]): ContainerRun['event'] {
 
 /** Creates the pods, waits until every container ran or its image was refused, and reads their events. */
 export async function runPods(env: Environment, ns: string, batch: string, plans: PodPlan[], timeoutMs: number): Promise<Map<string, PodRunResult>> {
-  const t = target(env);
-  await apply(t, plans.map((p) => podManifest(env, ns, batch, p)));
+  const api = await kubeApi(env);
+  await api.apply(plans.map((p) => podManifest(env, ns, batch, p)));
   const outcomes = new Map<string, string>();
+  const pods = new Map<string, V1Pod>();
   const key = (pod: string, c: string) => `${pod}/${c}`;
   const total = plans.reduce((n, p) => n + p.containers.length, 0);
-  const deadline = Date.now() + timeoutMs;
-  let last: PodList | undefined;
-  while (outcomes.size < total && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 1000));
-    last = await kubectlJson<PodList>(t, ['get', 'pods', '-n', ns, '-l', `${BATCH_LABEL}=${batch}`]).catch(() => last);
-    for (const pod of last?.items ?? []) {
-      for (const cs of pod.status?.containerStatuses ?? []) {
-        const o = outcomeOf(cs.state);
-        if (o && !outcomes.has(key(pod.metadata.name, cs.name))) outcomes.set(key(pod.metadata.name, cs.name), o);
-      }
+  const labelSelector = `${BATCH_LABEL}=${batch}`;
+  const path = (resource: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/${resource}`;
+  // Past the time limit the matrix takes what it has: a container without an outcome is reported as such.
+  const untilTimeout = (err: unknown) => {
+    if (!(err instanceof TimeoutError)) throw err;
+  };
+  await watchUntil<V1Pod, true>(api, {
+    what: `pods of batch ${batch} in ${ns}`,
+    async list() {
+      const l: V1PodList = await api.core.listNamespacedPod({ namespace: ns, labelSelector });
+      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+    },
+    path: path('pods'),
+    query: { labelSelector },
+    decode: (o) => api.decode<V1Pod>(o, 'V1Pod'),
+    timeoutMs,
+  }, ({ type, object: pod }) => {
+    const name = pod.metadata?.name ?? '';
+    if (type === 'DELETED') return undefined;
+    pods.set(name, pod);
+    for (const cs of pod.status?.containerStatuses ?? []) {
+      const o = outcomeOf(cs.state);
+      if (o && !outcomes.has(key(name, cs.name))) outcomes.set(key(name, cs.name), o);
     }
-  }
-  // Events are recorded asynchronously: give the last ones a moment.
-  await new Promise((r) => setTimeout(r, 1000));
-  const events = await kubectlJson<EventList>(t, ['get', 'events', '-n', ns]).catch(() => ({ items: [] }) as EventList);
+    return outcomes.size >= total ? true : undefined;
+  }).catch(untilTimeout);
+
+  const events = new Map<string, CoreV1Event>();
+  const eventsOf = (p: PodPlan, c: PodPlan['containers'][number]): PodEvent[] => [...events.values()]
+    .filter((e) => e.involvedObject.name === p.name && (e.involvedObject.fieldPath === `spec.containers{${c.name}}` || (e.message ?? '').includes(`"${c.image}"`)))
+    .map(asPodEvent);
+  const settled = () => plans.every((p) => p.containers.every((c) => !outcomes.has(key(p.name, c.name)) || decisiveEvent(eventsOf(p, c)) !== undefined));
+  await watchUntil<CoreV1Event, true>(api, {
+    what: `the image events of batch ${batch} in ${ns}`,
+    async list() {
+      const l: CoreV1EventList = await api.core.listNamespacedEvent({ namespace: ns });
+      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+    },
+    path: path('events'),
+    decode: (o) => api.decode<CoreV1Event>(o, 'CoreV1Event'),
+    timeoutMs: EVENTS_SETTLE_MS,
+  }, ({ type, object: e }) => {
+    const id = e.metadata?.uid ?? e.metadata?.name ?? '';
+    if (type === 'DELETED') events.delete(id);
+    else events.set(id, e);
+    return settled() ? true : undefined;
+  }).catch(untilTimeout);
+
   const out = new Map<string, PodRunResult>();
   for (const p of plans) {
     const containers = new Map<string, ContainerRun>();
-    const podState = last?.items.find((x) => x.metadata.name === p.name);
+    const podState = pods.get(p.name);
     for (const c of p.containers) {
-      const mine = events.items
-        .filter((e) => e.involvedObject.name === p.name && (e.involvedObject.fieldPath === `spec.containers{${c.name}}` || e.message.includes(`"${c.image}"`)))
-        .map((e) => ({ type: e.type, reason: e.reason, message: e.message, ...(e.count ? { count: e.count } : {}) }));
+      const mine = eventsOf(p, c);
       const waiting = podState?.status?.containerStatuses?.find((x) => x.name === c.name)?.state?.waiting?.reason;
       const ev = decisiveEvent(mine);
       containers.set(c.name, { outcome: outcomes.get(key(p.name, c.name)) ?? `no outcome (${waiting ?? 'no status'})`, ...(ev ? { event: ev } : {}), events: mine });
@@ -118,6 +144,7 @@ export async function runPods(env: Environment, ns: string, batch: string, plans
   return out;
 }
 
+/** Deletes the batch's pods at once (grace period 0), without waiting for them to go. */
 export async function deletePods(env: Environment, ns: string, batch: string): Promise<void> {
-  await kubectl(target(env), ['delete', 'pods', '-n', ns, '-l', `${BATCH_LABEL}=${batch}`, '--grace-period=0', '--force', '--wait=false']).catch(() => {});
+  await kubeApi(env).then((api) => api.core.deleteCollectionNamespacedPod({ namespace: ns, labelSelector: `${BATCH_LABEL}=${batch}`, gracePeriodSeconds: 0 })).catch(() => {});
 }

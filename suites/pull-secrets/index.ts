@@ -7,16 +7,16 @@
 // Registry Auth", and the keyring model src/model/pull-credentials.ts) before
 // it acts; the cases run concurrently, each with its own pods.
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
+import { readFile } from 'node:fs/promises';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { ApiError, kubeApi } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
-import { CredprovError, errorMessage } from '../../src/core/errors.ts';
+import { CredprovError, TimeoutError, errorMessage } from '../../src/core/errors.ts';
 import { predictPull, type Credential, type PullCase } from '../../src/model/pull-credentials.ts';
 import { skipped } from '../../src/report/checks.ts';
 import type { Check, CheckResult, Evidence } from '../../src/report/model.ts';
 import { answer, kubeletEvidence, prepareFleet, pullFailure, startLabRegistry, type Fleet, type LabRegistry } from '../../src/run/lab.ts';
-import { createPod, deletePod, podEvents, waitForPodOutcome, type PodEvent, type PodJson, type PodOutcome } from '../../src/run/pods.ts';
+import { createPod, podEvents, podOutcome, waitForPodEvents, waitForPodOutcome, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
 import { judge } from '../../src/run/prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/suite.ts';
 import { EVERY_SECRET_TRIED, EXPLICIT_NOT_MERGED, IMMUTABLE, MISSING_THEN_CREATED, PLACEHOLDER_FILLED, PULL_SECRETS_CHECKS, SA_LATE_NOT_ADOPTED, SECRET_AND_PROVIDER } from './checks.ts';
@@ -47,12 +47,7 @@ export const pullSecretsSuite: Suite = {
     const cleanup = async () => {
       if (live.env && live.namespace) await deleteNamespace(live.env, live.namespace);
       live.namespace = undefined;
-      if (lab) {
-        // Keep the registry's log (who authenticated, in what order) with the artifacts, redacted.
-        const text = await readFile(lab.registry.logFile, 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFile(join(ctx.artifactsDir, 'registry.log'), ctx.redactor.text(text)).catch(() => {});
-        await lab.stop();
-      }
+      await lab?.stop({ keepLogAs: 'registry.log' });
       lab = undefined;
       await fleet?.redactArtifacts();
     };
@@ -126,7 +121,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   const env = ctx.environment;
   const ns = f.namespace;
   const host = f.lab.registry.host;
-  const t = target(env);
+  const api = await kubeApi(env);
   const image = (repo: Repo) => `${host}/secrets/${repo}:v1`;
   const { right, wrong, secretWrong, providerWrong } = f.creds;
   const works = (c: { username: string; password: string }): Credential => ({ username: c.username, works: c === right });
@@ -134,9 +129,9 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
 
   // The namespace, its secrets and service accounts. Pods need the default SA
   // (made by the controller-manager) and kube-root-ca.crt (their token volume).
-  await apply(t, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } } }]);
+  await api.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } } }]);
   const secret = (name: string, auths: Record<string, { username: string; password: string }>) => dockerSecret(ns, name, auths);
-  await apply(t, [
+  await api.apply([
     secret('right', { [host]: right }),
     secret('wrong', { [host]: wrong }),
     secret('mix-wrong', { [host]: secretWrong }),
@@ -146,8 +141,8 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   ]);
   await poll(`the default service account and kube-root-ca.crt in ${ns}`, 30_000, async () => {
     const ok = await Promise.all([
-      kubectl(t, ['get', 'serviceaccount', 'default', '-n', ns, '-o', 'name']).then(() => true, () => false),
-      kubectl(t, ['get', 'configmap', 'kube-root-ca.crt', '-n', ns, '-o', 'name']).then(() => true, () => false),
+      api.core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).then(() => true, () => false),
+      api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: ns }).then(() => true, () => false),
     ]);
     return ok.every(Boolean) ? true : undefined;
   });
@@ -184,7 +179,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       };
       await createPod(env, { name: pod, namespace: ns, image: image('missing'), pullPolicy: 'Always', imagePullSecrets: ['late-secret'] });
       const first = await firstOutcome(env, pod, ns);
-      if (first.observed === 'failure') await apply(t, [secret('late-secret', { [host]: right })]);
+      if (first.observed === 'failure') await api.apply([secret('late-secret', { [host]: right })]);
       const later = first.observed === 'failure' ? await recovered(env, pod, ns) : first;
       const observed = { beforeSecret: first.observed, afterSecret: later.observed };
       return onFailure(judge(MISSING_THEN_CREATED, {
@@ -207,7 +202,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       };
       await createPod(env, { name: pod, namespace: ns, image: image('placeholder'), pullPolicy: 'Always', imagePullSecrets: ['placeholder'] });
       const first = await firstOutcome(env, pod, ns);
-      if (first.observed === 'failure') await apply(t, [secret('placeholder', { [host]: right })]);
+      if (first.observed === 'failure') await api.apply([secret('placeholder', { [host]: right })]);
       const later = first.observed === 'failure' ? await recovered(env, pod, ns) : first;
       const observed = { empty: first.observed, filled: later.observed };
       return onFailure(judge(PLACEHOLDER_FILLED, {
@@ -230,12 +225,12 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       let apiMessage = '';
       let update = 'accepted';
       try {
-        await kubectl(t, ['patch', 'pod', pod, '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { imagePullSecrets: [{ name: 'right' }, { name: 'wrong' }] } })]);
+        await api.core.patchNamespacedPod({ name: pod, namespace: ns, body: { spec: { imagePullSecrets: [{ name: 'right' }, { name: 'wrong' }] } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
       } catch (err) {
         update = 'refused';
         apiMessage = refusal(err);
       }
-      const after = await kubectlJson<PodWithSpec>(t, ['get', 'pod', pod, '-n', ns]);
+      const after = await api.core.readNamespacedPod({ name: pod, namespace: ns });
       const observed = { update, imagePullSecretsAfter: (after.spec?.imagePullSecrets ?? []).map((s) => s.name) };
       return judge(IMMUTABLE, {
         prediction, observed, startedAt, actor: 'the API server',
@@ -257,7 +252,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
         because: `"if Pod specifies imagePullSecrets then service account pull secrets will not be added to the Pod"; ${p.because}`,
       };
       await createPod(env, { name: pod, namespace: ns, image: image('explicit'), pullPolicy: 'Always', imagePullSecrets: ['wrong'], serviceAccountName: 'with-right-secret' });
-      const created = await kubectlJson<PodWithSpec>(t, ['get', 'pod', pod, '-n', ns]);
+      const created = await api.core.readNamespacedPod({ name: pod, namespace: ns });
       const first = await firstOutcome(env, pod, ns);
       const observed = { podImagePullSecrets: (created.spec?.imagePullSecrets ?? []).map((s) => s.name), pull: first.observed };
       return onFailure(judge(EXPLICIT_NOT_MERGED, {
@@ -282,10 +277,10 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       let retry: Attempted = first;
       if (first.observed === 'failure') {
         const pullsBefore = countEvents(await podEvents(env, pod, ns), 'Pulling');
-        await apply(t, [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'late', namespace: ns }, imagePullSecrets: [{ name: 'right' }] }]);
+        await api.apply([{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'late', namespace: ns }, imagePullSecrets: [{ name: 'right' }] }]);
         retry = await afterRetry(env, pod, ns, pullsBefore);
       }
-      const now = await kubectlJson<PodWithSpec>(t, ['get', 'pod', pod, '-n', ns]);
+      const now = await api.core.readNamespacedPod({ name: pod, namespace: ns });
       const observed = { podImagePullSecrets: (now.spec?.imagePullSecrets ?? []).map((s) => s.name), pullAfterRetry: retry.observed };
       return onFailure(judge(SA_LATE_NOT_ADOPTED, {
         prediction, observed, startedAt,
@@ -364,18 +359,12 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
 
 // ---- pods, waits ----------------------------------------------------------
 
-interface PodWithSpec extends PodJson {
-  spec?: { imagePullSecrets?: Array<{ name: string }>; serviceAccountName?: string };
-}
-
 interface Attempted {
   /** `success`, `failure` (the registry refused the pull) or `error: <the kubelet's message>`. */
   observed: Observed;
   outcome?: PodOutcome;
   events: PodEvent[];
 }
-
-const target = (env: Environment) => ({ kubectl: env.kubectl, kubeconfig: env.kubeconfig });
 
 function observedOf(outcome: PodOutcome, events: PodEvent[]): Observed {
   if (outcome.kind === 'completed') return 'success';
@@ -392,33 +381,28 @@ async function firstOutcome(env: Environment, pod: string, ns: string): Promise<
 
 /** Waits for the container to run (a later pull worked), tolerating pull failures until the deadline. */
 async function recovered(env: Environment, pod: string, ns: string): Promise<Attempted> {
-  const deadline = Date.now() + RECOVERY_MS;
   let last: PodOutcome | undefined;
-  while (Date.now() < deadline) {
-    last = await waitForPodOutcome(env, pod, Math.max(1000, deadline - Date.now()), ns).catch(() => undefined);
-    if (last?.kind === 'completed') break;
-    await sleep(1000);
-  }
+  await watchPod(env, pod, ns, RECOVERY_MS, (p) => {
+    last = podOutcome(p) ?? last;
+    return last?.kind === 'completed' ? last : undefined;
+  }).catch(() => undefined);
   const events = await podEvents(env, pod, ns);
   if (!last) return { observed: 'error: no pull outcome', events };
   return { observed: observedOf(last, events), outcome: last, events };
 }
 
-/** Waits until the kubelet pulled again (more Pulling events than `pullsBefore`) and that pull ended. */
+/** Waits until the kubelet pulled again (more Pulling events than `pullsBefore`) and that pull ended, or the image was pulled. */
 async function afterRetry(env: Environment, pod: string, ns: string, pullsBefore: number): Promise<Attempted> {
   const failedBefore = countEvents(await podEvents(env, pod, ns), 'Failed', /^Failed to pull image/);
-  const deadline = Date.now() + RECOVERY_MS;
-  while (Date.now() < deadline) {
-    const events = await podEvents(env, pod, ns);
-    const pod_ = await kubectlJson<PodJson>(target(env), ['get', 'pod', pod, '-n', ns]);
-    if (pod_.status?.containerStatuses?.[0]?.state?.terminated) return { observed: 'success', events };
-    if (countEvents(events, 'Pulling') > pullsBefore && countEvents(events, 'Failed', /^Failed to pull image/) > failedBefore) {
-      const outcome = await waitForPodOutcome(env, pod, 10_000, ns);
-      return { observed: observedOf(outcome, events), outcome, events };
-    }
-    await sleep(1000);
-  }
-  return { observed: 'error: the kubelet did not retry the pull in time', events: await podEvents(env, pod, ns) };
+  const retried = (events: PodEvent[]) => countEvents(events, 'Pulling') > pullsBefore && countEvents(events, 'Failed', /^Failed to pull image/) > failedBefore;
+  const pulled = (events: PodEvent[]) => events.some((e) => e.reason === 'Pulled');
+  const events = await waitForPodEvents(env, pod, ns, RECOVERY_MS, (ev) => retried(ev) || pulled(ev), 'to show a retried pull').catch((err: unknown) => {
+    if (err instanceof TimeoutError) return undefined;
+    throw err;
+  });
+  if (!events) return { observed: 'error: the kubelet did not retry the pull in time', events: await podEvents(env, pod, ns) };
+  const outcome = await waitForPodOutcome(env, pod, 10_000, ns);
+  return { observed: observedOf(outcome, events), outcome, events };
 }
 
 function countEvents(events: PodEvent[], reason: string, message?: RegExp): number {
@@ -437,8 +421,9 @@ async function poll<T>(what: string, timeoutMs: number, fn: () => Promise<T | un
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Starts the namespace's deletion (not awaited: the namespace controller takes its time); one already gone is fine. */
 async function deleteNamespace(env: Environment, ns: string): Promise<void> {
-  await kubectl(target(env), ['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']).catch(() => {});
+  await kubeApi(env).then((api) => api.core.deleteNamespace({ name: ns })).catch(() => {});
 }
 
 // ---- objects ---------------------------------------------------------------
@@ -455,10 +440,12 @@ function dockerSecret(namespace: string, name: string, auths: Record<string, { u
 /** A secret as evidence: metadata and the decoded .dockerconfigjson with passwords redacted. */
 async function secretView(env: Environment, ns: string, name: string, ctx: SuiteSetup): Promise<unknown> {
   try {
-    const s = await kubectlJson<{ type: string; metadata: { name: string; resourceVersion: string; creationTimestamp: string }; data?: Record<string, string> }>(target(env), ['get', 'secret', name, '-n', ns]);
+    const s = await (await kubeApi(env)).core.readNamespacedSecret({ name, namespace: ns });
     const raw = s.data?.['.dockerconfigjson'];
     const decoded = raw === undefined ? undefined : JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown;
-    return ctx.redactor.value({ name: s.metadata.name, type: s.type, resourceVersion: s.metadata.resourceVersion, created: s.metadata.creationTimestamp, dockerconfigjson: decoded });
+    // The API server's second-precision time, as it sent it (client-node makes it a Date).
+    const created = s.metadata?.creationTimestamp?.toISOString().replace('.000Z', 'Z');
+    return ctx.redactor.value({ name: s.metadata?.name, type: s.type, resourceVersion: s.metadata?.resourceVersion, created, dockerconfigjson: decoded });
   } catch (err) {
     return { name, error: errorMessage(err) };
   }
@@ -466,16 +453,16 @@ async function secretView(env: Environment, ns: string, name: string, ctx: Suite
 
 async function saView(env: Environment, ns: string, name: string): Promise<unknown> {
   try {
-    const sa = await kubectlJson<{ metadata: { name: string; resourceVersion: string }; imagePullSecrets?: Array<{ name: string }> }>(target(env), ['get', 'serviceaccount', name, '-n', ns]);
-    return { name: sa.metadata.name, resourceVersion: sa.metadata.resourceVersion, imagePullSecrets: sa.imagePullSecrets ?? [] };
+    const sa = await (await kubeApi(env)).core.readNamespacedServiceAccount({ name, namespace: ns });
+    return { name: sa.metadata?.name, resourceVersion: sa.metadata?.resourceVersion, imagePullSecrets: sa.imagePullSecrets ?? [] };
   } catch (err) {
     return { name, error: errorMessage(err) };
   }
 }
 
-/** The API server's reason for refusing an update (kubectl's stderr). */
+/** The API server's reason for refusing an update (its Status message). */
 function refusal(err: unknown): string {
-  const text = err instanceof CredprovError && err.detail ? err.detail : errorMessage(err);
+  const text = err instanceof ApiError && err.serverMessage ? err.serverMessage : err instanceof CredprovError && err.detail ? err.detail : errorMessage(err);
   const line = text.split('\n').find((l) => /invalid|forbidden/i.test(l)) ?? text.split('\n')[0] ?? '';
   return line.replace(/\s+/g, ' ').trim().slice(0, 400);
 }

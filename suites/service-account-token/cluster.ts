@@ -1,48 +1,48 @@
 // What the service-account-token suite asks of the cluster besides pods:
 // the issuer as a relying party sees it (OIDC discovery, JWKS, TokenReview,
-// through kubectl with the admin kubeconfig), SubjectAccessReviews as the
+// through the API client with the admin kubeconfig), SubjectAccessReviews as the
 // node (is the audience grant in effect yet?), pods with an SA and without a
 // token volume, static pods, and the kubelet's log lines.
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { JSONWebKeySet } from 'jose';
 import type { ClusterIdentity, OidcDiscovery, TokenReviewStatus } from '../../registry/sa-token-auth.ts';
-import { apply, kubectl, kubectlJson, type KubeTarget } from '../../src/cluster/kubectl.ts';
+import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
-import { errorMessage } from '../../src/core/errors.ts';
 import { pullFailure } from '../../src/run/lab.ts';
-import { podEvents, type PodEvent, type PodJson, type PodOutcome } from '../../src/run/pods.ts';
+import { PULL_FAILURES, podEvents, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
 
-export const target = (env: Environment): KubeTarget => ({ kubectl: env.kubectl, kubeconfig: env.kubeconfig });
+export const target = (env: Environment): ApiTarget => ({ kubeconfig: env.kubeconfig });
 
 /** The API server as an OIDC issuer and TokenReview endpoint, via the admin kubeconfig. */
-export function clusterIdentity(t: KubeTarget): ClusterIdentity {
+export function clusterIdentity(t: ApiTarget): ClusterIdentity {
   let discovered: OidcDiscovery | undefined;
   return {
     async discovery() {
-      discovered = JSON.parse(await kubectl(t, ['get', '--raw', '/.well-known/openid-configuration'])) as OidcDiscovery;
+      discovered = JSON.parse(await (await kubeApi(t)).raw('/.well-known/openid-configuration')) as OidcDiscovery;
       return discovered;
     },
     async jwks() {
       const path = discovered ? new URL(discovered.jwks_uri).pathname : '/openid/v1/jwks';
-      return JSON.parse(await kubectl(t, ['get', '--raw', path])) as JSONWebKeySet;
+      return JSON.parse(await (await kubeApi(t)).raw(path)) as JSONWebKeySet;
     },
     async tokenReview(token, audiences) {
-      // The token goes on stdin, never on a command line.
-      const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } };
-      const out = JSON.parse(await kubectl(t, ['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(review) })) as { status?: TokenReviewStatus };
-      return out.status ?? {};
+      // The token goes in the request body only; an error names the call, never the body.
+      const review = await (await kubeApi(t)).authentication.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } } });
+      return (review.status ?? {}) as TokenReviewStatus;
     },
   };
 }
 
 /** The SubjectAccessReview NodeRestriction sends for a node's token request (KEP-4412). */
-export async function nodeMayRequestAudience(t: KubeTarget, node: string, audience: string, namespace: string, serviceAccount: string): Promise<{ allowed: boolean; reason?: string }> {
-  const sar = {
-    apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
-    spec: { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'], resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace } },
-  };
-  const out = JSON.parse(await kubectl(t, ['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(sar) })) as { status?: { allowed?: boolean; reason?: string } };
+export async function nodeMayRequestAudience(t: ApiTarget, node: string, audience: string, namespace: string, serviceAccount: string): Promise<{ allowed: boolean; reason?: string }> {
+  const out = await (await kubeApi(t)).authorization.createSubjectAccessReview({
+    body: {
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+      spec: { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'], resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace } },
+    },
+  });
   return { allowed: !!out.status?.allowed, ...(out.status?.reason ? { reason: out.status.reason } : {}) };
 }
 
@@ -65,14 +65,14 @@ function podSpec(p: SaPod): Record<string, unknown> {
   };
 }
 
-/** An API pod bound to the node, with its SA but no token volume (the plugin's token is the kubelet's own request). */
-export async function createSaPod(env: Environment, ns: string, p: SaPod): Promise<PodJson> {
-  await apply(target(env), [{
+/** An API pod bound to the node, with its SA but no token volume (the plugin's token is the kubelet's own request). Returns it as stored. */
+export async function createSaPod(env: Environment, ns: string, p: SaPod): Promise<V1Pod> {
+  const [pod] = await (await kubeApi(env)).apply<V1Pod>([{
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
     spec: { nodeName: env.nodeName, automountServiceAccountToken: false, ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}), ...podSpec(p) },
   }]);
-  return kubectlJson<PodJson>(target(env), ['get', 'pod', p.name, '-n', ns]);
+  return pod!;
 }
 
 /** A static pod manifest in the kubelet's staticPodPath (no SA: its mirror pod may not reference one). Returns the mirror pod's name. */
@@ -99,35 +99,22 @@ export interface Ran {
   uid?: string;
 }
 
-const PULL_FAILURES = ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'];
-
-interface FullPod extends PodJson {
-  status?: PodJson['status'] & { initContainerStatuses?: NonNullable<PodJson['status']>['containerStatuses'] };
+/** The main container terminated, or any of the pod's pulls (init containers too) failed. */
+function saPodOutcome(pod: V1Pod): PodOutcome | undefined {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const failed = statuses.find((s) => s.state?.waiting?.reason && PULL_FAILURES.includes(s.state.waiting.reason));
+  if (failed) return { kind: 'pull-failed', reason: failed.state!.waiting!.reason!, message: failed.state!.waiting!.message ?? '', pod };
+  const main = pod.status?.containerStatuses?.find((s) => s.name === 'main');
+  if (main?.state?.terminated) return { kind: 'completed', exitCode: main.state.terminated.exitCode, pod };
+  return undefined;
 }
 
 /** Waits until the pod's main container terminated or any of its pulls failed; tolerates a pod that does not exist yet (mirror pods). */
 export async function observe(env: Environment, name: string, ns: string, timeoutMs: number): Promise<Ran> {
-  const deadline = Date.now() + timeoutMs;
-  let last: FullPod | undefined;
-  let outcome: PodOutcome | undefined;
-  while (!outcome) {
-    if (Date.now() > deadline) {
-      throw new Error(`pod ${ns}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s (${last ? `phase ${last.status?.phase ?? 'unknown'}` : 'never appeared'})`);
-    }
-    try {
-      last = await kubectlJson<FullPod>(target(env), ['get', 'pod', name, '-n', ns]);
-    } catch (err) {
-      if (!/NotFound|not found/i.test(errorMessage(err))) throw err;
-      await sleep(1000);
-      continue;
-    }
-    const statuses = [...(last.status?.initContainerStatuses ?? []), ...(last.status?.containerStatuses ?? [])];
-    const failed = statuses.find((s) => s.state?.waiting?.reason && PULL_FAILURES.includes(s.state.waiting.reason));
-    const main = last.status?.containerStatuses?.find((s) => s.name === 'main');
-    if (failed) outcome = { kind: 'pull-failed', reason: failed.state!.waiting!.reason!, message: failed.state!.waiting!.message ?? '', pod: last };
-    else if (main?.state?.terminated) outcome = { kind: 'completed', exitCode: main.state.terminated.exitCode, pod: last };
-    else await sleep(500);
-  }
+  const outcome = await watchPod(env, name, ns, timeoutMs, saPodOutcome, {
+    mayNotExistYet: true,
+    timeoutMessage: (last) => `pod ${ns}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s (${last ? `phase ${last.status?.phase ?? 'unknown'}` : 'never appeared'})`,
+  });
   const events = await podEvents(env, name, ns).catch(() => [] as PodEvent[]);
   let observed: Observed;
   if (outcome.kind === 'completed') observed = outcome.exitCode === 0 ? 'success' : `error: container exited ${outcome.exitCode}`;
@@ -135,11 +122,8 @@ export async function observe(env: Environment, name: string, ns: string, timeou
     const why = pullFailure(events, outcome);
     observed = why === 'unauthorized' ? 'failure' : `error: ${why}`;
   }
-  return { name, observed, events, ...(last?.metadata.uid ? { uid: last.metadata.uid } : {}) };
-}
-
-export async function deletePodNow(env: Environment, name: string, ns: string): Promise<void> {
-  await kubectl(target(env), ['delete', 'pod', name, '-n', ns, '--ignore-not-found', '--grace-period=0', '--force', '--wait=false']).catch(() => {});
+  const uid = outcome.pod.metadata?.uid;
+  return { name, observed, events, ...(uid ? { uid } : {}) };
 }
 
 /** Kubelet log lines that contain every one of `needles` (the suite's namespace makes them this run's). */

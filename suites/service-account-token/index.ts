@@ -24,7 +24,7 @@ import type { StartedRegistry } from '../../registry/provider.ts';
 import { EXCHANGE_USERNAME, ServiceAccountTokenAuth, type ServiceAccountIdentity, type Validation } from '../../registry/sa-token-auth.ts';
 import { grantedAccess } from '../../registry/token-server.ts';
 import type { TokenAttributes } from '../../src/api/credentialprovider/types.ts';
-import { apply, kubectl, kubectlJson } from '../../src/cluster/kubectl.ts';
+import { kubeApi } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
 import { errorMessage } from '../../src/core/errors.ts';
@@ -35,6 +35,7 @@ import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import { skipped } from '../../src/report/checks.ts';
 import type { Check, CheckResult, Evidence } from '../../src/report/model.ts';
 import { answer, prepareFleet, startLabRegistry, type Fleet, type FleetMember, type LabRegistry } from '../../src/run/lab.ts';
+import { deletePod } from '../../src/run/pods.ts';
 import { judge, type Prediction } from '../../src/run/prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/suite.ts';
 import { behaviourFor, type KubeBehaviour } from '../../src/versions/table.ts';
@@ -43,7 +44,7 @@ import {
   REQUIRE_SA_FALSE, REQUIRE_SA_TRUE, REQUIRED_ANNOTATION_MISSING, SA_TOKEN_CHECKS, TOKEN_AS_PASSWORD, TOKEN_CLAIMS,
 } from './checks.ts';
 import {
-  clusterIdentity, createSaPod, deletePodNow, errText, kubeletLines, nodeMayRequestAudience, observe, poll, removeStaticPod, sleep, target, writeStaticPod,
+  clusterIdentity, createSaPod, errText, kubeletLines, nodeMayRequestAudience, observe, poll, removeStaticPod, sleep, target, writeStaticPod,
   type Observed, type Ran, type SaPod,
 } from './cluster.ts';
 
@@ -122,9 +123,13 @@ export const serviceAccountTokenSuite: Suite = {
     const cleanup = async () => {
       for (const s of live.statics.splice(0)) await removeStaticPod(staticDir, s);
       if (live.env) {
-        const t = target(live.env);
-        if (live.namespace) await kubectl(t, ['delete', 'namespace', live.namespace, '--ignore-not-found', '--wait=false']).catch(() => {});
-        for (const name of live.clusterRbac.splice(0)) await kubectl(t, ['delete', `clusterrolebinding/${name}`, `clusterrole/${name}`, '--ignore-not-found']).catch(() => {});
+        const api = await kubeApi(live.env).catch(() => undefined);
+        // Deletions are not awaited to completion (a namespace takes its time), and an object already gone is fine.
+        if (live.namespace) await api?.core.deleteNamespace({ name: live.namespace }).catch(() => {});
+        for (const name of live.clusterRbac.splice(0)) {
+          await api?.rbac.deleteClusterRoleBinding({ name }).catch(() => {});
+          await api?.rbac.deleteClusterRole({ name }).catch(() => {});
+        }
       }
       live.namespace = undefined;
       if (tokensDir) await rm(tokensDir, { recursive: true, force: true });
@@ -231,6 +236,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   const env = ctx.environment;
   const ns = f.namespace;
   const t = target(env);
+  const api = await kubeApi(t);
   const { P, aud } = f;
   const behaviour: KubeBehaviour = behaviourFor(env.kubeletVersion ?? env.kubeVersion);
   const gates = { kubelet: env.spec.featureGates.kubelet, apiserver: env.spec.featureGates.apiserver };
@@ -243,12 +249,12 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   }
 
   // The namespace, its service accounts, the audience grants.
-  await apply(t, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } } }]);
+  await api.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } } }]);
   const saAnnotations = serviceAccounts();
-  await apply(t, Object.entries(saAnnotations).map(([name, annotations]) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns, annotations } })));
+  await api.apply(Object.entries(saAnnotations).map(([name, annotations]) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns, annotations } })));
   const sas = new Map<string, ServiceAccountState>();
-  for (const sa of (await kubectlJson<{ items: Array<{ metadata: { name: string; uid: string; annotations?: Record<string, string> } }> }>(t, ['get', 'serviceaccounts', '-n', ns])).items) {
-    sas.set(sa.metadata.name, { name: sa.metadata.name, uid: sa.metadata.uid, annotations: sa.metadata.annotations ?? {} });
+  for (const { metadata: m } of (await api.core.listNamespacedServiceAccount({ namespace: ns })).items) {
+    sas.set(m!.name!, { name: m!.name!, uid: m!.uid!, annotations: m!.annotations ?? {} });
   }
   const grants: AudienceGrant[] = [
     { audience: aud.main },
@@ -317,7 +323,8 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
     `${o.invoked ? `invoked ${o.tokenPresent ? 'with' : 'without'} a token${o.annotations && Object.keys(o.annotations).length ? ` and annotations ${JSON.stringify(o.annotations)}` : ''}` : 'not invoked'}, pull ${o.pull}`;
   const expectOf = (pr: PullPrediction) => ({ invoked: pr.invoked, tokenPresent: pr.tokenPresent, annotations: pr.invoked ? pr.annotations : undefined, pull: pr.pull as Observed });
 
-  const node = await kubectlJson<{ metadata: { name: string; uid: string } }>(t, ['get', 'node', env.nodeName]);
+  const { metadata: nodeMeta } = await api.core.readNode({ name: env.nodeName });
+  const node = { metadata: { name: nodeMeta!.name!, uid: nodeMeta!.uid! } };
   const cases: Array<[Check[], () => Promise<CheckResult[]>]> = [
     // 1. The token itself.
     [[TOKEN_CLAIMS], async () => {
@@ -326,7 +333,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       const [pr] = predict(P.claims, 'claims', 'claims', ref);
       const discovery = await clusterIdentity(t).discovery();
       const created = await createSaPod(env, ns, { name: 'claims', image: ref, serviceAccount: 'claims' });
-      const token = predictToken({ issuer: discovery.issuer, audience: aud.main, pod: { ...podState('claims', 'claims'), uid: created.metadata.uid, serviceAccount: sas.get('claims')! }, node: { name: node.metadata.name, uid: node.metadata.uid } });
+      const token = predictToken({ issuer: discovery.issuer, audience: aud.main, pod: { ...podState('claims', 'claims'), uid: created.metadata!.uid!, serviceAccount: sas.get('claims')! }, node: { name: node.metadata.name, uid: node.metadata.uid } });
       const prediction: Prediction<unknown> = {
         value: { invoked: pr!.invoked, tokenPresent: pr!.tokenPresent, pull: pr!.pull, signature: 'verified against /openid/v1/jwks', ...token },
         model: `${MODEL} + claims.go`,
@@ -367,7 +374,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       const [yes] = predict(P.annot, 'annot-yes', 'annotated', ref);
       const [no] = predict(P.annot, 'annot-missing', 'unannotated', ref);
       const [ry, rn] = await Promise.all([run({ name: 'annot-yes', image: ref, serviceAccount: 'annotated' }), run({ name: 'annot-missing', image: ref, serviceAccount: 'unannotated' })]);
-      await deletePodNow(env, 'annot-missing', ns);
+      await deletePod(env, 'annot-missing', ns);
       const inv = await invocations(P.annot);
       const invYes = podInvocations(inv, 'annot-yes');
       const invNo = inv.filter((i) => i.tokenPod !== 'annot-yes');
@@ -479,7 +486,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
         run({ name: 'named-yes', image: namedRef, serviceAccount: 'named-yes' }),
         run({ name: 'named-no', image: namedRef, serviceAccount: 'named-no' }),
       ]);
-      await Promise.all(['aud-none', 'named-no'].map((n) => deletePodNow(env, n, ns)));
+      await Promise.all(['aud-none', 'named-no'].map((n) => deletePod(env, n, ns)));
       const denial = async (pod: string) => {
         const lines = await kubeletLines(env, [`${ns}/${pod}`, 'is not authorized to request tokens for audience'], 2);
         return { lines, text: lines.length ? errText(lines.at(-1)!) : undefined };
@@ -519,7 +526,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       const [tok] = predict(P.exchange, 'echo-token', 'team-a', tokRef, { accepts: registryAccepts('team-a', tokRef) });
       const view = (pr: PullPrediction) => ({ invoked: pr.invoked, responseRefused: pr.credentials === 'refused-token-as-password', pull: pr.pull as Observed });
       const [rEcho, rTok] = await Promise.all([run({ name: 'echo-sa', image: echoRef, serviceAccount: 'team-a' }), run({ name: 'echo-token', image: tokRef, serviceAccount: 'team-a' })]);
-      await deletePodNow(env, 'echo-sa', ns);
+      await deletePod(env, 'echo-sa', ns);
       const refusal = async (pod: string) => kubeletLines(env, [`${ns}/${pod}`, 'returned the service account token as the password'], 2);
       const [lEcho, lTok] = await Promise.all([refusal('echo-sa'), refusal('echo-token')]);
       const echoInv = podInvocations(await invocations(P.echo), 'echo-sa');
@@ -555,7 +562,7 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       ];
       const pred = Object.fromEntries(pods.map((p) => [`${p.name} (SA ${p.sa} → ${requestOf(p.ref).split('/').slice(1).join('/')})`, predict(P.exchange, p.name, p.sa, p.ref, { accepts: registryAccepts(p.sa, p.ref) })[0]!]));
       const runs = await Promise.all(pods.map((p) => run({ name: p.name, image: p.ref, serviceAccount: p.sa })));
-      await deletePodNow(env, 'xa-other', ns);
+      await deletePod(env, 'xa-other', ns);
       const inv = await invocations(P.exchange);
       const shas = new Map(pods.map((p) => [p.name, podInvocations(inv, p.name).map((i) => i.tokenSha256!).filter(Boolean)]));
       const validationsOf = (pod: string) => exchange.validations.filter((v) => shas.get(pod)?.includes(v.tokenSha256));
@@ -596,8 +603,9 @@ async function runCases(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
         'xc-own token, SA team-c deleted': predictTokenValidity({ expired: expired(tc), podExists: true, serviceAccountExists: false }),
       };
       const before = await exchange.validate(ta);
-      await kubectl(t, ['delete', 'pod', 'xa-own', '-n', ns, '--grace-period=0', '--force', '--wait=true']).catch(() => {});
-      await kubectl(t, ['delete', 'serviceaccount', 'team-c', '-n', ns, '--wait=true']);
+      // Grace period 0 removes the pod from the API at once (neither it nor the SA has finalizers): gone when the calls return.
+      await api.core.deleteNamespacedPod({ name: 'xa-own', namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
+      await api.core.deleteNamespacedServiceAccount({ name: 'team-c', namespace: ns });
       // The API server reads pods and SAs through informers: allow it a moment to see the deletions.
       const settle = async (jwt: string) => {
         let v = await exchange.validate(jwt);

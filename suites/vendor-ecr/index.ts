@@ -26,7 +26,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { apply, kubectl, kubectlJson, type KubeTarget } from '../../src/cluster/kubectl.ts';
+import { kubeApi, type KubeApi } from '../../src/cluster/api.ts';
+import type { KubeTarget } from '../../src/cluster/kubectl.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
 import { parseGoDuration } from '../../src/core/duration.ts';
 import { cacheDir } from '../../src/core/paths.ts';
@@ -171,7 +172,9 @@ const showAws = (r: FakeAwsRequest) => r.service === 'sts'
 
 async function runEcr(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   const env = ctx.environment;
+  // clusterOidc (src/plugin/vendors/) still reads the issuer through kubectl; the suite's own calls go through the API client.
   const admin: KubeTarget = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
+  const api = await kubeApi(admin);
   const hosts = {
     static: ecrHost(ACCOUNT, REGION.static), other: ecrHost(OTHER_ACCOUNT, REGION.static), refresh: ecrHost(ACCOUNT, REGION.refresh),
     sa: ecrHost(ACCOUNT, REGION.sa), wrongAud: ecrHost(ACCOUNT, REGION.wrongAud), public: 'public.ecr.aws',
@@ -333,13 +336,13 @@ async function runEcr(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
   });
   const pluginAnswer = { cacheKeyType: 'Registry' as const, ...(answer?.cacheDurationMs !== undefined ? { cacheDurationMs: answer.cacheDurationMs } : {}), password: 'static' as const, registryAccepts: true };
   try {
-    await apply(admin, [
+    await api.apply([
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: f.puller, namespace: NAMESPACE, annotations: { [ECR_ROLE_ANNOTATION]: f.roleArn } } },
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: f.bare, namespace: NAMESPACE } },
     ]);
     const saState = async (name: string) => {
-      const sa = await kubectlJson<{ metadata: { uid: string; annotations?: Record<string, string> } }>(admin, ['get', 'serviceaccount', name, '-n', NAMESPACE]);
-      return { name, uid: sa.metadata.uid, annotations: sa.metadata.annotations ?? {} };
+      const { metadata } = await api.core.readNamespacedServiceAccount({ name, namespace: NAMESPACE });
+      return { name, uid: metadata?.uid ?? '', annotations: metadata?.annotations ?? {} };
     };
     const podState = async (sa: string, label: string): Promise<PodState> => ({ namespace: NAMESPACE, name: label, uid: '(assigned at creation)', serviceAccount: await saState(sa) });
     type SaSeen = { invoked: boolean; sts: string[]; pull: string };
@@ -362,7 +365,7 @@ async function runEcr(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
 
     let granted: Window | undefined;
     await attempt([SA_RBAC], async () => {
-      if (await nodeMayRequestAudience(admin, env.nodeName, f.audience, f.puller)) throw new Error(`RBAC already grants nodes audience ${f.audience}: cannot test the refusal`);
+      if (await nodeMayRequestAudience(api, env.nodeName, f.audience, f.puller)) throw new Error(`RBAC already grants nodes audience ${f.audience}: cannot test the refusal`);
       const without = saModel(saProvider).pull(await podState(f.puller, 'no-rbac'), SA.request, pluginAnswer);
       const w1 = await pod('sa-no-rbac', SA.ref, { serviceAccountName: f.puller });
       // Only this run's audience: an environment that is reused keeps older runs' lines in its kubelet log.
@@ -371,7 +374,7 @@ async function runEcr(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
         grantNames.push(await allowNodesTokenAudience(admin, a));
         grants.push({ audience: a });
       }
-      for (const a of [f.audience, f.wrongAudience]) await waitFor(() => nodeMayRequestAudience(admin, env.nodeName, a, f.puller), 20_000, `RBAC grant of audience ${a} to take effect`);
+      for (const a of [f.audience, f.wrongAudience]) await waitFor(() => nodeMayRequestAudience(api, env.nodeName, a, f.puller), 20_000, `RBAC grant of audience ${a} to take effect`);
       const withGrant = saModel(saProvider).pull(await podState(f.puller, 'rbac'), SA.request, pluginAnswer);
       granted = await pod('sa-rbac', SA.ref, { serviceAccountName: f.puller });
       const row = (p: typeof without) => ({ tokenDenied: p.tokenDenied, invoked: p.invoked, pull: `pull ${p.pull}` });
@@ -427,8 +430,11 @@ async function runEcr(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
       })];
     });
   } finally {
-    await kubectl(admin, ['delete', 'serviceaccount', f.puller, f.bare, '-n', NAMESPACE, '--ignore-not-found']).catch(() => '');
-    for (const name of grantNames) await kubectl(admin, ['delete', 'clusterrolebinding,clusterrole', name, '--ignore-not-found']).catch(() => '');
+    for (const name of [f.puller, f.bare]) await api.core.deleteNamespacedServiceAccount({ name, namespace: NAMESPACE }).catch(() => undefined);
+    for (const name of grantNames) {
+      await api.rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
+      await api.rbac.deleteClusterRole({ name }).catch(() => undefined);
+    }
   }
 
   await attempt([REFRESH], async () => {
@@ -471,12 +477,13 @@ async function runEcr(ctx: SuiteRun, f: Fixture): Promise<CheckResult[]> {
 }
 
 /** Would NodeRestriction's SubjectAccessReview let the node request a token for `audience` for this SA? */
-async function nodeMayRequestAudience(admin: KubeTarget, node: string, audience: string, serviceAccount: string): Promise<boolean> {
-  const review = {
-    apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
-    spec: { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'], resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace: NAMESPACE } },
-  };
-  const out = JSON.parse(await kubectl(admin, ['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(review) })) as { status?: { allowed?: boolean } };
+async function nodeMayRequestAudience(api: KubeApi, node: string, audience: string, serviceAccount: string): Promise<boolean> {
+  const out = await api.authorization.createSubjectAccessReview({
+    body: {
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+      spec: { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'], resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace: NAMESPACE } },
+    },
+  });
   return out.status?.allowed === true;
 }
 

@@ -1,43 +1,24 @@
 // The matching suite and explain --live on a real local cluster: every case's
 // prediction (matching oracle + version table) must agree with the kubelet.
-import { afterAll, describe, expect } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, expect } from '@jest/globals';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { localProvider } from '../../src/cluster/local/index.ts';
-import { Redactor } from '../../src/core/redact.ts';
-import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
-import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
+import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { MATCHING_CHECKS } from '../../suites/matching/checks.ts';
 import { matchingSuite } from '../../suites/matching/index.ts';
 
-const available = await localProvider().isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
 const ENV_NAME = 'e2e-matching';
 const processEnv = { ...process.env, CREDPROV_ENV_NAME: ENV_NAME };
+// keep: explain --live below reuses the environment and only restarts its kubelet.
+const { it, run, dir, verdict, result } = await suiteOnLocalCluster(matchingSuite, { envName: ENV_NAME, keep: true });
 
 describe('matching suite on a local cluster', () => {
-  let outcome: RunOutcome | undefined;
-  let dir: string | undefined;
-  const run = async (): Promise<RunOutcome> => {
-    if (outcome) return outcome;
-    dir = await mkdtemp(join(tmpdir(), 'credprov-matching-'));
-    // keep: explain --live below reuses the environment and only restarts its kubelet.
-    outcome = await runSuites([matchingSuite], { baseSpec: { name: ENV_NAME, provider: 'local' }, artifactsDir: dir, redactor: new Redactor(), keep: true });
-    return outcome;
-  };
-  afterAll(async () => {
-    await localProvider().down(ENV_NAME);
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
-
   for (const check of MATCHING_CHECKS) {
     it(`${check.id}: the kubelet agrees with the matching oracle`, async () => {
-      const r = (await run()).report.checks.find((c) => c.id === check.id);
-      expect(r ? `${r.status}: ${r.message}` : `${check.id} did not report`).toMatch(/^passed: /);
-      expect(r?.comparison?.agree).toBe(true);
+      expect(await verdict(check.id)).toMatch(/^passed: /);
+      expect((await result(check.id))?.comparison?.agree).toBe(true);
     }, 300_000);
   }
 
@@ -50,7 +31,7 @@ describe('matching suite on a local cluster', () => {
 
   it('EXPLAIN-LIVE: explain --live --json reports per provider the prediction and what the kubelet did, and exits 0 when they agree', async () => {
     await run();
-    const cfg = join(dir!, 'providers.yaml');
+    const cfg = join(dir(), 'providers.yaml');
     await writeFile(cfg, stringify({
       apiVersion: 'kubelet.config.k8s.io/v1', kind: 'CredentialProviderConfig',
       providers: [

@@ -10,7 +10,7 @@ import { realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CredentialProvider, CredentialProviderConfig } from '../../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../../api/spec/defaults.ts';
-import { kubectl } from '../../cluster/kubectl.ts';
+import { kubeApi } from '../../cluster/api.ts';
 import type { Environment } from '../../cluster/provider.ts';
 import { parseGoDuration } from '../../core/duration.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -224,7 +224,7 @@ async function runLive(run: SuiteRun, o: LiveOptions, config: CredentialProvider
 
 /** The kubelet's error counter for one plugin, read through the API server's node proxy (absent = 0). */
 export async function pluginErrors(env: Environment, metric: string, plugin: string): Promise<{ value: number; lines: string[] }> {
-  const text = await kubectl({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', '--raw', `/api/v1/nodes/${env.nodeName}/proxy/metrics`]);
+  const text = await (await kubeApi(env)).raw(`/api/v1/nodes/${encodeURIComponent(env.nodeName)}/proxy/metrics`);
   return parsePluginErrors(text, metric, plugin);
 }
 

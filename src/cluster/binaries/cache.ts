@@ -5,7 +5,7 @@
 // file per version keeps two credprov processes from building the same thing.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { TimeoutError } from '../../core/errors.ts';
@@ -141,6 +141,36 @@ export async function commitEntry(staging: string, finalDir: string, manifest: K
     await rename(finalDir, aside);
     await rename(staging, finalDir);
     await rm(aside, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One cache entry made from scratch: `fill` puts the binaries into a fresh
+ * staging dir and returns their manifest, which commitEntry moves into place
+ * as `finalDir`. A fill that throws leaves nothing behind (read-only files
+ * copied out of the Go module cache included). Callers hold the version's lock.
+ */
+export async function buildEntry(root: string, label: string, finalDir: string, fill: (staging: string, startedAt: number) => Promise<KubeManifest>): Promise<void> {
+  const staging = await stagingDir(root, label);
+  let committed = false;
+  try {
+    await commitEntry(staging, finalDir, await fill(staging, Date.now()));
+    committed = true;
+  } finally {
+    if (!committed) {
+      await makeWritable(staging).catch(() => {});
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+}
+
+/** chmod -R u+w, so a tree copied from the read-only Go module cache can be changed or removed. */
+export async function makeWritable(dir: string): Promise<void> {
+  await chmod(dir, 0o755);
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await makeWritable(p);
+    else if (e.isFile()) await chmod(p, 0o644);
   }
 }
 

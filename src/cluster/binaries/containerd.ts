@@ -13,7 +13,7 @@ import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import type { Progress } from '../../core/progress.ts';
 import { silentProgress, step } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import { commitEntry, describeBinaries, listEntries, removeStaleStaging, stagingDir, usableEntry, withLock, type KubeManifest } from './cache.ts';
+import { buildEntry, describeBinaries, listEntries, removeStaleStaging, usableEntry, withLock, type KubeManifest } from './cache.ts';
 import { systemGo, type GoTool } from './go.ts';
 import { toolsGo } from './gomod.ts';
 import { compareVersions, DEFAULT_KUBE_VERSION, releasesOf } from './versions.ts';
@@ -91,10 +91,7 @@ async function build(version: string, root: string, opts: ContainerdOptions): Pr
   return withLock(join(root, `${version}.lock`), async () => {
     const hit = await cachedContainerd(root, version);
     if (hit) return hit;
-    const staging = await stagingDir(root, version);
-    const t0 = Date.now();
-    let committed = false;
-    try {
+    await buildEntry(root, version, join(root, version), async (staging, t0) => {
       const logFile = join(staging, 'build.log');
       const pkg = (cmd: string) => `${CONTAINERD_MODULE}/cmd/${cmd}@${version}`;
       const ldflags = `-s -w -X ${CONTAINERD_MODULE}/version.Version=${version} -X ${CONTAINERD_MODULE}/version.Package=${CONTAINERD_MODULE}`;
@@ -121,17 +118,13 @@ async function build(version: string, root: string, opts: ContainerdOptions): Pr
       }
       const reported = await containerdVersion(join(staging, 'containerd'));
       if (reported !== version) throw new CredprovError(`containerd built for ${version} reports ${reported}`, { hint: 'nothing was cached' });
-      const manifest: KubeManifest = {
+      return {
         version, source: 'build', origin: `${CONTAINERD_MODULE}@${version}`,
         binaries: await describeBinaries(staging, CONTAINERD_BINARIES), createdAt: new Date().toISOString(),
         durationMs: Date.now() - t0, goVersion: await go.version(), ldflags,
       };
-      await commitEntry(staging, join(root, version), manifest);
-      committed = true;
-      return (await cachedContainerd(root, version, false))!;
-    } finally {
-      if (!committed) await rm(staging, { recursive: true, force: true });
-    }
+    });
+    return (await cachedContainerd(root, version, false))!;
   }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is building containerd ${version}`) });
 }
 

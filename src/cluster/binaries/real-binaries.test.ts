@@ -1,7 +1,7 @@
 // Against the real cached build (credprov binaries ensure): skipped, with the
 // reason in the title, on a machine that has not built it yet; under CI=true,
 // where scripts/test.sh builds it first, a missing build is a failure.
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect } from '@jest/globals';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

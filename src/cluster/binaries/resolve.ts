@@ -13,7 +13,7 @@ import { silentProgress } from '../../core/progress.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { parseKubeVersion, type KubeVersion } from '../../versions/table.ts';
 import {
-  commitEntry, KUBE_BINARIES, kubeCacheRoot, type KubeBinaryName, listEntries, removeStaleStaging, stagingDir, usableEntry, versionDir, withLock,
+  buildEntry, commitEntry, KUBE_BINARIES, kubeCacheRoot, type KubeBinaryName, listEntries, removeStaleStaging, stagingDir, usableEntry, versionDir, withLock,
   type KubeManifest, type KubeSource,
 } from './cache.ts';
 import { systemGo, type GoTool } from './go.ts';
@@ -200,25 +200,18 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions &
 }
 
 async function viaBuild(version: string, root: string, go: GoTool, opts: ResolveOptions & { names: readonly KubeBinaryName[] }): Promise<KubeBinaries> {
-  const staging = await stagingDir(root, version);
-  const t0 = Date.now();
-  let committed = false;
-  try {
+  await buildEntry(root, version, versionDir(root, version), async (staging, t0) => {
     const r = await buildKubeBinaries({
       version, names: opts.names, into: staging, go, progress: opts.progress ?? silentProgress,
       ...(opts.log ? { log: opts.log } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
     });
     await checkStamp(staging, version);
-    const manifest: KubeManifest = {
+    return {
       version, source: 'build', origin: r.origin, binaries: r.binaries, createdAt: new Date().toISOString(),
       durationMs: Date.now() - t0, goVersion: r.goVersion, ldflags: r.ldflags,
     };
-    await commitEntry(staging, versionDir(root, version), manifest);
-    committed = true;
-    return (await cached(root, version, opts.names, false))!;
-  } finally {
-    if (!committed) await rm(staging, { recursive: true, force: true });
-  }
+  });
+  return (await cached(root, version, opts.names, false))!;
 }
 
 /** A binary that reports another version would make every version-based check lie; refuse to cache it. */

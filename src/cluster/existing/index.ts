@@ -7,13 +7,9 @@ import type { EnvironmentSpec } from '../../api/spec/types.ts';
 import { ConfigError, PrerequisiteError } from '../../core/errors.ts';
 import { silentProgress, type Progress } from '../../core/progress.ts';
 import { stateDir } from '../../core/paths.ts';
-import { kubectl, kubectlJson } from '../kubectl.ts';
+import { kubeApi } from '../api.ts';
 import { which } from '../local/binaries.ts';
 import type { Availability, Capabilities, Environment, EnvironmentProvider, EnvironmentStatus } from '../provider.ts';
-
-interface NodeList {
-  items: Array<{ metadata: { name: string }; status?: { nodeInfo?: { kubeletVersion?: string }; conditions?: Array<{ type: string; status: string }> } }>;
-}
 
 export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: string } = {}): EnvironmentProvider {
   const env = opts.env ?? process.env;
@@ -33,12 +29,14 @@ export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: s
     async up(spec: EnvironmentSpec, progress: Progress = silentProgress): Promise<Environment> {
       const kubeconfig = spec.existing?.kubeconfig ?? opts.kubeconfig;
       if (!kubeconfig) throw new ConfigError("provider 'existing' needs a kubeconfig", { problems: [{ field: 'existing.kubeconfig', message: 'required' }] });
+      // The harness talks to the cluster through the API client; kubectl is for the suites that use or test it (exec plugins).
       const k = await kubectlPath(spec);
       if (!k) throw new PrerequisiteError('kubectl not found', { hint: 'put kubectl on PATH or set binDir' });
       const end = progress.start(`check cluster from ${kubeconfig}`);
       try {
-        await kubectl({ kubectl: k, kubeconfig }, ['get', '--raw', '/readyz'], { timeoutMs: 20_000 });
-        const nodes = await kubectlJson<NodeList>({ kubectl: k, kubeconfig }, ['get', 'nodes']);
+        const api = await kubeApi({ kubeconfig });
+        await api.raw('/readyz', 20_000);
+        const nodes = await api.core.listNode();
         const ready = nodes.items.find((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
         if (!ready) throw new PrerequisiteError('the cluster has no Ready node', { hint: 'check `kubectl get nodes`' });
         end(true);
@@ -46,7 +44,7 @@ export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: s
         const environment: Environment = {
           name: spec.name, provider: 'existing', spec,
           kubeVersion: ready.status?.nodeInfo?.kubeletVersion ?? 'unknown',
-          kubeconfig, binDir: spec.binDir ?? '', kubectl: k, nodeName: ready.metadata.name,
+          kubeconfig, binDir: spec.binDir ?? '', kubectl: k, nodeName: ready.metadata?.name ?? '',
           stateDir: dir, logsDir: join(dir, 'logs'), startedAt: new Date().toISOString(),
         };
         await mkdir(dir, { recursive: true });
@@ -61,7 +59,7 @@ export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: s
       throw new PrerequisiteError("the 'existing' provider cannot restart the kubelet", { hint: 'use the local or kind provider for suites that reconfigure the kubelet' });
     },
     async status(e: Environment): Promise<EnvironmentStatus> {
-      const ok = await kubectl({ kubectl: e.kubectl, kubeconfig: e.kubeconfig }, ['get', '--raw', '/readyz'], { timeoutMs: 10_000 }).then(() => true, () => false);
+      const ok = await kubeApi(e).then((api) => api.raw('/readyz', 10_000)).then(() => true, () => false);
       return { ready: ok, components: [{ name: 'kube-apiserver', running: ok }] };
     },
     async collectLogs(): Promise<void> {

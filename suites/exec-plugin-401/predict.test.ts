@@ -1,0 +1,49 @@
+// The suite's plans against its own models, without a cluster: every
+// behaviour's prediction must survive slow requests (the real steps start
+// later than planned on a loaded machine), or the live suite would report
+// slipped schedules instead of verdicts.
+import { describe, expect, test } from '@jest/globals';
+import { CLIENT_NAMES } from '../../src/clients/probe.ts';
+import type { ClientSetting } from '../../src/model/exec-info.ts';
+import { BEHAVIOURS } from './behaviours.ts';
+import { plannedTimes, predictSession } from './predict.ts';
+
+const setting = (s: (typeof BEHAVIOURS)[number]['sessions'][number]): ClientSetting => ({
+  user: s.user,
+  cluster: { raw: { server: 'https://127.0.0.1:6443' }, server: 'https://127.0.0.1:6443', caData: 'Q0E=' },
+  terminal: s.terminal,
+});
+
+describe('exec-plugin-401 plans', () => {
+  for (const b of BEHAVIOURS) {
+    test(`${b.id}: every client's prediction is the same when each request takes up to 2.5s longer than planned`, () => {
+      for (const client of CLIENT_NAMES) {
+        for (const s of b.sessions) {
+          const planned = plannedTimes(s);
+          const base = predictSession(client, s, setting(s), planned).view;
+          for (const slow of [400, 1200, 2500]) {
+            // A step starts `afterMs` after the previous one ENDS: each request before it pushes it later.
+            let late = 0;
+            const times = planned.map((t, i) => {
+              const at = t + late;
+              if (s.steps[i]!.do === 'request') late += slow;
+              return at;
+            });
+            expect({ client, session: s.label, slow, view: predictSession(client, s, setting(s), times).view }).toEqual({ client, session: s.label, slow, view: base });
+          }
+        }
+      }
+    });
+  }
+
+  test('the clients differ where the sources say they do (a sample of the table the suite draws)', () => {
+    const row = (key: string) => Object.fromEntries(CLIENT_NAMES.map((c) => {
+      const b = BEHAVIOURS.find((x) => x.key === key)!;
+      const s = b.sessions[0]!;
+      return [c, predictSession(c, s, setting(s), plannedTimes(s)).view.requests.join(' ')];
+    }));
+    expect(row('reexec-401')).toEqual({ kubectl: '401/2 200/1 200/1', 'client-go': '401/2 200/0 200/0', 'client-node': '401/1 401/0 401/0', python: '401/1 401/0 401/0' });
+    expect(row('revoked')).toEqual({ kubectl: '200/1 200/1 200/1 200/1', 'client-go': '200/1 200/0 401/1 200/0', 'client-node': '200/1 200/0 401/0 401/0', python: '200/1 200/0 401/0 401/0' });
+    expect(row('client-cert')).toEqual({ kubectl: '200/1 200/1 200/1 200/1', 'client-go': '200/1 200/0 200/1 200/0', 'client-node': '200/1 200/0 200/1 200/0', python: '200/1 200/0 401/0 401/0' });
+  });
+});
