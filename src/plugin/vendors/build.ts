@@ -9,9 +9,9 @@
 // the version the vendor pinned, checked against the vendor's go.sum.
 // A version directory appears only by rename of a complete staging dir (cache.ts).
 import { execa } from 'execa';
-import { chmod, cp, readdir, rm } from 'node:fs/promises';
+import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { commitEntry, describeBinaries, listEntries, removeStaleStaging, stagingDir, usableEntry, withLock, type KubeManifest } from '../../cluster/binaries/cache.ts';
+import { buildEntry, describeBinaries, listEntries, makeWritable, removeStaleStaging, usableEntry, withLock, type KubeManifest } from '../../cluster/binaries/cache.ts';
 import { systemGo, type GoTool } from '../../cluster/binaries/go.ts';
 import { compareVersions } from '../../cluster/binaries/versions.ts';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
@@ -90,10 +90,7 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
   return withLock(join(root, `${version}.lock`), async () => {
     const hit = await cached(recipe, root, version);
     if (hit) return hit;
-    const staging = await stagingDir(root, version);
-    const t0 = Date.now();
-    let committed = false;
-    try {
+    await buildEntry(root, version, join(root, version), async (staging, t0) => {
       const logFile = join(staging, 'build.log');
       const source = await step(progress, `fetching ${recipe.module}@${version} from the Go module proxy`, async () => {
         const dl = await go.download(recipe.module, version);
@@ -122,28 +119,12 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
       if (probe.exitCode !== 0 || !String(probe.stdout).includes(version)) {
         throw new CredprovError(`${recipe.binary} built for ${version} does not report it`, { detail: `${probe.stdout}\n${probe.stderr}`, hint: 'nothing was cached' });
       }
-      const manifest: KubeManifest = {
+      return {
         version, source: 'build', origin: `${recipe.module}@${version}${source.sum ? ` ${source.sum}` : ''} (${recipe.packageDir})`,
         binaries: await describeBinaries(staging, [recipe.binary]), createdAt: new Date().toISOString(),
         durationMs: Date.now() - t0, goVersion: await go.version(), ldflags,
       };
-      await commitEntry(staging, join(root, version), manifest);
-      committed = true;
-      return (await cached(recipe, root, version, false))!;
-    } finally {
-      if (!committed) {
-        await makeWritable(staging).catch(() => {});
-        await rm(staging, { recursive: true, force: true });
-      }
-    }
+    });
+    return (await cached(recipe, root, version, false))!;
   }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is building ${recipe.binary} ${version}`) });
-}
-
-async function makeWritable(dir: string): Promise<void> {
-  await chmod(dir, 0o755);
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await makeWritable(p);
-    else if (e.isFile()) await chmod(p, 0o644);
-  }
 }
