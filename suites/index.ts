@@ -9,6 +9,7 @@ import { ensureSecretPulledImagesSuite } from './ensure-secret-pulled-images/ind
 import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
 import { vendorEcrSuite } from './vendor-ecr/index.ts';
+import { vendorAwsIamAuthenticatorSuite } from './vendor-aws-iam-authenticator/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 
@@ -21,6 +22,7 @@ export const SUITES: Record<string, Suite> = {
   'service-account-token': serviceAccountTokenSuite,
   'version-skew': versionSkewSuite,
   'vendor-ecr': vendorEcrSuite,
+  'vendor-aws-iam-authenticator': vendorAwsIamAuthenticatorSuite,
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
 };

@@ -11,12 +11,12 @@
 // client-go version and probe source under
 // <cacheDir>/clients/client-go-probe/<v0.37.1>-<sha of main.go>/ with a
 // manifest, committed by rename of a complete staging dir under a lock
-// (binaries/cache.ts), like the vendor plugins (plugin/vendors/build.ts).
+// (binaries/cache.ts buildEntry), like the vendor plugins (plugin/vendors/build.ts).
 import { createHash } from 'node:crypto';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commitEntry, describeBinaries, listEntries, removeStaleStaging, stagingDir, usableEntry, withLock, type KubeManifest } from '../cluster/binaries/cache.ts';
+import { buildEntry, describeBinaries, listEntries, removeStaleStaging, usableEntry, withLock, type KubeManifest } from '../cluster/binaries/cache.ts';
 import { systemGo, type GoTool } from '../cluster/binaries/go.ts';
 import { PrerequisiteError } from '../core/errors.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
@@ -66,28 +66,27 @@ export async function ensureClientGoProbe(o: EnsureClientGoProbeOptions = {}): P
   return withLock(join(root, `${key}.lock`), async () => {
     const again = await cachedProbe(root, key, clientGoVersion);
     if (again) return again;
-    const staging = await stagingDir(root, key);
-    const t0 = Date.now();
-    const logFile = join(staging, 'build.log');
-    const env = { CGO_ENABLED: '0' };
-    await copyFile(CLIENT_GO_PROBE_SOURCE, join(staging, 'main.go'));
-    await writeFile(join(staging, 'go.mod'), `module credprov.test/client-go-probe\n\ngo 1.24\n\nrequire k8s.io/client-go ${clientGoVersion}\n`);
-    progress.note(`building the client-go probe against k8s.io/client-go ${clientGoVersion} from the Go module proxy (first time only)`);
-    const run = (args: string[]) => go.run(args, { cwd: staging, env, logFile, ...(o.signal ? { signal: o.signal } : {}) });
-    try {
-      await step(progress, `go mod tidy (k8s.io/client-go ${clientGoVersion})`, () => run(['mod', 'tidy']));
-      await step(progress, `go build ${CLIENT_GO_PROBE}`, () => run(['build', '-trimpath', '-o', CLIENT_GO_PROBE, '.']));
-    } catch (err) {
-      throw new PrerequisiteError(`could not build the client-go probe against k8s.io/client-go ${clientGoVersion}`, {
-        cause: err, detail: (err as Error).message, hint: `see ${logFile}; it needs Go and the Go module proxy (GOPROXY)`,
-      });
-    }
-    const sum = /^k8s\.io\/client-go \S+ (h1:\S+)$/m.exec(await readFile(join(staging, 'go.sum'), 'utf8'))?.[1];
-    const manifest: KubeManifest = {
-      version: key, source: 'build', origin: `k8s.io/client-go@${clientGoVersion}${sum ? ` ${sum}` : ''} (src/clients/client-go-probe/main.go)`,
-      binaries: await describeBinaries(staging, [CLIENT_GO_PROBE]), createdAt: new Date().toISOString(), durationMs: Date.now() - t0, goVersion: await go.version(),
-    };
-    await commitEntry(staging, join(root, key), manifest);
+    await buildEntry(root, key, join(root, key), async (staging, startedAt) => {
+      const logFile = join(staging, 'build.log');
+      const env = { CGO_ENABLED: '0' };
+      await copyFile(CLIENT_GO_PROBE_SOURCE, join(staging, 'main.go'));
+      await writeFile(join(staging, 'go.mod'), `module credprov.test/client-go-probe\n\ngo 1.24\n\nrequire k8s.io/client-go ${clientGoVersion}\n`);
+      progress.note(`building the client-go probe against k8s.io/client-go ${clientGoVersion} from the Go module proxy (first time only)`);
+      const run = (args: string[]) => go.run(args, { cwd: staging, env, logFile, ...(o.signal ? { signal: o.signal } : {}) });
+      try {
+        await step(progress, `go mod tidy (k8s.io/client-go ${clientGoVersion})`, () => run(['mod', 'tidy']));
+        await step(progress, `go build ${CLIENT_GO_PROBE}`, () => run(['build', '-trimpath', '-o', CLIENT_GO_PROBE, '.']));
+      } catch (err) {
+        throw new PrerequisiteError(`could not build the client-go probe against k8s.io/client-go ${clientGoVersion}`, {
+          cause: err, detail: [(err as Error).message, (err as { detail?: string }).detail ?? ''].filter(Boolean).join('\n'), hint: 'it needs Go and the Go module proxy (GOPROXY); nothing was cached',
+        });
+      }
+      const sum = /^k8s\.io\/client-go \S+ (h1:\S+)$/m.exec(await readFile(join(staging, 'go.sum'), 'utf8'))?.[1];
+      return {
+        version: key, source: 'build', origin: `k8s.io/client-go@${clientGoVersion}${sum ? ` ${sum}` : ''} (src/clients/client-go-probe/main.go)`,
+        binaries: await describeBinaries(staging, [CLIENT_GO_PROBE]), createdAt: new Date().toISOString(), durationMs: Date.now() - startedAt, goVersion: await go.version(),
+      };
+    });
     return (await cachedProbe(root, key, clientGoVersion, false))!;
   }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is building the client-go probe`) });
 }

@@ -9,9 +9,9 @@
 // the version the vendor pinned, checked against the vendor's go.sum.
 // A version directory appears only by rename of a complete staging dir (cache.ts).
 import { execa } from 'execa';
-import { chmod, cp, readdir, rm } from 'node:fs/promises';
+import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { commitEntry, describeBinaries, listEntries, removeStaleStaging, stagingDir, usableEntry, withLock, type KubeManifest } from '../../cluster/binaries/cache.ts';
+import { buildEntry, describeBinaries, listEntries, makeWritable, removeStaleStaging, usableEntry, withLock, type KubeManifest } from '../../cluster/binaries/cache.ts';
 import { systemGo, type GoTool } from '../../cluster/binaries/go.ts';
 import { compareVersions } from '../../cluster/binaries/versions.ts';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
@@ -31,6 +31,8 @@ export interface VendorPluginRecipe {
   ldflags(version: string): string;
   /** Build tags, if the vendor uses any. */
   tags?: string;
+  /** The arguments that make the binary print its version (default --version; cobra tools often have a `version` command). */
+  versionArgs?: string[];
 }
 
 export interface VendorPluginOptions {
@@ -88,10 +90,7 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
   return withLock(join(root, `${version}.lock`), async () => {
     const hit = await cached(recipe, root, version);
     if (hit) return hit;
-    const staging = await stagingDir(root, version);
-    const t0 = Date.now();
-    let committed = false;
-    try {
+    await buildEntry(root, version, join(root, version), async (staging, t0) => {
       const logFile = join(staging, 'build.log');
       const source = await step(progress, `fetching ${recipe.module}@${version} from the Go module proxy`, async () => {
         const dl = await go.download(recipe.module, version);
@@ -107,39 +106,25 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
       await cp(source.dir!, work, { recursive: true });
       await makeWritable(work);
       const ldflags = recipe.ldflags(version);
-      progress.note(`building ${recipe.binary} ${version} from the Go module proxy (first time only, about a minute)`);
+      progress.note(`building ${recipe.binary} ${version} from the Go module proxy (first time only: a minute with warm Go caches, ten with cold ones)`);
       await step(progress, `go build ${recipe.binary} ${version}`, () => go.run(
         ['build', '-trimpath', ...(recipe.tags ? ['-tags', recipe.tags] : []), '-ldflags', ldflags, '-o', join(staging, recipe.binary), recipe.packageDir],
         // The vendor's own go.sum decides every dependency: -mod=readonly refuses anything it does not list.
-        { cwd: work, env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' }, logFile, ...(o.signal ? { signal: o.signal } : {}) },
+        // GOWORK=off: a module zip may carry the repository's go.work but never the workspace's other
+        // modules (aws-iam-authenticator's names ./tests/e2e), so go would refuse to build at all.
+        { cwd: work, env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly', GOWORK: 'off' }, logFile, ...(o.signal ? { signal: o.signal } : {}) },
       ));
       await rm(work, { recursive: true, force: true });
-      const probe = await execa(join(staging, recipe.binary), ['--version'], { reject: false, timeout: 30_000 });
+      const probe = await execa(join(staging, recipe.binary), recipe.versionArgs ?? ['--version'], { reject: false, timeout: 30_000 });
       if (probe.exitCode !== 0 || !String(probe.stdout).includes(version)) {
         throw new CredprovError(`${recipe.binary} built for ${version} does not report it`, { detail: `${probe.stdout}\n${probe.stderr}`, hint: 'nothing was cached' });
       }
-      const manifest: KubeManifest = {
+      return {
         version, source: 'build', origin: `${recipe.module}@${version}${source.sum ? ` ${source.sum}` : ''} (${recipe.packageDir})`,
         binaries: await describeBinaries(staging, [recipe.binary]), createdAt: new Date().toISOString(),
         durationMs: Date.now() - t0, goVersion: await go.version(), ldflags,
       };
-      await commitEntry(staging, join(root, version), manifest);
-      committed = true;
-      return (await cached(recipe, root, version, false))!;
-    } finally {
-      if (!committed) {
-        await makeWritable(staging).catch(() => {});
-        await rm(staging, { recursive: true, force: true });
-      }
-    }
+    });
+    return (await cached(recipe, root, version, false))!;
   }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is building ${recipe.binary} ${version}`) });
-}
-
-async function makeWritable(dir: string): Promise<void> {
-  await chmod(dir, 0o755);
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await makeWritable(p);
-    else if (e.isFile()) await chmod(p, 0o644);
-  }
 }

@@ -1,8 +1,11 @@
-// Fake AWS on loopback for ecr-credential-provider: the ECR API's
-// GetAuthorizationToken and STS's AssumeRoleWithWebIdentity, each on its own
-// 127.0.0.1 port over http (aws-sdk-go-v2 takes an explicit http:// endpoint
-// from AWS_ENDPOINT_URL_<SERVICE> as is), plus a catch-all that refuses and
-// records any other service the SDK might try. Every request is recorded.
+// Fake AWS on loopback for the real AWS plugins: the ECR API's
+// GetAuthorizationToken and STS's AssumeRoleWithWebIdentity and
+// GetCallerIdentity, each on its own 127.0.0.1 port over http (aws-sdk-go-v2
+// takes an explicit http:// endpoint from AWS_ENDPOINT_URL_<SERVICE> as is),
+// plus a catch-all that refuses and records any other service the SDK might
+// try. STS can also be served over https on a loopback address for a real STS
+// hostname (serveStsTls): aws-iam-authenticator's server only calls
+// https://sts[.<region>].amazonaws.com/. Every request is recorded.
 //
 // It is strict where a real AWS is:
 // - ECR calls must carry a valid SigV4 signature (AWS4-HMAC-SHA256, service
@@ -15,14 +18,27 @@
 //   and the role's trust policy must name the token's subject.
 // - GetAuthorizationToken answers base64("AWS:<password>") for the caller's
 //   account in the signed region, with an expiry the test controls per region.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// - GetCallerIdentity (header-signed POST, or a presigned GET as in an
+//   aws-iam-authenticator token) needs a valid signature by a key it issued, a
+//   credential scope for STS in the region of the hostname it was sent to, and an
+//   X-Amz-Date no more than 15 minutes old (STS's window for presigned
+//   GetCallerIdentity, whatever X-Amz-Expires says) and not in the future. It
+//   answers the caller's account, ARN and user ID, as JSON when asked (Accept:
+//   application/json, as the authenticator asks) and as XML otherwise. It knows
+//   nothing of x-k8s-aws-id, as STS does not: a token for another cluster fails
+//   only because the header the authenticator sends differs from the one signed.
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import type { FakeAwsEndpoints } from './ecr.ts';
+import { msToAmzDate, parsePresignedQuery, parseSigV4, presignedSignatureValid, queryPairs, safeEqual, sha256, sigV4Signature } from './sigv4.ts';
 
 export const ECR_TARGET = 'AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken';
+/** How long STS honours a presigned GetCallerIdentity after its X-Amz-Date (X-Amz-Expires notwithstanding). */
+export const STS_PRESIGN_WINDOW_MS = 15 * 60_000;
 
 export interface IamUser {
   name: string;
@@ -46,7 +62,8 @@ export interface OidcTrust {
 
 export interface FakeAwsOptions {
   users?: IamUser[];
-  ecr: {
+  /** Without it, every ECR call is refused. */
+  ecr?: {
     /** The registry password a new token carries (called for every token issued). */
     password(ctx: { region: string; account: string; principal: string }): string | Promise<string>;
     /** How long a token issued in `region` lives, ms. */
@@ -91,12 +108,35 @@ export interface FakeAwsRequest {
   accessKeyId?: string;
   /** Who signed: an IAM user's or an assumed role's ARN. */
   principal?: string;
-  signature?: 'valid' | 'invalid' | 'absent' | 'unknown-key' | 'expired-session';
+  /** expired / not-yet-valid: a presigned request outside STS's window around its X-Amz-Date. */
+  signature?: 'valid' | 'invalid' | 'absent' | 'unknown-key' | 'expired-session' | 'expired' | 'not-yet-valid';
   status: number;
   error?: { code: string; message: string };
   ecr?: { account: string; expiresAt: string; lifetimeS: number; passwordSha256: string; proxyEndpoint: string };
-  sts?: { roleArn?: string; sessionName?: string; tokenClaims?: TokenClaims; issued?: { accessKeyId: string; expiresAt: string; assumedRoleArn: string } };
+  sts?: {
+    roleArn?: string; sessionName?: string; tokenClaims?: TokenClaims; issued?: { accessKeyId: string; expiresAt: string; assumedRoleArn: string };
+    /** GetCallerIdentity: who the caller is. */
+    caller?: { arn: string; account: string; userId: string };
+    /** A presigned request: when it was signed, over which headers, for how long it says it is valid. */
+    presigned?: { amzDate: string; expiresSeconds: number; signedHeaders: string[] };
+    /** The Host the request was sent to (https endpoints: the STS hostname). */
+    host?: string;
+    /** The x-k8s-aws-id header as sent (aws-iam-authenticator's cluster id; STS itself ignores it). */
+    k8sAwsId?: string;
+  };
   userAgent?: string;
+}
+
+/** Who signed a request, and how that went. */
+interface AuthResult {
+  signature: NonNullable<FakeAwsRequest['signature']>;
+  region?: string;
+  accessKeyId?: string;
+  session?: Session;
+  /** A presigned request's SigV4 parameters (evidence). */
+  presigned?: NonNullable<FakeAwsRequest['sts']>['presigned'];
+  /** A refusal with AWS's own status, code and wording, where the generic one would not do. */
+  error?: { status: number; code: string; message: string };
 }
 
 interface Session {
@@ -105,6 +145,8 @@ interface Session {
   sessionToken?: string;
   principal: string;
   account: string;
+  /** GetCallerIdentity's UserId: AIDA… for a user, AROA…:<session> for an assumed role. */
+  userId: string;
   expiresAt?: number;
 }
 
@@ -119,7 +161,7 @@ export class FakeAws {
 
   constructor(o: FakeAwsOptions) {
     this.o = o;
-    for (const u of o.users ?? []) this.keys.set(u.accessKeyId, { ...u, principal: `arn:aws:iam::${u.account}:user/${u.name}` });
+    for (const u of o.users ?? []) this.keys.set(u.accessKeyId, { ...u, principal: `arn:aws:iam::${u.account}:user/${u.name}`, userId: stableId('AIDA', u.accessKeyId) });
     if (o.sts?.oidc) this.trustOidc(o.sts.oidc);
   }
 
@@ -141,6 +183,23 @@ export class FakeAws {
     return this.endpoints;
   }
 
+  /**
+   * STS over https on `address:port` (443 for a real STS hostname the caller maps to
+   * `address`), with a certificate the caller made for that hostname. The region a
+   * request must be signed for is taken from the Host it was sent to.
+   */
+  async serveStsTls(o: { address: string; port?: number; certPem: string; keyPem: string }): Promise<{ address: string; port: number }> {
+    const server = createTlsServer({ cert: o.certPem, key: o.keyPem }, (req, res) => this.dispatch('sts', req, res));
+    this.servers.push(server);
+    return new Promise((resolve, reject) => {
+      server.once('error', (err) => {
+        this.servers.splice(this.servers.indexOf(server), 1);
+        reject(err);
+      });
+      server.listen(o.port ?? 443, o.address, () => resolve({ address: o.address, port: (server.address() as AddressInfo).port }));
+    });
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.servers.splice(0).map((s) => new Promise<void>((r) => {
       s.close(() => r());
@@ -154,17 +213,19 @@ export class FakeAws {
     return this.log.filter((r) => (filter.service === undefined || r.service === filter.service) && (filter.operation === undefined || r.operation === filter.operation));
   }
 
-  private listen(service: FakeAwsRequest['service']): Promise<string> {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        this.handle(service, req, Buffer.concat(chunks), res).catch((err: unknown) => {
-          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-          res.end(`credprov fake AWS: ${err instanceof Error ? err.message : String(err)}`);
-        });
+  private dispatch(service: FakeAwsRequest['service'], req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      this.handle(service, req, Buffer.concat(chunks), res).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`credprov fake AWS: ${err instanceof Error ? err.message : String(err)}`);
       });
     });
+  }
+
+  private listen(service: FakeAwsRequest['service']): Promise<string> {
+    const server = createServer((req, res) => this.dispatch(service, req, res));
     this.servers.push(server);
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -205,6 +266,7 @@ export class FakeAws {
       return refuse(400, code!, message!);
     }
     if (operation !== ECR_TARGET) return refuse(400, 'UnknownOperationException', `credprov fake ECR serves only ${ECR_TARGET}`);
+    if (!this.o.ecr) return refuse(400, 'RepositoryNotFoundException', 'credprov fake AWS: this lab serves no ECR registry');
     const session = auth.session;
     const region = auth.region;
     const password = await this.o.ecr.password({ region, account: session.account, principal: session.principal });
@@ -217,6 +279,8 @@ export class FakeAws {
 
   private async handleSts(req: IncomingMessage, body: Buffer, res: ServerResponse, base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>): Promise<void> {
     const form = new URLSearchParams(body.toString('utf8'));
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    if ((query.get('Action') ?? form.get('Action')) === 'GetCallerIdentity') return this.handleGetCallerIdentity(req, body, res, base);
     const operation = form.get('Action') ?? '';
     const roleArn = form.get('RoleArn') ?? undefined;
     const sessionName = form.get('RoleSessionName') ?? undefined;
@@ -228,7 +292,7 @@ export class FakeAws {
       this.record({ ...common, status, error: { code, message } });
       stsError(res, status, code, message);
     };
-    if (operation !== 'AssumeRoleWithWebIdentity') return refuse(400, 'InvalidAction', `credprov fake STS serves only AssumeRoleWithWebIdentity, not ${operation || '(none)'}`);
+    if (operation !== 'AssumeRoleWithWebIdentity') return refuse(400, 'InvalidAction', `credprov fake STS serves only AssumeRoleWithWebIdentity and GetCallerIdentity, not ${operation || '(none)'}`);
     const cfg = this.o.sts;
     if (!cfg?.oidc || !this.jwks) return refuse(400, 'InvalidIdentityToken', 'No OpenIDConnect provider found in your account for this issuer');
     const oidc = cfg.oidc;
@@ -252,9 +316,10 @@ export class FakeAws {
     if (!m) return refuse(400, 'ValidationError', `${roleArn} is not a role ARN`);
     const seconds = Number(form.get('DurationSeconds') ?? cfg.sessionSeconds ?? 3600);
     const expiresAt = this.now() + seconds * 1000;
+    const roleId = stableId('AROA', roleArn);
     const session: Session = {
       accessKeyId: `ASIA${randomId(16)}`, secretAccessKey: randomBytes(30).toString('base64'), sessionToken: randomBytes(48).toString('base64'),
-      account: m[1]!, principal: `arn:aws:sts::${m[1]}:assumed-role/${m[2]!.split('/').pop()}/${sessionName}`, expiresAt,
+      account: m[1]!, principal: `arn:aws:sts::${m[1]}:assumed-role/${m[2]!.split('/').pop()}/${sessionName}`, userId: `${roleId}:${sessionName}`, expiresAt,
     };
     this.keys.set(session.accessKeyId, session);
     this.record({ ...common, status: 200, sts: { ...sts, issued: { accessKeyId: session.accessKeyId, expiresAt: new Date(expiresAt).toISOString(), assumedRoleArn: session.principal } } });
@@ -263,7 +328,7 @@ export class FakeAws {
   <AssumeRoleWithWebIdentityResult>
     <SubjectFromWebIdentityToken>${xml(String(payload.sub))}</SubjectFromWebIdentityToken>
     <Audience>${xml(aud[0] ?? '')}</Audience>
-    <AssumedRoleUser><Arn>${xml(session.principal)}</Arn><AssumedRoleId>AROA${randomId(17)}:${xml(sessionName)}</AssumedRoleId></AssumedRoleUser>
+    <AssumedRoleUser><Arn>${xml(session.principal)}</Arn><AssumedRoleId>${xml(session.userId)}</AssumedRoleId></AssumedRoleUser>
     <Credentials>
       <SessionToken>${session.sessionToken}</SessionToken>
       <SecretAccessKey>${session.secretAccessKey}</SecretAccessKey>
@@ -277,8 +342,83 @@ export class FakeAws {
 `);
   }
 
+  private async handleGetCallerIdentity(req: IncomingMessage, body: Buffer, res: ServerResponse, base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>): Promise<void> {
+    const host = String(req.headers.host ?? '');
+    const k8sAwsId = req.headers['x-k8s-aws-id'];
+    const wantsJson = /application\/json/.test(String(req.headers.accept ?? ''));
+    const presigned = req.method === 'GET';
+    const auth = presigned ? this.authenticatePresigned(req) : this.authenticate(req, body, 'sts');
+    const hostRegion = stsRegionOfHost(host);
+    // STS at sts.<region>.amazonaws.com takes only signatures scoped to <region>.
+    const wrongRegion = !!auth.region && !!hostRegion && auth.region !== hostRegion && auth.signature !== 'unknown-key';
+    const sts: NonNullable<FakeAwsRequest['sts']> = {
+      ...(host ? { host } : {}), ...(k8sAwsId !== undefined ? { k8sAwsId: String(k8sAwsId) } : {}), ...(auth.presigned ? { presigned: auth.presigned } : {}),
+    };
+    const common = {
+      ...base, operation: 'GetCallerIdentity', ...(auth.region ? { region: auth.region } : {}), ...(auth.accessKeyId ? { accessKeyId: auth.accessKeyId } : {}),
+      ...(auth.session ? { principal: auth.session.principal } : {}), signature: wrongRegion ? 'invalid' as const : auth.signature, sts,
+    };
+    const refuse = (status: number, code: string, message: string) => {
+      this.record({ ...common, status, error: { code, message } });
+      if (wantsJson) return sendJson(res, status, { Error: { Code: code, Message: message, Type: 'Sender' }, RequestId: randomUUIDish() });
+      stsError(res, status, code, message);
+    };
+    if (auth.error) return refuse(auth.error.status, auth.error.code, auth.error.message);
+    if (auth.signature === 'absent') return refuse(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
+    if (auth.signature === 'unknown-key') return refuse(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
+    if (wrongRegion) return refuse(403, 'SignatureDoesNotMatch', `Credential should be scoped to a valid region, not '${auth.region}'. `);
+    if (auth.signature === 'invalid' || !auth.session) return refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.');
+    if (auth.signature === 'expired-session') return refuse(403, 'ExpiredToken', 'The security token included in the request is expired');
+    const s = auth.session;
+    const caller = { arn: s.principal, account: s.account, userId: s.userId };
+    this.record({ ...common, status: 200, sts: { ...sts, caller } });
+    const requestId = randomUUIDish();
+    if (wantsJson) return sendJson(res, 200, { GetCallerIdentityResponse: { GetCallerIdentityResult: { Account: caller.account, Arn: caller.arn, UserId: caller.userId }, ResponseMetadata: { RequestId: requestId } } });
+    res.writeHead(200, { 'content-type': 'text/xml' });
+    res.end(`<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <GetCallerIdentityResult>
+    <Arn>${xml(caller.arn)}</Arn>
+    <UserId>${xml(caller.userId)}</UserId>
+    <Account>${caller.account}</Account>
+  </GetCallerIdentityResult>
+  <ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata>
+</GetCallerIdentityResponse>
+`);
+  }
+
+  /** SigV4 in the query (a presigned URL) against the keys this fake issued, inside STS's window around X-Amz-Date. */
+  private authenticatePresigned(req: IncomingMessage): AuthResult {
+    const [path = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2) as [string?, string?];
+    const query = queryPairs(rawQuery);
+    const p = parsePresignedQuery(query);
+    if ('missing' in p) {
+      return query.some(([k]) => /^x-amz-/i.test(k))
+        ? { signature: 'invalid', error: { status: 400, code: 'AuthorizationQueryParametersError', message: `Query-string authentication requires ${p.missing}` } }
+        : { signature: 'absent' };
+    }
+    const presigned = { amzDate: p.amzDate, expiresSeconds: p.expiresSeconds, signedHeaders: p.signedHeaders };
+    const scoped = { accessKeyId: p.accessKeyId, region: p.scope.region, presigned };
+    const session = this.keys.get(p.accessKeyId);
+    if (!session) return { signature: 'unknown-key', ...scoped };
+    const now = this.now();
+    if (p.scope.service !== 'sts' || p.scope.date !== p.amzDate.slice(0, 8)) return { signature: 'invalid', ...scoped, session };
+    if (!presignedSignatureValid({ method: req.method ?? 'GET', path, query, headers: req.headers, presigned: p, secretAccessKey: session.secretAccessKey })) return { signature: 'invalid', ...scoped, session };
+    // STS's own wording for a presigned request outside its window.
+    if (now > p.signedAtMs + STS_PRESIGN_WINDOW_MS) {
+      return { signature: 'expired', ...scoped, session, error: { status: 403, code: 'SignatureDoesNotMatch', message: `Signature expired: ${p.amzDate} is now earlier than ${msToAmzDate(now - STS_PRESIGN_WINDOW_MS)} (${msToAmzDate(now)} - 15 min.)` } };
+    }
+    if (p.signedAtMs > now + STS_PRESIGN_WINDOW_MS) {
+      return { signature: 'not-yet-valid', ...scoped, session, error: { status: 403, code: 'SignatureDoesNotMatch', message: `Signature not yet current: ${p.amzDate} is still later than ${msToAmzDate(now + STS_PRESIGN_WINDOW_MS)} (${msToAmzDate(now)} + 15 min.)` } };
+    }
+    if (session.sessionToken !== undefined) {
+      if (p.securityToken !== session.sessionToken) return { signature: 'invalid', ...scoped, session };
+      if (session.expiresAt !== undefined && now > session.expiresAt) return { signature: 'expired-session', ...scoped, session };
+    }
+    return { signature: 'valid', ...scoped, session };
+  }
+
   /** SigV4 (header form) against the keys this fake issued. */
-  private authenticate(req: IncomingMessage, body: Buffer, service: string): { signature: NonNullable<FakeAwsRequest['signature']>; region?: string; accessKeyId?: string; session?: Session } {
+  private authenticate(req: IncomingMessage, body: Buffer, service: string): AuthResult {
     const header = String(req.headers.authorization ?? '');
     const parsed = parseSigV4(header);
     if (!parsed) return { signature: 'absent' };
@@ -301,54 +441,9 @@ export function newIamUser(name: string, account: string): IamUser {
   return { name, account, accessKeyId: `AKIA${randomId(16)}`, secretAccessKey: randomBytes(30).toString('base64') };
 }
 
-export interface ParsedSigV4 {
-  accessKeyId: string;
-  date: string;
-  region: string;
-  service: string;
-  signedHeaders: string[];
-  signature: string;
-}
-
-export function parseSigV4(header: string): ParsedSigV4 | undefined {
-  const m = /^AWS4-HMAC-SHA256\s+Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]+)$/.exec(header.trim());
-  if (!m) return undefined;
-  return { accessKeyId: m[1]!, date: m[2]!, region: m[3]!, service: m[4]!, signedHeaders: m[5]!.split(';'), signature: m[6]! };
-}
-
 function sigScope(req: IncomingMessage): Pick<FakeAwsRequest, 'region' | 'accessKeyId'> {
   const p = parseSigV4(String(req.headers.authorization ?? ''));
   return p ? { region: p.region, accessKeyId: p.accessKeyId } : {};
-}
-
-const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-/** The signature a SigV4 signer computes for this request (AWS Signature Version 4, header-based). */
-export function sigV4Signature(o: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: Buffer | string; parsed: Pick<ParsedSigV4, 'date' | 'region' | 'service' | 'signedHeaders'>; secretAccessKey: string }): string {
-  const [path = '/', query = ''] = o.url.split('?', 2) as [string?, string?];
-  const canonicalQuery = query
-    .split('&').filter(Boolean)
-    .map((kv) => {
-      const i = kv.indexOf('=');
-      const k = decodeURIComponent(i < 0 ? kv : kv.slice(0, i));
-      const v = i < 0 ? '' : decodeURIComponent(kv.slice(i + 1).replace(/\+/g, ' '));
-      return [rfc3986(k), rfc3986(v)] as const;
-    })
-    .sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-  const headerValue = (name: string) => {
-    const v = o.headers[name];
-    return (Array.isArray(v) ? v.join(',') : (v ?? '')).trim().replace(/\s+/g, ' ');
-  };
-  const canonicalHeaders = o.parsed.signedHeaders.map((h) => `${h}:${headerValue(h)}\n`).join('');
-  const payloadHash = headerValue('x-amz-content-sha256') || sha256(o.body);
-  const canonicalRequest = [o.method, path || '/', canonicalQuery, canonicalHeaders, o.parsed.signedHeaders.join(';'), payloadHash].join('\n');
-  const scope = `${o.parsed.date}/${o.parsed.region}/${o.parsed.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', headerValue('x-amz-date'), scope, sha256(canonicalRequest)].join('\n');
-  let key: Buffer = hmac(`AWS4${o.secretAccessKey}`, o.parsed.date);
-  for (const part of [o.parsed.region, o.parsed.service, 'aws4_request']) key = hmac(key, part);
-  return createHmac('sha256', key).update(stringToSign).digest('hex');
 }
 
 /** Claims worth keeping as evidence (never the token itself). */
@@ -377,18 +472,17 @@ export function claimsOf(token: string): TokenClaims | undefined {
   }
 }
 
-function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data).digest();
+/** The region an STS hostname names: sts.<region>.amazonaws.com[.cn], sts.amazonaws.com (global: us-east-1); undefined for an IP or another host. */
+export function stsRegionOfHost(host: string): string | undefined {
+  const name = host.replace(/:\d+$/, '');
+  if (name === 'sts.amazonaws.com') return 'us-east-1';
+  return /^sts(?:-fips)?\.([a-z0-9-]+)\.(?:amazonaws\.com(?:\.cn)?|api\.aws)$/.exec(name)?.[1];
 }
 
-function sha256(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+/** An IAM-style unique ID (AIDA…, AROA…) derived from a key or ARN, so it is the same on every call. */
+function stableId(prefix: string, of: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  return prefix + Array.from(Buffer.from(sha256(of), 'hex').subarray(0, 17), (b) => alphabet[b % alphabet.length]).join('');
 }
 
 function randomId(n: number): string {
@@ -402,6 +496,11 @@ function randomUUIDish(): string {
 
 function xml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUIDish() });
+  res.end(JSON.stringify(body));
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

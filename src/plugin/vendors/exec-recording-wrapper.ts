@@ -1,0 +1,79 @@
+// A recording wrapper in front of an unmodified client-go exec plugin: the
+// kubeconfig's exec.command is this POSIX sh script. It runs the real binary
+// with the same args, env and stdin, keeps its stdout (the ExecCredential),
+// stderr and exit status, then replays them. Only its argv[0] differs.
+//
+// One directory per invocation: <logDir>/<start ns>-<pid>/{argv,exec-info,start,stdout,stderr,end,exit},
+// mode 0700 (stdout holds a live credential until the lab removes the dir).
+// `exit` is written last. Readers reduce stdout to what the credential says,
+// never the credential itself.
+import { chmod, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Writes the wrapper at `path` (atomically); returns it. */
+export async function installExecRecordingWrapper(o: { path: string; target: string; logDir: string }): Promise<string> {
+  await mkdir(o.logDir, { recursive: true, mode: 0o700 });
+  const script = `#!/bin/sh
+# credprov exec recording wrapper: records each run of the plugin below, unmodified.
+real=${q(o.target)}
+umask 077
+d=${q(o.logDir)}/$(date +%s%N)-$$
+mkdir -p "$d" || exec "$real" "$@"
+printf '%s\\n' "$@" > "$d/argv"
+printf '%s' "$KUBERNETES_EXEC_INFO" > "$d/exec-info"
+date +%s%N > "$d/start"
+"$real" "$@" > "$d/stdout" 2> "$d/stderr"
+rc=$?
+date +%s%N > "$d/end"
+cat "$d/stdout"
+cat "$d/stderr" >&2
+echo "$rc" > "$d/exit"
+exit "$rc"
+`;
+  const tmp = `${o.path}.tmp-${process.pid}`;
+  await writeFile(tmp, script);
+  await chmod(tmp, 0o755);
+  await rename(tmp, o.path);
+  return o.path;
+}
+
+/** One recorded run; `stdout` is the raw answer, for the caller to reduce (it is a credential). */
+export interface RecordedExecRun {
+  id: string;
+  startMs: number;
+  durationMs?: number;
+  exitCode?: number;
+  args: string[];
+  /** KUBERNETES_EXEC_INFO as the client sent it (no secret in it). */
+  execInfo?: unknown;
+  stdout: string;
+  /** The plugin's stderr, first 2000 characters. */
+  stderr: string;
+}
+
+/** Every run recorded so far, oldest first. */
+export async function readExecRuns(logDir: string): Promise<RecordedExecRun[]> {
+  const names = (await readdir(logDir).catch(() => [] as string[])).sort();
+  const read = (id: string, f: string) => readFile(join(logDir, id, f), 'utf8').catch(() => undefined);
+  const runs: RecordedExecRun[] = [];
+  for (const id of names) {
+    const [argv, info, start, end, exit, stdout, stderr] = await Promise.all(['argv', 'exec-info', 'start', 'end', 'exit', 'stdout', 'stderr'].map((f) => read(id, f)));
+    const startMs = Number(start?.trim() ?? '0') / 1e6;
+    let execInfo: unknown;
+    try {
+      execInfo = info ? JSON.parse(info) : undefined;
+    } catch {
+      execInfo = info;
+    }
+    runs.push({
+      id, startMs, args: argv ? argv.replace(/\n$/, '').split('\n') : [],
+      ...(end ? { durationMs: Math.round(Number(end.trim()) / 1e6 - startMs) } : {}),
+      ...(exit ? { exitCode: Number(exit.trim()) } : {}),
+      ...(execInfo !== undefined ? { execInfo } : {}),
+      stdout: stdout ?? '', stderr: (stderr ?? '').slice(0, 2000),
+    });
+  }
+  return runs;
+}
