@@ -25,7 +25,7 @@ import { freePort } from './ports.ts';
 import { defaultHostname, NAME_RE, type AuthInfo, type RegistrySpec, type StartedRegistry, type UserAdmin } from './provider.ts';
 import type { RegistryRunner, RunHandle } from './runner.ts';
 import { Ready, type ReadyCheck } from './ready.ts';
-import { hostsOwner, pruneRegistryHosts, teardown, writeState, type RegistryState } from './state.ts';
+import { hostsOwner, IN_PROCESS_DIR_PREFIX, pruneRegistryHosts, teardown, writeState, type RegistryState } from './state.ts';
 import { createCA, createSigningPair, issueServerCert, trustForContainerd } from './tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
 import type { TokenServerConfig } from './token-server-main.ts';
@@ -74,6 +74,7 @@ export class HarnessRegistry implements StartedRegistry {
     this.state = {
       name: spec.name, provider: runner.kind, processes: [], host: '', hostname: this.hostname, address: this.address, port,
       url: '', auth: spec.auth.mode, dir, ownsDir, createdAt: new Date().toISOString(),
+      ...(spec.detached ? {} : { ownerPid: process.pid }),
     };
     this.users = {
       add: (u) => this.changeUsers((list) => [...list.filter((x) => x.username !== u.username), u]),
@@ -99,7 +100,7 @@ export class HarnessRegistry implements StartedRegistry {
     if (!NAME_RE.test(spec.name)) throw new CredprovError(`registry name '${spec.name}' must be lowercase letters, digits and dashes (≤ 32)`);
     const progress = spec.progress ?? silentProgress;
     const ownsDir = !spec.dir || !!spec.detached;
-    const dir = spec.dir ?? (await mkdtemp(join(tmpdir(), `credprov-registry-${spec.name}-`)));
+    const dir = spec.dir ?? (await mkdtemp(join(tmpdir(), `${IN_PROCESS_DIR_PREFIX}${spec.name}-`)));
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const address = spec.address ?? '127.0.0.1';
     const port = spec.port ?? (await freePort(address, 5000));
