@@ -23,6 +23,7 @@ export const waitForNodeReady: Step = {
     }, {
       timeoutMs: parseGoDuration(ctx.state.spec.timeouts.nodeReady) ?? 90_000,
       intervalMs: 500,
+      signal: ctx.signal,
       ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
     });
   },
