@@ -34,6 +34,23 @@ const TOKEN_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'token-server-m
 
 const ADMIN = 'credprov-admin';
 
+/** This process's own registries (not `registry up`'s detached ones), started or starting: what an interrupt must stop. */
+const inProcess = new Set<HarnessRegistry>();
+const starting = new Set<Promise<unknown>>();
+let refusing = false;
+
+/**
+ * For SIGINT/SIGTERM handlers, whose process exits next: stops every registry
+ * this process started (waiting for those still starting), with their
+ * /etc/hosts lines and dirs, and refuses any new one. The exit alone would
+ * only kill their processes.
+ */
+export async function stopInProcessRegistries(): Promise<void> {
+  refusing = true;
+  await Promise.allSettled([...starting]);
+  await Promise.all([...inProcess].map((r) => r.stop().catch(() => {})));
+}
+
 export class HarnessRegistry implements StartedRegistry {
   readonly name: string;
   readonly hostname: string;
@@ -96,7 +113,16 @@ export class HarnessRegistry implements StartedRegistry {
     return { mode: this.spec.auth.mode, ...(this.realm ? { realm: this.realm } : {}), users: this.userList.filter((u) => u.username !== ADMIN) };
   }
 
-  static async start(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
+  static start(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
+    if (spec.detached) return HarnessRegistry.bringUp(runner, spec);
+    if (refusing) return Promise.reject(new CredprovError(`not starting registry ${spec.name}: this process was interrupted and is cleaning up`));
+    const p = HarnessRegistry.bringUp(runner, spec);
+    starting.add(p);
+    void p.then(() => starting.delete(p), () => starting.delete(p));
+    return p;
+  }
+
+  private static async bringUp(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
     if (!NAME_RE.test(spec.name)) throw new CredprovError(`registry name '${spec.name}' must be lowercase letters, digits and dashes (≤ 32)`);
     const progress = spec.progress ?? silentProgress;
     const ownsDir = !spec.dir || !!spec.detached;
@@ -105,6 +131,7 @@ export class HarnessRegistry implements StartedRegistry {
     const address = spec.address ?? '127.0.0.1';
     const port = spec.port ?? (await freePort(address, 5000));
     const r = new HarnessRegistry(runner, spec, dir, ownsDir, port);
+    if (!spec.detached) inProcess.add(r);
     const end = progress.start(`registry ${spec.name}: ${spec.auth.mode}${spec.tls ? '+tls' : ''} on ${r.host}`);
     try {
       await r.setup();
@@ -292,6 +319,7 @@ export class HarnessRegistry implements StartedRegistry {
   }
 
   stop(): Promise<void> {
+    inProcess.delete(this);
     this.stopping ??= (async () => {
       await this.tokenServer?.stop();
       await teardown(this.state, { logger: this.log, ...(this.runner.removeContainer ? { removeContainer: this.runner.removeContainer } : {}) });

@@ -1,4 +1,5 @@
 // credprov's entry: pick the command, run it, turn errors into one line.
+import { interruptInProgress } from './signals.ts';
 import { CredprovError, errorMessage } from '../core/errors.ts';
 import { stderrLogger } from '../core/logger.ts';
 import { closest } from './flags.ts';
@@ -73,6 +74,8 @@ export async function main(argv: string[], ctxOverrides: Partial<CommandContext>
     }
     return await command.run(found.rest, ctx);
   } catch (e) {
+    // Ctrl-C made the command fail (an up stopped between steps): the interrupt handler is cleaning up and exits 130.
+    if (interruptInProgress()) return 130;
     return reportError(e, verbose, err);
   }
 }
