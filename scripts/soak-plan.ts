@@ -48,16 +48,17 @@ export interface PlanOptions {
 }
 
 /**
- * Faults for `faults` of the cycles. Cycle 0 stays clean: it is the baseline
- * and tells the soak the step list. Each fault is a component, a phase, and a
- * moment: a step at or after the one that starts the component, or a delay
- * of up to 2.5 s into a suite.
+ * Faults for `faults` of the cycles. The first and last cycles stay clean:
+ * the first is the baseline and tells the soak the step list, the last shows
+ * that `up` works after the last fault. Each fault is a component, a phase,
+ * and a moment: a step at or after the one that starts the component, or a
+ * delay of up to 2.5 s into a suite.
  */
 export function planFaults(o: PlanOptions): Fault[] {
-  if (o.faults > Math.max(0, o.cycles - 1)) throw new Error(`--faults ${o.faults} needs at least ${o.faults + 1} cycles (cycle 0 is the clean baseline)`);
+  if (o.faults > 0 && o.faults > o.cycles - 2) throw new Error(`--faults ${o.faults} needs at least ${o.faults + 2} cycles (the first and last stay clean)`);
   const rnd = seededRandom(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const candidates = Array.from({ length: o.cycles - 1 }, (_, i) => i + 1);
+  const candidates = Array.from({ length: Math.max(0, o.cycles - 2) }, (_, i) => i + 1);
   const cycles: number[] = [];
   while (cycles.length < o.faults) cycles.push(candidates.splice(Math.floor(rnd() * candidates.length), 1)[0]!);
   cycles.sort((a, b) => a - b);
