@@ -25,7 +25,7 @@ import { freePort } from './ports.ts';
 import { defaultHostname, NAME_RE, type AuthInfo, type RegistrySpec, type StartedRegistry, type UserAdmin } from './provider.ts';
 import type { RegistryRunner, RunHandle } from './runner.ts';
 import { Ready, type ReadyCheck } from './ready.ts';
-import { hostsOwner, pruneRegistryHosts, teardown, writeState, type RegistryState } from './state.ts';
+import { hostsOwner, IN_PROCESS_DIR_PREFIX, pruneRegistryHosts, teardown, writeState, type RegistryState } from './state.ts';
 import { createCA, createSigningPair, issueServerCert, trustForContainerd } from './tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
 import type { TokenServerConfig } from './token-server-main.ts';
@@ -33,6 +33,23 @@ import type { TokenServerConfig } from './token-server-main.ts';
 const TOKEN_MAIN = runnableModule('./token-server-main.ts', import.meta.url);
 
 const ADMIN = 'credprov-admin';
+
+/** This process's own registries (not `registry up`'s detached ones), started or starting: what an interrupt must stop. */
+const inProcess = new Set<HarnessRegistry>();
+const starting = new Set<Promise<unknown>>();
+let refusing = false;
+
+/**
+ * For SIGINT/SIGTERM handlers, whose process exits next: stops every registry
+ * this process started (waiting for those still starting), with their
+ * /etc/hosts lines and dirs, and refuses any new one. The exit alone would
+ * only kill their processes.
+ */
+export async function stopInProcessRegistries(): Promise<void> {
+  refusing = true;
+  await Promise.allSettled([...starting]);
+  await Promise.all([...inProcess].map((r) => r.stop().catch(() => {})));
+}
 
 export class HarnessRegistry implements StartedRegistry {
   readonly name: string;
@@ -74,6 +91,7 @@ export class HarnessRegistry implements StartedRegistry {
     this.state = {
       name: spec.name, provider: runner.kind, processes: [], host: '', hostname: this.hostname, address: this.address, port,
       url: '', auth: spec.auth.mode, dir, ownsDir, createdAt: new Date().toISOString(),
+      ...(spec.detached ? {} : { ownerPid: process.pid }),
     };
     this.users = {
       add: (u) => this.changeUsers((list) => [...list.filter((x) => x.username !== u.username), u]),
@@ -95,15 +113,25 @@ export class HarnessRegistry implements StartedRegistry {
     return { mode: this.spec.auth.mode, ...(this.realm ? { realm: this.realm } : {}), users: this.userList.filter((u) => u.username !== ADMIN) };
   }
 
-  static async start(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
+  static start(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
+    if (spec.detached) return HarnessRegistry.bringUp(runner, spec);
+    if (refusing) return Promise.reject(new CredprovError(`not starting registry ${spec.name}: this process was interrupted and is cleaning up`));
+    const p = HarnessRegistry.bringUp(runner, spec);
+    starting.add(p);
+    void p.then(() => starting.delete(p), () => starting.delete(p));
+    return p;
+  }
+
+  private static async bringUp(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
     if (!NAME_RE.test(spec.name)) throw new CredprovError(`registry name '${spec.name}' must be lowercase letters, digits and dashes (≤ 32)`);
     const progress = spec.progress ?? silentProgress;
     const ownsDir = !spec.dir || !!spec.detached;
-    const dir = spec.dir ?? (await mkdtemp(join(tmpdir(), `credprov-registry-${spec.name}-`)));
+    const dir = spec.dir ?? (await mkdtemp(join(tmpdir(), `${IN_PROCESS_DIR_PREFIX}${spec.name}-`)));
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const address = spec.address ?? '127.0.0.1';
     const port = spec.port ?? (await freePort(address, 5000));
     const r = new HarnessRegistry(runner, spec, dir, ownsDir, port);
+    if (!spec.detached) inProcess.add(r);
     const end = progress.start(`registry ${spec.name}: ${spec.auth.mode}${spec.tls ? '+tls' : ''} on ${r.host}`);
     try {
       await r.setup();
@@ -301,6 +329,7 @@ export class HarnessRegistry implements StartedRegistry {
   }
 
   stop(): Promise<void> {
+    inProcess.delete(this);
     this.stopping ??= (async () => {
       await this.tokenServer?.stop();
       await teardown(this.state, { logger: this.log, ...(this.runner.removeContainer ? { removeContainer: this.runner.removeContainer } : {}) });

@@ -1,9 +1,10 @@
 import { describe, test, expect, afterEach, beforeEach } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostsFile } from '../src/core/hosts.ts';
-import { hostsOwner, pruneRegistryHosts } from './state.ts';
+import { hostsOwner, IN_PROCESS_DIR_PREFIX, isOurs, orphanedRegistries, pruneOrphanedRegistries, pruneRegistryHosts, readState, writeState, type RegistryState } from './state.ts';
 
 describe('pruneRegistryHosts', () => {
   let dir: string;
@@ -33,5 +34,52 @@ describe('pruneRegistryHosts', () => {
 
   test('with `only`, leaves other CLI registries alone', async () => {
     expect(await pruneRegistryHosts(hosts, { cliNames: new Set(), only: 'cli' })).toEqual(['registry/dead:pid999999', 'registry/cli']);
+  });
+});
+
+describe('pruneOrphanedRegistries', () => {
+  let dir: string;
+  const children: ChildProcess[] = [];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'credprov-orphans-'));
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A registry dir as an in-process registry leaves it, with a stand-in process whose command line names its config. */
+  async function registryDir(name: string, ownerPid: number | undefined, hostsOwnerPid?: number): Promise<{ state: RegistryState; child: ChildProcess }> {
+    const d = join(dir, `${IN_PROCESS_DIR_PREFIX}${name}-x1`);
+    await mkdir(d);
+    const config = join(d, 'config.yml');
+    await writeFile(config, '');
+    const child = spawn('/bin/sh', ['-c', 'sleep 60', config], { stdio: 'ignore' });
+    children.push(child);
+    const state: RegistryState = {
+      name, provider: 'process', processes: [{ pid: child.pid!, match: config }], host: '', hostname: `${name}.registry.test`, address: '127.0.0.1', port: 5000,
+      url: '', auth: 'none', dir: d, ownsDir: true, createdAt: new Date().toISOString(),
+      ...(ownerPid !== undefined ? { ownerPid } : {}),
+      ...(hostsOwnerPid !== undefined ? { hostsOwner: hostsOwner(name, false, hostsOwnerPid) } : {}),
+    };
+    await writeState(state);
+    return { state, child };
+  }
+
+  test('stops the registries whose owning process is gone (also when only the /etc/hosts owner names it), and leaves live ones alone', async () => {
+    const dead = await registryDir('dead', 999_999);
+    const older = await registryDir('older', undefined, 999_998);
+    const live = await registryDir('live', process.pid);
+    expect((await orphanedRegistries({ dir })).map((s) => s.name).sort()).toEqual(['dead', 'older']);
+    expect((await pruneOrphanedRegistries({ dir })).sort()).toEqual([dead.state.dir, older.state.dir].sort());
+    expect(await isOurs(dead.state.processes[0]!)).toBe(false);
+    expect(await isOurs(live.state.processes[0]!)).toBe(true);
+    expect(await readState(live.state.dir)).toBeDefined();
+    expect(await readState(older.state.dir)).toBeUndefined();
+  });
+
+  test('`ended` picks the owners to judge (the leftovers checker passes the runs it knows have ended)', async () => {
+    await registryDir('mine', process.pid);
+    expect((await orphanedRegistries({ dir, ended: (pid) => pid === process.pid })).map((s) => s.name)).toEqual(['mine']);
   });
 });

@@ -3,6 +3,7 @@
 // command line still is the one we started (pids get reused), removes the
 // /etc/hosts lines and the dir.
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateDir } from '../src/core/paths.ts';
 import { HostsFile } from '../src/core/hosts.ts';
@@ -38,6 +39,8 @@ export interface RegistryState {
   ownsDir: boolean;
   hostsOwner?: string;
   hostsFile?: string;
+  /** The process a non-detached registry belongs to: once it is gone, the registry is a crashed run's leftover. */
+  ownerPid?: number;
   createdAt: string;
   images?: string[];
 }
@@ -137,4 +140,41 @@ export async function pruneRegistryHosts(hosts: HostsFile, o: { cliNames?: Set<s
     if (!o.cliNames || (o.only && m[1] !== o.only)) return false;
     return !o.cliNames.has(m[1]!);
   });
+}
+
+/** Where in-process registries make their dirs (mkdtemp), so a later process can find a dead run's. */
+export const IN_PROCESS_DIR_PREFIX = 'credprov-registry-';
+
+/** The pid an in-process registry belongs to (older states only say it in their /etc/hosts owner); undefined for detached ones. */
+export function ownerPidOf(s: RegistryState): number | undefined {
+  if (s.ownerPid !== undefined) return s.ownerPid;
+  const m = /:pid(\d+)$/.exec(s.hostsOwner ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+/** In-process registries under `dir` (default the temp dir) whose owning process matches `ended` (default: is gone). */
+export async function orphanedRegistries(o: { dir?: string; ended?: (pid: number) => boolean } = {}): Promise<RegistryState[]> {
+  const dir = o.dir ?? tmpdir();
+  const ended = o.ended ?? ((pid: number) => !pidExists(pid));
+  const out: RegistryState[] = [];
+  for (const n of await readdir(dir).catch(() => [] as string[])) {
+    if (!n.startsWith(IN_PROCESS_DIR_PREFIX)) continue;
+    const s = await readState(join(dir, n));
+    const owner = s ? ownerPidOf(s) : undefined;
+    if (s && s.dir === join(dir, n) && s.ownsDir && owner !== undefined && ended(owner)) out.push(s);
+  }
+  return out;
+}
+
+/**
+ * Stops the registries of runs that died without stopping them (a SIGKILLed
+ * CLI or test worker): their processes, /etc/hosts lines and dirs. Only ever
+ * touches registries whose owner is gone. Returns the dirs removed.
+ */
+export async function pruneOrphanedRegistries(o: { dir?: string; logger?: Logger } = {}): Promise<string[]> {
+  const removed: string[] = [];
+  for (const s of await orphanedRegistries(o.dir ? { dir: o.dir } : {})) {
+    await teardown(s, o.logger ? { logger: o.logger } : {}).then(() => removed.push(s.dir), () => {});
+  }
+  return removed;
 }

@@ -1,5 +1,6 @@
 // credprov's entry: pick the command, run it, turn errors into one line
 // (and, under --json, into one JSON document on stdout).
+import { interruptInProgress } from './signals.ts';
 import { CredprovError, UsageError } from '../core/errors.ts';
 import { stderrLogger } from '../core/logger.ts';
 import { CREDPROV_VERSION } from '../core/package-layout.ts';
@@ -74,6 +75,8 @@ export async function main(argv: string[], ctxOverrides: Partial<CommandContext>
   try {
     return await dispatch(args, ctx);
   } catch (e) {
+    // Ctrl-C made the command fail (an up stopped between steps): the interrupt handler is cleaning up and exits 130 (143).
+    if (interruptInProgress()) return EXIT_CODES.interrupted;
     const code = reportError(e, verbose, err);
     if (ctx.json) printJson(ctx, errorJson(e, code));
     return code;

@@ -1,6 +1,13 @@
 // Ctrl-C / SIGTERM during a long command: run the registered cleanup once
 // (tear the environment down), then exit with the conventional 128+signal:
 // 130 for SIGINT, 143 for SIGTERM.
+let interrupting = false;
+
+/** A cleanup after Ctrl-C is running: the command's own failure meanwhile is its consequence, not news. */
+export function interruptInProgress(): boolean {
+  return interrupting;
+}
+
 export function interruptExitCode(signal: NodeJS.Signals): number {
   return signal === 'SIGTERM' ? 143 : 130;
 }
@@ -25,6 +32,7 @@ export function onInterrupt(
       exit(signal, 130);
     }
     running = true;
+    interrupting = true;
     write(`\n${signal}: cleaning up (press Ctrl-C again to abort) …\n`);
     cleanup()
       .catch((err: unknown) => write(`cleanup failed: ${(err as Error).message}\n`))

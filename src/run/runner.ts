@@ -17,16 +17,26 @@ import { skipped } from '../report/checks.ts';
 import { ensureEnvironment, type EnsureOptions } from './environment.ts';
 import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
 import type { Suite } from './suite.ts';
+import { stopInProcessRegistries } from '../../registry/started.ts';
 
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();
+/** Set by Ctrl-C: the process is about to exit, so no run may start another suite or environment meanwhile. */
+let interrupted = false;
 
-/** Runs the cleanup of every suite still in flight (for SIGINT/SIGTERM handlers). */
+/**
+ * Runs the cleanup of every suite still in flight (for SIGINT/SIGTERM
+ * handlers), and stops runs in this process from starting any further suite
+ * or environment: one started while the handler tears down would outlive it.
+ */
 export async function cleanupActiveSuites(): Promise<void> {
+  interrupted = true;
   const all = [...activeCleanups];
   activeCleanups.clear();
   await Promise.all(all.map((c) => c().catch(() => {})));
+  // A suite interrupted while preparing has no cleanup registered yet, but may have started registries.
+  await stopInProcessRegistries();
 }
 
 export interface RunOptions {
@@ -63,6 +73,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   let lastSpec: EnvironmentSpec | undefined;
 
   for (const suite of suites) {
+    if (interrupted) break;
     const t0 = Date.now();
     const before = checks.length;
     await runOne(suite);
@@ -88,6 +99,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       lastSpec = wanted;
       let ensured;
       try {
+        if (interrupted) throw new CredprovError('interrupted before the environment was ready');
         ensured = await ensureEnvironment(wanted, { log, progress, processEnv, keepOnFailure: o.keep ?? false, ...(o.providerFor ? { providerFor: o.providerFor } : {}) });
       } catch (err) {
         checks.push(...notRun(suite, `no environment for suite ${suite.name}: ${errorMessage(err)}`, err, ci));

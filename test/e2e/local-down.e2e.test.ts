@@ -2,12 +2,13 @@
 // containerd process (nor shims or pod processes), no mount, no network link,
 // no state dir — after a clean up, and after a crashed one.
 import { afterAll, describe, expect } from '@jest/globals';
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { localProvider } from '../../src/cluster/local/index.ts';
 import { layoutFor } from '../../src/cluster/local/layout.ts';
-import { cgroupHierarchies, cgroupRootName } from '../../src/cluster/local/steps/createCgroupRoot.ts';
+import { findLeftovers, LEFTOVER_KINDS, type Leftovers } from '../../src/cluster/local/leftovers.ts';
+import type { Environment } from '../../src/cluster/provider.ts';
 import { createPod, waitForPodOutcome } from '../../src/run/pods.ts';
 import { applyDefaults } from '../../src/api/spec/defaults.ts';
 import { main } from '../../src/cli/main.ts';
@@ -16,39 +17,21 @@ import { silentProgress } from '../../src/core/progress.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { busyboxImage } from '../../registry/image/test-images.ts';
 import { exportImageTar } from '../../registry/image/export.ts';
-import { join } from 'node:path';
 
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-const ENV_NAME = 'e2e-down';
+// CREDPROV_E2E_ENV_PREFIX keeps parallel runs of this file (several engineers, one host) apart.
+const ENV_NAME = `${process.env.CREDPROV_E2E_ENV_PREFIX ?? 'e2e-'}down`;
 const layout = layoutFor(ENV_NAME);
 
-/** Processes whose command line mentions the environment's state dir (every component gets a path under it). */
-async function leftoverProcesses(): Promise<string[]> {
-  const out: string[] = [];
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').join(' ');
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    if (cmd.includes(layout.root) && !/\) Z /.test(stat)) out.push(`${pid}: ${cmd.slice(0, 120)}`);
-  }
-  return out;
-}
-
-async function leftovers(): Promise<Record<string, unknown>> {
-  const mounts = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').filter((l) => l.includes(layout.root));
-  // Link names carry a hash of the environment name (other environments may run alongside).
-  const tag = createHash('sha256').update(ENV_NAME).digest('hex').slice(0, 8);
-  const links = (await execa('ip', ['-o', 'link'], { reject: false })).stdout.split('\n').filter((l) => l.includes(` cp${tag}`) || l.includes(` cpn${tag}`));
-  const stateDir = await readdir(layout.root).then(() => true, () => false);
+/** What the environment left on the host (src/cluster/local/leftovers.ts), plus the pod netns recorded from its containerd while it ran. */
+async function leftovers(): Promise<Leftovers & { recordedNetns: string[] }> {
+  const found = await findLeftovers(ENV_NAME);
   const present = await readdir('/run/netns').catch(() => [] as string[]);
-  const netns = [...ours].filter((n) => present.includes(n));
-  const cgroups = (await cgroupHierarchies()).map((h) => join(h, cgroupRootName(ENV_NAME)));
-  const cgroupDirs = (await Promise.all(cgroups.map(async (d) => ((await readdir(d).then(() => true, () => false)) ? d : undefined)))).filter(Boolean);
-  return { processes: await leftoverProcesses(), mounts, links, netns, cgroups: cgroupDirs, stateDir };
+  return { ...found, recordedNetns: [...ours].filter((n) => present.includes(n)) };
 }
 
-const CLEAN = { processes: [], mounts: [], links: [], netns: [], cgroups: [], stateDir: false };
+const CLEAN = { ...Object.fromEntries(LEFTOVER_KINDS.map((k) => [k, []])), recordedNetns: [] };
 // Only this environment's pod network namespaces are ours to judge: other environments (and other
 // test runs) on the host make and remove their own. Ours are read from our containerd's containers.
 const ours = new Set<string>();
@@ -57,6 +40,20 @@ async function recordOurNetns(ctr: string, address: string): Promise<void> {
   for (const id of (await run(['containers', 'ls', '-q'])).stdout.split('\n').filter(Boolean)) {
     for (const m of (await run(['containers', 'info', id])).stdout.matchAll(/"path":\s*"\/(?:var\/)?run\/netns\/([^"]+)"/g)) ours.add(m[1]!);
   }
+}
+
+/** Up, and a pod running: a shim, a pause process, overlay mounts, a network namespace and CNI state to clean up. */
+async function upWithPod(pod: string): Promise<Environment> {
+  const code = await main(['up', '--provider', 'local', '--name', ENV_NAME, ...(process.env.CREDPROV_KUBE_BIN_DIR ? ['--bin-dir', process.env.CREDPROV_KUBE_BIN_DIR] : [])], { stdout: () => {} });
+  expect(code).toBe(0);
+  const env = (await readEnvironment(ENV_NAME))!;
+  const tar = join(layout.root, 'bb.tar');
+  await exportImageTar(await busyboxImage(), tar, 'localhost/credprov/busybox:down');
+  await execa(env.containerd!.ctr, ['--address', env.containerd!.address, '-n', 'k8s.io', 'images', 'import', tar]);
+  await createPod(env, { name: pod, image: 'localhost/credprov/busybox:down', pullPolicy: 'Never' });
+  await waitForPodOutcome(env, pod, 60_000);
+  await recordOurNetns(env.containerd!.ctr, env.containerd!.address);
+  return env;
 }
 
 describe('credprov down', () => {
@@ -84,6 +81,7 @@ describe('credprov down', () => {
     const during = await leftovers();
     expect(during.mounts).not.toEqual([]);
     expect(during.cgroups).not.toEqual([]);
+    expect(during.cniState).not.toEqual([]);
 
     expect(await main(['down', '--name', ENV_NAME], { stdout: () => {} })).toBe(0);
     expect(await leftovers()).toEqual(CLEAN);
@@ -100,6 +98,19 @@ describe('credprov down', () => {
     // What a SIGKILLed `credprov up` leaves: running daemons and no env.json.
     await execa('rm', ['-f', layout.envFile]);
     expect((await leftovers()).processes).not.toEqual([]);
+    expect(await main(['down', '--name', ENV_NAME], { stdout: () => {} })).toBe(0);
+    expect(await leftovers()).toEqual(CLEAN);
+  }, 240_000);
+
+  it('DOWN-AFTER-CONTAINERD-KILLED: with containerd SIGKILLed under a running pod, down still removes the pod\'s processes, netns, cgroups and CNI state', async () => {
+    // Before the fix, down asked the dead containerd for its sandboxes, got none, and left the
+    // pause and container processes (their shim killed), their netns, cgroups and CNI cache.
+    await upWithPod('orphan');
+    const pid = Number((await readFile(join(layout.pids, 'containerd.pid'), 'utf8')).split('\n')[0]);
+    process.kill(pid, 'SIGKILL');
+    const during = await leftovers();
+    expect(during.netns).not.toEqual([]);
+    expect(during.processes.some((p) => / \/pause$/.test(p))).toBe(true);
     expect(await main(['down', '--name', ENV_NAME], { stdout: () => {} })).toBe(0);
     expect(await leftovers()).toEqual(CLEAN);
   }, 240_000);

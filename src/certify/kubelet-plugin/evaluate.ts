@@ -171,7 +171,7 @@ export function evaluateNoStdoutHolder(obs: Observations): Outcome {
     const first = held[0]!;
     const s = first.strays!.find((x) => x.holds.length > 0)!;
     return fail(
-      `for image ${requestedImage(first)} the plugin exited but left pid ${s.pid} (${clipped(s.cmdline)}) holding its ${s.holds.join(' and ')} (${held.length} of ${all.length} invocations); the kubelet reads both to their end, so that pull hangs until the process exits, past the 1m timeout: start helpers with their output redirected, or wait for them`,
+      `for image ${requestedImage(first)} the plugin exited but left pid ${s.pid} (${clipped(s.cmdline)}) holding its ${s.holds.join(' and ')} (${held.length} of ${all.length} invocations); the kubelet (v1.37.1, observed) reads both to their end, so that pull waits until the process exits, however long, and if that is past its 1m timeout it then drops the answer (context deadline exceeded) and pulls without credentials: start helpers with their output redirected, or wait for them`,
       held.slice(0, MAX_EVIDENCE).map((i) => invocationEvidence(i)),
     );
   }

@@ -10,7 +10,7 @@ import { cniConflist, containerdConfig } from './steps/startContainerd.ts';
 import { kubeletArgs } from './steps/startKubelet.ts';
 import { controllerManagerArgs, schedulerArgs, schedulerConfiguration } from './steps/startControllers.ts';
 import { kubeletConfiguration } from './steps/writeKubeletConfig.ts';
-import { mountsUnder } from './teardown.ts';
+import { mountsUnder } from './leftovers.ts';
 import { containerdSupports } from './binaries.ts';
 import { noopLogger } from '../../core/logger.ts';
 

@@ -66,6 +66,8 @@ export interface StepContext {
   apiServerUrl: string;
   /** When startKubelet started the current kubelet (ms since epoch): older node status is stale. */
   kubeletStartedAt?: number;
+  /** Aborted when the `up` is interrupted: waits end early, and no further step starts. */
+  signal?: AbortSignal;
 }
 
 export interface Step {

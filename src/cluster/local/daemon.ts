@@ -94,10 +94,12 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export async function waitFor(
   what: string,
   probe: () => Promise<boolean>,
-  opts: { timeoutMs: number; intervalMs?: number; daemon?: Daemon },
+  opts: { timeoutMs: number; intervalMs?: number; daemon?: Daemon; signal?: AbortSignal | undefined },
 ): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   for (;;) {
+    // An interrupted `up` stops waiting at once; its caller tears down what was started.
+    opts.signal?.throwIfAborted();
     if (await probe().catch(() => false)) return;
     if (opts.daemon && (!isAlive(opts.daemon.pid) || isZombie(opts.daemon.pid))) {
       const log = await readFile(opts.daemon.logFile, 'utf8').catch(() => '');

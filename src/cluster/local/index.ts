@@ -2,7 +2,6 @@
 // kube-apiserver, containerd + runc + CNI, kubelet), the way upstream node e2e
 // runs the kubelet. up() is a list of named steps; restartKubelet() reruns the
 // tail of that same list.
-import { createHash } from 'node:crypto';
 import { access, copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { KEPT_FAILED_RUNS, pruneOldest } from './failed-runs.ts';
 import { join } from 'node:path';
@@ -20,8 +19,10 @@ import { reportedVersion } from '../binaries/probe.ts';
 import { recordedPid, stopDaemon } from './daemon.ts';
 import { layoutFor, type Layout } from './layout.ts';
 import { freePorts } from './net.ts';
+import { hostIdentity } from './identity.ts';
 import { defaultSandboxImage } from './sandbox-image.ts';
 import { teardown } from './teardown.ts';
+import { findLeftovers, type LeftoverKind } from './leftovers.ts';
 import { makePkiStep } from './steps/makePki.ts';
 import { startEtcd } from './steps/startEtcd.ts';
 import { startApiServer } from './steps/startApiServer.ts';
@@ -57,8 +58,27 @@ const STEPS: Step[] = [
   ...KUBELET_STEPS,
 ];
 
+/** What an environment leaves on the host outside its state dir, found from its name alone. */
+const HOST_KINDS: LeftoverKind[] = ['processes', 'mounts', 'netns', 'links', 'cgroups', 'cniState'];
+
 /** Teardowns in progress in this process, by environment name. */
 const teardowns = new Map<string, Promise<void>>();
+
+/**
+ * `up`s and kubelet restarts in progress in this process, by environment
+ * name. A `down` meanwhile (Ctrl-C) aborts one and waits for it to stop
+ * between steps: tearing down under a running step let that step start a
+ * daemon, or recreate the state dir, after the teardown had passed.
+ */
+const bringUps = new Map<string, { abort: AbortController; settled: Promise<unknown> }>();
+
+function interruptible<T>(name: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (bringUps.has(name)) return Promise.reject(new CredprovError(`local environment '${name}' is already being started by this process`));
+  const abort = new AbortController();
+  const done = work(abort.signal);
+  bringUps.set(name, { abort, settled: done.then(() => {}, () => {}) });
+  return done.finally(() => bringUps.delete(name));
+}
 
 export interface LocalProviderOptions {
   log?: Logger;
@@ -100,25 +120,33 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   async up(spec: EnvironmentSpec, progress: Progress = silentProgress, upOpts: { keep?: boolean } = {}): Promise<Environment> {
+    return interruptible(spec.name, (signal) => this.bringUp(spec, progress, upOpts, signal));
+  }
+
+  private async bringUp(spec: EnvironmentSpec, progress: Progress, upOpts: { keep?: boolean }, signal: AbortSignal): Promise<Environment> {
     const available = await this.isAvailable();
     if (!available.ok) throw new PrerequisiteError(`the local provider cannot run here: ${available.reason}`, { hint: "run 'credprov doctor' to see what each provider needs" });
     behaviourFor(spec.kubeVersion);
     const layout = layoutFor(spec.name, this.env);
     // A previous run that crashed leaves processes and mounts behind; clear them first.
-    if (await exists(layout.root)) await this.down(spec.name);
+    if (await exists(layout.root)) await this.tearDown(spec.name, silentProgress);
     await mkdir(layout.root, { recursive: true, mode: 0o700 });
     await Promise.all([layout.config, layout.logs, layout.pids, layout.certs].map((d) => mkdir(d, { recursive: true })));
 
     let ctx: StepContext | undefined;
     try {
       const state = await stepOf(progress, 'resolve binaries', async () => newState(spec, await resolveLocalBinaries(spec, progress, this.log, this.env), await this.sandbox()));
-      ctx = this.context(state, layout, await this.sandbox());
+      ctx = { ...this.context(state, layout, await this.sandbox()), signal };
       await saveState(layout, state);
       await runSteps(STEPS, ctx, progress);
       const env = this.environment(ctx);
       await writeFile(layout.envFile, `${JSON.stringify(env, null, 2)}\n`);
       return env;
     } catch (err) {
+      if (signal.aborted) {
+        // Interrupted, not failed: the interrupting down() tears down once this returns; no logs to keep.
+        throw new CredprovError(`bringing up '${spec.name}' was interrupted`, { cause: err });
+      }
       if (upOpts.keep) {
         progress.note(`keeping the failed environment for inspection: ${layout.root} (credprov down to remove it)`);
         throw err;
@@ -129,7 +157,7 @@ class LocalProvider implements EnvironmentProvider {
       const kept = join(failedRuns, `${spec.name}-${timestampDirName()}`);
       const saved = await this.collectLogs({ name: spec.name } as Environment, kept).then(() => true, () => false);
       await pruneOldest(failedRuns, KEPT_FAILED_RUNS).catch(() => {});
-      await this.down(spec.name).catch((e: unknown) => this.log.warn(`cleanup after failed up: ${(e as Error).message}`));
+      await this.tearDown(spec.name, silentProgress).catch((e: unknown) => this.log.warn(`cleanup after failed up: ${(e as Error).message}`));
       if (saved) progress.note(`component logs of the failed start: ${kept}`);
       if (saved && err instanceof CredprovError) throw new CredprovError(err.reason, { ...(err.detail ? { detail: err.detail } : {}), hint: `component logs: ${kept}`, cause: err, exitCode: err.exitCode });
       throw err;
@@ -137,6 +165,10 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   async restartKubelet(env: Environment, change: KubeletChange, progress: Progress = silentProgress): Promise<Environment> {
+    return interruptible(env.name, (signal) => this.swapKubelet(env, change, progress, signal));
+  }
+
+  private async swapKubelet(env: Environment, change: KubeletChange, progress: Progress, signal: AbortSignal): Promise<Environment> {
     const layout = layoutFor(env.name, this.env);
     const state = await loadState(layout);
     if (!state) throw new PrerequisiteError(`no local environment '${env.name}' to restart the kubelet of`, { hint: 'bring one up with credprov up' });
@@ -147,7 +179,7 @@ class LocalProvider implements EnvironmentProvider {
       : spec.kubelet.version !== state.spec.kubelet.version ? await stepOf(progress, 'resolve kubelet', () => kubeletFor(spec, { kubelet: join(state.binaries.binDir, 'kubelet'), version: state.binaries.version }, progress, this.log)) : {};
     const next: LocalState = { ...state, spec, binaries: { ...state.binaries, ...kubelet } };
     await stepOf(progress, 'stop kubelet', () => stopDaemon(layout.pids, 'kubelet'));
-    const ctx = this.context(next, layout, await this.sandbox());
+    const ctx = { ...this.context(next, layout, await this.sandbox()), signal };
     await runSteps(KUBELET_STEPS, ctx, progress);
     await saveState(layout, next);
     const updated = this.environment(ctx);
@@ -173,6 +205,15 @@ class LocalProvider implements EnvironmentProvider {
 
   async down(env: Environment | string, progress: Progress = silentProgress): Promise<void> {
     const name = typeof env === 'string' ? env : env.name;
+    const bringingUp = bringUps.get(name);
+    if (bringingUp) {
+      bringingUp.abort.abort(new CredprovError(`interrupted: tearing down '${name}'`));
+      await bringingUp.settled;
+    }
+    return this.tearDown(name, progress);
+  }
+
+  private tearDown(name: string, progress: Progress): Promise<void> {
     // A Ctrl-C handler and a failing up() may both tear down at once: the second waits for the first.
     const running = teardowns.get(name);
     if (running) return running;
@@ -183,8 +224,14 @@ class LocalProvider implements EnvironmentProvider {
 
   private async teardown(name: string, progress: Progress): Promise<void> {
     const layout = layoutFor(name, this.env);
-    if (!(await exists(layout.root))) return;
-    const problems = await stepOf(progress, `tear down local environment '${name}'`, async () => teardown(layout, await loadState(layout), this.log));
+    let what = `tear down local environment '${name}'`;
+    if (!(await exists(layout.root))) {
+      // The state dir is gone, but an earlier down may have left what it could not reach then (pods of a killed containerd).
+      const left = await findLeftovers(name, { env: this.env });
+      if (!HOST_KINDS.some((k) => left[k].length > 0)) return;
+      what = `clear what is left of local environment '${name}' (${HOST_KINDS.filter((k) => left[k].length > 0).join(', ')})`;
+    }
+    const problems = await stepOf(progress, what, async () => teardown(layout, await loadState(layout), this.log));
     for (const p of problems) progress.note(`left behind: ${p}`);
   }
 
@@ -222,18 +269,17 @@ class LocalProvider implements EnvironmentProvider {
 
 async function newState(spec: EnvironmentSpec, binaries: LocalState['binaries'], sandbox: SandboxImage): Promise<LocalState> {
   const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler] = (await freePorts(7)) as [number, number, number, number, number, number, number];
-  const h = createHash('sha256').update(spec.name).digest();
+  const { cniBridge, nodeLink, nodeIP, podSubnet } = hostIdentity(spec.name);
   return {
     name: spec.name,
     spec,
     binaries,
     ports: { etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler },
     sandboxImageRef: sandbox.ref,
-    // Interface names are at most 15 bytes; the hash keeps two environments apart.
-    cniBridge: `cp${h.toString('hex').slice(0, 8)}`,
-    nodeLink: `cpn${h.toString('hex').slice(0, 8)}`,
-    nodeIP: `172.29.${h[2]!}.${1 + (h[3]! % 250)}`,
-    podSubnet: `10.${200 + (h[0]! % 50)}.${h[1]!}.0/24`,
+    cniBridge,
+    nodeLink,
+    nodeIP,
+    podSubnet,
   };
 }
 
@@ -249,7 +295,11 @@ export function applyChange(spec: EnvironmentSpec, change: KubeletChange): Envir
 }
 
 async function runSteps(steps: Step[], ctx: StepContext, progress: Progress): Promise<void> {
-  for (const s of steps) await stepOf(progress, s.name, () => s.run(ctx));
+  for (const s of steps) {
+    // Between steps: an interrupted up starts nothing more.
+    ctx.signal?.throwIfAborted();
+    await stepOf(progress, s.name, () => s.run(ctx));
+  }
 }
 
 /** A step whose error names the step, so a failed `up` says where it stopped. */

@@ -10,7 +10,11 @@ import { isAlive } from '../../core/pids.ts';
 import { recordedPid, sleep, stopDaemon } from './daemon.ts';
 import type { Layout } from './layout.ts';
 import type { LocalState } from './context.ts';
-import { cgroupHierarchies, cgroupRootName } from './steps/createCgroupRoot.ts';
+import { cgroupHierarchies } from './steps/createCgroupRoot.ts';
+import { HostsFile } from '../../core/hosts.ts';
+import { pruneOrphanedRegistries, pruneRegistryHosts } from '../../../registry/state.ts';
+import { hostIdentity } from './identity.ts';
+import { cniStateFiles, environmentProcesses, mountsUnder, podNetns } from './leftovers.ts';
 
 export async function teardown(layout: Layout, state: LocalState | undefined, log: Logger): Promise<string[]> {
   const problems: string[] = [];
@@ -22,29 +26,58 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
       log.warn(`down: ${what}: ${(err as Error).message}`);
     }
   };
+  // Names and addresses come from the environment's name: a run that died before saving its state still made them.
+  const id = hostIdentity(layout.name);
   // The kubelet first, or it restarts the containers we are about to remove.
   await attempt('stopping kubelet', () => stopDaemon(layout.pids, 'kubelet'));
-  const netns: string[] = [];
+  const netns = new Set<string>();
   // /var/run is a symlink to /run: mountinfo only knows the resolved path.
-  if (state) await attempt('removing containers', async () => netns.push(...(await Promise.all((await removeContainers(layout, state)).map((p) => realpath(p).catch(() => p))))));
+  if (state) await attempt('removing containers', async () => (await Promise.all((await removeContainers(layout, state)).map((p) => realpath(p).catch(() => p)))).forEach((p) => netns.add(p)));
   await attempt('stopping containerd', () => stopDaemon(layout.pids, 'containerd'));
   await attempt('killing leftover shims', () => killShims(layout.containerdSocket));
   for (const name of ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver']) await attempt(`stopping ${name}`, () => stopDaemon(layout.pids, name));
   await attempt('stopping etcd', () => stopDaemon(layout.pids, 'etcd'));
+  // What no pid file names: pods whose shim or containerd was killed, a daemon started just before
+  // its `up` died (no pid file yet), plugins the kubelet was running.
+  await attempt('killing the environment\'s remaining processes', () => killEnvironmentProcesses(layout.name));
+  // A killed containerd cannot list its sandboxes; libcni's result cache still names their netns.
+  await attempt('finding pod network namespaces', async () => (await podNetns(id)).forEach((p) => netns.add(p)));
   await attempt('unmounting', () => unmountUnder([layout.root, ...netns]));
   for (const ns of netns) await attempt(`removing ${ns}`, () => rm(ns, { force: true }));
-  if (state) {
-    await attempt('removing the CNI bridge', () => removeLink(state.cniBridge));
-    await attempt('removing the node address link', () => removeLink(state.nodeLink));
-    await attempt('removing CNI IPAM state', () => rm(join('/var/lib/cni/networks', cniNetworkName(state.name)), { recursive: true, force: true }));
-  }
-  await attempt('removing the cgroup root', () => removeCgroupRoot(cgroupRootName(layout.name)));
+  await attempt('removing the CNI bridge', () => removeLink(state?.cniBridge ?? id.cniBridge));
+  await attempt('removing the node address link', () => removeLink(state?.nodeLink ?? id.nodeLink));
+  // Sandboxes are killed, not stopped through CRI, so CNI DEL never ran: its IPAM and result cache are ours to clear.
+  await attempt('removing CNI state', async () => Promise.all((await cniStateFiles(id)).map((f) => rm(f, { recursive: true, force: true }))));
+  await attempt('removing the cgroup root', () => removeCgroupRoot(id.cgroupRoot));
   await attempt('removing the state dir', () => rm(layout.root, { recursive: true, force: true, maxRetries: 3 }));
+  // Registries a suite run started die with it, but a SIGKILLed run leaves them running: clear any whose run is gone.
+  await attempt('removing registries of runs that died', async () => {
+    for (const dir of await pruneOrphanedRegistries({ logger: log })) log.info(`down: removed registry ${dir}, whose run died`);
+    await pruneRegistryHosts(new HostsFile());
+  });
   return problems;
 }
 
+/** SIGKILLs the environment's own processes (environmentProcesses, owned) until none is left, for up to 5 s. */
+async function killEnvironmentProcesses(envName: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const left = await environmentProcesses(envName, { owned: true });
+    if (left.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`still running: ${left.map((p) => `${p.pid} (${p.cmdline.slice(0, 80)})`).join(', ')}`);
+    for (const p of left) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await sleep(100);
+  }
+}
+
 export function cniNetworkName(envName: string): string {
-  return `credprov-${envName}`.slice(0, 60);
+  return hostIdentity(envName).cniNetwork;
 }
 
 /** Kills every task in our containerd (CRI namespace) and returns the pod network namespaces they used. */
@@ -83,17 +116,6 @@ async function killShims(socket: string): Promise<void> {
   }
   const deadline = Date.now() + 3000;
   while (pids.some(isAlive) && Date.now() < deadline) await sleep(50);
-}
-
-/** Mount points at or below any of `roots`, deepest first (from /proc/self/mountinfo). */
-export function mountsUnder(mountinfo: string, roots: string[]): string[] {
-  const points = mountinfo
-    .split('\n')
-    .map((l) => l.split(' ')[4])
-    .filter((p): p is string => !!p)
-    .map((p) => p.replace(/\\040/g, ' '))
-    .filter((p) => roots.some((r) => p === r || p.startsWith(`${r}/`)));
-  return [...new Set(points)].sort((a, b) => b.length - a.length);
 }
 
 async function unmountUnder(roots: string[]): Promise<void> {

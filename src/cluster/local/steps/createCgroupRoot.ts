@@ -5,11 +5,12 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Step } from '../context.ts';
+import { hostIdentity } from '../identity.ts';
 
 export const CGROUP_FS = '/sys/fs/cgroup';
 
 export function cgroupRootName(envName: string): string {
-  return `credprov-${envName}`;
+  return hostIdentity(envName).cgroupRoot;
 }
 
 /** Mounted hierarchies (cgroup v1 controllers, or the single v2 tree); comounted aliases like cpu,cpuacct are symlinks and skipped. */

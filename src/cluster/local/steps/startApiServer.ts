@@ -44,6 +44,6 @@ export const startApiServer: Step = {
   async run(ctx) {
     const daemon = await startDaemon({ name: 'kube-apiserver', bin: ctx.state.binaries.kubeApiserver, args: apiServerArgs(ctx) }, ctx.layout, ctx.log);
     const tls = { ca: ctx.pki.caCert, cert: ctx.pki.adminCert, key: ctx.pki.adminKey };
-    await waitFor('kube-apiserver /readyz', async () => (await get(`${ctx.apiServerUrl}/readyz`, tls)).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250 });
+    await waitFor('kube-apiserver /readyz', async () => (await get(`${ctx.apiServerUrl}/readyz`, tls)).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal });
   },
 };

@@ -79,6 +79,6 @@ export const startContainerd: Step = {
     await waitFor('containerd to answer on its socket', async () => {
       const r = await execa(b.ctr, ['--address', l.containerdSocket, 'version'], { reject: false, timeout: 3000 });
       return r.exitCode === 0;
-    }, { timeoutMs: 30_000, daemon });
+    }, { timeoutMs: 30_000, daemon, signal: ctx.signal });
   },
 };

@@ -25,6 +25,6 @@ export const startEtcd: Step = {
       // Debian's etcd refuses non-amd64 hosts without this.
       env: { ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch === 'arm64' ? 'arm64' : process.arch },
     }, ctx.layout, ctx.log);
-    await waitFor('etcd /health', async () => (await get(`${client}/health`)).status === 200, { timeoutMs: 30_000, daemon });
+    await waitFor('etcd /health', async () => (await get(`${client}/health`)).status === 200, { timeoutMs: 30_000, daemon, signal: ctx.signal });
   },
 };

@@ -34,7 +34,7 @@ export const startKubelet: Step = {
       ctx.kubeletStartedAt = Date.now();
       const daemon = await startDaemon({ name: 'kubelet', bin: ctx.state.binaries.kubelet, args: kubeletArgs(ctx), cwd: ctx.layout.kubeletRoot }, ctx.layout, ctx.log);
       try {
-        await waitFor('kubelet /healthz', async () => (await get(`http://127.0.0.1:${ctx.state.ports.kubeletHealthz}/healthz`)).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250 });
+        await waitFor('kubelet /healthz', async () => (await get(`http://127.0.0.1:${ctx.state.ports.kubeletHealthz}/healthz`)).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal });
         return;
       } catch (err) {
         // A kubelet that neither answers nor exits within a minute has stalled (seen once in a full CI

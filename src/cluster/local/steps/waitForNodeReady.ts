@@ -20,6 +20,7 @@ export const waitForNodeReady: Step = {
       timeoutMs: parseGoDuration(ctx.state.spec.timeouts.nodeReady) ?? 90_000,
       // A read costs a few milliseconds over the pooled connection: look often, so a restart is not slowed by the wait.
       intervalMs: 100,
+      signal: ctx.signal,
       ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
     });
   },
