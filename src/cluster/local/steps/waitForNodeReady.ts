@@ -1,7 +1,7 @@
 // The node is usable once it is registered and Ready (runtime and CNI up).
 import { parseGoDuration } from '../../../core/duration.ts';
 import { kubectlJson } from '../../kubectl.ts';
-import { recordedPid, waitFor } from '../daemon.ts';
+import { recordedPid, runningDaemons, waitFor } from '../daemon.ts';
 import type { Step } from '../context.ts';
 
 interface NodeJson {
@@ -14,6 +14,8 @@ export const waitForNodeReady: Step = {
     const target = { kubectl: ctx.state.binaries.kubectl, kubeconfig: ctx.layout.adminKubeconfig };
     const name = ctx.state.spec.kubelet.nodeName;
     const pid = await recordedPid(ctx.layout.pids, 'kubelet');
+    // Ready needs the API server (and its etcd) to record it and containerd to report the runtime: one dying ends the wait with its own error.
+    const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver', 'containerd']);
     await waitFor(`node ${name} to become Ready`, async () => {
       const node = await kubectlJson<NodeJson>(target, ['get', 'node', name]);
       // After a kubelet restart the old Ready condition lingers; only a heartbeat from the new kubelet counts
@@ -24,6 +26,7 @@ export const waitForNodeReady: Step = {
       timeoutMs: parseGoDuration(ctx.state.spec.timeouts.nodeReady) ?? 90_000,
       intervalMs: 500,
       signal: ctx.signal,
+      dependsOn,
       ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
     });
   },
