@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { CommandError, TimeoutError } from '../../core/errors.ts';
 import { noopLogger } from '../../core/logger.ts';
 import { isAlive } from '../../core/pids.ts';
-import { fatalLine, recordedPid, startDaemon, stopDaemon, waitFor } from './daemon.ts';
+import { fatalLine, recordedPid, runningDaemons, startDaemon, stopDaemon, waitFor } from './daemon.ts';
 
 let dir: string;
 const dirs = () => ({ pids: join(dir, 'pids'), logs: join(dir, 'logs') });
 
 afterEach(async () => {
   await stopDaemon(dirs().pids, 'sleeper', 500).catch(() => {});
+  await stopDaemon(dirs().pids, 'kube-apiserver', 500).catch(() => {});
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -42,6 +43,18 @@ describe('daemons', () => {
     expect(err).toBeInstanceOf(CommandError);
     expect((err as CommandError).reason).toBe('crasher exited while waiting for never: Error: fatal: bad flag --x');
     expect((err as CommandError).detail).toContain('fatal: bad flag --x');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  test('waitFor also ends at once when a daemon it depends on dies (a killed API server is named, not a 90 s node timeout)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'credprov-daemon-'));
+    const waited = await startDaemon({ name: 'sleeper', bin: '/bin/sleep', args: ['30'] }, dirs(), noopLogger);
+    await startDaemon({ name: 'kube-apiserver', bin: '/bin/sh', args: ['-c', 'sleep 0.3; echo "E1122 00:00:00.1 1 run.go:72] \\"command failed\\" err=\\"killed\\""; exit 1'] }, dirs(), noopLogger);
+    const dependsOn = await runningDaemons(dirs(), ['kube-apiserver', 'etcd']);
+    expect(dependsOn.map((d) => d.name)).toEqual(['kube-apiserver']);
+    const t0 = Date.now();
+    const err = await waitFor('node Ready', async () => false, { timeoutMs: 20_000, daemon: waited, dependsOn }).catch((e: unknown) => e);
+    expect((err as CommandError).reason).toBe('kube-apiserver exited while waiting for node Ready: killed');
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 

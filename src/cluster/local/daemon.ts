@@ -87,27 +87,39 @@ export async function stopDaemon(pidsDir: string, name: string, graceMs = 5000):
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The daemons among `names` that run now (from their pid files), for waitFor to watch. */
+export async function runningDaemons(dirs: { pids: string; logs: string }, names: string[]): Promise<Daemon[]> {
+  const found = await Promise.all(names.map(async (name) => {
+    const pid = await recordedPid(dirs.pids, name);
+    return pid === undefined ? undefined : { name, pid, logFile: join(dirs.logs, `${name}.log`) };
+  }));
+  return found.filter((d): d is Daemon => d !== undefined);
+}
+
 /**
- * Polls `probe` until it returns true. While waiting, a dead daemon ends the
- * wait at once with its log tail, so a crash is reported as a crash, not a timeout.
+ * Polls `probe` until it returns true. While waiting, a dead daemon (the one
+ * awaited, or one it depends on) ends the wait at once with its log tail, so
+ * a crash is reported as a crash, not a timeout.
  */
 export async function waitFor(
   what: string,
   probe: () => Promise<boolean>,
-  opts: { timeoutMs: number; intervalMs?: number; daemon?: Daemon; signal?: AbortSignal | undefined },
+  opts: { timeoutMs: number; intervalMs?: number; daemon?: Daemon; dependsOn?: Daemon[]; signal?: AbortSignal | undefined },
 ): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
+  const watched = [...(opts.daemon ? [opts.daemon] : []), ...(opts.dependsOn ?? [])];
   for (;;) {
     // An interrupted `up` stops waiting at once; its caller tears down what was started.
     opts.signal?.throwIfAborted();
     if (await probe().catch(() => false)) return;
-    if (opts.daemon && (!isAlive(opts.daemon.pid) || isZombie(opts.daemon.pid))) {
-      const log = await readFile(opts.daemon.logFile, 'utf8').catch(() => '');
+    const dead = watched.find((d) => !isAlive(d.pid) || isZombie(d.pid));
+    if (dead) {
+      const log = await readFile(dead.logFile, 'utf8').catch(() => '');
       const why = fatalLine(log);
-      throw new CommandError(`${opts.daemon.name} exited while waiting for ${what}${why ? `: ${why}` : ''}`, {
-        argv: [opts.daemon.name],
+      throw new CommandError(`${dead.name} exited while waiting for ${what}${why ? `: ${why}` : ''}`, {
+        argv: [dead.name],
         output: tail(log, 30),
-        hint: `full log: ${opts.daemon.logFile}`,
+        hint: `full log: ${dead.logFile}`,
       });
     }
     if (Date.now() > deadline) {

@@ -3,7 +3,7 @@
 // service-account issuer so TokenRequest and OIDC discovery work, feature
 // gates from the spec, and an optional token webhook for 401 suites.
 import { get } from '../net.ts';
-import { startDaemon, waitFor } from '../daemon.ts';
+import { runningDaemons, startDaemon, waitFor } from '../daemon.ts';
 import type { Step, StepContext } from '../context.ts';
 import { featureGatesFlag } from './flags.ts';
 
@@ -44,6 +44,6 @@ export const startApiServer: Step = {
   async run(ctx) {
     const daemon = await startDaemon({ name: 'kube-apiserver', bin: ctx.state.binaries.kubeApiserver, args: apiServerArgs(ctx) }, ctx.layout, ctx.log);
     const tls = { ca: ctx.pki.caCert, cert: ctx.pki.adminCert, key: ctx.pki.adminKey };
-    await waitFor('kube-apiserver /readyz', async () => (await get(`${ctx.apiServerUrl}/readyz`, tls)).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal });
+    await waitFor('kube-apiserver /readyz', async () => (await get(`${ctx.apiServerUrl}/readyz`, tls)).status === 200, { timeoutMs: 60_000, daemon, dependsOn: await runningDaemons(ctx.layout, ['etcd']), intervalMs: 250, signal: ctx.signal });
   },
 };

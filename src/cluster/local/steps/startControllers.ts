@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { get } from '../net.ts';
-import { startDaemon, waitFor } from '../daemon.ts';
+import { runningDaemons, startDaemon, waitFor } from '../daemon.ts';
 import type { Step, StepContext } from '../context.ts';
 
 export const CONTROLLERS = ['kube-controller-manager', 'kube-scheduler'] as const;
@@ -59,6 +59,7 @@ export const startControllers: Step = {
       { daemon: await startDaemon({ name: 'kube-controller-manager', bin: b.kubeControllerManager, args: controllerManagerArgs(ctx) }, ctx.layout, ctx.log), port: ctx.state.ports.controllerManager },
       { daemon: await startDaemon({ name: 'kube-scheduler', bin: b.kubeScheduler, args: schedulerArgs(ctx) }, ctx.layout, ctx.log), port: ctx.state.ports.scheduler },
     ];
-    await Promise.all(started.map(({ daemon, port }) => waitFor(`${daemon.name} /healthz`, async () => (await get(`https://127.0.0.1:${port}/healthz`, { ca: ctx.pki.caCert })).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal })));
+    const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver']);
+    await Promise.all(started.map(({ daemon, port }) => waitFor(`${daemon.name} /healthz`, async () => (await get(`https://127.0.0.1:${port}/healthz`, { ca: ctx.pki.caCert })).status === 200, { timeoutMs: 60_000, daemon, dependsOn, intervalMs: 250, signal: ctx.signal })));
   },
 };

@@ -1,7 +1,7 @@
 // The node is usable once it is registered and Ready (runtime and CNI up).
 import { parseGoDuration } from '../../../core/duration.ts';
 import { kubeApi } from '../../api.ts';
-import { recordedPid, waitFor } from '../daemon.ts';
+import { recordedPid, runningDaemons, waitFor } from '../daemon.ts';
 import type { Step } from '../context.ts';
 
 export const waitForNodeReady: Step = {
@@ -10,6 +10,8 @@ export const waitForNodeReady: Step = {
     const api = await kubeApi({ kubeconfig: ctx.layout.adminKubeconfig });
     const name = ctx.state.spec.kubelet.nodeName;
     const pid = await recordedPid(ctx.layout.pids, 'kubelet');
+    // Ready needs the API server (and its etcd) to record it and containerd to report the runtime: one dying ends the wait with its own error.
+    const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver', 'containerd']);
     await waitFor(`node ${name} to become Ready`, async () => {
       const node = await api.core.readNode({ name });
       // After a kubelet restart the old Ready condition lingers; only a heartbeat from the new kubelet counts
@@ -21,6 +23,7 @@ export const waitForNodeReady: Step = {
       // A read costs a few milliseconds over the pooled connection: look often, so a restart is not slowed by the wait.
       intervalMs: 100,
       signal: ctx.signal,
+      dependsOn,
       ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
     });
   },
