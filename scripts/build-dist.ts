@@ -25,6 +25,10 @@ const RUNTIME_FILES = [
   'fixtures/fake-exec-plugin/README.md',
   // `registry up --seed` and the suites build the static pause image from it.
   'registry/image/pause/main.go',
+  // The client probes of certify exec-plugin --clients and the exec-plugin suites: built or run from these.
+  'src/clients/client-go-probe/main.go',
+  'src/clients/python-probe/probe.py',
+  'src/clients/python-probe/requirements.txt',
 ];
 
 /** Modules the CLI starts as processes of their own; a missing one fails only when first used, so check here. */

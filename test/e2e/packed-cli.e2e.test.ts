@@ -100,7 +100,7 @@ describe('the packed CLI, installed with npm into an empty project', () => {
     const paths = packed!.files.map((f) => f.path);
     expect(paths.filter((p) => !/^(bin|dist)\//.test(p) && !['package.json', 'README.md'].includes(p))).toEqual([]);
     expect(paths.filter((p) => /\.test\.|\.ts$|\/testdata\/|\/testing\//.test(p))).toEqual([]);
-    expect(paths).toEqual(expect.arrayContaining(['bin/credprov.js', 'dist/src/cli/main.js', 'dist/registry/token-server-main.js', 'dist/registry/image/pause/main.go']));
+    expect(paths).toEqual(expect.arrayContaining(['bin/credprov.js', 'dist/src/cli/main.js', 'dist/registry/token-server-main.js', 'dist/registry/image/pause/main.go', 'dist/src/clients/client-go-probe/main.go', 'dist/src/clients/python-probe/probe.py']));
     for (const wrapper of ['dist/fixtures/fake-credential-provider/credprov-fake-provider', 'dist/fixtures/fake-exec-plugin/fake-exec-plugin']) {
       expect((packed!.files.find((f) => f.path === wrapper)?.mode ?? 0) & 0o111).not.toBe(0);
     }
