@@ -167,6 +167,7 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
         seq: n,
         ...(typeof a.status === 'number' && a.status > 0 ? { status: a.status } : {}),
         ...(typeof a.error === 'string' && a.error ? { error: redact(a.error) } : {}),
+        ...(Array.isArray(a.transportErrors) && a.transportErrors.length > 0 ? { transportErrors: a.transportErrors.map((e) => redact(String(e))) } : {}),
         ms: ms(),
       };
     };

@@ -32,6 +32,8 @@ export interface ProbeResponse {
   ms: number;
   /** Every status the client got during this request, in order, when it sent more than one (kubectl: one process may send several). */
   statuses?: number[];
+  /** Transport errors the client retried past within this request (client-go's rest.Request retries a GET after e.g. "use of closed network connection"), redacted. */
+  transportErrors?: string[];
 }
 
 export interface StartOptions {

@@ -159,7 +159,10 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
     evidence,
     startedAt,
   });
-  return { ...result, cell: { ...check.cell!, text: cellText(b, observed.map((o) => o.view)) } };
+  // A retry hides a transport error from the verdict (as from the client's user), not from the reader.
+  const retried = observed.flatMap((o) => o.steps.flatMap((st) => st.response?.transportErrors ?? []));
+  const retryNote = retried.length ? ` (${client} retried past ${retried.length} transport error${retried.length > 1 ? 's' : ''}, e.g. "${retried[0]}"; see the requests evidence)` : '';
+  return { ...result, message: `${result.message}${retryNote}`, cell: { ...check.cell!, text: cellText(b, observed.map((o) => o.view)) } };
 }
 
 function settingFor(plan: SessionPlan, c: ClusterAccess): ClientSetting {

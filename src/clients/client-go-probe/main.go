@@ -1,12 +1,19 @@
 // client-go-probe: a real client-go client of an exec credential plugin, for
 // credprov's client matrix (src/clients/client-go.ts). It loads a kubeconfig
-// with clientcmd, as kubectl and controllers do, builds one HTTP client from
-// the rest.Config (the transport every clientset is built on: TLS, the exec
-// authenticator, its credential cache and its 401 handling), then answers
-// requests read from stdin, one JSON line each, until stdin closes:
+// with clientcmd, as kubectl and controllers do, builds one REST client from
+// the rest.Config (what every clientset is built on: TLS, the exec
+// authenticator, its credential cache and its 401 handling, and rest.Request's
+// retries), then answers requests read from stdin, one JSON line each, until
+// stdin closes:
 //
 //	in:  {"path":"/version"}
 //	out: {"status":200} or {"error":"Get \"https://…\": getting credentials: exec: …"}
+//	     {"status":200,"transportErrors":["… use of closed network connection"]}
+//
+// transportErrors are the errors rest.Request retried past (it retries a GET
+// on a connection reset or probable EOF, after a 1s Retry-After): seen after
+// a client certificate rotates, when the exec authenticator closes the
+// connections the HTTP/2 pool is about to reuse.
 //
 // The authenticator lives as long as the process, so its credential cache
 // carries over between requests, as in a long-running controller. The
@@ -19,15 +26,18 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -37,8 +47,35 @@ type request struct {
 }
 
 type answer struct {
-	Status int    `json:"status,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Status          int      `json:"status,omitempty"`
+	Error           string   `json:"error,omitempty"`
+	TransportErrors []string `json:"transportErrors,omitempty"`
+}
+
+// attempts records the errors of every HTTP attempt below rest.Request, so an
+// answer can say what a retry hid.
+type attempts struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	errs []string
+}
+
+func (a *attempts) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := a.base.RoundTrip(req)
+	if err != nil {
+		a.mu.Lock()
+		a.errs = append(a.errs, err.Error())
+		a.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (a *attempts) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	errs := a.errs
+	a.errs = nil
+	return errs
 }
 
 // The pseudo-terminal's controlling side: kept open (and reachable, so no
@@ -67,11 +104,14 @@ func main() {
 		fatal("loading %s: %v", *kubeconfig, err)
 	}
 	config.UserAgent = rest.DefaultKubernetesUserAgent()
-	client, err := rest.HTTPClientFor(config)
+	// No decoding of bodies is needed, only statuses: an empty scheme will do.
+	config.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	seen := &attempts{}
+	config.Wrap(func(rt http.RoundTripper) http.RoundTripper { seen.base = rt; return seen })
+	client, err := rest.UnversionedRESTClientFor(config)
 	if err != nil {
 		fatal("building the client: %v", err)
 	}
-	host := strings.TrimRight(config.Host, "/")
 
 	out := json.NewEncoder(os.Stdout)
 	// The first line says the client is built: the caller times requests from here.
@@ -84,18 +124,22 @@ func main() {
 			_ = out.Encode(answer{Error: fmt.Sprintf("client-go-probe: bad request line: %v", err)})
 			continue
 		}
-		_ = out.Encode(get(client, host+r.Path))
+		a := get(client, r.Path)
+		a.TransportErrors = seen.take()
+		_ = out.Encode(a)
 	}
 }
 
-func get(client *http.Client, url string) answer {
-	resp, err := client.Get(url)
-	if err != nil {
-		return answer{Error: err.Error()}
+// get sends the request as a clientset would (rest.Request: rate limiter,
+// retries); a status the server gave is reported even when Do calls it an error.
+func get(client *rest.RESTClient, path string) answer {
+	var status int
+	err := client.Get().RequestURI(path).Do(context.Background()).StatusCode(&status).Error()
+	a := answer{Status: status}
+	if err != nil && status == 0 {
+		a.Error = err.Error()
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return answer{Status: resp.StatusCode}
+	return a
 }
 
 // attachTerminal opens a pseudo-terminal, makes its terminal side this
