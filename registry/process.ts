@@ -5,6 +5,7 @@ import { closeSync, openSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { PrerequisiteError } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
+import { spawnTied } from '../src/core/tied-child.ts';
 import type { RegistryProvider } from './provider.ts';
 import { Ready } from './ready.ts';
 import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';
@@ -40,7 +41,10 @@ export function processRunner(binary: string): RegistryRunner {
     async run(req) {
       const fd = openSync(req.logFile, 'a');
       // Plain spawn, not execa: a (possibly detached) daemon with raw log fds needs none of execa's result handling.
-      const child = spawn(binary, ['serve', req.configPath], { detached: req.detached, stdio: ['ignore', fd, fd] });
+      // An in-process registry is tied to credprov: it dies with it even on SIGKILL, when no exit hook runs.
+      const child = req.detached
+        ? spawn(binary, ['serve', req.configPath], { detached: true, stdio: ['ignore', fd, fd] })
+        : spawnTied(binary, ['serve', req.configPath], { stdio: ['ignore', fd, fd] });
       closeSync(fd);
       let exited: string | undefined;
       child.on('error', (err) => {

@@ -15,7 +15,7 @@
 // The server also opens /healthz on :21363 on every interface; v0.7.18 offers
 // no flag or config key for it (see aws-iam-authenticator.ts), so a lab cannot
 // keep that one listener on loopback. Nothing else leaves 127.0.0.0/8.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -31,6 +31,7 @@ import { CredprovError, PrerequisiteError, tail } from '../../core/errors.ts';
 import { HostsFile } from '../../core/hosts.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { pidExists } from '../../core/pids.ts';
+import { spawnTied } from '../../core/tied-child.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { TOKEN_PREFIX, type AuthenticatorSetup, type IdentityMapping } from '../../model/aws-iam-authenticator.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
@@ -312,7 +313,8 @@ async function claimHostname(hosts: HostsFile, hostname: string): Promise<void> 
 
 async function startServer(o: { bin: string; args: string[]; env: Record<string, string>; logFile: string; webhookKubeconfig: string; port: number }): Promise<ChildProcess> {
   const fd = openSync(o.logFile, 'a', 0o600);
-  const child = spawn(o.bin, o.args, { env: o.env, stdio: ['ignore', fd, fd] });
+  // Tied to credprov: a credprov killed by SIGKILL must not leave the server listening.
+  const child = spawnTied(o.bin, o.args, { env: o.env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   child.on('error', () => {});
   const deadline = Date.now() + 30_000;
