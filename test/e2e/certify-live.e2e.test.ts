@@ -22,8 +22,9 @@ import { startEcrCertifyLab } from '../../src/plugin/vendors/ecr-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const ENV_NAME = 'e2e-certify-live';
+const ENV_NAME = e2eEnvName('certify-live');
 const FAKE = fileURLToPath(new URL('../../fixtures/fake-credential-provider/credprov-fake-provider', import.meta.url));
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));

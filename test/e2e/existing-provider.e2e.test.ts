@@ -15,8 +15,9 @@ import type { Environment } from '../../src/cluster/provider.ts';
 import { runSuites } from '../../src/run/runner.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const LOCAL = 'e2e-existing-backing';
+const LOCAL = e2eEnvName('existing-backing');
 const local = localProvider();
 const available = await local.isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));

@@ -17,11 +17,11 @@ import { silentProgress } from '../../src/core/progress.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { busyboxImage } from '../../registry/image/test-images.ts';
 import { exportImageTar } from '../../registry/image/export.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-// CREDPROV_E2E_ENV_PREFIX keeps parallel runs of this file (several engineers, one host) apart.
-const ENV_NAME = `${process.env.CREDPROV_E2E_ENV_PREFIX ?? 'e2e-'}down`;
+const ENV_NAME = e2eEnvName('down');
 const layout = layoutFor(ENV_NAME);
 
 /** What the environment left on the host (src/cluster/local/leftovers.ts), plus the pod netns recorded from its containerd while it ran. */

@@ -14,8 +14,9 @@ import { cacheDir } from '../../src/core/paths.ts';
 import { parseKubeVersion, SKEW_KUBELET_VERSION } from '../../src/versions/table.ts';
 import { silentProgress } from '../../src/core/progress.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const ENV_NAME = 'e2e-restart';
+const ENV_NAME = e2eEnvName('restart');
 const provider = localProvider();
 const available = await provider.isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));

@@ -14,8 +14,9 @@ import { SANDBOX_IMAGE_REF } from '../../src/cluster/local/sandbox-image.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const ENV_NAME = 'e2e-audience';
+const ENV_NAME = e2eEnvName('audience');
 const provider = localProvider();
 const available = await provider.isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));

@@ -13,10 +13,11 @@ import { localProvider } from '../../src/cluster/local/index.ts';
 import { noopLogger } from '../../src/core/logger.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Names of their own, so this file can run beside the other e2e tests.
-const ENV_NAME = 'e2e-packed-cli';
+const ENV_NAME = e2eEnvName('packed-cli');
 const REGISTRY_NAME = 'e2e-packed-reg';
 // A Node >= 22.18 first on PATH, as a user who can run credprov has; npm runs under it too.
 const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`;

@@ -11,10 +11,11 @@ import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
 import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from '../../suites/smoke/checks.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-const ENV_NAME = 'e2e-smoke';
+const ENV_NAME = e2eEnvName('smoke');
 
 describe('smoke suite on a local cluster', () => {
   let outcome: RunOutcome | undefined;

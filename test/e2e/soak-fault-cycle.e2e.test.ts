@@ -10,11 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { localProvider } from '../../src/cluster/local/index.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-// CREDPROV_E2E_ENV_PREFIX keeps parallel runs of this file (several engineers, one host) apart.
-const ENV_NAME = `${process.env.CREDPROV_E2E_ENV_PREFIX ?? 'e2e-'}soak`;
+const ENV_NAME = e2eEnvName('soak');
 const SOAK = fileURLToPath(new URL('../../scripts/soak.ts', import.meta.url));
 
 interface Soak {

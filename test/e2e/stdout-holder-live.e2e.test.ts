@@ -30,11 +30,11 @@ import { createPod, deletePod, podEvents, waitForPodOutcome, type PodOutcome } f
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { killMarked, markedProcesses, newMarker, TEST_MARKER_ENV } from '../../src/testing/processes.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-// CREDPROV_E2E_ENV_PREFIX keeps parallel runs of this file (several engineers, one host) apart.
-const ENV_NAME = `${process.env.CREDPROV_E2E_ENV_PREFIX ?? 'e2e-'}holder`;
+const ENV_NAME = e2eEnvName('holder');
 const FIXTURE = fileURLToPath(new URL('../../fixtures/plugins/broken-daemon-holds-stdout', import.meta.url));
 /** The fixture's scenario answers user credprov, password fake-password-for-<registry>, for *.registry.credprov.test. */
 const password = (host: string) => `fake-password-for-${host}`;

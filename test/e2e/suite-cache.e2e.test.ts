@@ -6,9 +6,10 @@ import { describe, expect } from '@jest/globals';
 import { notPassed, sortedIds, suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { cacheSuite } from '../../suites/cache/index.ts';
 import { CACHE_CHECKS } from '../../suites/cache/checks.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const TIMEOUT_MS = 300_000;
-const { it, run, verdict } = await suiteOnLocalCluster(cacheSuite, { envName: 'e2e-cache' });
+const { it, run, verdict } = await suiteOnLocalCluster(cacheSuite, { envName: e2eEnvName('cache') });
 
 describe('cache suite on a local cluster', () => {
   it('CACHE: every check of the suite passed on the real kubelet', async () => {

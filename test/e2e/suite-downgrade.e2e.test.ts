@@ -7,8 +7,9 @@ import { layoutFor } from '../../src/cluster/local/layout.ts';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { DOWNGRADE_CHECKS } from '../../suites/downgrade/checks.ts';
 import { downgradeSuite } from '../../suites/downgrade/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const ENV_NAME = 'e2e-downgrade';
+const ENV_NAME = e2eEnvName('downgrade');
 const { it, run, verdict } = await suiteOnLocalCluster(downgradeSuite, { envName: ENV_NAME, keep: true });
 
 describe('downgrade suite on a local cluster', () => {

@@ -9,8 +9,9 @@ import { writeReports } from '../../src/report/write.ts';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { ESPI_CHECKS } from '../../suites/ensure-secret-pulled-images/checks.ts';
 import { ensureSecretPulledImagesSuite } from '../../suites/ensure-secret-pulled-images/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const { it, run, dir, verdict, result } = await suiteOnLocalCluster(ensureSecretPulledImagesSuite, { envName: 'e2e-espi', keep: true });
+const { it, run, dir, verdict, result } = await suiteOnLocalCluster(ensureSecretPulledImagesSuite, { envName: e2eEnvName('espi'), keep: true });
 
 describe('ensure-secret-pulled-images suite on a local cluster', () => {
   for (const check of ESPI_CHECKS) {

@@ -20,13 +20,14 @@ import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
 import { execPlugin401Suite } from '../../suites/exec-plugin-401/index.ts';
 import { CLIENT_TABLE, EXEC401_CHECKS } from '../../suites/exec-plugin-401/checks.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 // The suite builds the client-go probe itself when it is missing; the others come from setup (python) and npm (client-node).
 const clients: Prerequisite[] = (await availableProbes()).filter((p) => p.probe.name !== 'client-go').map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }, ...clients));
 // CREDPROV_ENV_NAME lets a shared machine keep its environments apart.
-const ENV_NAME = process.env.CREDPROV_ENV_NAME ?? 'e2e-exec-plugin-401';
+const ENV_NAME = process.env.CREDPROV_ENV_NAME ?? e2eEnvName('exec-plugin-401');
 const TIMEOUT_MS = 600_000;
 
 describe('exec-plugin-401 suite on a local cluster', () => {

@@ -8,8 +8,9 @@ import { runCli } from '../../src/testing/cli.ts';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { MATCHING_CHECKS } from '../../suites/matching/checks.ts';
 import { matchingSuite } from '../../suites/matching/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const ENV_NAME = 'e2e-matching';
+const ENV_NAME = e2eEnvName('matching');
 const processEnv = { ...process.env, CREDPROV_ENV_NAME: ENV_NAME };
 // keep: explain --live below reuses the environment and only restarts its kubelet.
 const { it, run, dir, verdict, result } = await suiteOnLocalCluster(matchingSuite, { envName: ENV_NAME, keep: true });

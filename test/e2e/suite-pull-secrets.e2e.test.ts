@@ -6,9 +6,10 @@ import { describe, expect } from '@jest/globals';
 import { notPassed, sortedIds, suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { PULL_SECRETS_CHECKS } from '../../suites/pull-secrets/checks.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const TIMEOUT_MS = 300_000;
-const { it, run, verdict } = await suiteOnLocalCluster(pullSecretsSuite, { envName: 'e2e-secrets' });
+const { it, run, verdict } = await suiteOnLocalCluster(pullSecretsSuite, { envName: e2eEnvName('secrets') });
 
 describe('pull-secrets suite on a local cluster', () => {
   it('every check of the suite passed', async () => {

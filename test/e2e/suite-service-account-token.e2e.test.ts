@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { SA_TOKEN_CHECKS } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const { it, run, dir, verdict, result } = await suiteOnLocalCluster(serviceAccountTokenSuite, { envName: 'e2e-sa', keep: true });
+const { it, run, dir, verdict, result } = await suiteOnLocalCluster(serviceAccountTokenSuite, { envName: e2eEnvName('sa'), keep: true });
 
 describe('service-account-token suite on a local cluster', () => {
   for (const check of SA_TOKEN_CHECKS) {

@@ -6,10 +6,11 @@ import { describe, expect } from '@jest/globals';
 import { notPassed, sortedIds, suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { vendorEcrSuite } from '../../suites/vendor-ecr/index.ts';
 import { VENDOR_ECR_CHECKS } from '../../suites/vendor-ecr/checks.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 // A cold cache builds the plugin first (about a minute with a warm Go build cache, several on a cold one).
 const TIMEOUT_MS = 900_000;
-const { it, run, verdict } = await suiteOnLocalCluster(vendorEcrSuite, { envName: 'e2e-ecr' });
+const { it, run, verdict } = await suiteOnLocalCluster(vendorEcrSuite, { envName: e2eEnvName('ecr') });
 
 describe('vendor-ecr suite on a local cluster', () => {
   it('ECR: every check of the suite passed on the real kubelet and plugin', async () => {

@@ -7,8 +7,9 @@ import { inCI } from '../../src/testing/prerequisites.ts';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { VERSION_SKEW_CHECKS } from '../../suites/version-skew/checks.ts';
 import { versionSkewSuite } from '../../suites/version-skew/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const { it, verdict } = await suiteOnLocalCluster(versionSkewSuite, { envName: 'e2e-skew' });
+const { it, verdict } = await suiteOnLocalCluster(versionSkewSuite, { envName: e2eEnvName('skew') });
 
 describe('version-skew suite on a local cluster', () => {
   for (const check of VERSION_SKEW_CHECKS) {

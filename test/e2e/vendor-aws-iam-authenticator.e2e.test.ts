@@ -27,13 +27,14 @@ import { runCli } from '../../src/testing/cli.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
 import { VENDOR_IAM_CHECKS } from '../../suites/vendor-aws-iam-authenticator/checks.ts';
 import { vendorAwsIamAuthenticatorSuite } from '../../suites/vendor-aws-iam-authenticator/index.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 const built = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, cachedOnly: true }).catch(() => undefined);
 const buildPre: Prerequisite = built ? { ok: true } : { ok: false, reason: `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} is not built (scripts/test.sh builds it; or credprov run --suite vendor-aws-iam-authenticator)` };
 const it = testIf(all(isRoot(), buildPre));
 const itLive = testIf(all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
-const ENV_NAME = 'hiam-e2e';
+const ENV_NAME = e2eEnvName('iam');
 const TIMEOUT_MS = 300_000;
 /** The checks the harness cannot provoke or that do not apply to a token plugin, with why. */
 const NOT_APPLICABLE: Record<string, RegExp> = {
