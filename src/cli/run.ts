@@ -72,7 +72,7 @@ export const command: Command = {
       await providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env }).down(env ?? envName, progress);
     }, undefined, announceInterrupt(ctx));
     try {
-      const { report } = await runSuites(suites, {
+      const { report, abandoned } = await runSuites(suites, {
         baseSpec, artifactsDir: join(reportDir, 'artifacts'), keep: values.keep ?? false,
         log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'run', ...argv].join(' '),
       });
@@ -92,6 +92,8 @@ export const command: Command = {
       // No check ran is never green.
       const code = report.checks.length === 0 ? 1 : exitCodeFor(report);
       if (ctx.json) printJson(ctx, reportJson(reportDir, report.checks, report.summary, code));
+      // The suite cut short still waits on its timers: the reports are written, so end the process within a second.
+      if (abandoned) setTimeout(() => process.exit(code), 1000).unref();
       return code;
     } finally {
       release();

@@ -70,6 +70,15 @@ export interface ComponentStatus {
   detail?: string;
 }
 
+/** A component of a running environment that died under a run: what the runner reports instead of waiting out every check's timeout. */
+export interface ComponentDeath {
+  component: string;
+  pid?: number;
+  /** The line of its log that says why (a panic, a fatal), when there is one. */
+  why?: string;
+  logFile?: string;
+}
+
 export interface EnvironmentStatus {
   ready: boolean;
   components: ComponentStatus[];
@@ -85,6 +94,12 @@ export interface EnvironmentProvider {
   /** Restarts only the kubelet with `change` applied; the control plane keeps running. */
   restartKubelet(env: Environment, change: KubeletChange, progress?: Progress): Promise<Environment>;
   status(env: Environment): Promise<EnvironmentStatus>;
+  /**
+   * Resolves when one of the environment's components dies (not when the
+   * provider itself restarts it), and never otherwise; rejects once `signal`
+   * aborts. Providers that cannot tell leave it out.
+   */
+  watchComponents?(env: Environment, signal: AbortSignal): Promise<ComponentDeath>;
   /** Copies every component's log into `dir` (evidence for a failing run). */
   collectLogs(env: Environment, dir: string): Promise<void>;
   /** Stops everything this provider started for `env` and removes its state. Idempotent; safe after a failed up(). */

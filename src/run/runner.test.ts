@@ -37,15 +37,16 @@ class FakeProvider implements EnvironmentProvider {
   }
   async status() { return { ready: true, components: [] }; }
   async collectLogs() { this.calls.push('collectLogs'); }
+  watchComponents?: EnvironmentProvider['watchComponents'];
   async down(env: Environment | string) {
     this.calls.push('down');
     await rm(join(this.state, 'env', typeof env === 'string' ? env : env.name), { recursive: true, force: true });
   }
 }
 
-function suite(o: { config?: Record<string, unknown>; prepareError?: Error; needs?: PreparedSuite['needs']; outcome?: 'pass' | 'throw' } = {}): Suite & { cleaned: number } {
+function suite(o: { config?: Record<string, unknown>; prepareError?: Error; needs?: PreparedSuite['needs']; outcome?: 'pass' | 'throw' | 'hang'; name?: string } = {}): Suite & { cleaned: number } {
   const s = {
-    name: 'fake',
+    name: o.name ?? 'fake',
     summary: 'fake',
     checks: [CHECK],
     cleaned: 0,
@@ -56,6 +57,8 @@ function suite(o: { config?: Record<string, unknown>; prepareError?: Error; need
         ...(o.needs ? { needs: o.needs } : {}),
         run: async () => {
           if (o.outcome === 'throw') throw new Error('pod API exploded');
+          // A pod that never runs: the suite would wait out its timeouts.
+          if (o.outcome === 'hang') await new Promise(() => {});
           return [await runCheck(CHECK, () => pass('ok'))];
         },
         cleanup: async () => {
@@ -130,5 +133,38 @@ describe('runSuites', () => {
     expect(report.checks[0]).toMatchObject({ status: 'failed', cause: 'harness', message: 'suite fake broke: pod API exploded' });
     expect(s.cleaned).toBe(1);
     expect(provider.calls).toEqual(['up', 'collectLogs', 'down']);
+  });
+
+  test('a component that dies under a suite fails its checks at once, naming it; no later suite runs on that environment', async () => {
+    let watching: AbortSignal | undefined;
+    provider.watchComponents = (_env: Environment, signal: AbortSignal) => {
+      watching = signal;
+      return new Promise((resolve) => setTimeout(() => resolve({ component: 'kubelet', why: 'panic: boom', logFile: '/l/kubelet.log' }), 50));
+    };
+    const first = suite({ outcome: 'hang' });
+    const second = suite({ name: 'later' });
+    const t0 = Date.now();
+    const { report, abandoned } = await runSuites([first, second], opts());
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(report.checks.map((c) => [c.suite, c.status, c.cause, c.message])).toEqual([
+      ['fake', 'failed', 'harness', 'kubelet died (panic: boom) during suite fake: no verdict (log: /l/kubelet.log)'],
+      ['later', 'failed', 'harness', 'not run: kubelet died (panic: boom) during suite fake'],
+    ]);
+    expect(abandoned).toBe("suite fake, cut short by kubelet's death");
+    expect(first.cleaned).toBe(1);
+    expect(provider.calls).toEqual(['up', 'collectLogs', 'down']);
+    expect(watching?.aborted).toBe(true);
+  });
+
+  test('the component watch ends with the suite when nothing dies', async () => {
+    let watching: AbortSignal | undefined;
+    provider.watchComponents = (_env: Environment, signal: AbortSignal) => {
+      watching = signal;
+      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    };
+    const { report, abandoned } = await runSuites([suite()], opts());
+    expect(report.checks.map((c) => c.status)).toEqual(['passed']);
+    expect(abandoned).toBeUndefined();
+    expect(watching?.aborted).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ import { noopLogger, type Logger } from '../core/logger.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { CREDPROV_VERSION } from '../core/package-layout.ts';
-import type { Environment, EnvironmentProvider } from '../cluster/provider.ts';
+import type { ComponentDeath, Environment, EnvironmentProvider } from '../cluster/provider.ts';
 import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
 import { skipped } from '../report/checks.ts';
 import { ensureEnvironment, type EnsureOptions } from './environment.ts';
@@ -55,6 +55,8 @@ export interface RunOptions {
 
 export interface RunOutcome {
   report: RunReport;
+  /** A suite cut short by a dying component still runs in the background: the caller should end the process once it has written its reports. */
+  abandoned?: string;
   /** The environment last used (may already be torn down). */
   environment?: Environment;
   tornDown: boolean;
@@ -72,11 +74,15 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   const environments: Array<{ environment: Environment; provider: EnvironmentProvider; ours: boolean }> = [];
   let lastSpec: EnvironmentSpec | undefined;
 
+  /** A component that died under a suite: the environment is broken, so no later suite runs on it. */
+  let broken: (ComponentDeath & { suite: string }) | undefined;
+
   for (const suite of suites) {
     if (interrupted) break;
     const t0 = Date.now();
     const before = checks.length;
-    await runOne(suite);
+    if (broken) checks.push(...notRun(suite, `not run: ${deathText(broken)} during suite ${broken.suite}`, new CredprovError('environment broken'), ci));
+    else await runOne(suite);
     for (const c of checks.slice(before)) c.suite = suite.name;
     timings.push({ name: suite.name, summary: suite.summary, durationMs: Date.now() - t0 });
   }
@@ -122,7 +128,13 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       }
       let results: CheckResult[];
       try {
-        results = await prepared.run({ ...setup, environment, provider });
+        const outcome = await runWatched(() => prepared.run({ ...setup, environment, provider }), provider, environment);
+        if ('death' in outcome) {
+          const d = outcome.death;
+          broken = { ...d, suite: suite.name };
+          progress.note(`${d.component} died during suite ${suite.name}${d.why ? `: ${d.why}` : ''}; its checks fail now, and no later suite runs on ${environment.name}`);
+          results = suite.checks.map((c) => ({ ...skipped(c, ''), status: 'failed' as const, cause: 'harness' as const, message: `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (log: ${d.logFile})` : ''}` }));
+        } else results = outcome.results;
       } catch (err) {
         // The suite itself broke (not one check): none of its checks may count as run.
         results = suite.checks.map((c) => ({ ...skipped(c, `suite ${suite.name} broke: ${errorMessage(err)}`), status: 'failed' as const, cause: 'harness' as const }));
@@ -158,7 +170,34 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
   };
-  return { report, ...(last ? { environment: last } : {}), tornDown };
+  return { report, ...(last ? { environment: last } : {}), tornDown, ...(broken ? { abandoned: `suite ${broken.suite}, cut short by ${broken.component}'s death` } : {}) };
+}
+
+type Watched = { results: CheckResult[] } | { death: ComponentDeath };
+
+/**
+ * Runs a suite while the provider watches the environment's components: a
+ * component that dies ends the wait at once, instead of every remaining check
+ * waiting out its timeout against a cluster that cannot answer. The suite
+ * itself cannot be stopped from outside; it runs on, unheard.
+ */
+async function runWatched(run: () => Promise<CheckResult[]>, provider: EnvironmentProvider, environment: Environment): Promise<Watched> {
+  const running = Promise.resolve().then(run);
+  if (!provider.watchComponents) return { results: await running };
+  const stop = new AbortController();
+  const never = new Promise<never>(() => {});
+  const died = provider.watchComponents(environment, stop.signal).then((death): Watched => ({ death }), () => never);
+  try {
+    const outcome = await Promise.race([running.then((results): Watched => ({ results })), died]);
+    if ('death' in outcome) running.catch(() => {});
+    return outcome;
+  } finally {
+    stop.abort();
+  }
+}
+
+function deathText(d: ComponentDeath): string {
+  return `${d.component} died${d.why ? ` (${d.why})` : ''}`;
 }
 
 /**

@@ -2,7 +2,8 @@
 // kube-apiserver, containerd + runc + CNI, kubelet), the way upstream node e2e
 // runs the kubelet. up() is a list of named steps; restartKubelet() reruns the
 // tail of that same list.
-import { access, copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { KEPT_FAILED_RUNS, pruneOldest } from './failed-runs.ts';
 import { join } from 'node:path';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
@@ -11,12 +12,12 @@ import { stateDir, timestampDirName } from '../../core/paths.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import type { Availability, Capabilities, Environment, EnvironmentProvider, EnvironmentStatus, KubeletChange } from '../provider.ts';
+import type { Availability, Capabilities, ComponentDeath, Environment, EnvironmentProvider, EnvironmentStatus, KubeletChange } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
 import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
 import { reportedVersion } from '../binaries/probe.ts';
-import { recordedPid, stopDaemon } from './daemon.ts';
+import { fatalLine, recordedPid, stopDaemon } from './daemon.ts';
 import { layoutFor, type Layout } from './layout.ts';
 import { freePorts } from './net.ts';
 import { hostIdentity } from './identity.ts';
@@ -59,6 +60,10 @@ const STEPS: Step[] = [
 ];
 
 /** What an environment leaves on the host outside its state dir, found from its name alone. */
+/** Every daemon of an environment, in start order. */
+const COMPONENTS = ['etcd', 'kube-apiserver', ...CONTROLLERS, 'containerd', 'kubelet'];
+/** How often a run checks that the components still live. */
+const WATCH_INTERVAL_MS = 1000;
 const HOST_KINDS: LeftoverKind[] = ['processes', 'mounts', 'netns', 'links', 'cgroups', 'cniState'];
 
 /** Teardowns in progress in this process, by environment name. */
@@ -189,11 +194,27 @@ class LocalProvider implements EnvironmentProvider {
 
   async status(env: Environment): Promise<EnvironmentStatus> {
     const layout = layoutFor(env.name, this.env);
-    const components = await Promise.all(['etcd', 'kube-apiserver', ...CONTROLLERS, 'containerd', 'kubelet'].map(async (name) => {
+    const components = await Promise.all(COMPONENTS.map(async (name) => {
       const pid = await recordedPid(layout.pids, name);
       return { name, running: pid !== undefined, ...(pid ? { pid } : {}) };
     }));
     return { ready: components.every((c) => c.running), components };
+  }
+
+  async watchComponents(env: Environment, signal: AbortSignal): Promise<ComponentDeath> {
+    const layout = layoutFor(env.name, this.env);
+    for (;;) {
+      await sleep(WATCH_INTERVAL_MS, undefined, { signal });
+      // A kubelet restart of ours is under way: the kubelet is down on purpose, and its steps watch it themselves.
+      if (bringUps.has(env.name)) continue;
+      for (const name of COMPONENTS) {
+        const pid = await recordedPid(layout.pids, name);
+        if (pid !== undefined || bringUps.has(env.name)) continue;
+        const logFile = join(layout.logs, `${name}.log`);
+        const why = fatalLine(await readFile(logFile, 'utf8').catch(() => ''));
+        return { component: name, ...(why ? { why } : {}), logFile };
+      }
+    }
   }
 
   async collectLogs(env: Environment, dir: string): Promise<void> {
