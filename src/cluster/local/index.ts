@@ -66,6 +66,9 @@ const COMPONENTS = ['etcd', 'kube-apiserver', ...CONTROLLERS, 'containerd', 'kub
 const WATCH_INTERVAL_MS = 1000;
 const HOST_KINDS: LeftoverKind[] = ['processes', 'mounts', 'netns', 'links', 'cgroups', 'cniState'];
 
+/** Environments whose kubelet a restart of ours stopped and has not (yet, or successfully) started again: watchComponents leaves it alone. */
+const kubeletsUnwatched = new Set<string>();
+
 /** Teardowns in progress in this process, by environment name. */
 const teardowns = new Map<string, Promise<void>>();
 
@@ -125,6 +128,7 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   async up(spec: EnvironmentSpec, progress: Progress = silentProgress, upOpts: { keep?: boolean } = {}): Promise<Environment> {
+    kubeletsUnwatched.delete(spec.name);
     return interruptible(spec.name, (signal) => this.bringUp(spec, progress, upOpts, signal));
   }
 
@@ -170,7 +174,10 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   async restartKubelet(env: Environment, change: KubeletChange, progress: Progress = silentProgress): Promise<Environment> {
-    return interruptible(env.name, (signal) => this.swapKubelet(env, change, progress, signal));
+    kubeletsUnwatched.add(env.name);
+    const restarted = await interruptible(env.name, (signal) => this.swapKubelet(env, change, progress, signal));
+    kubeletsUnwatched.delete(env.name);
+    return restarted;
   }
 
   private async swapKubelet(env: Environment, change: KubeletChange, progress: Progress, signal: AbortSignal): Promise<Environment> {
@@ -205,11 +212,13 @@ class LocalProvider implements EnvironmentProvider {
     const layout = layoutFor(env.name, this.env);
     for (;;) {
       await sleep(WATCH_INTERVAL_MS, undefined, { signal });
-      // A kubelet restart of ours is under way: the kubelet is down on purpose, and its steps watch it themselves.
-      if (bringUps.has(env.name)) continue;
       for (const name of COMPONENTS) {
+        // The kubelet is down on purpose while we restart it (its steps watch it themselves), and after a
+        // restart that failed, until the suite restarts it again (skew and downgrade suites expect such failures).
+        const unwatched = () => name === 'kubelet' && kubeletsUnwatched.has(env.name);
+        if (unwatched()) continue;
         const pid = await recordedPid(layout.pids, name);
-        if (pid !== undefined || bringUps.has(env.name)) continue;
+        if (pid !== undefined || unwatched()) continue;
         const logFile = join(layout.logs, `${name}.log`);
         const why = fatalLine(await readFile(logFile, 'utf8').catch(() => ''));
         return { component: name, ...(why ? { why } : {}), logFile };
