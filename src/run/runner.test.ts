@@ -147,7 +147,7 @@ describe('runSuites', () => {
     const { report, abandoned } = await runSuites([first, second], opts());
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(report.checks.map((c) => [c.suite, c.status, c.cause, c.message])).toEqual([
-      ['fake', 'failed', 'harness', 'kubelet died (panic: boom) during suite fake: no verdict (log: /l/kubelet.log)'],
+      ['fake', 'failed', 'harness', `kubelet died (panic: boom) during suite fake: no verdict (its log: ${join(state, 'artifacts', 'fake', 'logs', 'kubelet.log')})`],
       ['later', 'failed', 'harness', 'not run: kubelet died (panic: boom) during suite fake'],
     ]);
     expect(abandoned).toBe("suite fake, cut short by kubelet's death");

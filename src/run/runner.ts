@@ -2,7 +2,7 @@
 // its checks, and turn everything into one RunReport. The environment is torn
 // down at the end when this run brought it up, unless `keep`.
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { EnvironmentSpec } from '../api/spec/types.ts';
 import { finalizeSpec, mergePartial, type PartialSpec } from '../api/spec/index.ts';
 import { applyDefaults } from '../api/spec/defaults.ts';
@@ -133,7 +133,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
           const d = outcome.death;
           broken = { ...d, suite: suite.name };
           progress.note(`${d.component} died during suite ${suite.name}${d.why ? `: ${d.why}` : ''}; its checks fail now, and no later suite runs on ${environment.name}`);
-          results = suite.checks.map((c) => ({ ...skipped(c, ''), status: 'failed' as const, cause: 'harness' as const, message: `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (log: ${d.logFile})` : ''}` }));
+          results = suite.checks.map((c) => ({ ...skipped(c, ''), status: 'failed' as const, cause: 'harness' as const, message: `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (its log: ${join(artifactsDir, 'logs', basename(d.logFile))})` : ''}` }));
         } else results = outcome.results;
       } catch (err) {
         // The suite itself broke (not one check): none of its checks may count as run.

@@ -59,11 +59,11 @@ const STEPS: Step[] = [
   ...KUBELET_STEPS,
 ];
 
-/** What an environment leaves on the host outside its state dir, found from its name alone. */
 /** Every daemon of an environment, in start order. */
 const COMPONENTS = ['etcd', 'kube-apiserver', ...CONTROLLERS, 'containerd', 'kubelet'];
 /** How often a run checks that the components still live. */
 const WATCH_INTERVAL_MS = 1000;
+/** What an environment leaves on the host outside its state dir, found from its name alone. */
 const HOST_KINDS: LeftoverKind[] = ['processes', 'mounts', 'netns', 'links', 'cgroups', 'cniState'];
 
 /** Environments whose kubelet a restart of ours stopped and has not (yet, or successfully) started again: watchComponents leaves it alone. */
