@@ -84,4 +84,10 @@ describe('fatalLine', () => {
   test('says nothing when the log has no error', () => {
     expect(fatalLine('I1122 all good\n')).toBeUndefined();
   });
+
+  test('falls back to the last error line, unless only a fatal one will do (a component killed under a run)', () => {
+    const log = 'time="2026-11-25T00:33:42Z" level=error msg="PullImage \\"r.test/unmatched:v1\\" failed"\n';
+    expect(fatalLine(log)).toContain('PullImage');
+    expect(fatalLine(log, { lastErrorToo: false })).toBeUndefined();
+  });
 });

@@ -138,10 +138,13 @@ export async function waitFor(
  * klog fatal, the "command failed" line of Kubernetes binaries, else the last
  * error line. Go stacks follow a panic, so the log's tail alone rarely says it.
  */
-export function fatalLine(log: string): string | undefined {
+export function fatalLine(log: string, o: { lastErrorToo?: boolean } = {}): string | undefined {
   const lines = log.split('\n');
   const pick = (re: RegExp) => [...lines].reverse().find((l) => re.test(l));
-  const line = pick(/^panic: /) ?? pick(/"command failed"/) ?? pick(/^F\d{4} /) ?? pick(/level=fatal/) ?? pick(/^(E\d{4} |Error: |error: )|level=error/);
+  const fatal = pick(/^panic: /) ?? pick(/"command failed"/) ?? pick(/^F\d{4} /) ?? pick(/level=fatal/);
+  // A component that died while waited on most likely failed its start: its last error says why. One that died
+  // under a run may just have been killed, and its last error is then an ordinary one (a pull a check expected to fail).
+  const line = fatal ?? (o.lastErrorToo === false ? undefined : pick(/^(E\d{4} |Error: |error: )|level=error/));
   if (!line) return undefined;
   const err = /err="((?:[^"\\]|\\.)*)"/.exec(line)?.[1];
   const text = err ?? line.replace(/^[EF]\d{4} [\d:.]+\s+\d+ \S+\] /, '');

@@ -220,7 +220,7 @@ class LocalProvider implements EnvironmentProvider {
         const pid = await recordedPid(layout.pids, name);
         if (pid !== undefined || unwatched()) continue;
         const logFile = join(layout.logs, `${name}.log`);
-        const why = fatalLine(await readFile(logFile, 'utf8').catch(() => ''));
+        const why = fatalLine(await readFile(logFile, 'utf8').catch(() => ''), { lastErrorToo: false });
         return { component: name, ...(why ? { why } : {}), logFile };
       }
     }
