@@ -3,6 +3,7 @@
 // an older minor's kubelet against the default API server).
 import { afterAll, describe, expect } from '@jest/globals';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { applyDefaults } from '../../src/api/spec/defaults.ts';
 import { kubectlJson } from '../../src/cluster/kubectl.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';
@@ -50,5 +51,25 @@ describe('restartKubelet on the local provider', () => {
     env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
     env = await provider.restartKubelet(env, { kubeletBinary: join(kubeCacheRoot(cacheDir()), older!.version, 'kubelet') }, silentProgress);
     expect(await kubeletVersion(env)).toBe(older!.version);
+  }, 240_000);
+
+  it('RESTART-WATCH: the component watch a run keeps lets our own kubelet restart pass, and names a kubelet killed under it within seconds', async () => {
+    env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
+    const stop = new AbortController();
+    let death: unknown;
+    const watched = provider.watchComponents!(env, stop.signal).then((d) => (death = d), () => undefined);
+    try {
+      env = await provider.restartKubelet(env, { kubelet: { config: { maxPods: 19 } } }, silentProgress);
+      await sleep(2500);
+      expect(death).toBeUndefined();
+      const pid = (await recordedPid(layout.pids, 'kubelet'))!;
+      process.kill(pid, 'SIGKILL');
+      const t0 = Date.now();
+      await Promise.race([watched, sleep(10_000)]);
+      expect(death).toEqual({ component: 'kubelet', logFile: join(layout.logs, 'kubelet.log') });
+      expect(Date.now() - t0).toBeLessThan(5000);
+    } finally {
+      stop.abort();
+    }
   }, 240_000);
 });
