@@ -17,7 +17,7 @@ import { writeReports } from '../report/write.ts';
 import { liveMatchingSuite, type ImageVerdict } from '../run/live-matching.ts';
 import { cleanupActiveSuites, runSuites } from '../run/runner.ts';
 import { announceInterrupt } from './output.ts';
-import { onInterrupt } from './signals.ts';
+import { exitSoonAfterReturn, onInterrupt } from './signals.ts';
 import type { CommandContext } from './command.ts';
 
 /** The --json shape (stable: scripts parse it). */
@@ -54,8 +54,10 @@ export async function explainLive(o: { config: CredentialProviderConfig; images:
   const redactor = new Redactor();
   const artifacts = o.reportDir ?? (await mkdtemp(join(tmpdir(), 'credprov-explain-live-')));
   const release = onInterrupt(() => cleanupActiveSuites(), undefined, announceInterrupt(ctx));
+  let cutShort = false;
   try {
-    const { report, environment } = await runSuites([suite], { baseSpec, artifactsDir: join(artifacts, 'artifacts'), log: ctx.log, progress, redactor, processEnv: ctx.env, command: 'credprov explain --live' });
+    const { report, environment, abandoned } = await runSuites([suite], { baseSpec, artifactsDir: join(artifacts, 'artifacts'), log: ctx.log, progress, redactor, processEnv: ctx.env, command: 'credprov explain --live' });
+    cutShort = !!abandoned;
     if (o.reportDir) await writeReports(report, o.reportDir, redactor);
     const broken = report.checks.find((c) => c.cause === 'harness');
     if (verdicts.length === 0 && broken) throw new CredprovError(`explain --live could not run: ${broken.message}`, { hint: 'credprov doctor says what the local cluster needs' });
@@ -76,6 +78,7 @@ export async function explainLive(o: { config: CredentialProviderConfig; images:
   } finally {
     release();
     if (!o.reportDir) await rm(artifacts, { recursive: true, force: true });
+    if (cutShort) exitSoonAfterReturn();
   }
 }
 

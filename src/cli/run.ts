@@ -14,7 +14,7 @@ import { DEFAULT_SUITES, SUITES } from '../../suites/index.ts';
 import type { Command } from './command.ts';
 import { closest, parseFlags } from './flags.ts';
 import { announceInterrupt, printJson, reportJson } from './output.ts';
-import { onInterrupt } from './signals.ts';
+import { exitSoonAfterReturn, onInterrupt } from './signals.ts';
 import { SPEC_FLAG_OPTIONS, specOverrides, type SpecFlags } from './up.ts';
 import { listEnvironmentNames, providerByName, readEnvironment } from '../cluster/detect.ts';
 
@@ -92,8 +92,7 @@ export const command: Command = {
       // No check ran is never green.
       const code = report.checks.length === 0 ? 1 : exitCodeFor(report);
       if (ctx.json) printJson(ctx, reportJson(reportDir, report.checks, report.summary, code));
-      // The suite cut short still waits on its timers: the reports are written, so end the process within a second.
-      if (abandoned) setTimeout(() => process.exit(code), 1000).unref();
+      if (abandoned) exitSoonAfterReturn();
       return code;
     } finally {
       release();

@@ -45,3 +45,13 @@ export function onInterrupt(
     process.off('SIGTERM', handler);
   };
 }
+
+/**
+ * A run cut short by a dying component leaves its suite running on in the
+ * background, waiting on its own timers: once the command has returned (its
+ * reports written, its exit code set), end the process within a second
+ * rather than after those timers.
+ */
+export function exitSoonAfterReturn(): void {
+  setTimeout(() => process.exit(), 1000).unref();
+}
