@@ -21,7 +21,13 @@
 //   The connection keeps the certificate its handshake got.
 // - 525-535: when a run returns another certificate than the cached one, all
 //   connections are closed (the next request dials, with the new cert); a new
-//   token alone closes nothing.
+//   token alone closes nothing. The close is unconditional: the HTTP/2 pool
+//   may still hand the request to a connection it just closed ("use of closed
+//   network connection", 8 of 72 rotations under load). rest.Request, which
+//   the probe uses as every clientset does, retries a GET after it
+//   (rest/request.go:1066-1078, IsProbableEOF; 1 s Retry-After), so the model
+//   counts the request once, with its final status; the suite reports the
+//   retried error beside the verdict. A POST would fail instead.
 // kubectl: the same client-go, one process per request (`kubectl get --raw`):
 //   every request starts with an empty cache and a new connection.
 //
