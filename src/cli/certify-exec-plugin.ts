@@ -23,6 +23,7 @@ import type { Command, CommandContext } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
 import { finishCertify } from './certify-finish.ts';
+import { sweepOrphanedRuns, warnOfOrphans } from '../plugin/strays.ts';
 
 const NAME = 'certify exec-plugin';
 export const DEFAULT_EXEC_TIMEOUT = '10s';
@@ -151,6 +152,7 @@ export const command: Command = {
     const log = new InvocationLog(resolve(reportDir, 'invocations.jsonl'), redactor);
     const progress = stderrProgress();
 
+    warnOfOrphans(ctx.log, sweepOrphanedRuns());
     const { checks, metrics } = await withInterrupt(async (signal) => {
       signal.addEventListener('abort', () => killRunningExecPlugins(), { once: true });
       return certifyExecPlugin(plugin, { log, timeoutMs, redactor, parentEnv: ctx.env, cwd: ctx.cwd, progress, signal, clients });

@@ -24,6 +24,7 @@ import type { Command } from './command.ts';
 import { parseFlags, requireFlag } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
 import { finishCertify } from './certify-finish.ts';
+import { sweepOrphanedRuns, warnOfOrphans } from '../plugin/strays.ts';
 
 const NAME = 'certify kubelet-plugin';
 
@@ -136,6 +137,7 @@ export const command: Command = {
     // Before any plugin runs: a report dir that cannot be written should cost a second, not a certification.
     const reportDir = await prepareReportDir(values['report-dir'], ctx.cwd, startedAt);
     const log = new InvocationLog(join(reportDir, 'invocations.jsonl'), redactor);
+    warnOfOrphans(ctx.log, sweepOrphanedRuns());
     const result = await withInterrupt((signal) => {
       signal.addEventListener('abort', killRunningPlugins, { once: true });
       return certifyKubeletPlugin({

@@ -17,10 +17,9 @@
 // node:child_process rather than execa: this is the hot path, execa's stream
 // machinery costs ~3ms a run, and the contract is small enough to own.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import { execveFormatError } from './exec-format.ts';
-import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, type OutputName, type StrayProcess } from './strays.ts';
+import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, newRunMarker, type OutputName, type StrayProcess } from './strays.ts';
 
 /** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
 export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -89,7 +88,7 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     exitHookInstalled = true;
   }
   return new Promise((resolve) => {
-    const marker = randomUUID();
+    const marker = newRunMarker();
     const detached = p.stdin.kind !== 'inherit';
     const stdio: StdioOptions = [p.stdin.kind === 'inherit' ? 'inherit' : p.stdin.kind === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'];
     const failed = (code: string | undefined): ProcessResult => ({ stdout: '', stderr: '', outputBytes: { stdout: 0, stderr: 0 }, timedOut: false, spawnErrorCode: code ?? 'EUNKNOWN', strays: [] });

@@ -1,8 +1,8 @@
 // findStrays must find what a plugin left behind, and nothing else: a process
 // it reports gets SIGKILL, so an unrelated one must never be among them.
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { farEnds, fdTarget, findStrays, MARKER_ENV } from './strays.ts';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { farEnds, fdTarget, findStrays, MARKER_ENV, newRunMarker, sweepOrphanedRuns, warnOfOrphans } from './strays.ts';
 
 const started: ChildProcess[] = [];
 afterAll(() => {
@@ -42,4 +42,28 @@ describe('findStrays', () => {
     expect(findStrays({ marker: 'run-1', outputs: new Map() }).map((s) => s.pid)).toEqual([marked.pid]);
     expect(findStrays({ marker: 'run-2', outputs: new Map() })).toEqual([]);
   });
+});
+
+describe('sweepOrphanedRuns', () => {
+  test('kills marked processes whose credprov is gone, and only those', async () => {
+    // A pid that no longer runs: a process that has exited and been reaped.
+    const gone = spawnSync('true').pid;
+    const orphan = sleeper({ PATH: process.env.PATH, [MARKER_ENV]: `${gone}.0b5e` });
+    const ours = sleeper({ PATH: process.env.PATH, [MARKER_ENV]: newRunMarker() });
+    const legacy = sleeper({ PATH: process.env.PATH, [MARKER_ENV]: '6f1c9a50-7d3e-4f7a-9d51-5a1b8f2c0e11' });
+    const exited = new Promise((r) => orphan.on('exit', r));
+    const swept = sweepOrphanedRuns();
+    expect(swept.map((s) => s.pid)).toContain(orphan.pid);
+    expect(swept.map((s) => s.pid)).not.toContain(ours.pid);
+    expect(swept.map((s) => s.pid)).not.toContain(legacy.pid);
+    await exited;
+    expect(ours.exitCode).toBeNull();
+    expect(legacy.exitCode).toBeNull();
+  });
+});
+
+test('warnOfOrphans names the pid and executable, never the arguments (they may carry secrets)', () => {
+  const said: string[] = [];
+  warnOfOrphans({ warn: (m) => said.push(m) }, [{ pid: 4242, cmdline: '/opt/vendor/bin/plugin --password hunter2', holds: [] }]);
+  expect(said).toEqual(['killed pid 4242 (plugin): left running by a plugin run whose credprov died before it could clean up']);
 });

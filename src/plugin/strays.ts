@@ -14,9 +14,67 @@
 // ends at its deadline.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 
 /** Set in every plugin's environment; its value is unique to one run. Not shown in envKeys. */
 export const MARKER_ENV = 'CREDPROV_PLUGIN_RUN';
+
+/**
+ * A MARKER_ENV value for one run: `<our pid>.<uuid>`. The pid lets a later
+ * credprov tell a run whose credprov died (SIGKILL: no cleanup ran) from one
+ * still going.
+ */
+export function newRunMarker(): string {
+  return `${process.pid}.${randomUUID()}`;
+}
+
+/**
+ * SIGKILLs the marked processes whose credprov is gone: what plugin runs left
+ * behind when their credprov was killed before it could clean up (a hung
+ * plugin, a daemonised child). Returns them, for a note.
+ */
+export function sweepOrphanedRuns(): StrayProcess[] {
+  const needle = Buffer.from(`${MARKER_ENV}=`);
+  const orphans: StrayProcess[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return orphans;
+  }
+  for (const p of pids) {
+    const pid = Number(p);
+    if (pid === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${p}/environ`);
+    } catch {
+      continue;
+    }
+    const at = environ.indexOf(needle);
+    if (at < 0) continue;
+    const end = environ.indexOf(0, at);
+    const owner = /^(\d+)\./.exec(environ.subarray(at + needle.length, end < 0 ? undefined : end).toString('utf8'))?.[1];
+    // Markers without an owner pid (an older credprov) are left alone: nothing says their run ended.
+    if (owner === undefined || isRunning(Number(owner))) continue;
+    const stat = statOf(pid);
+    if (!stat || stat.dead) continue;
+    orphans.push({ pid, cmdline: cmdlineOf(pid), holds: [] });
+  }
+  killStrays(orphans);
+  return orphans;
+}
+
+/** One warning per process a sweep killed, naming only its executable (its arguments may carry secrets). */
+export function warnOfOrphans(log: { warn(message: string): void }, orphans: StrayProcess[]): void {
+  for (const o of orphans) log.warn(`killed pid ${o.pid} (${basename(o.cmdline.split(' ')[0] ?? '')}): left running by a plugin run whose credprov died before it could clean up`);
+}
+
+function isRunning(pid: number): boolean {
+  const stat = statOf(pid);
+  return stat !== undefined && !stat.dead;
+}
 
 export type OutputName = 'stdout' | 'stderr';
 

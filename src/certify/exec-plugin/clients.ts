@@ -14,7 +14,6 @@
 // with what the real client did. The verdict is the real client's; a
 // disagreement is said in the message and kept in `comparison` (the table is
 // then out of date, which decoding.test.ts exists to catch).
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +29,7 @@ import { resolveExecCommand, runExecPlugin, type ExecInvocation, type ExecPlugin
 import type { InvocationLog } from '../../plugin/invocation.ts';
 import { clipOutputs } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
-import { findStrays, killStrays, MARKER_ENV, type StrayProcess } from '../../plugin/strays.ts';
+import { findStrays, killStrays, MARKER_ENV, newRunMarker, type StrayProcess } from '../../plugin/strays.ts';
 import type { Check, CheckResult, Comparison, Evidence } from '../../report/model.ts';
 import type { Observations } from './runs.ts';
 
@@ -118,7 +117,7 @@ export async function certifyThroughClients(plugin: ExecPlugin, obs: Observation
       let harness: string | undefined;
       // Marks the client and every plugin process it starts, as credprov's own runs are marked (strays.ts):
       // whatever a plugin leaves behind, even in a session of its own, is found and killed afterwards.
-      const marker = randomUUID();
+      const marker = newRunMarker();
       let leftBehind: StrayProcess[] = [];
       await step(progress, `through ${name} ${c.version}`, async () => {
         try {
