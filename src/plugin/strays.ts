@@ -37,18 +37,10 @@ export function newRunMarker(): string {
 export function sweepOrphanedRuns(): StrayProcess[] {
   const needle = Buffer.from(`${MARKER_ENV}=`);
   const orphans: StrayProcess[] = [];
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
-  } catch {
-    return orphans;
-  }
-  for (const p of pids) {
-    const pid = Number(p);
-    if (pid === process.pid) continue;
+  for (const pid of otherProcesses()) {
     let environ: Buffer;
     try {
-      environ = readFileSync(`/proc/${p}/environ`);
+      environ = readFileSync(`/proc/${pid}/environ`);
     } catch {
       continue;
     }
@@ -69,6 +61,15 @@ export function sweepOrphanedRuns(): StrayProcess[] {
 /** One warning per process a sweep killed, naming only its executable (its arguments may carry secrets). */
 export function warnOfOrphans(log: { warn(message: string): void }, orphans: StrayProcess[]): void {
   for (const o of orphans) log.warn(`killed pid ${o.pid} (${basename(o.cmdline.split(' ')[0] ?? '')}): left running by a plugin run whose credprov died before it could clean up`);
+}
+
+/** Every process but this one (none where there is no /proc). */
+function otherProcesses(): number[] {
+  try {
+    return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => pid !== process.pid);
+  } catch {
+    return [];
+  }
 }
 
 function isRunning(pid: number): boolean {
@@ -153,18 +154,11 @@ export function findStrays(o: FindOptions): FoundProcess[] {
   const needle = Buffer.from(`${MARKER_ENV}=${o.marker}\0`);
   const outputs = new Map([...o.outputs].filter(([target]) => ANONYMOUS.test(target)));
   const found: FoundProcess[] = [];
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
-  } catch {
-    return found;
-  }
-  for (const p of pids) {
-    const pid = Number(p);
-    if (pid === process.pid) continue; // we hold the near end of every output
+  // Not this process: it holds the near end of every output.
+  for (const pid of otherProcesses()) {
     let marked = false;
     try {
-      marked = readFileSync(`/proc/${p}/environ`).includes(needle);
+      marked = readFileSync(`/proc/${pid}/environ`).includes(needle);
     } catch {
       // gone, or not ours to read
     }
