@@ -154,7 +154,7 @@ export class JwtAuthenticatorModel {
         this.cachedKids = this.jwks(now);
         this.keysExpiry = now;
         fetched = true;
-        signature = this.cachedKids.includes(t.kid) ? 'its kid was unknown, so the JWKS was fetched and has it' : '';
+        signature = this.cachedKids.includes(t.kid) ? 'its kid was not among the cached keys, so the JWKS was fetched and has it' : '';
         if (!signature) return { verdict: 'unknown', fetched, because: `kid ${t.kid} is not in the JWKS fetched for it (${this.cachedKids.join(', ') || 'no keys'})` };
       } else {
         return { verdict: 'unknown', fetched, because: `kid ${t.kid} is not cached and the keys are fresher than ${JWKS_REFETCH_WINDOW_MS / 1000}s: no fetch` };
