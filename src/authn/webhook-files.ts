@@ -17,6 +17,8 @@ import { stateDir } from '../core/paths.ts';
 import { TOKEN_REVIEW_PATH } from './token-webhook.ts';
 
 export const TOKEN_WEBHOOK_PORT = 9443;
+/** credprov's OIDC issuer (oidc-issuer.ts) beside the webhook: same address, same serving certificate. */
+export const OIDC_ISSUER_PORT = 9444;
 /** Certificates are made anew when they have less than this left (registry/tls.ts makes them for 30 days). */
 const RENEW_BEFORE_MS = 2 * 24 * 3600_000;
 
@@ -33,6 +35,9 @@ export interface TokenWebhookFiles {
   issueKeyFile: string;
   /** kubeconfig-format file for the API server's --authentication-token-webhook-config-file. */
   kubeconfigFile: string;
+  /** https://address:OIDC_ISSUER_PORT: the OIDC issuer's URL (and every JWT's iss). */
+  issuerUrl: string;
+  issuerPort: number;
 }
 
 /** The environment's webhook address: 127.41.a.b from a hash of its name, so two environments do not meet. */
@@ -65,7 +70,7 @@ export async function ensureTokenWebhookFiles(envName: string, env: NodeJS.Proce
   if ((await readFile(kubeconfigFile, 'utf8').catch(() => '')) !== text) await writeFile(kubeconfigFile, text, { mode: 0o600 });
   // Kubeconfigs for an older CA name a CA file that no longer holds it.
   for (const f of await readdir(dir)) if (/^webhook-[0-9a-f]+\.kubeconfig$/.test(f) && join(dir, f) !== kubeconfigFile) await rm(join(dir, f), { force: true });
-  return { ...base, kubeconfigFile };
+  return { ...base, kubeconfigFile, issuerUrl: `https://${address}:${OIDC_ISSUER_PORT}`, issuerPort: OIDC_ISSUER_PORT };
 }
 
 async function stillValid(certFile: string, now: number): Promise<boolean> {

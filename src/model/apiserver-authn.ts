@@ -86,3 +86,82 @@ export class ApiServerAuthModel {
     return { status: 403, because: 'no credential: system:anonymous, whom RBAC does not allow', reviewed: false };
   }
 }
+
+// The structured JWT authenticator (--authentication-config, jwt[]), as read
+// in k8s.io/apiserver@v0.37.1 plugin/pkg/authenticator/token/oidc/oidc.go and
+// github.com/coreos/go-oidc v2.5.0 (the version k8s.io/kubernetes@v1.37.1's
+// go.mod pins), for an issuer that, like credprov's (src/authn/oidc-issuer.ts),
+// sends no Cache-Control with its JWKS:
+// - config.go:160-168,203-209 (k8s.io/kubernetes pkg/kubeapiserver/
+//   authenticator): the JWT authenticators join the webhook in the one token
+//   union behind tokencache, so the 10s success cache above covers JWTs too.
+// - oidc.go:427-431: discovery happens once, when the authenticator starts
+//   (retried every 10s until it succeeds); the verifier's key set is go-oidc's
+//   NewRemoteKeySet (jwks.go:36), which fetches nothing until a token needs it.
+// - go-oidc verify.go:237 checks the signature first (key set), and only
+//   then the claims: iss, aud, then exp at verify.go:306 — `Expiry.Before(now)`
+//   refuses, so a token is good up to and including its exp second, with no
+//   leeway; nbf gets a 1 minute leeway (verify.go:313). So an expired token
+//   signed by an unknown kid still makes the key set refetch.
+// - go-oidc jwks.go:104-135 (remoteKeySet.verify): a token whose kid is in the
+//   cached keys is verified with them, whatever the issuer serves now: no
+//   timer ever refetches. Only when no cached key verifies (an unknown kid,
+//   or a bad signature) does it refetch, and only if now+30s
+//   (keysExpiryDelta, jwks.go:24) is after the keys' expiry; jwks.go:221-225
+//   sets that expiry to the fetch time unless Cache-Control says later, so
+//   with no Cache-Control every such token refetches (inflight fetches are
+//   shared). Hence a key removed from the JWKS keeps verifying tokens until
+//   some token with a kid the API server does not know arrives.
+// - oidc.go:638 hasCorrectIssuer: a token whose iss is not the issuer's URL
+//   is left to the other authenticators (the webhook's tokens are not JWTs).
+
+/** go-oidc's keysExpiryDelta: a failed verification refetches only when the cached keys expire within this. */
+export const JWKS_REFETCH_WINDOW_MS = 30_000;
+/** go-oidc's leeway on nbf (none on exp). */
+export const NBF_LEEWAY_MS = 60_000;
+
+export interface ModelJwt {
+  kid: string;
+  /** exp and nbf in ms (whole seconds × 1000, as the token carries them). */
+  expMs: number;
+  nbfMs?: number;
+}
+
+export interface JwtVerification {
+  verdict: 'authenticated' | 'expired' | 'unknown';
+  /** Whether the key set fetched the JWKS for this token. */
+  fetched: boolean;
+  because: string;
+}
+
+/** One jwt[] authenticator's key set and verifier (go-oidc remoteKeySet + IDTokenVerifier). */
+export class JwtAuthenticatorModel {
+  /** Kids of the keys fetched last; [] before the first fetch (or keys of another run: their kids are never this run's). */
+  private cachedKids: string[] = [];
+  private keysExpiry = -Infinity;
+  private readonly jwks: (now: number) => string[];
+
+  /** `jwks(now)`: the kids the issuer serves at `now`. */
+  constructor(jwks: (now: number) => string[]) {
+    this.jwks = jwks;
+  }
+
+  verify(t: ModelJwt, now: number): JwtVerification {
+    let fetched = false;
+    let signature = this.cachedKids.includes(t.kid) ? 'its kid is among the cached keys (no fetch)' : '';
+    if (!signature) {
+      if (now + JWKS_REFETCH_WINDOW_MS > this.keysExpiry) {
+        this.cachedKids = this.jwks(now);
+        this.keysExpiry = now;
+        fetched = true;
+        signature = this.cachedKids.includes(t.kid) ? 'its kid was not among the cached keys, so the JWKS was fetched and has it' : '';
+        if (!signature) return { verdict: 'unknown', fetched, because: `kid ${t.kid} is not in the JWKS fetched for it (${this.cachedKids.join(', ') || 'no keys'})` };
+      } else {
+        return { verdict: 'unknown', fetched, because: `kid ${t.kid} is not cached and the keys are fresher than ${JWKS_REFETCH_WINDOW_MS / 1000}s: no fetch` };
+      }
+    }
+    if (t.expMs < now) return { verdict: 'expired', fetched, because: `${signature}, but exp passed ${((now - t.expMs) / 1000).toFixed(1)}s ago (no leeway)` };
+    if (t.nbfMs !== undefined && now + NBF_LEEWAY_MS < t.nbfMs) return { verdict: 'unknown', fetched, because: `${signature}, but nbf is more than ${NBF_LEEWAY_MS / 1000}s ahead` };
+    return { verdict: 'authenticated', fetched, because: `${signature}; exp in ${((t.expMs - now) / 1000).toFixed(1)}s` };
+  }
+}

@@ -36,19 +36,20 @@ export function getWithToken(t: Target, token: string, timeoutMs = 15_000): Prom
 interface Sent {
   label: string;
   at: number;
-  token: 'issued' | 'unknown';
+  /** Which token it carried. Not named `token`: the redactor learns any value under a key named so, and would then hide these words everywhere. */
+  carried: 'issued' | 'unknown';
   status: number;
   /** Reviews of that token the webhook recorded while the request was in flight. */
   reviews: number;
 }
 
 /** A request whose reviews are counted by fingerprint over its own window. */
-async function send(t: Target, hook: StartedTokenWebhook, label: string, token: string, fingerprint: string, which: Sent['token'], first: number): Promise<Sent> {
+async function send(t: Target, hook: StartedTokenWebhook, label: string, token: string, fingerprint: string, which: Sent['carried'], first: number): Promise<Sent> {
   const before = hook.reviews().filter((r) => r.fingerprint === fingerprint).length;
   const at = Date.now() - first;
   const status = await getWithToken(t, token);
   const reviews = hook.reviews().filter((r) => r.fingerprint === fingerprint).length - before;
-  return { label, at, token: which, status, reviews };
+  return { label, at, carried: which, status, reviews };
 }
 
 /** Replays the API server model at the times the requests were sent, for a token issued at 0 and revoked at `revokedAt`. */
@@ -70,7 +71,7 @@ function replay(sent: Sent[], revokedAt: number | undefined): Array<{ label: str
       book.revoke({ token: issued });
       revoked = true;
     }
-    const r = model.serve(s.at, { token: s.token === 'issued' ? issued : 'unknown' });
+    const r = model.serve(s.at, { token: s.carried === 'issued' ? issued : 'unknown' });
     return { label: s.label, status: r.status, reviewed: r.reviewed };
   });
 }

@@ -1,5 +1,6 @@
 // The exec-plugin-401 suite's checks: one per behaviour and real client
-// (the client × behaviour table), plus two about the API server itself.
+// (the client × behaviour table), plus the API server's own: the token webhook
+// and its success cache, and the structured JWT authenticator (credprov's OIDC issuer).
 import { CLIENT_NAMES, type ClientName } from '../../src/clients/probe.ts';
 import type { Check } from '../../src/report/model.ts';
 import { BEHAVIOURS, type Behaviour } from './behaviours.ts';
@@ -30,8 +31,32 @@ export const REVOCATION_DELAY: Check = {
   source: 'kube-apiserver v1.37.1 pkg/kubeapiserver/options/authentication.go:167 (TokenSuccessCacheTTL 10s, no flag) and authenticator/config.go:209; the webhook cache TTL only covers the webhook\'s own cache',
 };
 
+export const JWT_ACCEPTED: Check = {
+  id: 'EX401-JWT-ACCEPTED',
+  title: 'kube-apiserver authenticates a JWT from credprov\'s OIDC issuer through --authentication-config: SelfSubjectReview shows oidc:<sub>; a kid it does not know yet makes it fetch the JWKS',
+  level: 'MUST',
+  source: 'KEP-3331 structured authentication configuration (AuthenticationConfiguration apiserver.config.k8s.io/v1, jwt[].claimMappings.username prefix); k8s.io/apiserver v0.37.1 plugin/pkg/authenticator/token/oidc/oidc.go',
+};
+
+export const JWT_EXPIRY: Check = {
+  id: 'EX401-JWT-EXPIRY',
+  title: 'A JWT is refused once its exp has passed, with no leeway (go-oidc v2.5.0 verify.go:306); a JWT verified before exp keeps working from the 10s token success cache',
+  level: 'MUST',
+  source: 'RFC 7519 §4.1.4 (exp: MUST NOT be accepted on or after; go-oidc refuses only after the exp second); KEP-3331; kube-apiserver TokenSuccessCacheTTL 10s (pkg/kubeapiserver/options/authentication.go:167)',
+};
+
+export const JWKS_KEY_REMOVED: Check = {
+  id: 'EX401-JWKS-KEY-REMOVED',
+  title: 'After the signing key leaves the JWKS (and another is added), tokens signed with it stay accepted until a token with an unknown kid makes the API server refetch the JWKS (no timer); then they are refused, except from the 10s success cache',
+  level: 'SHOULD',
+  source: 'KEP-3331 (jwt issuer keys from the JWKS); github.com/coreos/go-oidc v2.5.0 jwks.go:104-135 (remoteKeySet.verify: refetch only when no cached key verifies, keysExpiryDelta 30s from an expiry that is the fetch time without Cache-Control)',
+};
+
+export const JWT_CHECKS: Check[] = [JWT_ACCEPTED, JWT_EXPIRY, JWKS_KEY_REMOVED];
+
 export const EXEC401_CHECKS: Check[] = [
   WEBHOOK_AUTHENTICATES,
   REVOCATION_DELAY,
+  ...JWT_CHECKS,
   ...BEHAVIOURS.flatMap((b) => CLIENT_NAMES.map((c) => clientCheck(b, c))),
 ];

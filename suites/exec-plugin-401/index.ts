@@ -14,11 +14,17 @@
 // The webhook must answer where the API server was told at its start, so it
 // listens on the environment's own loopback address and port with a CA kept
 // under the state dir (src/authn/webhook-files.ts): a running environment
-// with the same spec is reused run after run.
+// with the same spec is reused run after run. credprov's OIDC issuer
+// (src/authn/oidc-issuer.ts) sits beside it on the same address and CA, and
+// an AuthenticationConfiguration (--authentication-config) points the API
+// server's structured JWT authenticator at it: the second real 401 mechanism,
+// checked by the API-server checks in jwt.ts.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
+import { ensureAuthenticationConfig } from '../../src/authn/authentication-config.ts';
+import { startOidcIssuer, type StartedOidcIssuer } from '../../src/authn/oidc-issuer.ts';
 import { TokenBook } from '../../src/authn/token-book.ts';
 import { EXEC_PLUGIN_GROUP, startTokenWebhook, type StartedTokenWebhook } from '../../src/authn/token-webhook.ts';
 import { ensureTokenWebhookFiles, type TokenWebhookFiles } from '../../src/authn/webhook-files.ts';
@@ -36,7 +42,8 @@ import { judge } from '../../src/run/prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/suite.ts';
 import { checkRevocationDelay, checkWebhookAuthenticates, type Target } from './apiserver.ts';
 import { BEHAVIOURS, type Behaviour, type SessionPlan } from './behaviours.ts';
-import { clientCheck, EXEC401_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
+import { clientCheck, EXEC401_CHECKS, JWT_ACCEPTED, JWT_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
+import { checkJwksKeyRemoved, checkJwtAccepted, checkJwtExpiry, JwtProbe } from './jwt.ts';
 import { plannedTimes, predictSession, type SessionView } from './predict.ts';
 import { runSession, type ClusterAccess, type ObservedSession } from './session.ts';
 
@@ -46,6 +53,8 @@ const MODEL = 'exec client models (src/model/exec-credential-cache.ts, exec-info
 const REQUEST_TIMEOUT_MS = 60_000;
 /** Sessions run side by side (each client's sessions are independent: own kubeconfig, plugin log, token subject). */
 const CONCURRENCY = 8;
+/** The audience the API server accepts JWTs for (jwt[].issuer.audiences) and the issuer signs them for. */
+const JWT_AUDIENCE = 'credprov-exec-401';
 
 export const execPlugin401Suite: Suite = {
   name: 'exec-plugin-401',
@@ -59,16 +68,27 @@ export const execPlugin401Suite: Suite = {
     // Every token the webhook issues is a secret from birth.
     const book = new TokenBook({ onIssue: (t) => ctx.redactor.add(t) });
     const hook = await startTokenWebhook({ address: files.address, port: files.port, certFile: files.certFile, keyFile: files.keyFile, issueKeyFile: files.issueKeyFile, book, reviewLog, log: ctx.log });
+    // Up before the environment, as the webhook: a freshly started API server discovers the issuer at once.
+    let issuer: StartedOidcIssuer;
+    try {
+      issuer = await startOidcIssuer({ address: files.address, port: files.issuerPort, certFile: files.certFile, keyFile: files.keyFile, audiences: [JWT_AUDIENCE], log: ctx.log });
+    } catch (err) {
+      await hook.stop();
+      throw err;
+    }
+    const authenticationConfigFile = await ensureAuthenticationConfig(files, [JWT_AUDIENCE]);
     return {
-      // Only the kubeconfig file's path is in the spec: the API server is not tied to this webhook (issue-iam wires another one the same way).
-      spec: { apiserver: { tokenWebhookConfigFile: files.kubeconfigFile } },
-      run: (run) => runSuite(run, hook, files),
-      cleanup: () => hook.stop(),
+      // Only the files' paths are in the spec: the API server is not tied to this webhook (issue-iam wires another one the same way).
+      spec: { apiserver: { tokenWebhookConfigFile: files.kubeconfigFile, authenticationConfigFile } },
+      run: (run) => runSuite(run, hook, files, issuer),
+      cleanup: async () => {
+        await Promise.all([hook.stop(), issuer.stop()]);
+      },
     };
   },
 };
 
-async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWebhookFiles): Promise<CheckResult[]> {
+async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWebhookFiles, issuer: StartedOidcIssuer): Promise<CheckResult[]> {
   const env = ctx.environment;
   const ci = ctx.processEnv.CI === 'true' || ctx.processEnv.CI === '1';
   const notRun = (c: Check, reason: string): CheckResult => {
@@ -76,7 +96,7 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
     return ci ? { ...r, status: 'failed', cause: 'harness' } : r;
   };
   if (env.provider !== 'local') {
-    return EXEC401_CHECKS.map((c) => notRun(c, `needs the local provider: it wires the token webhook into kube-apiserver and signs client certificates with the cluster CA; this environment is ${env.provider}`));
+    return EXEC401_CHECKS.map((c) => notRun(c, `needs the local provider: it wires the token webhook and the JWT authenticator into kube-apiserver and signs client certificates with the cluster CA; this environment is ${env.provider}`));
   }
   const cluster = await clusterAccess(env.kubeconfig, env.stateDir);
   const target: Target = { server: cluster.server, caPem: cluster.caPem, path: PATH };
@@ -87,7 +107,7 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
   results.push(wired);
   const clientChecks = BEHAVIOURS.flatMap((b) => CLIENT_NAMES.map((c) => ({ b, c })));
   if (wired.status !== 'passed') {
-    results.push({ ...skipped(REVOCATION_DELAY, 'not run'), status: 'failed', cause: 'harness', message: `not run: ${WEBHOOK_AUTHENTICATES.id} failed (${wired.message})` });
+    for (const c of [REVOCATION_DELAY, ...JWT_CHECKS]) results.push({ ...skipped(c, 'not run'), status: 'failed', cause: 'harness', message: `not run: ${WEBHOOK_AUTHENTICATES.id} failed (${wired.message})` });
     for (const { b, c } of clientChecks) results.push({ ...skipped(clientCheck(b, c), 'not run'), status: 'failed', cause: 'harness', message: `not run: the API server does not authenticate through credprov's token webhook (${WEBHOOK_AUTHENTICATES.id})` });
     return results;
   }
@@ -97,6 +117,8 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
   const probes = new Map((await availableProbes({ kubeVersion: env.kubeVersion, env: ctx.processEnv })).map((p) => [p.probe.name, p]));
   // The revocation check waits for the API server's cache; it runs beside the client sessions.
   const revocation = checkRevocationDelay(target, hook);
+  // The JWT checks run one after another (the API server's cached JWKS carries over), beside the client sessions.
+  const jwt = runJwtChecks(new JwtProbe(issuer, { server: cluster.server, caPem: cluster.caPem }, ctx.redactor));
   const byCheck = new Map<string, CheckResult>();
   // The longest sessions first, so the pool's tail is short.
   const tasks = [...clientChecks].sort((x, y) => length(y.b) - length(x.b));
@@ -108,10 +130,19 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
       : await runClientCheck(check, b, probe, { ctx, hook, files, cluster });
     byCheck.set(check.id, r);
   });
-  results.push(await revocation);
+  results.push(await revocation, ...(await jwt));
   // Report order: behaviours as listed, clients in CLIENT_NAMES order.
   for (const { b, c } of clientChecks) results.push(byCheck.get(clientCheck(b, c).id)!);
   return results;
+}
+
+async function runJwtChecks(p: JwtProbe): Promise<CheckResult[]> {
+  const accepted = await checkJwtAccepted(p);
+  if (accepted.status !== 'passed') {
+    return [accepted, ...JWT_CHECKS.slice(1).map((c): CheckResult => ({ ...skipped(c, 'not run'), status: 'failed', cause: 'harness', message: `not run: ${JWT_ACCEPTED.id} failed (${accepted.message})` }))];
+  }
+  const expiry = await checkJwtExpiry(p);
+  return [accepted, expiry, await checkJwksKeyRemoved(p)];
 }
 
 const length = (b: Behaviour) => b.sessions.reduce((n, s) => n + plannedTimes(s).at(-1)! + 1000 * s.steps.length, 0);

@@ -3,14 +3,16 @@
 // and the four real clients (kubectl, client-go, client-node, python) running
 // the fake exec plugin. Every check (credprov's model vs what the client did)
 // must pass; the report carries the client × behaviour table; a second run
-// reuses the running environment (the webhook answers at the same address
-// with the same CA); no token reaches the report or the artifacts.
+// reuses the running environment (the webhook and the OIDC issuer answer at
+// the same address with the same CA; the issuer's keys are new, and the API
+// server fetches them on their unknown kid); no token reaches the report or
+// the artifacts.
 import { afterAll, describe, expect } from '@jest/globals';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tokenWebhookAddress, TOKEN_WEBHOOK_PORT } from '../../src/authn/webhook-files.ts';
+import { OIDC_ISSUER_PORT, tokenWebhookAddress, TOKEN_WEBHOOK_PORT } from '../../src/authn/webhook-files.ts';
 import { availableProbes } from '../../src/clients/index.ts';
 import { CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';
@@ -91,16 +93,31 @@ describe('exec-plugin-401 suite on a local cluster', () => {
     expect(leaking).toEqual([]);
   }, TIMEOUT_MS);
 
-  it('EX401-REUSE: a second run reuses the running environment (same API server, same webhook address) and passes again; its webhook is stopped afterwards', async () => {
+  it('EX401-JWT-SECRETS: no JWT the issuer signed reaches the report or the artifacts (fingerprints only)', async () => {
+    const { report } = await run();
+    // A compact JWS whose header is ES256 JSON: eyJ… . eyJ… . signature.
+    const jwt = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/;
+    const jwtChecks = report.checks.filter((c) => c.id.startsWith('EX401-JWT') || c.id.startsWith('EX401-JWKS'));
+    expect(jwtChecks).toHaveLength(3);
+    expect(JSON.stringify(jwtChecks)).toMatch(/tokenFingerprint/);
+    expect(JSON.stringify(report)).not.toMatch(jwt);
+    const files = (await readdir(dirs[0]!, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    const leaking = [];
+    for (const f of files) if (jwt.test(await readFile(f, 'utf8'))) leaking.push(f);
+    expect(leaking).toEqual([]);
+  }, TIMEOUT_MS);
+
+  it('EX401-REUSE: a second run reuses the running environment (same API server, same webhook and issuer address) and passes again; its webhook and issuer are stopped afterwards', async () => {
     const a = await run();
     const b = await rerun();
     expect(b.environment?.startedAt).toBe(a.environment?.startedAt);
     expect(b.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
-    const open = await new Promise<boolean>((resolve) => {
-      const s = connect({ host: tokenWebhookAddress(ENV_NAME), port: TOKEN_WEBHOOK_PORT });
+    const open = (port: number) => new Promise<boolean>((resolve) => {
+      const s = connect({ host: tokenWebhookAddress(ENV_NAME), port });
       s.once('connect', () => { s.destroy(); resolve(true); });
       s.once('error', () => resolve(false));
     });
-    expect(open).toBe(false);
+    expect(await open(TOKEN_WEBHOOK_PORT)).toBe(false);
+    expect(await open(OIDC_ISSUER_PORT)).toBe(false);
   }, TIMEOUT_MS * 2);
 });

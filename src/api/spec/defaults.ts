@@ -33,6 +33,7 @@ export function applyDefaults(p: PartialSpec = {}): EnvironmentSpec {
   };
   if (p.binDir !== undefined) spec.binDir = p.binDir;
   if (p.apiserver?.tokenWebhookConfigFile !== undefined) spec.apiserver.tokenWebhookConfigFile = p.apiserver.tokenWebhookConfigFile;
+  if (p.apiserver?.authenticationConfigFile !== undefined) spec.apiserver.authenticationConfigFile = p.apiserver.authenticationConfigFile;
   if (p.credentialProvider !== undefined) {
     spec.credentialProvider = { ...p.credentialProvider, plugins: { ...p.credentialProvider.plugins } };
   }

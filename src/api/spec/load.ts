@@ -22,7 +22,7 @@ const SPEC: Record<string, Shape> = {
   binDir: 'string',
   featureGates: { fields: { kubelet: 'gates', apiserver: 'gates' } },
   kubelet: { fields: { nodeName: 'string', version: 'string', config: 'object', extraArgs: 'strings' } },
-  apiserver: { fields: { tokenWebhookConfigFile: 'string', extraArgs: 'strings' } },
+  apiserver: { fields: { tokenWebhookConfigFile: 'string', authenticationConfigFile: 'string', extraArgs: 'strings' } },
   credentialProvider: { fields: { config: 'object', configFile: 'string', plugins: 'plugins' } },
   existing: { fields: { kubeconfig: 'string' } },
   timeouts: { fields: { nodeReady: 'string' } },

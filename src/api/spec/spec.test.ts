@@ -117,5 +117,6 @@ describe('compareSpecs', () => {
   test('a different version or API server gate needs a new environment', () => {
     expect(compareSpecs(base, applyDefaults({ name: 'x', kubeVersion: 'v1.36.1' }))).toBe('different');
     expect(compareSpecs(base, applyDefaults({ name: 'x', featureGates: { apiserver: { X: true } } }))).toBe('different');
+    expect(compareSpecs(base, applyDefaults({ name: 'x', apiserver: { authenticationConfigFile: '/a.yaml' } }))).toBe('different');
   });
 });

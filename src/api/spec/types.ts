@@ -49,6 +49,8 @@ export interface KubeletSpec {
 export interface ApiServerSpec {
   /** kubeconfig-format file for --authentication-token-webhook-config-file (401 suites). */
   tokenWebhookConfigFile?: string;
+  /** AuthenticationConfiguration file (apiserver.config.k8s.io/v1) for --authentication-config: JWT authenticators. */
+  authenticationConfigFile?: string;
   extraArgs: string[];
 }
 

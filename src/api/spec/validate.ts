@@ -14,7 +14,7 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 export const OWNED_KUBELET_FLAGS = ['--config', '--kubeconfig', '--root-dir', '--cert-dir', '--hostname-override', '--node-ip', '--image-credential-provider-config', '--image-credential-provider-bin-dir'];
 /** KubeletConfiguration fields the harness owns (ports, endpoints, auth). */
 export const OWNED_KUBELET_FIELDS = ['apiVersion', 'kind', 'address', 'port', 'healthzPort', 'healthzBindAddress', 'containerRuntimeEndpoint', 'authentication', 'authorization', 'podLogsDir', 'featureGates'];
-const OWNED_APISERVER_FLAGS = ['--etcd-servers', '--secure-port', '--bind-address', '--client-ca-file', '--tls-cert-file', '--tls-private-key-file', '--service-account-issuer', '--service-account-key-file', '--service-account-signing-key-file', '--feature-gates'];
+const OWNED_APISERVER_FLAGS = ['--etcd-servers', '--secure-port', '--bind-address', '--client-ca-file', '--tls-cert-file', '--tls-private-key-file', '--service-account-issuer', '--service-account-key-file', '--service-account-signing-key-file', '--feature-gates', '--authentication-config'];
 
 export function validateSpec(spec: EnvironmentSpec): FieldProblem[] {
   const p: FieldProblem[] = [];

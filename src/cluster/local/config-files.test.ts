@@ -84,6 +84,12 @@ describe('kube-apiserver flags', () => {
     const args = apiServerArgs(ctx({ apiserver: { tokenWebhookConfigFile: '/w.kubeconfig' } }));
     expect(args).toEqual(expect.arrayContaining(['--authentication-token-webhook-config-file=/w.kubeconfig', '--authentication-token-webhook-version=v1']));
   });
+
+  test('add --authentication-config beside the webhook when the spec names an AuthenticationConfiguration', () => {
+    const args = apiServerArgs(ctx({ apiserver: { tokenWebhookConfigFile: '/w.kubeconfig', authenticationConfigFile: '/a.yaml' } }));
+    expect(args).toEqual(expect.arrayContaining(['--authentication-token-webhook-config-file=/w.kubeconfig', '--authentication-config=/a.yaml']));
+    expect(apiServerArgs(ctx()).some((a) => a.startsWith('--authentication-config'))).toBe(false);
+  });
 });
 
 describe('containerd configuration', () => {

@@ -1,7 +1,8 @@
 // kube-apiserver on 127.0.0.1: Node,RBAC authorization with NodeRestriction
 // (what the kubelet's service-account token requests go through), a real
 // service-account issuer so TokenRequest and OIDC discovery work, feature
-// gates from the spec, and an optional token webhook for 401 suites.
+// gates from the spec, and an optional token webhook and AuthenticationConfiguration
+// (JWT authenticators) for 401 suites.
 import { get } from '../net.ts';
 import { runningDaemons, startDaemon, waitFor } from '../daemon.ts';
 import type { Step, StepContext } from '../context.ts';
@@ -36,6 +37,9 @@ export function apiServerArgs(ctx: StepContext): string[] {
   if (spec.apiserver.tokenWebhookConfigFile) {
     args.push(`--authentication-token-webhook-config-file=${spec.apiserver.tokenWebhookConfigFile}`, '--authentication-token-webhook-version=v1', '--authentication-token-webhook-cache-ttl=0s');
   }
+  // Read at start (and watched, but the suites never change it in place): a different file means a new API server.
+  // Structured authentication is GA in 1.37 and combines with the webhook flags above.
+  if (spec.apiserver.authenticationConfigFile) args.push(`--authentication-config=${spec.apiserver.authenticationConfigFile}`);
   return [...args, ...spec.apiserver.extraArgs];
 }
 
