@@ -178,8 +178,7 @@ export async function checkJwtAccepted(p: JwtProbe): Promise<CheckResult> {
 
 export async function checkJwtExpiry(p: JwtProbe): Promise<CheckResult> {
   const startedAt = new Date();
-  // exp a few whole seconds ahead; every request is ≥0.5s from exp and from the success cache's 10s edge, so the
-  // few ms between sending and the API server's clock reading cannot cross a boundary.
+  // exp a few whole seconds ahead; every request is ≥0.5s from exp and from the success cache's 10s edge.
   const exp = Math.ceil(Date.now() / 1000) + 4;
   const expMs = exp * 1000;
   const reused = await p.sign('jwt-expiry', { exp });
@@ -189,7 +188,9 @@ export async function checkJwtExpiry(p: JwtProbe): Promise<CheckResult> {
     sent.push(await p.send(label, t));
   };
   await at(-3000, 'token R, exp-3s (first use)', reused);
-  for (const offset of [-1500, -500, 500, 1500]) {
+  // Before exp, 1s of margin: a request is judged at its sending time, and the API server reads its clock after the
+  // TLS handshake, which a loaded host can stretch by hundreds of ms. After exp no delay can turn a refusal into an acceptance.
+  for (const offset of [-2000, -1000, 500, 1500]) {
     await at(offset, `fresh token, exp${offset < 0 ? '' : '+'}${offset / 1000}s`, await p.sign('jwt-expiry', { exp }));
   }
   await at(3000, 'token R again, exp+3s', reused);
