@@ -116,9 +116,11 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
   await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: ctx.processEnv, progress: ctx.progress }).catch((e: unknown) => ctx.log.warn(`building the client-go probe: ${errorMessage(e)}`));
   const probes = new Map((await availableProbes({ kubeVersion: env.kubeVersion, env: ctx.processEnv })).map((p) => [p.probe.name, p]));
   // The revocation check waits for the API server's cache; it runs beside the client sessions.
-  const revocation = checkRevocationDelay(target, hook);
+  // Both run beside the client pool and are awaited after it: a throw must become a harness failure there, not an unhandled rejection now.
+  const harnessFailure = (checks: Check[]) => (err: unknown): CheckResult[] => checks.map((c) => ({ ...skipped(c, 'not run'), status: 'failed', cause: 'harness', message: `harness error: ${errorMessage(err)}` }));
+  const revocation = checkRevocationDelay(target, hook).then((r) => [r], harnessFailure([REVOCATION_DELAY]));
   // The JWT checks run one after another (the API server's cached JWKS carries over), beside the client sessions.
-  const jwt = runJwtChecks(new JwtProbe(issuer, { server: cluster.server, caPem: cluster.caPem }, ctx.redactor));
+  const jwt = runJwtChecks(new JwtProbe(issuer, { server: cluster.server, caPem: cluster.caPem }, ctx.redactor)).catch(harnessFailure(JWT_CHECKS));
   const byCheck = new Map<string, CheckResult>();
   // The longest sessions first, so the pool's tail is short.
   const tasks = [...clientChecks].sort((x, y) => length(y.b) - length(x.b));
@@ -130,7 +132,7 @@ async function runSuite(ctx: SuiteRun, hook: StartedTokenWebhook, files: TokenWe
       : await runClientCheck(check, b, probe, { ctx, hook, files, cluster });
     byCheck.set(check.id, r);
   });
-  results.push(await revocation, ...(await jwt));
+  results.push(...(await revocation), ...(await jwt));
   // Report order: behaviours as listed, clients in CLIENT_NAMES order.
   for (const { b, c } of clientChecks) results.push(byCheck.get(clientCheck(b, c).id)!);
   return results;
