@@ -1,6 +1,7 @@
 // kubectl's output as the kubectl probe reads it: the -v=6 response lines and the error text.
 import { describe, expect, test } from '@jest/globals';
-import { kubectlErrorText, parseKubectlStatuses, shellQuote } from './kubectl.ts';
+import { shellQuote } from '../core/shell-script.ts';
+import { kubectlErrorText, parseKubectlStatuses } from './kubectl.ts';
 
 // Captured from kubectl v1.37.1 against credprov's scripted endpoint.
 const OK = `I1124 21:18:33.477360   20307 loader.go:408] Config loaded from file:  /tmp/kc.json

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { kubeCacheRoot, versionDir } from '../cluster/binaries/cache.ts';
 import { formatMs } from '../core/duration.ts';
+import { shellQuote } from '../core/shell-script.ts';
 import { defaultClientEnv, resolveProbeOptions, type ProbeOptions } from './common.ts';
 import type { ClientAvailability, ClientProbe, ClientTarget, ProbeResponse, ProbeSession, StartOptions } from './probe.ts';
 
@@ -51,11 +52,6 @@ export function kubectlErrorText(output: string): string {
     if (/^(error: |Unable to connect to the server: |Error from server)/.test(l)) from = i;
   });
   return lines.slice(Math.max(0, from)).join('\n').trim();
-}
-
-/** One argument for `sh -c` (script(1) takes the command as a string). */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 // kubectl process groups in flight in any session: none may outlive credprov.

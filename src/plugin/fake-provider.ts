@@ -3,10 +3,11 @@
 // <bin-dir>/<provider name> with its own environment, which may lack PATH or
 // anything credprov sets, so the installed wrapper has every path baked in:
 // Node, the fake's main.ts, the scenario and the request log.
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runnableModule } from '../core/package-layout.ts';
+import { shellQuote as q, writeScript } from '../core/shell-script.ts';
 import { readInvocationLog } from './invocation.ts';
 
 // The fake's main module: main.ts in a checkout, the compiled main.js in the npm package.
@@ -30,7 +31,6 @@ export interface FakeProviderInstall {
 export async function installFakeProvider(o: FakeProviderInstall): Promise<string> {
   await mkdir(o.binDir, { recursive: true });
   const path = join(o.binDir, o.name);
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const script = [
     '#!/bin/sh',
     '# credprov fake credential provider (installed by credprov; paths are absolute',
@@ -46,11 +46,7 @@ export async function installFakeProvider(o: FakeProviderInstall): Promise<strin
     `exec ${q(o.node ?? process.execPath)} ${q(FAKE_PROVIDER_MAIN)} "$@"`,
     '',
   ].join('\n');
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, script);
-  await chmod(tmp, 0o755);
-  await rename(tmp, path);
-  return path;
+  return writeScript(path, script);
 }
 
 /** One line of the fake provider's JSONL request log (fixtures/fake-credential-provider/main.ts). */

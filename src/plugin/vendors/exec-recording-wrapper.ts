@@ -7,10 +7,9 @@
 // mode 0700 (stdout holds a live credential until the lab removes the dir).
 // `exit` is written last. Readers reduce stdout to what the credential says,
 // never the credential itself.
-import { chmod, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+import { shellQuote as q, writeScript } from '../../core/shell-script.ts';
 
 /** Writes the wrapper at `path` (atomically); returns it. */
 export async function installExecRecordingWrapper(o: { path: string; target: string; logDir: string }): Promise<string> {
@@ -32,11 +31,7 @@ cat "$d/stderr" >&2
 echo "$rc" > "$d/exit"
 exit "$rc"
 `;
-  const tmp = `${o.path}.tmp-${process.pid}`;
-  await writeFile(tmp, script);
-  await chmod(tmp, 0o755);
-  await rename(tmp, o.path);
-  return o.path;
+  return writeScript(o.path, script);
 }
 
 /** One recorded run; `stdout` is the raw answer, for the caller to reduce (it is a credential). */

@@ -7,7 +7,8 @@
 //
 // One directory per invocation: <logDir>/<start ns>-<pid>/{argv,env,start,request,stdout,stderr,end,exit}.
 // `exit` is written last, so an invocation without it is still running (or was killed).
-import { chmod, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { shellQuote as q, writeScript } from '../../core/shell-script.ts';
 import { basename, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { claimsOf, type TokenClaims } from './fake-aws.ts';
@@ -20,8 +21,6 @@ export interface RecordingWrapperInstall {
   target: string;
   logDir: string;
 }
-
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Writes <binDir>/<name> (atomically); returns its path. */
 export async function installRecordingWrapper(o: RecordingWrapperInstall): Promise<string> {
@@ -46,11 +45,7 @@ cat "$d/stderr" >&2
 echo "$rc" > "$d/exit"
 exit "$rc"
 `;
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, script);
-  await chmod(tmp, 0o755);
-  await rename(tmp, path);
-  return path;
+  return writeScript(path, script);
 }
 
 /** One recorded invocation, secrets reduced to hashes and claims. */
