@@ -8,14 +8,52 @@ import type { CredentialProviderSpec, EnvironmentSpec, KubeletSpec, ProviderName
 
 export type Availability = { ok: true } | { ok: false; reason: string };
 
-/** What a backend can do; suites skip (or, under CI=true, fail) on a missing capability. */
+/**
+ * What a backend can do. A suite lists the capabilities it needs
+ * (PreparedSuite.needs); where one is missing its checks are skipped with the
+ * reason, or fail under CI=true. Suites ask for a capability, never for a
+ * provider by name.
+ */
 export interface Capabilities {
-  /** Can restart the kubelet with another config, flags or binary while the control plane keeps running. */
+  /** Can restart the kubelet with another config, flags or feature gates while the control plane keeps running. */
   restartKubelet: boolean;
+  /** restartKubelet also takes another kubelet binary (version skew, upgrade and downgrade). */
+  swapKubeletBinary: boolean;
   /** Can put plugin executables into the kubelet's --image-credential-provider-bin-dir. */
   installPlugins: boolean;
   /** Pods can pull from registries the harness starts on the host's loopback. */
   hostRegistries: boolean;
+  /** containerd is reachable from this host (Environment.containerd): its hosts.toml dirs are written here, `ctr` talks to its socket. */
+  hostContainerd: boolean;
+  /** The kubelet's root dir, config file and log are files on this host (Environment.kubelet); a staticPodPath or node config.json written here reaches it. */
+  kubeletFiles: boolean;
+  /** The cluster CA's certificate and key are files here (Environment.clusterCA): the harness can sign client certificates kube-apiserver trusts. */
+  clusterCA: boolean;
+  /** kube-apiserver takes the spec's token webhook and authentication config, and reaches webhooks and issuers on this host's loopback. */
+  apiserverAuthn: boolean;
+}
+
+export type Capability = keyof Capabilities;
+
+/** One line per capability, for skip reasons and `doctor`. */
+export const CAPABILITY_TEXT: Record<Capability, string> = {
+  restartKubelet: 'restart the kubelet with another config',
+  swapKubeletBinary: 'run another kubelet binary under the same control plane',
+  installPlugins: "install plugins into the kubelet's plugin dir",
+  hostRegistries: "pull from registries on this host's loopback",
+  hostContainerd: "reach the node's containerd from this host",
+  kubeletFiles: "read and write the kubelet's files from this host",
+  clusterCA: "sign client certificates with the cluster CA",
+  apiserverAuthn: "wire a token webhook and an authentication config into kube-apiserver",
+};
+
+/** The kubelet's own files, where they are reachable from this host (capability kubeletFiles). */
+export interface KubeletFiles {
+  /** --root-dir: image_manager/ (KEP-2535 records), config.json (the node's docker credentials). */
+  rootDir: string;
+  /** The KubeletConfiguration file it was started with. */
+  configFile: string;
+  log: string;
 }
 
 /** A running environment: everything a suite needs to reach it. Serialisable (kept as env.json in the state dir). */
@@ -48,6 +86,12 @@ export interface Environment {
     certsDir: string;
     ctr: string;
   };
+  /** The kubelet's files, when this host can reach them (capability kubeletFiles). */
+  kubelet?: KubeletFiles;
+  /** The cluster CA, when it is a file here (capability clusterCA). */
+  clusterCA?: { certFile: string; keyFile: string };
+  /** The pod sandbox (pause) image the kubelet runs, already in containerd: a record-free image every pod has. */
+  sandboxImage?: string;
   /** When it came up (ISO time). */
   startedAt: string;
 }

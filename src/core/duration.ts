@@ -24,6 +24,13 @@ export function parseGoDuration(text: string): number | undefined {
   return sign * total;
 }
 
+/** parseGoDuration for a value already validated (a plan's constant, a checked scenario): invalid text is a programming error. */
+export function goDurationMs(text: string): number {
+  const ms = parseGoDuration(text);
+  if (ms === undefined) throw new Error(`not a Go duration: ${JSON.stringify(text)}`);
+  return ms;
+}
+
 export function formatMs(ms: number): string {
   if (ms < 1) return `${(ms * 1000).toFixed(0)}µs`;
   if (ms < 1000) return `${ms.toFixed(ms < 10 ? 1 : 0)}ms`;

@@ -13,6 +13,7 @@ import type { StartedRegistry } from '../../registry/provider.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
+import type { Rule, ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
 import type { Evidence } from '../report/model.ts';
 import { createPod, deletePod, logExcerpt, podEvents, waitForPodOutcome, type PodEvent, type PodOptions, type PodOutcome } from './pods.ts';
@@ -79,7 +80,7 @@ export interface FleetMember {
   apiVersion?: string;
   /** KEP-4412 service-account token mode: copied into the provider's config entry as is. */
   tokenAttributes?: TokenAttributes;
-  scenario: Record<string, unknown>;
+  scenario: ScenarioFile;
 }
 
 export interface Fleet {
@@ -89,7 +90,7 @@ export interface Fleet {
   logFile: string;
   invocations(): Promise<FakeInvocation[]>;
   /** Replaces a member's scenario (the next exec reads it). */
-  rescript(name: string, scenario: Record<string, unknown>): Promise<void>;
+  rescript(name: string, scenario: ScenarioFile): Promise<void>;
   /** Rewrites scenario files and the request log with secrets redacted (they held passwords in clear for the fakes). */
   redactArtifacts(): Promise<void>;
 }
@@ -140,7 +141,7 @@ export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: {
  * vendor plugin knows its registries) it answers `auth`, whose keys may use
  * {registry} and {image}; other images get the fake's "no credentials" exit 1.
  */
-export function answer(match: string[], auth: Record<string, { username: string; password: string }>, o: { cacheKeyType?: string; cacheDuration?: string | null; delay?: string } = {}): Record<string, unknown> {
+export function answer(match: string[], auth: Record<string, { username: string; password: string }>, o: { cacheKeyType?: string; cacheDuration?: string | null; delay?: string } = {}): ScenarioFile & { rules: Rule[] } {
   return {
     rules: [{
       match, auth, cacheKeyType: o.cacheKeyType ?? 'Image',

@@ -1,8 +1,9 @@
 // Suite cases state credprov's prediction before the real kubelet acts, then
 // compare. The prediction comes from a model (matching oracle, version table,
 // cache model) or, where credprov has none, from a cited design text: never
-// from a constant typed into the case. judge() turns the pair into a
-// CheckResult whose comparison and evidence keep both sides.
+// from a constant typed into the case. judge() turns the pair, and whatever
+// else decides the verdict, into a CheckResult whose comparison and evidence
+// keep both sides; nothing patches its result afterwards.
 import { isDeepStrictEqual } from 'node:util';
 import type { Check, CheckResult, Comparison, Evidence } from '../report/model.ts';
 
@@ -25,21 +26,46 @@ export interface Judgement<T> {
   /** What the real component is, for the message: "the kubelet" by default. */
   actor?: string;
   startedAt?: Date;
+  /**
+   * Why this comparison is no verdict on the subject (the schedule slipped,
+   * the precondition did not hold): then the check is a harness failure with
+   * this reason in front, whatever the comparison says.
+   */
+  invalidBecause?: string | undefined;
+  /**
+   * Failures of the subject the comparison does not cover (a pull the
+   * plugin's valid credentials should have made work): each fails the check
+   * even when the prediction agreed.
+   */
+  problems?: string[];
+  /** Said after a disagreement, to help read it ("the execs overlapped in time: no singleflight"). */
+  onDisagree?: string | undefined;
+}
+
+/** Whether the prediction and the observation agree, by the judgement's own rule. */
+export function agrees<T>(j: Pick<Judgement<T>, 'prediction' | 'observed' | 'agree'>): boolean {
+  return (j.agree ?? isDeepStrictEqual)(j.prediction.value, j.observed);
 }
 
 export function judge<T>(check: Check, j: Judgement<T>): CheckResult {
-  const agree = (j.agree ?? isDeepStrictEqual)(j.prediction.value, j.observed);
+  const agree = agrees(j);
   const actor = j.actor ?? 'the kubelet';
   const comparison: Comparison = { model: j.prediction.model, because: j.prediction.because, predicted: j.prediction.value, observed: j.observed, agree };
   const startedAt = j.startedAt ?? new Date();
-  const message = agree
+  const compared = agree
     ? `${actor}: ${j.show(j.observed)}, as predicted (${j.prediction.because})`
-    : `predicted ${j.show(j.prediction.value)} (${j.prediction.model}: ${j.prediction.because}); ${actor}: ${j.show(j.observed)}`;
+    : `predicted ${j.show(j.prediction.value)} (${j.prediction.model}: ${j.prediction.because}); ${actor}: ${j.show(j.observed)}${j.onDisagree ? ` (${j.onDisagree})` : ''}`;
+  const problems = j.problems ?? [];
+  const verdict: Pick<CheckResult, 'status' | 'cause' | 'message'> = j.invalidBecause
+    ? { status: 'failed', cause: 'harness', message: `${j.invalidBecause}; ${compared}` }
+    : !agree
+      ? { status: 'failed', cause: 'subject', message: compared }
+      : problems.length > 0
+        ? { status: 'failed', cause: 'subject', message: `${compared}; but ${problems.join('; ')}` }
+        : { status: 'passed', message: compared };
   return {
     ...check,
-    status: agree ? 'passed' : 'failed',
-    ...(agree ? {} : { cause: 'subject' as const }),
-    message,
+    ...verdict,
     evidence: [{ kind: 'data', label: 'prediction and observation', data: comparison }, ...(j.evidence ?? [])],
     comparison,
     startedAt: startedAt.toISOString(),

@@ -8,14 +8,14 @@ import type { Capabilities, Environment, EnvironmentProvider, KubeletChange } fr
 import { pass, runCheck } from '../report/checks.ts';
 import type { Check } from '../report/model.ts';
 import { runSuites } from './runner.ts';
-import type { PreparedSuite, Suite } from './suite.ts';
+import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
 
 const CHECK: Check = { id: 'T-ONE', title: 'one', level: 'MUST', source: 'test' };
 
 class FakeProvider implements EnvironmentProvider {
   readonly name = 'local' as const;
   calls: string[] = [];
-  caps: Capabilities = { restartKubelet: true, installPlugins: true, hostRegistries: true };
+  caps: Capabilities = { restartKubelet: true, swapKubeletBinary: true, installPlugins: true, hostRegistries: true, hostContainerd: true, kubeletFiles: true, clusterCA: true, apiserverAuthn: true };
   private readonly state: string;
   constructor(state: string) {
     this.state = state;
@@ -44,13 +44,15 @@ class FakeProvider implements EnvironmentProvider {
   }
 }
 
-function suite(o: { config?: Record<string, unknown>; prepareError?: Error; needs?: PreparedSuite['needs']; outcome?: 'pass' | 'throw' | 'hang'; name?: string } = {}): Suite & { cleaned: number } {
+function suite(o: { config?: Record<string, unknown>; prepareError?: Error; needs?: PreparedSuite['needs']; outcome?: 'pass' | 'throw' | 'hang' | 'drop'; name?: string; deferred?: string[] } = {}): Suite & { cleaned: number } {
   const s = {
     name: o.name ?? 'fake',
     summary: 'fake',
     checks: [CHECK],
     cleaned: 0,
-    async prepare(): Promise<PreparedSuite> {
+    async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
+      ctx.defer(() => void o.deferred?.push('first'));
+      await ctx.own({ stop: async () => void o.deferred?.push('owned') });
       if (o.prepareError) throw o.prepareError;
       return {
         spec: { kubelet: { config: o.config ?? {} } },
@@ -59,6 +61,7 @@ function suite(o: { config?: Record<string, unknown>; prepareError?: Error; need
           if (o.outcome === 'throw') throw new Error('pod API exploded');
           // A pod that never runs: the suite would wait out its timeouts.
           if (o.outcome === 'hang') await new Promise(() => {});
+          if (o.outcome === 'drop') return [];
           return [await runCheck(CHECK, () => pass('ok'))];
         },
         cleanup: async () => {
@@ -121,10 +124,22 @@ describe('runSuites', () => {
     expect(report.checks[0]).toMatchObject({ status: 'failed', cause: 'harness' });
   });
 
+  test('a check a suite does not report is a harness failure, never silence', async () => {
+    const { report } = await runSuites([suite({ outcome: 'drop' })], opts());
+    expect(report.checks).toEqual([expect.objectContaining({ id: CHECK.id, status: 'failed', cause: 'harness', message: `suite fake gave no result for check ${CHECK.id}` })]);
+  });
+
+  test('what prepare deferred or owned is stopped, last first, also when prepare throws', async () => {
+    const deferred: string[] = [];
+    const { report } = await runSuites([suite({ prepareError: new Error('no registry'), deferred })], opts());
+    expect(report.checks[0]).toMatchObject({ status: 'failed' });
+    expect(deferred).toEqual(['owned', 'first']);
+  });
+
   test('a missing capability skips the suite, naming it', async () => {
     provider.caps = { ...provider.caps, installPlugins: false };
     const { report } = await runSuites([suite({ needs: ['installPlugins'] })], opts());
-    expect(report.checks[0]).toMatchObject({ status: 'skipped', message: 'provider local lacks installPlugins' });
+    expect(report.checks[0]).toMatchObject({ status: 'skipped', message: "provider local cannot install plugins into the kubelet's plugin dir (installPlugins)" });
   });
 
   test('a suite that throws fails every check as a harness failure, collects the component logs and still cleans up', async () => {

@@ -10,13 +10,15 @@ import { errorMessage, CredprovError, PrerequisiteError } from '../core/errors.t
 import { noopLogger, type Logger } from '../core/logger.ts';
 import { silentProgress, step, type Progress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
+import { inCI } from '../core/ci.ts';
 import { CREDPROV_VERSION } from '../core/package-layout.ts';
-import type { ComponentDeath, Environment, EnvironmentProvider } from '../cluster/provider.ts';
+import { CAPABILITY_TEXT, type Capability, type ComponentDeath, type Environment, type EnvironmentProvider } from '../cluster/provider.ts';
 import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
-import { skipped } from '../report/checks.ts';
 import { ensureEnvironment, type EnsureOptions } from './environment.ts';
 import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
-import type { Suite } from './suite.ts';
+import { harnessFailed, notRun, reconcile } from './results.ts';
+import { Scope } from './scope.ts';
+import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
 import { stopInProcessRegistries } from '../../registry/started.ts';
 
 
@@ -67,7 +69,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   const progress = o.progress ?? silentProgress;
   const redactor = o.redactor ?? new Redactor();
   const processEnv = o.processEnv ?? process.env;
-  const ci = processEnv.CI === 'true' || processEnv.CI === '1';
+  const ci = inCI(processEnv);
   const startedAt = new Date();
   const checks: CheckResult[] = [];
   const timings: SuiteTiming[] = [];
@@ -81,7 +83,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     if (interrupted) break;
     const t0 = Date.now();
     const before = checks.length;
-    if (broken) checks.push(...notRun(suite, `not run: ${deathText(broken)} during suite ${broken.suite}`, new CredprovError('environment broken'), ci));
+    if (broken) checks.push(...suiteNotRun(suite, `not run: ${deathText(broken)} during suite ${broken.suite}`, new CredprovError('environment broken'), ci));
     else await runOne(suite);
     for (const c of checks.slice(before)) c.suite = suite.name;
     timings.push({ name: suite.name, summary: suite.summary, durationMs: Date.now() - t0 });
@@ -90,17 +92,26 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   async function runOne(suite: Suite): Promise<void> {
     const artifactsDir = join(o.artifactsDir, suite.name);
     await mkdir(artifactsDir, { recursive: true });
-    const setup = { log, progress, artifactsDir, redactor, processEnv, environmentName: applyDefaults(o.baseSpec).name };
-    let prepared;
-    try {
-      prepared = await step(progress, `prepare suite ${suite.name}`, () => suite.prepare(setup));
-    } catch (err) {
-      checks.push(...notRun(suite, `could not prepare suite ${suite.name}: ${errorMessage(err)}`, err, ci));
-      return;
-    }
-    const cleanup = prepared.cleanup;
+    const scope = new Scope(`suite ${suite.name}`, log);
+    const setup: SuiteSetup = {
+      log, progress, artifactsDir, redactor, processEnv, ci,
+      environmentName: applyDefaults(o.baseSpec).name,
+      defer: (c) => scope.defer(c),
+      own: (started) => scope.own(started),
+    };
+    let prepared: PreparedSuite | undefined;
+    const cleanup = async () => {
+      await prepared?.cleanup?.();
+      await scope.close();
+    };
     activeCleanups.add(cleanup);
     try {
+      try {
+        prepared = await step(progress, `prepare suite ${suite.name}`, () => suite.prepare(setup));
+      } catch (err) {
+        checks.push(...suiteNotRun(suite, `could not prepare suite ${suite.name}: ${errorMessage(err)}`, err, ci));
+        return;
+      }
       const wanted = finalizeSpec(mergePartial(o.baseSpec, prepared.spec));
       lastSpec = wanted;
       let ensured;
@@ -108,7 +119,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
         if (interrupted) throw new CredprovError('interrupted before the environment was ready');
         ensured = await ensureEnvironment(wanted, { log, progress, processEnv, keepOnFailure: o.keep ?? false, ...(o.providerFor ? { providerFor: o.providerFor } : {}) });
       } catch (err) {
-        checks.push(...notRun(suite, `no environment for suite ${suite.name}: ${errorMessage(err)}`, err, ci));
+        checks.push(...suiteNotRun(suite, `no environment for suite ${suite.name}: ${errorMessage(err)}`, err, ci));
         // A kubelet restart that failed leaves the environment's logs in place: keep them with the suite's artifacts.
         const running = await readEnvironment(wanted.name, processEnv).catch(() => undefined);
         if (running) {
@@ -121,23 +132,25 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       const known = environments.find((e) => e.environment.name === environment.name);
       if (known) known.environment = environment;
       else environments.push({ environment, provider, ours: ensured.action === 'brought-up' });
-      const missing = (prepared.needs ?? []).filter((c) => !provider.capabilities()[c]);
+      const can = (c: Capability) => provider.capabilities()[c];
+      const missing = (prepared.needs ?? []).filter((c) => !can(c));
       if (missing.length > 0) {
-        checks.push(...notRun(suite, `provider ${provider.name} lacks ${missing.join(', ')}`, undefined, ci));
+        checks.push(...suiteNotRun(suite, `provider ${provider.name} cannot ${missing.map((m) => `${CAPABILITY_TEXT[m]} (${m})`).join(', ')}`, undefined, ci));
         return;
       }
+      const run = prepared.run;
       let results: CheckResult[];
       try {
-        const outcome = await runWatched(() => prepared.run({ ...setup, environment, provider }), provider, environment);
+        const outcome = await runWatched(() => run({ ...setup, environment, provider, can }), provider, environment);
         if ('death' in outcome) {
           const d = outcome.death;
           broken = { ...d, suite: suite.name };
           progress.note(`${d.component} died during suite ${suite.name}${d.why ? `: ${d.why}` : ''}; its checks fail now, and no later suite runs on ${environment.name}`);
-          results = suite.checks.map((c) => ({ ...skipped(c, ''), status: 'failed' as const, cause: 'harness' as const, message: `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (its log: ${join(artifactsDir, 'logs', basename(d.logFile))})` : ''}` }));
-        } else results = outcome.results;
+          results = suite.checks.map((c) => harnessFailed(c, `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (its log: ${join(artifactsDir, 'logs', basename(d.logFile))})` : ''}`));
+        } else results = reconcile(`suite ${suite.name}`, suite.checks, outcome.results);
       } catch (err) {
         // The suite itself broke (not one check): none of its checks may count as run.
-        results = suite.checks.map((c) => ({ ...skipped(c, `suite ${suite.name} broke: ${errorMessage(err)}`), status: 'failed' as const, cause: 'harness' as const }));
+        results = suite.checks.map((c) => harnessFailed(c, `suite ${suite.name} broke: ${errorMessage(err)}`));
       }
       checks.push(...results);
       if (results.some((r) => r.status === 'failed')) {
@@ -205,13 +218,10 @@ function deathText(d: ComponentDeath): string {
  * capability) is a skip with the reason; under CI=true it is a failure, and so
  * is anything else that broke: never a silent green.
  */
-function notRun(suite: Suite, reason: string, err: unknown, ci: boolean): CheckResult[] {
+function suiteNotRun(suite: Suite, reason: string, err: unknown, ci: boolean): CheckResult[] {
   const hint = err instanceof CredprovError && err.hint ? ` (hint: ${err.hint})` : '';
   const prerequisite = err === undefined || isPrerequisite(err);
-  return suite.checks.map((c) => {
-    const r = skipped(c, `${reason}${hint}`);
-    return ci || !prerequisite ? { ...r, status: 'failed' as const, cause: 'harness' as const } : r;
-  });
+  return suite.checks.map((c) => notRun(c, `${reason}${hint}`, ci || !prerequisite));
 }
 
 function isPrerequisite(err: unknown): boolean {

@@ -3,13 +3,14 @@
 // reason; under CI=true it is a failure that says what is missing (a CI run
 // that silently skips is not green).
 import { test } from '@jest/globals';
+import { inCI } from '../core/ci.ts';
+
+export { inCI };
 
 export interface Prerequisite {
   ok: boolean;
   reason?: string;
 }
-
-export const inCI = (env: NodeJS.ProcessEnv = process.env): boolean => env.CI === 'true' || env.CI === '1';
 
 /** `test` when the prerequisite holds; otherwise a skip (or, in CI, one failing test naming the reason). */
 export type TestFn = (title: string, fn: () => Promise<unknown> | void, timeoutMs?: number) => void;

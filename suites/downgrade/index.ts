@@ -3,6 +3,7 @@
 // its own code (the config validator, the response decoder, the pull
 // credentials model) and what the user sees kept as evidence: the kubelet's
 // error, pod states, the credentials used.
+import type { ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -58,11 +59,11 @@ export const downgradeSuite: Suite = {
 };
 
 /** The fake answers the right password; `apiVersion` pins its response version (default: the request's). */
-function scenario(lab: LabRegistry, apiVersion?: string): Record<string, unknown> {
+function scenario(lab: LabRegistry, apiVersion?: string): ScenarioFile {
   const s = answer([normalizeImage(IMAGE).repository, normalizeImage(OTHER).repository], { '{registry}': { username: lab.user.username, password: lab.user.password } }, { cacheDuration: '0s' });
-  if (apiVersion) (s.rules as Array<Record<string, unknown>>)[0]!.apiVersion = apiVersion;
+  if (apiVersion) s.rules[0]!.apiVersion = apiVersion;
   // The cache image: a Registry entry for 5 minutes, so a warm cache is there to lose on a kubelet restart.
-  (s.rules as Array<Record<string, unknown>>).push(...(answer([normalizeImage(VIA_PLUGIN).repository], { '{registry}': { username: lab.user.username, password: lab.user.password } }, { cacheKeyType: 'Registry', cacheDuration: '5m' }).rules as Array<Record<string, unknown>>));
+  s.rules.push(...answer([normalizeImage(VIA_PLUGIN).repository], { '{registry}': { username: lab.user.username, password: lab.user.password } }, { cacheKeyType: 'Registry', cacheDuration: '5m' }).rules);
   return s;
 }
 

@@ -63,8 +63,8 @@ export const pullSecretsSuite: Suite = {
         matchImages: [`${host}/secrets/mix-`],
         scenario: {
           rules: [
-            ...(answer([`${host}/secrets/mix-a`], { [host]: creds.right }).rules as unknown[]),
-            ...(answer([`${host}/secrets/mix-b`], { [host]: creds.providerWrong }).rules as unknown[]),
+            ...(answer([`${host}/secrets/mix-a`], { [host]: creds.right }).rules),
+            ...(answer([`${host}/secrets/mix-b`], { [host]: creds.providerWrong }).rules),
           ],
         },
       }]);

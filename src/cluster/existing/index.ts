@@ -24,7 +24,7 @@ export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: s
       return { ok: true };
     },
     capabilities(): Capabilities {
-      return { restartKubelet: false, installPlugins: false, hostRegistries: false };
+      return { restartKubelet: false, swapKubeletBinary: false, installPlugins: false, hostRegistries: false, hostContainerd: false, kubeletFiles: false, clusterCA: false, apiserverAuthn: false };
     },
     async up(spec: EnvironmentSpec, progress: Progress = silentProgress): Promise<Environment> {
       const kubeconfig = spec.existing?.kubeconfig ?? opts.kubeconfig;

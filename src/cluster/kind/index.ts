@@ -67,7 +67,7 @@ class KindProvider implements EnvironmentProvider {
 
   capabilities(): Capabilities {
     // Registries on the host's loopback are not the nodes' loopback.
-    return { restartKubelet: true, installPlugins: true, hostRegistries: false };
+    return { restartKubelet: true, swapKubeletBinary: false, installPlugins: true, hostRegistries: false, hostContainerd: false, kubeletFiles: false, clusterCA: false, apiserverAuthn: false };
   }
 
   private root(name: string): string {

@@ -124,7 +124,7 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   capabilities(): Capabilities {
-    return { restartKubelet: true, installPlugins: true, hostRegistries: true };
+    return { restartKubelet: true, swapKubeletBinary: true, installPlugins: true, hostRegistries: true, hostContainerd: true, kubeletFiles: true, clusterCA: true, apiserverAuthn: true };
   }
 
   async up(spec: EnvironmentSpec, progress: Progress = silentProgress, upOpts: { keep?: boolean } = {}): Promise<Environment> {
@@ -292,6 +292,9 @@ class LocalProvider implements EnvironmentProvider {
       pluginBinDir: layout.pluginBin,
       ...(cp ? { credentialProviderConfig: cp.configFile ?? layout.credentialProviderConfig } : {}),
       containerd: { address: layout.containerdSocket, certsDir: layout.certsD, ctr: state.binaries.ctr },
+      kubelet: { rootDir: layout.kubeletRoot, configFile: layout.kubeletConfig, log: join(layout.logs, 'kubelet.log') },
+      clusterCA: { certFile: ctx.pki.caCert, keyFile: ctx.pki.caKey },
+      sandboxImage: state.sandboxImageRef,
       startedAt: new Date().toISOString(),
     };
   }

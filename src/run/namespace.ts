@@ -1,0 +1,46 @@
+// Namespaces as the upstream e2e framework gives them: made for a case (or a
+// suite), ready once its default ServiceAccount exists, deleted afterwards,
+// and kept with its events as evidence when what ran in it failed.
+import { randomBytes } from 'node:crypto';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { kubeApi, type ApiTarget } from '../cluster/api.ts';
+import { waitFor } from '../core/time.ts';
+import type { Evidence } from '../report/model.ts';
+
+export interface TestNamespace {
+  name: string;
+  /** Deletes it (not awaited to completion: the namespace controller takes its time), or, when `failed`, keeps it and returns its events as evidence. */
+  finish(failed: boolean): Promise<Evidence[]>;
+}
+
+/** Kubernetes names: lower case, at most 63 characters; a random suffix keeps runs and cases apart. */
+export function namespaceName(base: string): string {
+  const stem = base.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 55) || 'credprov';
+  return `${stem}-${randomBytes(3).toString('hex')}`;
+}
+
+export async function createNamespace(target: ApiTarget, name: string, o: { labels?: Record<string, string>; timeoutMs?: number } = {}): Promise<TestNamespace> {
+  const api = await kubeApi(target);
+  await api.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels } } }]);
+  // Pods without serviceAccountName are refused until the controller has made "default".
+  await waitFor(`the default ServiceAccount of namespace ${name}`, async () => {
+    const list = await api.core.listNamespacedServiceAccount({ namespace: name });
+    return list.items.some((sa) => sa.metadata?.name === 'default') ? true : undefined;
+  }, { timeoutMs: o.timeoutMs ?? 30_000, intervalMs: 100 });
+  return {
+    name,
+    async finish(failed) {
+      if (!failed) {
+        await api.core.deleteNamespace({ name }).catch(() => {});
+        return [];
+      }
+      const events = await api.core.listNamespacedEvent({ namespace: name }).then((l) => l.items.map(eventLine), () => [] as string[]);
+      return [{ kind: 'event', label: `events of namespace ${name} (kept for inspection; it goes with the environment)`, data: events }];
+    },
+  };
+}
+
+function eventLine(e: CoreV1Event): string {
+  const obj = e.involvedObject;
+  return `${e.type ?? ''} ${e.reason ?? ''} ${obj.kind ?? ''}/${obj.name ?? ''}: ${(e.message ?? '').replace(/\s+/g, ' ')}${e.count && e.count > 1 ? ` (×${e.count})` : ''}`;
+}
