@@ -72,43 +72,32 @@ export function liveMatchingSuite(o: LiveMatchingOptions): Suite {
     summary: o.summary,
     checks: o.cases.map((c) => c.check),
     async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
-      const lab = await startLabRegistry(ctx, o.name);
-      let fleet: Awaited<ReturnType<typeof prepareFleet>> | undefined;
-      const cleanup = async () => {
-        await lab.stop();
-        await fleet?.redactArtifacts();
-      };
-      try {
-        const digest = await lab.digest();
-        const images = o.cases.flatMap((c) => c.images).map((i) => (i.byDigest ? `${i.ref}@${digest}` : i.ref));
-        const normalized = new Map(images.map((ref) => [ref, normalizeImage(ref)] as const));
-        // An untagged name pulls :latest; a digest-only name needs the manifest under any tag.
-        const pushes = new Set([...normalized.values()].map((n) => `${n.path}:${n.tag ?? (n.digest ? 'v1' : 'latest')}`));
-        for (const p of pushes) await lab.push(p.slice(0, p.lastIndexOf(':')), p.slice(p.lastIndexOf(':') + 1));
-        const repositories = [...new Set([...normalized.values()].map((n) => n.repository))];
-        fleet = await prepareFleet(ctx, o.config.providers.map((p) => {
-          const a = o.answers?.[p.name] ?? { credentials: 'right' };
-          const password = a.credentials === 'right' ? lab.user.password : lab.wrongPassword;
-          return {
-            name: p.name,
-            matchImages: p.matchImages ?? [],
-            apiVersion: p.apiVersion,
-            // 0s and Image keys: every image is asked afresh, so each pull shows its own execs.
-            defaultCacheDuration: '0s',
-            scenario: answer(repositories, { [a.authKey ?? '{registry}']: { username: lab.user.username, password } }, { cacheKeyType: 'Image', cacheDuration: '0s' }),
-          };
-        }));
-        const f = fleet;
+      const lab = await ctx.own(startLabRegistry(ctx, o.name));
+      const digest = await lab.digest();
+      const images = o.cases.flatMap((c) => c.images).map((i) => (i.byDigest ? `${i.ref}@${digest}` : i.ref));
+      const normalized = new Map(images.map((ref) => [ref, normalizeImage(ref)] as const));
+      // An untagged name pulls :latest; a digest-only name needs the manifest under any tag.
+      const pushes = new Set([...normalized.values()].map((n) => `${n.path}:${n.tag ?? (n.digest ? 'v1' : 'latest')}`));
+      for (const p of pushes) await lab.push(p.slice(0, p.lastIndexOf(':')), p.slice(p.lastIndexOf(':') + 1));
+      const repositories = [...new Set([...normalized.values()].map((n) => n.repository))];
+      const fleet = await prepareFleet(ctx, o.config.providers.map((p) => {
+        const a = o.answers?.[p.name] ?? { credentials: 'right' };
+        const password = a.credentials === 'right' ? lab.user.password : lab.wrongPassword;
         return {
-          needs: ['installPlugins', 'hostRegistries', 'restartKubelet'],
-          spec: f.spec,
-          run: (run) => runLive(run, o, lab, f, normalized),
-          cleanup,
+          name: p.name,
+          matchImages: p.matchImages ?? [],
+          apiVersion: p.apiVersion,
+          // 0s and Image keys: every image is asked afresh, so each pull shows its own execs.
+          defaultCacheDuration: '0s',
+          scenario: answer(repositories, { [a.authKey ?? '{registry}']: { username: lab.user.username, password } }, { cacheKeyType: 'Image', cacheDuration: '0s' }),
         };
-      } catch (err) {
-        await cleanup();
-        throw err;
-      }
+      }));
+      ctx.defer(() => fleet.redactArtifacts());
+      return {
+        needs: ['installPlugins', 'hostRegistries', 'restartKubelet'],
+        spec: fleet.spec,
+        run: (run) => runLive(run, o, lab, fleet, normalized),
+      };
     },
   };
 }

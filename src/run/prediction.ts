@@ -40,6 +40,8 @@ export interface Judgement<T> {
   problems?: string[];
   /** Said after a disagreement, to help read it ("the execs overlapped in time: no singleflight"). */
   onDisagree?: string | undefined;
+  /** Said after the verdict whatever it is: what the comparison leaves out but a reader should know ("client-go retried past 1 transport error"). */
+  note?: string | undefined;
 }
 
 /** Whether the prediction and the observation agree, by the judgement's own rule. */
@@ -63,6 +65,7 @@ export function judge<T>(check: Check, j: Judgement<T>): CheckResult {
       : problems.length > 0
         ? { status: 'failed', cause: 'subject', message: `${compared}; but ${problems.join('; ')}` }
         : { status: 'passed', message: compared };
+  if (j.note) verdict.message = `${verdict.message} (${j.note})`;
   return {
     ...check,
     ...verdict,

@@ -10,9 +10,9 @@ import { TokenBook, tokenFingerprint } from '../../src/authn/token-book.ts';
 import type { CheckResult } from '../../src/report/model.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
+import { sleep } from '../../src/core/time.ts';
 
 const MODEL = 'API server authn model (src/model/apiserver-authn.ts)';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Target {
   server: string;

@@ -17,11 +17,10 @@ import { ApiServerAuthModel, JwtAuthenticatorModel, TOKEN_SUCCESS_CACHE_MS, type
 import type { CheckResult } from '../../src/report/model.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { JWKS_KEY_REMOVED, JWT_ACCEPTED, JWT_EXPIRY } from './checks.ts';
+import { sleep, sleepUntil } from '../../src/core/time.ts';
 
 const MODEL = 'API server authn model: token success cache + JWT authenticator (src/model/apiserver-authn.ts)';
 const SSR_PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const sleepUntil = (t: number) => sleep(Math.max(0, t - Date.now()));
 
 export interface JwtTarget {
   server: string;

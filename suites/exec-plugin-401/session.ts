@@ -15,6 +15,7 @@ import type { ClientProbe, ProbeResponse } from '../../src/clients/probe.ts';
 import type { Redactor } from '../../src/core/redact.ts';
 import type { SessionPlan } from './behaviours.ts';
 import type { SessionView, Told } from './predict.ts';
+import { sleep } from '../../src/core/time.ts';
 
 export const FAKE_EXEC_PLUGIN = resolve(import.meta.dirname, '../../fixtures/fake-exec-plugin/fake-exec-plugin');
 
@@ -75,7 +76,6 @@ export interface ObservedSession {
   notes: readonly string[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runSession(plan: SessionPlan, c: SessionContext): Promise<ObservedSession> {
   await mkdir(c.dir, { recursive: true });
