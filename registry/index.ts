@@ -11,7 +11,7 @@ export { RegistryClient, canPull, type Credentials, type PullCheck } from './cli
 export { busyboxImage, pauseImage, pauseBinary, DEFAULT_MARKER } from './image/test-images.ts';
 export { buildImage, type BuiltImage } from './image/build.ts';
 export { exportImageTar, imageArchive } from './image/export.ts';
-export { createCA, issueServerCert, trustForContainerd, type KeyPair } from './tls.ts';
+export { trustForContainerd } from './containerd-hosts.ts';
 export { processProvider } from './process.ts';
 export { containerProvider } from './container.ts';
 export type { RegistryProvider, RegistrySpec, StartedRegistry, UserAdmin } from './provider.ts';

@@ -12,7 +12,7 @@ import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { createCA, issueServerCert } from '../../registry/tls.ts';
+import { createCA, issueServerCert } from '../core/tls.ts';
 import { stateDir } from '../core/paths.ts';
 import { TOKEN_REVIEW_PATH } from './token-webhook.ts';
 

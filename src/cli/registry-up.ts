@@ -8,7 +8,7 @@ import { Auth, generatedUser, parseUserFlag, type AuthSpec, type User } from '..
 import { busyboxImage, pauseImage } from '../../registry/image/test-images.ts';
 import { processProvider } from '../../registry/process.ts';
 import { containerProvider, removeContainer } from '../../registry/container.ts';
-import { portFree } from '../../registry/ports.ts';
+import { portFree } from '../core/ports.ts';
 import { defaultHostname, NAME_RE, type StartedRegistry } from '../../registry/provider.ts';
 import { readState, registriesDir, teardown, writeState, listStates } from '../../registry/state.ts';
 import { parseGoDuration } from '../core/duration.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, afterAll, beforeAll, jest } from '@jest/globals';
 import { Auth } from '../../registry/auth.ts';
 import { RegistryClient } from '../../registry/client.ts';
-import { send } from '../../registry/http.ts';
+import { send } from '../../src/core/http.ts';
 import { busyboxImage } from '../../registry/image/test-images.ts';
 import { processProvider } from '../../registry/process.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';

@@ -9,7 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCA, issueServerCert } from '../../../registry/tls.ts';
+import { createCA, issueServerCert } from '../../core/tls.ts';
 import { ensureVendorPlugin } from './build.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
 import { FakeAws, newIamUser, stsRegionOfHost, type IamUser } from './fake-aws.ts';
