@@ -38,7 +38,7 @@ import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-a
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
 import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
-import { presignGet } from './sigv4.ts';
+import { presignGet } from '../../api/aws/sigv4.ts';
 
 /** The profiles of the lab's shared AWS files; `no-credentials` has a region and no keys. */
 export type IamProfile = 'mapped' | 'unmapped' | 'unknown-key' | 'wrong-secret' | 'no-credentials';
