@@ -9,7 +9,8 @@
 // core, not here: TLS material (src/core/tls.ts), ports (src/core/ports.ts),
 // HTTP with a per-request CA (src/core/http.ts), stopping a child process
 // (src/core/stop-child.ts), processes found again by pid (src/core/pids.ts).
-// registry/ depends on src/core only, never on the rest of src/.
+// registry/ depends on src/core only (its tests also on src/testing), never on
+// the rest of src/; src/core/import-graph.test.ts checks it.
 //
 // Deep imports that remain, and why:
 // - suites/ and src/run/ (lab.ts, runner.ts), being rewritten into the suite
