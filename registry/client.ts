@@ -4,7 +4,7 @@
 // the oracle question "do these credentials open this image?".
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { parseChallenges, repositoryScope, type Challenge } from './challenge.ts';
-import { basicAuth, header, send, type HttpRequest, type HttpResponse, type TransportOptions } from './http.ts';
+import { basicAuth, header, send, type HttpRequest, type HttpResponse, type TransportOptions } from '../src/core/http.ts';
 import { MEDIA, type Blob, type BuiltImage } from './image/build.ts';
 import { parseRef, refReference } from './reference.ts';
 

@@ -2,7 +2,7 @@ import { describe, test, expect } from '@jest/globals';
 import { createServer } from 'node:http';
 import { Ready } from './ready.ts';
 import { ReadyCheckWait } from './container-wait.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../src/core/ports.ts';
 
 describe('ReadyCheckWait (a harness ReadyCheck as a testcontainers wait strategy)', () => {
   test('resolves once the registry URL answers as the check expects', async () => {

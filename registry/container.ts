@@ -22,16 +22,15 @@ import { PrerequisiteError } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { runnableModule } from '../src/core/package-layout.ts';
 import { silentProgress } from '../src/core/progress.ts';
-import { pidExists } from '../src/core/pids.ts';
+import { pidExists, terminate, type OwnedProcess } from '../src/core/pids.ts';
 import { ensureRegistryImage, libraryDeps } from './container-image.ts';
 import { LogCapture } from './container-logs.ts';
 import { ReadyCheckWait } from './container-wait.ts';
-import { dockerHost, dockerRuntime, pingDocker, type DockerRuntime, type Testcontainers } from './docker-runtime.ts';
+import { dockerHost, dockerRuntime, pingDocker, removeById, type DockerRuntime, type Testcontainers } from './docker-runtime.ts';
 import { DEFAULT_BINARY } from './process.ts';
 import type { Availability, RegistryProvider } from './provider.ts';
 import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';
 import { HarnessRegistry } from './started.ts';
-import { terminate, type OwnedProcess } from './state.ts';
 
 export interface ContainerProviderOptions {
   /** The Docker daemon, e.g. unix:///tmp/x/docker.sock for a private one (default $DOCKER_HOST, else /var/run/docker.sock). */
@@ -46,8 +45,6 @@ export const REGISTRY_LABEL = 'io.credprov.registry';
 export const OWNER_LABEL = 'io.credprov.owner-pid';
 /** A container start on a loaded 2-core machine: creating, starting and the registry's own start. */
 const READY_TIMEOUT_MS = 30_000;
-/** distribution exits at once on SIGTERM; SIGKILL after this. */
-const STOP_GRACE_MS = 2_000;
 const LOG_MAIN = runnableModule('./container-log-main.ts', import.meta.url);
 
 export function containerProvider(o: ContainerProviderOptions = {}): RegistryProvider {
@@ -159,17 +156,6 @@ function followLogs(host: string, id: string, logFile: string): OwnedProcess {
   return { pid: child.pid!, match: id };
 }
 
-async function removeById(rt: DockerRuntime, id: string): Promise<void> {
-  const c = rt.client.container.getById(id);
-  try {
-    await rt.client.container.stop(c, { timeout: STOP_GRACE_MS });
-    await rt.client.container.remove(c, { removeVolumes: true });
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return;
-    throw new PrerequisiteError(`removing registry container ${id.slice(0, 12)} from ${rt.host} failed: ${(err as Error).message}`, { cause: err });
-  }
-}
-
 /** Registry containers of in-process owners that died (a killed test run): removed, as Ryuk would have. Local daemons only: a pid means nothing elsewhere. */
 async function removeOrphans(rt: DockerRuntime, log: Logger): Promise<void> {
   if (!rt.host.startsWith('unix://')) return;
@@ -182,9 +168,3 @@ async function removeOrphans(rt: DockerRuntime, log: Logger): Promise<void> {
     await removeById(rt, c.Id).catch((e: Error) => log.warn(e.message));
   }
 }
-
-/** Removes a container recorded in state (`registry down` from another process). */
-export async function removeContainer(docker: { host?: string }, id: string): Promise<void> {
-  await removeById(await dockerRuntime(dockerHost(docker.host)), id);
-}
-

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { cacheDir } from '../src/core/paths.ts';
 import { TimeoutError, tail } from '../src/core/errors.ts';
-import { stopChild } from './child.ts';
+import { stopChild } from '../src/core/stop-child.ts';
 import type { Credentials } from './client.ts';
 
 export interface ContainerdBins {

@@ -5,7 +5,8 @@
 // Ryuk, testcontainers' reaper, stays off: its image cannot be pulled here,
 // and a registry's lifetime is credprov's (its state file, or an owner label
 // on in-process containers; see container.ts). Read-only questions (is a
-// daemon there, does a container run) are plain GETs on the Engine API.
+// daemon there, does a container run) are plain GETs on the Engine API;
+// removing a registry container (teardown from state) goes through testcontainers.
 import { request } from 'node:http';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { PrerequisiteError } from '../src/core/errors.ts';
@@ -110,4 +111,24 @@ export function dockerGet(host: string, path: string, timeoutMs = 5000): Promise
     });
     req.end();
   });
+}
+
+/** distribution exits at once on SIGTERM; SIGKILL after this. */
+const STOP_GRACE_MS = 2_000;
+
+/** Stops and removes a registry container; one already gone is no error. */
+export async function removeById(rt: DockerRuntime, id: string): Promise<void> {
+  const c = rt.client.container.getById(id);
+  try {
+    await rt.client.container.stop(c, { timeout: STOP_GRACE_MS });
+    await rt.client.container.remove(c, { removeVolumes: true });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return;
+    throw new PrerequisiteError(`removing registry container ${id.slice(0, 12)} from ${rt.host} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Removes a container recorded in state (`registry down` from another process). */
+export async function removeContainer(docker: { host?: string }, id: string): Promise<void> {
+  await removeById(await dockerRuntime(dockerHost(docker.host)), id);
 }

@@ -21,7 +21,7 @@ import { execa } from 'execa';
 import { TimeoutError, tail } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { isAlive, pidExists, terminatePid } from '../src/core/pids.ts';
-import { stopChild } from './child.ts';
+import { stopChild } from '../src/core/stop-child.ts';
 import { pingDocker } from './docker-runtime.ts';
 
 /** Debian's docker.io puts dockerd in /usr/sbin, docker-ce in /usr/bin. */

@@ -1,20 +1,49 @@
-// The registry facade: what suites and the cluster code import.
+// registry/: authenticated OCI registries for the harness (a process or a
+// container; htpasswd, token server, service-account-token exchange; their
+// state on disk for `credprov registry up/down/ls`) and the test images they
+// serve (registry/image: building, tarring and exporting OCI images stays here,
+// beside the registries that serve them, as credprov's design notes have it).
+//
+// This file is registry/'s one public entry: code outside registry/ imports
+// from here, never a module inside. What is not about registries lives in the
+// core, not here: TLS material (src/core/tls.ts), ports (src/core/ports.ts),
+// HTTP with a per-request CA (src/core/http.ts), stopping a child process
+// (src/core/stop-child.ts), processes found again by pid (src/core/pids.ts).
+// registry/ depends on src/core only (its tests also on src/testing), never on
+// the rest of src/; src/core/import-graph.test.ts checks it.
+//
+// Deep imports that remain, and why:
+// - suites/ and src/run/ (lab.ts, runner.ts), being rewritten into the suite
+//   kit: they import auth.ts, image/{build,tar,test-images}.ts, process.ts,
+//   provider.ts, sa-token-auth.ts, token-server.ts and started.ts. Those paths
+//   stay; everything they use is also exported here, so they can move to it.
+// - registry's own white-box tests and benchmark: test/e2e/registry-container,
+//   test/e2e/registry-containerd-pull and scripts/bench-registry.ts drive
+//   internals (the container image's inputs, private dockerd and containerd,
+//   container labels) that are nobody else's business.
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { PrerequisiteError } from '../src/core/errors.ts';
 import { containerProvider, type ContainerProviderOptions } from './container.ts';
 import { processProvider } from './process.ts';
 import type { RegistryProvider } from './provider.ts';
 
-export { Auth, generatedUser, type AccessRule, type AuthSpec, type User } from './auth.ts';
+export { Auth, generatedUser, parseUserFlag, type AccessRule, type AuthSpec, type User } from './auth.ts';
 export { Ready, type ReadyCheck } from './ready.ts';
 export { RegistryClient, canPull, type Credentials, type PullCheck } from './client.ts';
+export { parseRef, formatRef, type ImageRef } from './reference.ts';
 export { busyboxImage, pauseImage, pauseBinary, DEFAULT_MARKER } from './image/test-images.ts';
-export { buildImage, type BuiltImage } from './image/build.ts';
+export { buildImage, blob, descriptor, MEDIA, type BuiltImage } from './image/build.ts';
+export { tar, type TarEntry } from './image/tar.ts';
 export { exportImageTar, imageArchive } from './image/export.ts';
-export { createCA, issueServerCert, trustForContainerd, type KeyPair } from './tls.ts';
+export { trustForContainerd } from './containerd-hosts.ts';
 export { processProvider } from './process.ts';
 export { containerProvider } from './container.ts';
-export type { RegistryProvider, RegistrySpec, StartedRegistry, UserAdmin } from './provider.ts';
+export { removeContainer } from './docker-runtime.ts';
+export { defaultHostname, NAME_RE, type RegistryProvider, type RegistrySpec, type StartedRegistry, type UserAdmin } from './provider.ts';
+export { listStates, orphanedRegistries, ownerPidOf, pruneOrphanedRegistries, pruneRegistryHosts, readState, registriesDir, teardown, writeState, type RegistryState } from './state.ts';
+export { stopInProcessRegistries } from './started.ts';
+export { grantedAccess, type TokenServer } from './token-server.ts';
+export { EXCHANGE_USERNAME, ServiceAccountTokenAuth, type ClusterIdentity, type OidcDiscovery, type ServiceAccountIdentity, type TokenReviewStatus, type Validation } from './sa-token-auth.ts';
 
 /** The first available provider in order (process, then container); each one passed over is logged with its reason. */
 export async function detectRegistryProvider(o: { order?: Array<'process' | 'container'>; logger?: Logger; container?: ContainerProviderOptions } = {}): Promise<RegistryProvider> {

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { Auth } from './auth.ts';
 import { DEFAULT_BINARY, processProvider } from './process.ts';
 import { stopInProcessRegistries } from './started.ts';
-import { isOurs, readState } from './state.ts';
+import { isOurs } from '../src/core/pids.ts';
+import { readState } from './state.ts';
 
 describe('stopInProcessRegistries', () => {
   (existsSync(DEFAULT_BINARY) ? test : test.skip)('stops running and starting registries with their dirs, then refuses new ones', async () => {

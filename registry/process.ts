@@ -5,12 +5,12 @@ import { closeSync, openSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { PrerequisiteError } from '../src/core/errors.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
+import { terminate } from '../src/core/pids.ts';
 import { spawnTied } from '../src/core/tied-child.ts';
 import type { RegistryProvider } from './provider.ts';
 import { Ready } from './ready.ts';
 import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';
 import { HarnessRegistry } from './started.ts';
-import { terminate } from './state.ts';
 
 export const DEFAULT_BINARY = '/usr/bin/docker-registry';
 

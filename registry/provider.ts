@@ -8,7 +8,7 @@ import type { AuthMode, AuthSpec, User } from './auth.ts';
 import type { Credentials, RegistryClient } from './client.ts';
 import type { BuiltImage } from './image/build.ts';
 import type { ReadyCheck } from './ready.ts';
-import type { KeyPair } from './tls.ts';
+import type { KeyPair } from '../src/core/tls.ts';
 import type { TokenServer } from './token-server.ts';
 
 export interface RegistrySpec {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ready } from './ready.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../src/core/ports.ts';
 
 describe('Ready', () => {
   test('a timeout says what was awaited and for how long', async () => {

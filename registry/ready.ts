@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TimeoutError } from '../src/core/errors.ts';
 import { formatMs } from '../src/core/duration.ts';
-import { send } from './http.ts';
+import { send } from '../src/core/http.ts';
 
 export interface ReadyTarget {
   /** Base URL of the started service, e.g. http://127.0.0.1:5000. */

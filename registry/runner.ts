@@ -2,7 +2,7 @@
 // (process.ts) or in a container (container.ts). The registry's config,
 // files and state are the same either way (started.ts).
 import type { ReadyCheck, ReadyTarget } from './ready.ts';
-import type { OwnedProcess } from './state.ts';
+import type { OwnedProcess } from '../src/core/pids.ts';
 
 /** distribution's line once it has bound its address: proof that this run, not another, serves the port. */
 export const LISTENING = /listening on/;

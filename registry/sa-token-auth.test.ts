@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JSONWebKeySet } from 'jose';
-import { send } from './http.ts';
+import { send } from '../src/core/http.ts';
 import { EXCHANGE_USERNAME, ServiceAccountTokenAuth, serviceAccountClaims, tokenSha256, type ClusterIdentity, type TokenReviewStatus } from './sa-token-auth.ts';
-import { createSigningPair } from './tls.ts';
+import { createSigningPair } from '../src/core/tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
 
 const ISSUER = 'https://127.0.0.1:6443';

@@ -21,12 +21,13 @@ import { RegistryClient, type Credentials } from './client.ts';
 import { registryConfig } from './config.ts';
 import { htpasswdFile } from './htpasswd.ts';
 import type { BuiltImage } from './image/build.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../src/core/ports.ts';
 import { defaultHostname, NAME_RE, type AuthInfo, type RegistrySpec, type StartedRegistry, type UserAdmin } from './provider.ts';
 import type { RegistryRunner, RunHandle } from './runner.ts';
 import { Ready, type ReadyCheck } from './ready.ts';
 import { hostsOwner, IN_PROCESS_DIR_PREFIX, pruneRegistryHosts, teardown, writeState, type RegistryState } from './state.ts';
-import { createCA, createSigningPair, issueServerCert, trustForContainerd } from './tls.ts';
+import { trustForContainerd } from './containerd-hosts.ts';
+import { createCA, createSigningPair, issueServerCert } from '../src/core/tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
 import type { TokenServerConfig } from './token-server-main.ts';
 

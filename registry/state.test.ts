@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostsFile } from '../src/core/hosts.ts';
-import { hostsOwner, IN_PROCESS_DIR_PREFIX, isOurs, orphanedRegistries, pruneOrphanedRegistries, pruneRegistryHosts, readState, writeState, type RegistryState } from './state.ts';
+import { isOurs } from '../src/core/pids.ts';
+import { hostsOwner, IN_PROCESS_DIR_PREFIX, orphanedRegistries, pruneOrphanedRegistries, pruneRegistryHosts, readState, writeState, type RegistryState } from './state.ts';
 
 describe('pruneRegistryHosts', () => {
   let dir: string;

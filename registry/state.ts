@@ -7,16 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateDir } from '../src/core/paths.ts';
 import { HostsFile } from '../src/core/hosts.ts';
-import { pidExists, terminatePid } from '../src/core/pids.ts';
+import { isOurs, pidExists, terminate, type OwnedProcess } from '../src/core/pids.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import type { AuthMode } from './auth.ts';
-import { containerRunning, dockerHost } from './docker-runtime.ts';
-
-export interface OwnedProcess {
-  pid: number;
-  /** A substring of /proc/<pid>/cmdline proving the pid is still ours. */
-  match: string;
-}
+import { containerRunning, dockerHost, removeContainer } from './docker-runtime.ts';
 
 export interface RegistryState {
   name: string;
@@ -83,21 +77,6 @@ export async function isRunning(s: RegistryState): Promise<boolean> {
   return true;
 }
 
-export async function isOurs(p: OwnedProcess): Promise<boolean> {
-  try {
-    const cmdline = (await readFile(`/proc/${p.pid}/cmdline`, 'utf8')).split('\0').join(' ');
-    return cmdline.includes(p.match);
-  } catch {
-    return false;
-  }
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone (or no longer ours). */
-export async function terminate(p: OwnedProcess, graceMs = 5000): Promise<void> {
-  if (!(await isOurs(p))) return;
-  await terminatePid(p.pid, { graceMs, stillOurs: () => isOurs(p) });
-}
-
 /**
  * Stops what a state file describes; every step runs even when one fails, the
  * first error is rethrown. A container is removed through `removeContainer`,
@@ -115,8 +94,8 @@ export async function teardown(s: RegistryState, o: { logger?: Logger; removeCon
     }
   };
   for (const p of s.processes) await attempt(`stopping pid ${p.pid}`, () => terminate(p));
-  const removeContainer = o.removeContainer ?? (async (id: string) => (await import('./container.ts')).removeContainer(s.docker ?? {}, id));
-  if (s.containerId) await attempt(`removing container ${s.containerId.slice(0, 12)}`, () => removeContainer(s.containerId!));
+  const remove = o.removeContainer ?? ((id: string) => removeContainer(s.docker ?? {}, id));
+  if (s.containerId) await attempt(`removing container ${s.containerId.slice(0, 12)}`, () => remove(s.containerId!));
   if (s.hostsOwner) await attempt('removing /etc/hosts entries', () => new HostsFile(s.hostsFile).remove(s.hostsOwner!));
   if (s.ownsDir) await attempt(`removing ${s.dir}`, () => rm(s.dir, { recursive: true, force: true }));
   if (errors.length > 0) throw errors[0];

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { stderrLogger } from '../src/core/logger.ts';
 import { FileUsers, TokenServer } from './token-server.ts';
-import type { KeyPair } from './tls.ts';
+import type { KeyPair } from '../src/core/tls.ts';
 
 export interface TokenServerConfig {
   issuer: string;

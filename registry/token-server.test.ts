@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, importX509, jwtVerify } from 'jose';
 import { readFile } from 'node:fs/promises';
-import { send, basicAuth } from './http.ts';
-import { createSigningPair, type KeyPair } from './tls.ts';
+import { send, basicAuth } from '../src/core/http.ts';
+import { createSigningPair, type KeyPair } from '../src/core/tls.ts';
 import { globMatch, grantedAccess, MemoryUsers, TokenServer } from './token-server.ts';
 
 describe('access rules', () => {

@@ -13,7 +13,7 @@ import { importPKCS8, SignJWT } from 'jose';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import type { AccessRule, User } from './auth.ts';
 import { parseScope, type ScopeItem } from './challenge.ts';
-import { certDerBase64, type KeyPair } from './tls.ts';
+import { certDerBase64, type KeyPair } from '../src/core/tls.ts';
 
 export interface UserStore {
   find(username: string): User | undefined;

@@ -12,14 +12,14 @@ import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { createCA, issueServerCert } from '../../registry/tls.ts';
+import { createCA, issueServerCert } from '../core/tls.ts';
 import { stateDir } from '../core/paths.ts';
 import { TOKEN_REVIEW_PATH } from './token-webhook.ts';
 
 export const TOKEN_WEBHOOK_PORT = 9443;
 /** credprov's OIDC issuer (oidc-issuer.ts) beside the webhook: same address, same serving certificate. */
 export const OIDC_ISSUER_PORT = 9444;
-/** Certificates are made anew when they have less than this left (registry/tls.ts makes them for 30 days). */
+/** Certificates are made anew when they have less than this left (src/core/tls.ts makes them for 30 days). */
 const RENEW_BEFORE_MS = 2 * 24 * 3600_000;
 
 export interface TokenWebhookFiles {

@@ -15,7 +15,7 @@ import { certifyExecPlugin } from '../certify/exec-plugin/certify.ts';
 import type { MatrixClient } from '../certify/exec-plugin/clients.ts';
 import { availableProbes, isClientName } from '../clients/index.ts';
 import { CLIENT_NAMES, type ClientName } from '../clients/probe.ts';
-import { kubeVersionFlag } from './clients-ensure.ts';
+import { kubeVersionFlag } from './kube-version-flag.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
 import { killRunningExecPlugins, resolveExecCommand, type ExecPlugin } from '../plugin/client-exec.ts';
 import { prepareReportDir } from '../report/report-dir.ts';

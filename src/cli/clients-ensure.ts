@@ -4,21 +4,12 @@
 // with scripts/setup.sh, @kubernetes/client-node with the node modules.
 import { availableProbes } from '../clients/index.ts';
 import { ensureClientGoProbe } from '../clients/client-go.ts';
-import { exactKubeVersion } from '../clients/common.ts';
-import { UsageError } from '../core/errors.ts';
 import { stderrProgress } from '../core/progress.ts';
-import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
+import { kubeVersionFlag } from './kube-version-flag.ts';
 import { printClients } from './clients-ls.ts';
-
-export function kubeVersionFlag(name: string, value: string | undefined, env: NodeJS.ProcessEnv): string {
-  const raw = value ?? env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION;
-  const exact = exactKubeVersion(raw);
-  if (!exact) throw new UsageError(`${name}: --kube-version ${JSON.stringify(raw)} is not an exact version`, { hint: 'write it like v1.37.1: kubectl and client-go are taken at that release' });
-  return exact;
-}
 
 export const command: Command = {
   path: ['clients', 'ensure'],

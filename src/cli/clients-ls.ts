@@ -5,7 +5,7 @@ import { availableProbes, type ProbeAvailability } from '../clients/index.ts';
 import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import type { Command, CommandContext } from './command.ts';
 import { parseFlags } from './flags.ts';
-import { kubeVersionFlag } from './clients-ensure.ts';
+import { kubeVersionFlag } from './kube-version-flag.ts';
 import { printJson } from './output.ts';
 
 /** The listing `clients ls` and `clients ensure` end with: a table, or under --json {kubeVersion, clients}; exit 0 when every client is available. */

@@ -4,8 +4,7 @@ import { basename } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { HostsFile } from '../core/hosts.ts';
 import { UsageError, wrap } from '../core/errors.ts';
-import { listStates, pruneRegistryHosts, teardown, type RegistryState } from '../../registry/state.ts';
-import { removeContainer } from '../../registry/container.ts';
+import { listStates, pruneRegistryHosts, teardown, type RegistryState, removeContainer } from '../../registry/index.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 

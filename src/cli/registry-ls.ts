@@ -1,6 +1,6 @@
 // credprov registry ls: registries started by `registry up`, running or left over.
 import { basename } from 'node:path';
-import { listStates } from '../../registry/state.ts';
+import { listStates } from '../../registry/index.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 

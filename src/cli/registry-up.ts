@@ -4,13 +4,8 @@
 import { writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { Auth, generatedUser, parseUserFlag, type AuthSpec, type User } from '../../registry/auth.ts';
-import { busyboxImage, pauseImage } from '../../registry/image/test-images.ts';
-import { processProvider } from '../../registry/process.ts';
-import { containerProvider, removeContainer } from '../../registry/container.ts';
-import { portFree } from '../../registry/ports.ts';
-import { defaultHostname, NAME_RE, type StartedRegistry } from '../../registry/provider.ts';
-import { readState, registriesDir, teardown, writeState, listStates } from '../../registry/state.ts';
+import { Auth, generatedUser, parseUserFlag, type AuthSpec, type User, busyboxImage, pauseImage, processProvider, containerProvider, removeContainer, defaultHostname, NAME_RE, type StartedRegistry, readState, registriesDir, teardown, writeState, listStates } from '../../registry/index.ts';
+import { portFree } from '../core/ports.ts';
 import { parseGoDuration } from '../core/duration.ts';
 import { UsageError, wrap } from '../core/errors.ts';
 import { isHostname } from '../core/hosts.ts';

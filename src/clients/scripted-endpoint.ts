@@ -18,7 +18,7 @@ import type { TLSSocket } from 'node:tls';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCA, issueServerCert } from '../../registry/tls.ts';
+import { createCA, issueServerCert } from '../core/tls.ts';
 
 export type CarriedCredential =
   | { kind: 'bearer'; tokenSha256: string; tokenLength: number }

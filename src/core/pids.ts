@@ -3,6 +3,7 @@
 // credprov process. Pids get reused, so the caller proves the pid is still
 // ours before and while it waits.
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const POLL_MS = 20;
@@ -55,6 +56,28 @@ export async function terminatePid(pid: number, o: TerminateOptions): Promise<bo
   if (await waitUntil(gone, o.graceMs)) return true;
   signal(pid, 'SIGKILL');
   return waitUntil(gone, o.killWaitMs ?? 0);
+}
+
+/** A process we started, as a state file records it: its pid, and what its command line must hold to still be ours. */
+export interface OwnedProcess {
+  pid: number;
+  /** A substring of /proc/<pid>/cmdline proving the pid is still ours. */
+  match: string;
+}
+
+export async function isOurs(p: OwnedProcess): Promise<boolean> {
+  try {
+    const cmdline = (await readFile(`/proc/${p.pid}/cmdline`, 'utf8')).split('\0').join(' ');
+    return cmdline.includes(p.match);
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone (or no longer ours). */
+export async function terminate(p: OwnedProcess, graceMs = 5000): Promise<void> {
+  if (!(await isOurs(p))) return;
+  await terminatePid(p.pid, { graceMs, stillOurs: () => isOurs(p) });
 }
 
 function signal(pid: number, sig: NodeJS.Signals): boolean {

@@ -2,7 +2,7 @@
 // order), then STS's, then the mapping. The live suite checks the same cases
 // against the real server; these pin the model's own reading.
 import { describe, expect, test } from '@jest/globals';
-import { presignGet } from '../plugin/vendors/sigv4.ts';
+import { presignGet } from '../api/aws/sigv4.ts';
 import { canonicalArn, describeToken, predictTokenReview, TOKEN_PREFIX, type AuthenticatorSetup } from './aws-iam-authenticator.ts';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');

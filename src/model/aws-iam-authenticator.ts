@@ -7,8 +7,8 @@
 // canonicalised to their role). Suites predict from this before kubectl runs.
 //
 // It never needs the token's signature to be shown: evidence uses describeToken().
-import { STS_PRESIGN_WINDOW_MS, stsRegionOfHost } from '../plugin/vendors/fake-aws.ts';
-import { amzDateToMs, parsePresignedQuery, presignedSignatureValid, queryPairs } from '../plugin/vendors/sigv4.ts';
+import { amzDateToMs, parsePresignedQuery, presignedSignatureValid, queryPairs } from '../api/aws/sigv4.ts';
+import { STS_PRESIGN_WINDOW_MS, stsRegionOfHost } from '../api/aws/sts.ts';
 
 export const TOKEN_PREFIX = 'k8s-aws-v1.';
 /** pkg/token: maxTokenLenBytes. */

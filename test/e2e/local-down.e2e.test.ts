@@ -15,8 +15,7 @@ import { main } from '../../src/cli/main.ts';
 import { readEnvironment } from '../../src/cluster/detect.ts';
 import { silentProgress } from '../../src/core/progress.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { exportImageTar } from '../../registry/image/export.ts';
+import { busyboxImage, exportImageTar } from '../../registry/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();

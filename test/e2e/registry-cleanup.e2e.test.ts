@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { HostsFile } from '../../src/core/hosts.ts';
-import { Auth } from '../../registry/auth.ts';
-import { processProvider } from '../../registry/process.ts';
-import { isOurs, readState } from '../../registry/state.ts';
+import { Auth, processProvider, readState } from '../../registry/index.ts';
+import { isOurs } from '../../src/core/pids.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.

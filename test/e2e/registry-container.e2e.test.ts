@@ -19,7 +19,8 @@ import { PrivateDockerd, sweepPrivateDockerds } from '../../registry/dockerd.ts'
 import { busyboxImage } from '../../registry/image/test-images.ts';
 import { DEFAULT_BINARY, processProvider } from '../../registry/process.ts';
 import type { RegistryProvider, StartedRegistry } from '../../registry/provider.ts';
-import { isOurs, pruneRegistryHosts, readState } from '../../registry/state.ts';
+import { isOurs } from '../../src/core/pids.ts';
+import { pruneRegistryHosts, readState } from '../../registry/state.ts';
 import { HostsFile } from '../../src/core/hosts.ts';
 import { isAlive } from '../../src/core/pids.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';

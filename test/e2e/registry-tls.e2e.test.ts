@@ -1,11 +1,7 @@
 // TLS registries: the harness CA opens them, the system trust store does not.
 import { describe, expect, afterAll, beforeAll, jest } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { Auth } from '../../registry/auth.ts';
-import { RegistryClient } from '../../registry/client.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { processProvider } from '../../registry/process.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
+import { Auth, RegistryClient, busyboxImage, processProvider, type StartedRegistry } from '../../registry/index.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.

@@ -2,14 +2,9 @@
 // server: challenge, GET and POST token flows, expiry, rotation, revocation,
 // per-repository access rules.
 import { describe, expect, afterAll, beforeAll, jest } from '@jest/globals';
-import { Auth } from '../../registry/auth.ts';
-import { RegistryClient } from '../../registry/client.ts';
-import { send } from '../../registry/http.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { processProvider } from '../../registry/process.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
+import { Auth, RegistryClient, busyboxImage, processProvider, type StartedRegistry, type TokenServer } from '../../registry/index.ts';
+import { send } from '../../src/core/http.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
-import type { TokenServer } from '../../registry/token-server.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.
 jest.setTimeout(60_000);

@@ -6,10 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { Auth } from '../../registry/auth.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { processProvider } from '../../registry/process.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
+import { Auth, busyboxImage, processProvider, type StartedRegistry } from '../../registry/index.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.

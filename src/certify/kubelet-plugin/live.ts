@@ -27,7 +27,7 @@ import { judge } from '../../run/prediction.ts';
 import { runSuites } from '../../run/runner.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../run/suite.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import { trustForContainerd } from '../../../registry/tls.ts';
+import { trustForContainerd } from '../../../registry/index.ts';
 import { unservableImage } from './images.ts';
 
 const LIVE_SOURCE = 'credprov certify --live: the real kubelet v1.37.1 with the plugin in its --image-credential-provider-bin-dir';

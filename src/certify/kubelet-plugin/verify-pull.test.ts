@@ -1,7 +1,7 @@
 import { describe, test, expect } from '@jest/globals';
 import { noopLogger } from '../../core/logger.ts';
 import { Redactor } from '../../core/redact.ts';
-import type { PullCheck } from '../../../registry/client.ts';
+import type { PullCheck } from '../../../registry/index.ts';
 import type { CertifyContext } from './certify.ts';
 import { pullRef, verifyPull } from './verify-pull.ts';
 

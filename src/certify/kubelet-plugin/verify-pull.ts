@@ -2,8 +2,7 @@
 // image in its registry? For each probe image, the response's auth entries
 // that the kubelet would use for it (keyring order: keys sorted in reverse)
 // are tried the way a runtime tries them, until one reads the manifest.
-import { canPull, type PullCheck } from '../../../registry/client.ts';
-import { parseRef, formatRef } from '../../../registry/reference.ts';
+import { canPull, type PullCheck, parseRef, formatRef } from '../../../registry/index.ts';
 import { authKeyMatches } from '../../matching/url.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { Check, Evidence } from '../../report/model.ts';

@@ -7,7 +7,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { HostsFile, HOSTS_FILE } from '../../core/hosts.ts';
-import { orphanedRegistries, ownerPidOf } from '../../../registry/state.ts';
+import { orphanedRegistries, ownerPidOf } from '../../../registry/index.ts';
 import { hostIdentity, type HostIdentity } from './identity.ts';
 import { layoutFor } from './layout.ts';
 import { cgroupHierarchies } from './steps/createCgroupRoot.ts';

@@ -1,22 +1,10 @@
-// Loopback helpers: free ports to bind to, and HTTPS probes with client certs
-// (readyz on the API server) that need neither curl nor kubectl.
+// Loopback helpers: distinct free ports for the environment's components (one
+// free port: src/core/ports.ts), and HTTPS probes with client certs (readyz
+// on the API server) that need neither curl nor kubectl.
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../core/ports.ts';
 
 export async function freePorts(n: number): Promise<number[]> {
   const ports = new Set<number>();

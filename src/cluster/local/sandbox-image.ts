@@ -1,7 +1,6 @@
 // The pod sandbox image: the registry package's pause image (a static binary
 // built once and cached), under a name that never resolves to a real registry.
-import { exportImageTar } from '../../../registry/image/export.ts';
-import { pauseImage } from '../../../registry/image/test-images.ts';
+import { exportImageTar, pauseImage } from '../../../registry/index.ts';
 import type { SandboxImage } from './context.ts';
 
 export const SANDBOX_IMAGE_REF = 'localhost/credprov/pause:1';

@@ -12,7 +12,7 @@ import type { Layout } from './layout.ts';
 import type { LocalState } from './context.ts';
 import { cgroupHierarchies } from './steps/createCgroupRoot.ts';
 import { HostsFile } from '../../core/hosts.ts';
-import { pruneOrphanedRegistries, pruneRegistryHosts } from '../../../registry/state.ts';
+import { pruneOrphanedRegistries, pruneRegistryHosts } from '../../../registry/index.ts';
 import { hostIdentity } from './identity.ts';
 import { cniStateFiles, environmentProcesses, mountsUnder, podNetns } from './leftovers.ts';
 

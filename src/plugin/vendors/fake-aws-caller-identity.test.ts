@@ -9,11 +9,12 @@ import { request as httpsRequest } from 'node:https';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCA, issueServerCert } from '../../../registry/tls.ts';
+import { createCA, issueServerCert } from '../../core/tls.ts';
 import { ensureVendorPlugin } from './build.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
-import { FakeAws, newIamUser, stsRegionOfHost, type IamUser } from './fake-aws.ts';
-import { presignGet, sigV4Signature } from './sigv4.ts';
+import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
+import { presignGet, sigV4Signature } from '../../api/aws/sigv4.ts';
+import { stsRegionOfHost } from '../../api/aws/sts.ts';
 import { testIf } from '../../testing/prerequisites.ts';
 
 const HOST = 'sts.us-west-2.amazonaws.com';

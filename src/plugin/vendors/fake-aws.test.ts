@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { ecrPluginEnv, ecrRegionOf, ECR_PLUGIN_VERSION, ECR_RECIPE } from './ecr.ts';
 import { ensureVendorPlugin } from './build.ts';
 import { ECR_TARGET, FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
-import { parseSigV4, sigV4Signature } from './sigv4.ts';
+import { parseSigV4, sigV4Signature } from '../../api/aws/sigv4.ts';
 import { testIf } from '../../testing/prerequisites.ts';
 
 const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';

@@ -34,11 +34,10 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import type { FakeAwsEndpoints } from './ecr.ts';
-import { msToAmzDate, parsePresignedQuery, parseSigV4, presignedSignatureValid, queryPairs, safeEqual, sha256, sigV4Signature } from './sigv4.ts';
+import { msToAmzDate, parsePresignedQuery, parseSigV4, presignedSignatureValid, queryPairs, safeEqual, sha256, sigV4Signature } from '../../api/aws/sigv4.ts';
+import { STS_PRESIGN_WINDOW_MS, stsRegionOfHost } from '../../api/aws/sts.ts';
 
 export const ECR_TARGET = 'AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken';
-/** How long STS honours a presigned GetCallerIdentity after its X-Amz-Date (X-Amz-Expires notwithstanding). */
-export const STS_PRESIGN_WINDOW_MS = 15 * 60_000;
 
 export interface IamUser {
   name: string;
@@ -470,13 +469,6 @@ export function claimsOf(token: string): TokenClaims | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The region an STS hostname names: sts.<region>.amazonaws.com[.cn], sts.amazonaws.com (global: us-east-1); undefined for an IP or another host. */
-export function stsRegionOfHost(host: string): string | undefined {
-  const name = host.replace(/:\d+$/, '');
-  if (name === 'sts.amazonaws.com') return 'us-east-1';
-  return /^sts(?:-fips)?\.([a-z0-9-]+)\.(?:amazonaws\.com(?:\.cn)?|api\.aws)$/.exec(name)?.[1];
 }
 
 /** An IAM-style unique ID (AIDA…, AROA…) derived from a key or ARN, so it is the same on every call. */

@@ -23,9 +23,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { createCA, issueServerCert } from '../../../registry/tls.ts';
-import { stopChild } from '../../../registry/child.ts';
-import { freePort } from '../../../registry/ports.ts';
+import { createCA, issueServerCert } from '../../core/tls.ts';
+import { stopChild } from '../../core/stop-child.ts';
+import { freePort } from '../../core/ports.ts';
 import type { ExecEnvVar } from '../../api/credentialprovider/types.ts';
 import { CredprovError, PrerequisiteError, tail } from '../../core/errors.ts';
 import { HostsFile } from '../../core/hosts.ts';
@@ -38,7 +38,7 @@ import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-a
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
 import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
-import { presignGet } from './sigv4.ts';
+import { presignGet } from '../../api/aws/sigv4.ts';
 
 /** The profiles of the lab's shared AWS files; `no-credentials` has a region and no keys. */
 export type IamProfile = 'mapped' | 'unmapped' | 'unknown-key' | 'wrong-secret' | 'no-credentials';

@@ -1,6 +1,7 @@
 // A small HTTP(S) request helper over node:http(s). Node's fetch cannot take a
-// per-request CA without the undici package, and registry tests need exactly
-// that: trust the harness CA for one request and not for the next.
+// per-request CA without the undici package, and tests of the harness's TLS
+// servers (registries, token servers) need exactly that: trust the harness CA
+// for one request and not for the next.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 

@@ -1,6 +1,8 @@
-// Stopping a daemon the harness spawned as its own child (test containerd,
-// private dockerd). A daemon gets `graceMs` to clean up its mounts and shims
-// on SIGTERM; SIGKILL only after that, since a killed daemon leaves them behind.
+// Stopping a process the harness spawned and still holds as its child (a test
+// containerd, a private dockerd, a vendor's server in a lab). A daemon gets
+// `graceMs` to clean up its mounts and shims on SIGTERM; SIGKILL only after
+// that, since a killed daemon leaves them behind. (A process found again by
+// pid, not held as a child: pids.ts.)
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -1,12 +1,12 @@
-// Certificates for test registries, made with the openssl CLI (node:crypto
-// makes keys but not certificates): a harness CA, server certificates for the
-// registry hostnames and loopback IPs, and a signing pair for the token server.
-// Also: making containerd trust the CA for one host (certs.d/<host:port>/).
+// Certificates for the harness's test servers (registries, webhooks, fake
+// clouds), made with the openssl CLI (node:crypto makes keys but not
+// certificates): a harness CA, server certificates for hostnames and loopback
+// IPs, and an RSA signing pair (a registry token server's).
 import { isIP } from 'node:net';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { CommandError, PrerequisiteError } from '../src/core/errors.ts';
+import { CommandError, PrerequisiteError } from './errors.ts';
 
 export interface KeyPair {
   certPath: string;
@@ -57,23 +57,4 @@ export async function certDerBase64(certPath: string): Promise<string> {
   const m = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem);
   if (!m) throw new Error(`${certPath} holds no PEM certificate`);
   return m[1]!.replace(/\s+/g, '');
-}
-
-/**
- * Makes containerd trust `caCertPath` for `hostPort` (or reach it over plain
- * HTTP): writes `<configPath>/<host:port>/hosts.toml` (+ ca.crt). The server is
- * the host itself, not a mirror, so pull credentials for that host are sent.
- * Returns the directory written, for removal.
- */
-export async function trustForContainerd(configPath: string, hostPort: string, o: { caCertPath?: string; plainHttp?: boolean; server?: string }): Promise<string> {
-  const dir = join(configPath, hostPort);
-  await mkdir(dir, { recursive: true });
-  const lines = [`server = "${o.plainHttp ? 'http' : 'https'}://${o.server ?? hostPort}"`];
-  if (o.caCertPath && !o.plainHttp) {
-    const ca = join(dir, 'ca.crt');
-    await writeFile(ca, await readFile(o.caCertPath));
-    lines.push(`ca = "${ca}"`);
-  }
-  await writeFile(join(dir, 'hosts.toml'), `${lines.join('\n')}\n`);
-  return dir;
 }

@@ -1,0 +1,152 @@
+// The import graph of credprov's own TypeScript, read from the files' relative
+// imports (static, re-exports, dynamic import() of a literal): no module is
+// part of an import circle; a model never imports the fake it predicts; and
+// registry/ depends on the core only (one direction, as the design has it).
+import { describe, expect, test } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TREES = ['src', 'registry', 'suites', 'fixtures', 'scripts'];
+
+type Graph = Map<string, string[]>;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'testdata' ? [] : tsFiles(p);
+    return e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** The relative module specifiers a file imports: `import … from`, `export … from`, `import '…'`, `import('…')`. */
+function relativeImports(text: string): string[] {
+  const out: string[] = [];
+  // A statement that starts a line: comments ("// import x from …") and template strings do not.
+  const statements = /^[ \t]*(?:import\s+[^;'"`]*?\bfrom\s*|import\s*|export\s+(?:type\s+)?(?:\*|\{)[^;'"`]*?\bfrom\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  for (const m of text.matchAll(statements)) out.push(m[1]!);
+  for (const m of text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+/** Files (relative to ROOT) and the files they import, among the files given. */
+function importGraph(files: string[]): Graph {
+  const known = new Set(files);
+  const graph: Graph = new Map();
+  for (const f of files) {
+    const deps = relativeImports(readFileSync(join(ROOT, f), 'utf8'))
+      .map((s) => relative(ROOT, resolve(ROOT, dirname(f), s)))
+      .filter((d) => known.has(d));
+    graph.set(f, [...new Set(deps)]);
+  }
+  return graph;
+}
+
+/** One circle per strongly connected component of more than one module (or a module importing itself), as a path a → … → a. */
+function importCircles(graph: Graph): string[][] {
+  // Tarjan's algorithm, iteratively: the graph is a few hundred modules deep at most, but recursion depth is not worth the risk.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: Array<{ node: string; i: number }> = [{ node: start, i: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      const deps = graph.get(top.node) ?? [];
+      if (top.i < deps.length) {
+        const d = deps[top.i++]!;
+        if (!index.has(d)) {
+          index.set(d, next);
+          low.set(d, next++);
+          stack.push(d);
+          onStack.add(d);
+          work.push({ node: d, i: 0 });
+        } else if (onStack.has(d)) {
+          low.set(top.node, Math.min(low.get(top.node)!, index.get(d)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.node)!));
+      }
+      if (low.get(top.node) === index.get(top.node)) {
+        const component: string[] = [];
+        let n: string;
+        do {
+          n = stack.pop()!;
+          onStack.delete(n);
+          component.push(n);
+        } while (n !== top.node);
+        if (component.length > 1 || deps.includes(top.node)) components.push(component);
+      }
+    }
+  }
+  return components.map((c) => circleIn(graph, new Set(c)));
+}
+
+/** A shortest path from the component's first module (by name) back to itself, within the component. */
+function circleIn(graph: Graph, component: Set<string>): string[] {
+  const start = [...component].sort()[0]!;
+  const from = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const n = queue.shift()!;
+    for (const d of graph.get(n) ?? []) {
+      if (!component.has(d)) continue;
+      if (d === start) {
+        const path = [n];
+        while (path[0] !== start) path.unshift(from.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!from.has(d)) {
+        from.set(d, n);
+        queue.push(d);
+      }
+    }
+  }
+  return [start, start];
+}
+
+const graph = importGraph(TREES.flatMap((t) => tsFiles(join(ROOT, t))).map((f) => relative(ROOT, f)));
+
+describe('the import graph', () => {
+  test('is read from the sources (the walker sees static, re-exported and dynamic imports)', () => {
+    expect(relativeImports(`import { a } from './a.ts';\nimport type {\n  B,\n} from "../b.ts";\nexport { c } from './c.ts';\nexport * from './c2.ts';\nimport './d.ts';\n// import { e } from './e.ts';\nexport const main = runnableModule('./main.ts');\nconst f = await import('./f.ts');\nimport { g } from 'node:fs';`))
+      .toEqual(['./a.ts', '../b.ts', './c.ts', './c2.ts', './d.ts', './f.ts']);
+    expect(graph.size).toBeGreaterThan(300);
+    expect(graph.get('registry/index.ts')).toEqual(expect.arrayContaining(['registry/container.ts', 'registry/process.ts', 'src/core/logger.ts']));
+  });
+
+  test('the circle finder finds circles, and only circles', () => {
+    const g: Graph = new Map([['a', ['b']], ['b', ['c', 'd']], ['c', ['a']], ['d', []], ['e', ['e']], ['f', ['d']]]);
+    expect(importCircles(g)).toEqual(expect.arrayContaining([['a', 'b', 'c', 'a'], ['e', 'e']]));
+    expect(importCircles(g)).toHaveLength(2);
+  });
+
+  test(`has no import circle in ${TREES.join(', ')}`, () => {
+    expect(importCircles(graph).map((c) => c.join(' → '))).toEqual([]);
+  });
+
+  test('a model never imports the fakes it predicts (src/plugin/vendors, fixtures)', () => {
+    const offending = [...graph].filter(([f]) => f.startsWith('src/model/')).flatMap(([f, deps]) => deps.filter((d) => d.startsWith('src/plugin/vendors/') || d.startsWith('fixtures/')).map((d) => `${f} → ${d}`));
+    expect(offending).toEqual([]);
+  });
+
+  test('registry/ depends on the core only (src/core, and src/testing in tests), never on the rest of src/ or on suites/', () => {
+    const offending = [...graph].filter(([f]) => f.startsWith('registry/')).flatMap(([f, deps]) => deps
+      .filter((d) => !d.startsWith('registry/') && !d.startsWith('src/core/') && !(f.endsWith('.test.ts') && d.startsWith('src/testing/')))
+      .map((d) => `${f} → ${d}`));
+    expect(offending).toEqual([]);
+  });
+});
