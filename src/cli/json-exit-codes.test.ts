@@ -1,6 +1,6 @@
 // Every command under --json, as a script meets it: stdout is exactly one JSON
 // document (the result, or {"error",...,"exitCode"} when there is none), and
-// the exit code is the one README.md's "Exit codes and --json" table gives
+// the exit code is the one docs/exit-codes-and-json.md's tables give
 // for that outcome (EXIT_CODES in main.ts).
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
@@ -160,9 +160,8 @@ test('every command of the table was run under --json above', () => {
   expect([...covered].sort()).toEqual(COMMANDS.map((c) => c.path.join(' ')).sort());
 });
 
-test('README.md documents the exit code and --json output of every command', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Exit codes and `--json`'));
+test('docs/exit-codes-and-json.md documents the exit code and --json output of every command', () => {
+  const section = readFileSync(join(ROOT, 'docs', 'exit-codes-and-json.md'), 'utf8');
   expect(section.length).toBeGreaterThan(100);
   for (const c of COMMANDS) expect(section).toContain(`| \`${c.path.join(' ')}\``);
   for (const code of Object.values(EXIT_CODES)) expect(section).toContain(`| ${code} |`);

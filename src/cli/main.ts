@@ -9,7 +9,7 @@ import { COMMANDS, type CommandEntry } from './commands.ts';
 import type { CommandContext } from './command.ts';
 import { errorJson, printError, printJson } from './output.ts';
 
-/** The exit codes every command uses; README.md "Exit codes and --json" is the same table. */
+/** The exit codes every command uses; docs/exit-codes-and-json.md is the same table. */
 export const EXIT_CODES = {
   ok: 0,
   failed: 1,

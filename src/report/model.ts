@@ -107,7 +107,7 @@ export function hasBlockingFailure(report: Pick<RunReport, 'checks'>): boolean {
 }
 
 /**
- * Exit codes (README "Exit codes and --json"): 0 all MUST checks passed; 1 a
+ * Exit codes (docs/exit-codes-and-json.md): 0 all MUST checks passed; 1 a
  * MUST check failed on the subject's account; 3 the only blocking failures are
  * the harness's own, so nothing is known against the subject. (2 is bad input,
  * raised before any check runs.)
