@@ -7,6 +7,7 @@
 // socket outlives it.
 import { TimeoutError } from '../core/errors.ts';
 import { ApiError, apiError, type KubeApi, type WatchEventType } from './api.ts';
+import { sleep } from '../core/time.ts';
 
 export interface ObjectMeta {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
@@ -115,7 +116,7 @@ export async function watchUntil<T extends ObjectMeta, R>(api: KubeApi, spec: Wa
       if (status !== undefined && status >= 400 && status < 500 && status !== 429) throw apiError(s.ended, `watch ${spec.path}`, api.server);
       if (s.ended) lastWatchError = s.ended;
       if (Date.now() - startedAt < 1000) {
-        await new Promise((r) => setTimeout(r, backoffMs));
+        await sleep(backoffMs);
         backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
       } else backoffMs = 100;
     }

@@ -20,6 +20,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { resolve as resolvePath } from 'node:path';
 import { execveFormatError } from './exec-format.ts';
 import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, newRunMarker, type OutputName, type StrayProcess } from './strays.ts';
+import { sleep } from '../core/time.ts';
 
 /** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
 export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -240,9 +241,6 @@ export function longTimeout(fn: () => void, ms: number): () => void {
   return () => clearTimeout(timer);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 /** Keeps output up to MAX_OUTPUT_BYTES and counts the rest; the plugin is never blocked on a full pipe. */
 class Capture {

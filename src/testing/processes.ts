@@ -4,6 +4,7 @@
 // and to clean up by pid when a test failed before the runner could.
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { sleep } from '../core/time.ts';
 
 export const TEST_MARKER_ENV = 'CREDPROV_TEST_MARKER';
 
@@ -46,6 +47,6 @@ export async function markedAfter(marker: string, ms = 1000): Promise<number[]> 
   for (;;) {
     const alive = markedProcesses(marker);
     if (alive.length === 0 || Date.now() >= deadline) return alive;
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }

@@ -29,6 +29,7 @@ import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../run/suite
 import { behaviourFor } from '../../versions/table.ts';
 import { trustForContainerd } from '../../../registry/index.ts';
 import { unservableImage } from './images.ts';
+import { sleep } from '../../core/time.ts';
 
 const LIVE_SOURCE = 'credprov certify --live: the real kubelet v1.37.1 with the plugin in its --image-credential-provider-bin-dir';
 
@@ -158,7 +159,7 @@ async function runLive(run: SuiteRun, o: LiveOptions, config: CredentialProvider
     for (const [i, p] of pulls.entries()) {
       if (origin !== undefined) {
         const wait = origin + p.atMs - Date.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait);
       }
       const before = (await readWrappedInvocations(logDir)).length;
       const createdAt = Date.now();

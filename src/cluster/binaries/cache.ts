@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { TimeoutError } from '../../core/errors.ts';
 import { pidExists } from '../../core/pids.ts';
+import { sleep } from '../../core/time.ts';
 
 export const KUBE_BINARIES = ['kubelet', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
 export type KubeBinaryName = (typeof KUBE_BINARIES)[number];
@@ -220,7 +221,7 @@ export async function withLock<T>(
         told = true;
       }
       if (Date.now() > deadline) throw new TimeoutError(`another credprov (pid ${holder}) has held ${lockPath} for too long`, { hint: `if no credprov runs, remove ${lockPath}` });
-      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+      await sleep(opts.pollMs ?? 1000);
     }
   }
   try {

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { CommandError, TimeoutError, tail } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { isAlive, isZombie, terminatePid } from '../../core/pids.ts';
+import { sleep } from '../../core/time.ts';
 
 export interface DaemonSpec {
   name: string;
@@ -85,7 +86,6 @@ export async function stopDaemon(pidsDir: string, name: string, graceMs = 5000):
   return pid !== undefined;
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The daemons among `names` that run now (from their pid files), for waitFor to watch. */
 export async function runningDaemons(dirs: { pids: string; logs: string }, names: string[]): Promise<Daemon[]> {
