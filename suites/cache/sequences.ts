@@ -46,7 +46,7 @@ async function timed(check: Check, provider: ProviderCase): Promise<CheckResult>
   // The first pod's exec is the origin (t=0): the kubelet stores the entry when the answer comes back.
   const first = provider.pod(firstPull.ref);
   // Awaited below; until then a failure must not be an unhandled rejection.
-  first.catch(() => undefined);
+  void first.catch(() => undefined);
   const firstExec = await poll(async () => (await provider.execs())[0], { timeoutMs: POD_TIMEOUT_MS, intervalMs: 150 });
   if (!firstExec) {
     const run = await first;
