@@ -118,3 +118,16 @@ test('reconcile keeps a suite\'s declared order and names what is missing', () =
   expect(out.map((r) => `${r.id}:${r.status}:${r.cause ?? ''}`)).toEqual(['A:failed:harness', 'B:passed:']);
   expect(out[0]!.message).toBe('suite s gave no result for check A');
 });
+
+test('something that finishes starting after its scope closed is stopped at once', async () => {
+  const { Scope } = await import('./scope.ts');
+  const scope = new Scope('unit', noopLogger);
+  let stopped = false;
+  let finishStarting!: (s: { stop(): Promise<void> }) => void;
+  const late = scope.own(new Promise<{ stop(): Promise<void> }>((r) => { finishStarting = r; }));
+  await scope.close();
+  finishStarting({ stop: async () => { stopped = true; } });
+  await late;
+  await new Promise((r) => setImmediate(r));
+  expect(stopped).toBe(true);
+});

@@ -7,6 +7,7 @@ import type { Stoppable } from './suite.ts';
 
 export class Scope {
   private cleanups: Array<() => Promise<void> | void> = [];
+  private closed = false;
   private readonly what: string;
   private readonly log: Logger;
 
@@ -15,8 +16,14 @@ export class Scope {
     this.log = log;
   }
 
+  /**
+   * After close() a cleanup runs at once: something started side by side with
+   * what made the scope fail (`Promise.all([ctx.own(a), ctx.own(b)])`) may
+   * finish starting after the scope was closed, and must still be stopped.
+   */
   defer(cleanup: () => Promise<void> | void): void {
-    this.cleanups.push(cleanup);
+    if (this.closed) void this.run(cleanup);
+    else this.cleanups.push(cleanup);
   }
 
   async own<T extends Stoppable>(started: Promise<T> | T): Promise<T> {
@@ -27,12 +34,15 @@ export class Scope {
 
   /** Runs every cleanup, last registered first; idempotent. */
   async close(): Promise<void> {
-    for (const cleanup of this.cleanups.splice(0).reverse()) {
-      try {
-        await cleanup();
-      } catch (err) {
-        this.log.warn(`cleaning up ${this.what}: ${errorMessage(err)}`);
-      }
+    this.closed = true;
+    for (const cleanup of this.cleanups.splice(0).reverse()) await this.run(cleanup);
+  }
+
+  private async run(cleanup: () => Promise<void> | void): Promise<void> {
+    try {
+      await cleanup();
+    } catch (err) {
+      this.log.warn(`cleaning up ${this.what}: ${errorMessage(err)}`);
     }
   }
 }
