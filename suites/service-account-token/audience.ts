@@ -6,8 +6,8 @@ import { AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES } from './checks.ts';
 import { errText, type Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { AUDIENCE_PODS, labImage } from './plan.ts';
-import { predictAudiences, type AudienceView } from './predict.ts';
-import { podInvocations, showAudience } from './views.ts';
+import { predictAudiences } from './predict.ts';
+import { podInvocations, showAudience, type AudienceView } from './views.ts';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 
 /** The kubelet's log lines about a refused token request for the pod, and the API server's words in the last one. */

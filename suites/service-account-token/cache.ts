@@ -8,8 +8,8 @@ import { CACHE_SERVICE_ACCOUNT, CACHE_TOKEN } from './checks.ts';
 import type { Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { CACHE_PODS, labImage, type PlannedPod, type ProviderPlan } from './plan.ts';
-import { cachePodKey, predictCache, type CacheView } from './predict.ts';
-import { podInvocations, showCache } from './views.ts';
+import { cachePodKey, predictCache } from './predict.ts';
+import { podInvocations, showCache, type CacheView } from './views.ts';
 
 export const cacheCase = (f: SuiteFixture): Case => ({
   checks: [CACHE_SERVICE_ACCOUNT, CACHE_TOKEN],

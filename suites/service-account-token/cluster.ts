@@ -12,7 +12,7 @@ import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { kubeletFilesOf, pullFailure } from '../../src/run/kit.ts';
 import { PULL_FAILURES, podEvents, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
-import type { PullOutcome } from './predict.ts';
+import type { PullOutcome } from './views.ts';
 
 /** The API server as an OIDC issuer and TokenReview endpoint, via the admin kubeconfig. */
 export function clusterIdentity(t: ApiTarget): ClusterIdentity {

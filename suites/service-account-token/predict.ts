@@ -14,45 +14,9 @@ import {
   ANNOTATION_PODS, AUDIENCE_PODS, CLAIMS_POD, EXCHANGE_PODS, MODEL, TOKEN_AS_PASSWORD_PODS, exchangeAccess, exchangeImage, labImage,
   repositoryOf, requestImage, requireServiceAccountPods, type PlannedPod, type ProviderPlan, type ProviderPlans,
 } from './plan.ts';
-
-/** `success`, `failure` (the registry refused the pull: no or wrong credentials) or `error: <the kubelet's message>`. */
-export type PullOutcome = 'success' | 'failure' | `error: ${string}`;
-
-/** What the plugin saw of a pod's pull, and how the pull ended. */
-export interface PluginView {
-  invoked: boolean;
-  tokenPresent: boolean;
-  annotations?: Record<string, string> | undefined;
-  pull: PullOutcome;
-}
-
-export interface CacheView {
-  execs: number;
-  pull: PullOutcome;
-}
-
-export interface AudienceView {
-  tokenDenied: boolean;
-  invoked: boolean;
-  pull: PullOutcome;
-}
-
-export interface TokenAsPasswordView {
-  invoked: boolean;
-  responseRefused: boolean;
-  pull: PullOutcome;
-}
-
-export interface ExchangeView {
-  invoked: boolean;
-  tokenValidated: boolean;
-  pull: PullOutcome;
-}
-
-export interface TokenVerdict {
-  signature: 'valid' | 'invalid';
-  tokenReview: 'authenticated' | 'refused';
-}
+import type {
+  AudienceView, CacheView, ExchangeView, PluginView, PullOutcome, RequireServiceAccountView, TokenAsPasswordView, TokenVerdict,
+} from './views.ts';
 
 export const SIGNATURE_VERIFIED = 'verified against /openid/v1/jwks';
 
@@ -147,12 +111,6 @@ export function predictAnnotations(predictor: PullPredictor, plans: ProviderPlan
   const annotated = predictor.pull(plans.annotations, ANNOTATION_PODS.annotated, ref);
   const missing = predictor.pull(plans.annotations, ANNOTATION_PODS.missingRequired, ref);
   return { annotated: single(pluginView(annotated), annotated.because), missingRequired: single(pluginView(missing), missing.because) };
-}
-
-export interface RequireServiceAccountView {
-  apiPod: PluginView;
-  /** Absent where the static pod is not run (no kubeletFiles). */
-  staticPod?: PluginView;
 }
 
 export function predictRequireServiceAccount(

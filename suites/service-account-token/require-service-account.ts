@@ -8,8 +8,8 @@ import { REQUIRE_SA_FALSE, REQUIRE_SA_TRUE } from './checks.ts';
 import { mirrorPodName, observe, removeStaticPod, writeStaticPod, type Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { labImage, requireServiceAccountPods, STATIC_POD_TIMEOUT_MS, type ProviderPlan } from './plan.ts';
-import { predictRequireServiceAccount, type RequireServiceAccountView } from './predict.ts';
-import { podInvocations, seenByPlugin, showPluginView } from './views.ts';
+import { predictRequireServiceAccount } from './predict.ts';
+import { podInvocations, seenByPlugin, showPluginView, type RequireServiceAccountView } from './views.ts';
 
 const requireServiceAccountCase = (f: SuiteFixture, check: Check, plan: ProviderPlan, prefix: string): Case => caseOf(check, async (ctx) => {
   const startedAt = new Date();

@@ -1,7 +1,52 @@
-// How the suite reads what the fake plugins recorded, in the shapes
-// predict.ts predicts, and how those shapes read in a check's message.
+// The shapes a check compares (predict.ts predicts them, the cases observe
+// them), how the suite reads the fake plugins' records into them, and how
+// they read in a check's message.
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
-import type { AudienceView, CacheView, ExchangeView, PluginView, TokenAsPasswordView, TokenVerdict } from './predict.ts';
+
+/** `success`, `failure` (the registry refused the pull: no or wrong credentials) or `error: <the kubelet's message>`. */
+export type PullOutcome = 'success' | 'failure' | `error: ${string}`;
+
+/** What the plugin saw of a pod's pull, and how the pull ended. */
+export interface PluginView {
+  invoked: boolean;
+  tokenPresent: boolean;
+  annotations?: Record<string, string> | undefined;
+  pull: PullOutcome;
+}
+
+export interface CacheView {
+  execs: number;
+  pull: PullOutcome;
+}
+
+export interface AudienceView {
+  tokenDenied: boolean;
+  invoked: boolean;
+  pull: PullOutcome;
+}
+
+export interface TokenAsPasswordView {
+  invoked: boolean;
+  responseRefused: boolean;
+  pull: PullOutcome;
+}
+
+export interface ExchangeView {
+  invoked: boolean;
+  tokenValidated: boolean;
+  pull: PullOutcome;
+}
+
+export interface TokenVerdict {
+  signature: 'valid' | 'invalid';
+  tokenReview: 'authenticated' | 'refused';
+}
+
+export interface RequireServiceAccountView {
+  apiPod: PluginView;
+  /** Absent where the static pod is not run (no kubeletFiles). */
+  staticPod?: PluginView;
+}
 
 /** The invocations of one pod (the token names the pod it is bound to). */
 export const podInvocations = (invocations: FakeInvocation[], pod: string): FakeInvocation[] => invocations.filter((i) => i.tokenPod === pod);
