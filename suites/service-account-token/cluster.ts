@@ -10,10 +10,9 @@ import type { JSONWebKeySet } from 'jose';
 import type { ClusterIdentity, OidcDiscovery, TokenReviewStatus } from '../../registry/sa-token-auth.ts';
 import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
-import { pullFailure } from '../../src/run/lab.ts';
+import { kubeletFilesOf, pullFailure } from '../../src/run/kit.ts';
 import { PULL_FAILURES, podEvents, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
-
-export const target = (env: Environment): ApiTarget => ({ kubeconfig: env.kubeconfig });
+import type { PullOutcome } from './views.ts';
 
 /** The API server as an OIDC issuer and TokenReview endpoint, via the admin kubeconfig. */
 export function clusterIdentity(t: ApiTarget): ClusterIdentity {
@@ -29,18 +28,29 @@ export function clusterIdentity(t: ApiTarget): ClusterIdentity {
     },
     async tokenReview(token, audiences) {
       // The token goes in the request body only; an error names the call, never the body.
-      const review = await (await kubeApi(t)).authentication.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } } });
+      const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } };
+      const review = await (await kubeApi(t)).authentication.createTokenReview({ body });
       return (review.status ?? {}) as TokenReviewStatus;
     },
   };
 }
 
 /** The SubjectAccessReview NodeRestriction sends for a node's token request (KEP-4412). */
-export async function nodeMayRequestAudience(t: ApiTarget, node: string, audience: string, namespace: string, serviceAccount: string): Promise<{ allowed: boolean; reason?: string }> {
+export async function nodeMayRequestAudience(
+  t: ApiTarget,
+  node: string,
+  audience: string,
+  namespace: string,
+  serviceAccount: string,
+): Promise<{ allowed: boolean; reason?: string }> {
   const out = await (await kubeApi(t)).authorization.createSubjectAccessReview({
     body: {
       apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
-      spec: { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'], resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace } },
+      spec: {
+        user: `system:node:${node}`,
+        groups: ['system:nodes', 'system:authenticated'],
+        resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace },
+      },
     },
   });
   return { allowed: !!out.status?.allowed, ...(out.status?.reason ? { reason: out.status.reason } : {}) };
@@ -70,31 +80,37 @@ export async function createSaPod(env: Environment, ns: string, p: SaPod): Promi
   const [pod] = await (await kubeApi(env)).apply<V1Pod>([{
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
-    spec: { nodeName: env.nodeName, automountServiceAccountToken: false, ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}), ...podSpec(p) },
+    spec: {
+      nodeName: env.nodeName,
+      automountServiceAccountToken: false,
+      ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}),
+      ...podSpec(p),
+    },
   }]);
   return pod!;
 }
 
 /** A static pod manifest in the kubelet's staticPodPath (no SA: its mirror pod may not reference one). Returns the mirror pod's name. */
 export async function writeStaticPod(env: Environment, dir: string, ns: string, p: SaPod): Promise<string> {
-  const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } }, spec: podSpec(p) };
+  const metadata = { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } };
+  const manifest = { apiVersion: 'v1', kind: 'Pod', metadata, spec: podSpec(p) };
   // The kubelet skips dotfiles: write aside, then rename into place.
   const tmp = join(dir, `.${p.name}.yaml.tmp`);
   await writeFile(tmp, JSON.stringify(manifest, null, 2));
   await rename(tmp, join(dir, `${p.name}.yaml`));
-  return `${p.name}-${env.nodeName}`;
+  return mirrorPodName(env, p.name);
 }
+
+/** The kubelet names a static pod's mirror pod after the manifest's pod and the node. */
+export const mirrorPodName = (env: Environment, staticPod: string): string => `${staticPod}-${env.nodeName}`;
 
 export async function removeStaticPod(dir: string, name: string): Promise<void> {
   await rm(join(dir, `${name}.yaml`), { force: true });
 }
 
-/** `success`, `failure` (the registry refused the pull: no or wrong credentials) or `error: <the kubelet's message>`. */
-export type Observed = 'success' | 'failure' | `error: ${string}`;
-
 export interface Ran {
   name: string;
-  observed: Observed;
+  observed: PullOutcome;
   events: PodEvent[];
   uid?: string;
 }
@@ -113,10 +129,11 @@ function saPodOutcome(pod: V1Pod): PodOutcome | undefined {
 export async function observe(env: Environment, name: string, ns: string, timeoutMs: number): Promise<Ran> {
   const outcome = await watchPod(env, name, ns, timeoutMs, saPodOutcome, {
     mayNotExistYet: true,
-    timeoutMessage: (last) => `pod ${ns}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s (${last ? `phase ${last.status?.phase ?? 'unknown'}` : 'never appeared'})`,
+    timeoutMessage: (last) => `pod ${ns}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s ` +
+      `(${last ? `phase ${last.status?.phase ?? 'unknown'}` : 'never appeared'})`,
   });
   const events = await podEvents(env, name, ns).catch(() => [] as PodEvent[]);
-  let observed: Observed;
+  let observed: PullOutcome;
   if (outcome.kind === 'completed') observed = outcome.exitCode === 0 ? 'success' : `error: container exited ${outcome.exitCode}`;
   else {
     const why = pullFailure(events, outcome);
@@ -126,9 +143,9 @@ export async function observe(env: Environment, name: string, ns: string, timeou
   return { name, observed, events, ...(uid ? { uid } : {}) };
 }
 
-/** Kubelet log lines that contain every one of `needles` (the suite's namespace makes them this run's). */
+/** Kubelet log lines that contain every one of `needles` (the suite's namespace makes them this run's); needs capability kubeletFiles. */
 export async function kubeletLines(env: Environment, needles: string[], max = 6): Promise<string[]> {
-  const text = await readFile(join(env.logsDir, 'kubelet.log'), 'utf8').catch(() => '');
+  const text = await readFile(kubeletFilesOf(env).log, 'utf8').catch(() => '');
   return text.split('\n').filter((l) => needles.every((n) => l.includes(n))).slice(-max);
 }
 
@@ -136,16 +153,4 @@ export async function kubeletLines(env: Environment, needles: string[], max = 6)
 export function errText(line: string): string | undefined {
   const m = /\berr="((?:[^"\\]|\\.)*)"/.exec(line);
   return m ? m[1]!.replace(/\\"/g, '"').replace(/\\\\/g, '\\') : undefined;
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function poll<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${what}`);
-    await sleep(500);
-  }
 }

@@ -1,0 +1,87 @@
+// SA-AUDIENCE-DENIED and SA-AUDIENCE-RESOURCENAMES: NodeRestriction and RBAC
+// on the kubelet's TokenRequest. The API server's refusal is seen in the
+// kubelet's log (capability kubeletFiles), the only place it is reported.
+import { deletePod, judge, type Case, type Evidence } from '../../src/run/kit.ts';
+import { AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES } from './checks.ts';
+import { errText, type Ran } from './cluster.ts';
+import type { SuiteFixture } from './fixture.ts';
+import { AUDIENCE_PODS, labImage } from './plan.ts';
+import { predictAudiences } from './predict.ts';
+import { podInvocations, showAudience, type AudienceView } from './views.ts';
+import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
+
+/** The kubelet's log lines about a refused token request for the pod, and the API server's words in the last one. */
+interface Denial {
+  lines: string[];
+  text?: string | undefined;
+}
+
+export const audienceCase = (f: SuiteFixture): Case => ({
+  checks: [AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES],
+  needs: ['kubeletFiles'],
+  async run(ctx) {
+    const startedAt = new Date();
+    const { ungranted, named, notNamed } = AUDIENCE_PODS;
+    const ungrantedPlan = f.plans.ungrantedAudience;
+    const narrowedPlan = f.plans.narrowedAudience;
+    f.kubeletLinesOnFailure(ctx, [ungranted.name, named.name, notNamed.name]);
+    const predicted = predictAudiences(f.predictor, f.plans);
+    const grants = await f.grantEvidence([
+      [f.audiences.ungranted, ungranted.serviceAccount],
+      [f.audiences.narrowed, named.serviceAccount],
+      [f.audiences.narrowed, notNamed.serviceAccount],
+    ]);
+    const [ungrantedRun, namedRun, notNamedRun] = await Promise.all([
+      f.runPod(ungranted, labImage(ungrantedPlan)),
+      f.runPod(named, labImage(narrowedPlan)),
+      f.runPod(notNamed, labImage(narrowedPlan)),
+    ]);
+    await Promise.all([ungranted, notNamed].map((p) => deletePod(f.env, p.name, f.namespace)));
+    const denialOf = async (pod: string): Promise<Denial> => {
+      const lines = await f.kubeletLog([`${f.namespace}/${pod}`, 'is not authorized to request tokens for audience'], 2);
+      return { lines, text: lines.length ? errText(lines.at(-1)!) : undefined };
+    };
+    const [ungrantedDenial, namedDenial, notNamedDenial] = await Promise.all([
+      denialOf(ungranted.name), denialOf(named.name), denialOf(notNamed.name),
+    ]);
+    const ungrantedInvocations = await f.invocations(ungrantedPlan);
+    const narrowedInvocations = await f.invocations(narrowedPlan);
+    const observed = (denial: Denial, invocations: FakeInvocation[], ran: Ran): AudienceView => ({
+      tokenDenied: !!denial.text, invoked: invocations.length > 0, pull: ran.observed,
+    });
+    const denialEvidence = (pod: string, denial: Denial): Evidence[] => [
+      ...(denial.text ? [{ kind: 'text' as const, label: `the API server's denial (${pod})`, text: denial.text }] : []),
+      ...f.kubeletLogEvidence(`kubelet log: ${pod}`, denial.lines),
+    ];
+    return [
+      judge(AUDIENCE_DENIED, {
+        prediction: predicted.denied,
+        startedAt,
+        observed: observed(ungrantedDenial, ungrantedInvocations, ungrantedRun),
+        show: showAudience,
+        evidence: [
+          f.eventsEvidence(ungrantedRun),
+          f.invocationEvidence(`invocations of ${ungrantedPlan.name}`, ungrantedInvocations),
+          ...denialEvidence(ungranted.name, ungrantedDenial),
+          grants,
+        ],
+      }),
+      judge(AUDIENCE_RESOURCE_NAMES, {
+        prediction: predicted.resourceNames,
+        startedAt,
+        observed: {
+          [named.name]: observed(namedDenial, podInvocations(narrowedInvocations, named.name), namedRun),
+          [notNamed.name]: observed(notNamedDenial, podInvocations(narrowedInvocations, notNamed.name), notNamedRun),
+        },
+        show: (v) => `${named.name}: ${showAudience(v[named.name]!)}; ${notNamed.name}: ${showAudience(v[notNamed.name]!)}`,
+        evidence: [
+          f.eventsEvidence(namedRun),
+          f.eventsEvidence(notNamedRun),
+          f.invocationEvidence(`invocations of ${narrowedPlan.name}`, narrowedInvocations),
+          ...denialEvidence(notNamed.name, notNamedDenial),
+          grants,
+        ],
+      }),
+    ];
+  },
+});

@@ -1,0 +1,221 @@
+// credprov's predictions for the service-account-token suite, without a
+// cluster: the service-account-token model (src/model/service-account-token.ts)
+// and the version table, driven through each case's planned pods. What the
+// cluster decides at run time (the SAs' UIDs, the issuer, the pod's UID, the
+// node, whether a captured token has expired) comes in as arguments.
+import { grantedAccess } from '../../registry/token-server.ts';
+import {
+  predictToken, predictTokenValidity, ServiceAccountTokenModel, type AudienceGrant, type PodState, type PredictedToken,
+  type PluginAnswer, type PullPrediction, type ServiceAccountState,
+} from '../../src/model/service-account-token.ts';
+import type { Prediction } from '../../src/run/kit.ts';
+import type { KubeBehaviour } from '../../src/versions/table.ts';
+import {
+  ANNOTATION_PODS, AUDIENCE_PODS, CLAIMS_POD, EXCHANGE_PODS, MODEL, TOKEN_AS_PASSWORD_PODS, exchangeAccess, exchangeImage, labImage,
+  repositoryOf, requestImage, requireServiceAccountPods, type PlannedPod, type ProviderPlan, type ProviderPlans,
+} from './plan.ts';
+import type {
+  AudienceView, CacheView, ExchangeView, PluginView, PullOutcome, RequireServiceAccountView, TokenAsPasswordView, TokenVerdict,
+} from './views.ts';
+
+export const SIGNATURE_VERIFIED = 'verified against /openid/v1/jwks';
+
+export interface PredictionInputs {
+  /** The kubelet's row of the version table. */
+  behaviour: KubeBehaviour;
+  gates: { kubelet?: Record<string, boolean>; apiserver?: Record<string, boolean> };
+  grants: AudienceGrant[];
+  namespace: string;
+  /** The run's service accounts as the API server stored them (UIDs). */
+  serviceAccounts: ReadonlyMap<string, ServiceAccountState>;
+}
+
+/** One model per provider for the whole run, as the kubelet keeps one cache per provider. */
+export class PullPredictor {
+  readonly inputs: PredictionInputs;
+  private readonly models = new Map<string, ServiceAccountTokenModel>();
+
+  constructor(inputs: PredictionInputs) {
+    this.inputs = inputs;
+  }
+
+  /** A pod as the model sees it (its UID is its name: only distinct pods matter). */
+  podState(name: string, serviceAccount?: string): PodState {
+    return { namespace: this.inputs.namespace, name, uid: name, ...(serviceAccount ? { serviceAccount: this.serviceAccount(serviceAccount) } : {}) };
+  }
+
+  serviceAccount(name: string): ServiceAccountState {
+    const sa = this.inputs.serviceAccounts.get(name);
+    if (!sa) throw new Error(`service account ${name} is not one of the run's`);
+    return sa;
+  }
+
+  /** Each pull of `ref` by the pod, in order; `registryAccepts`: whether the registry takes the answer's credentials. */
+  pulls(
+    plan: ProviderPlan,
+    pod: string,
+    serviceAccount: string | undefined,
+    ref: string,
+    o: { registryAccepts?: boolean; pulls?: number } = {},
+  ): PullPrediction[] {
+    let model = this.models.get(plan.name);
+    if (!model) {
+      const { behaviour, gates, grants } = this.inputs;
+      const provider = { name: plan.name, defaultCacheDurationMs: 0, tokenAttributes: plan.tokenAttributes };
+      model = new ServiceAccountTokenModel({ provider, behaviour, gates, grants });
+      this.models.set(plan.name, model);
+    }
+    const answer: PluginAnswer = {
+      cacheKeyType: 'Image', cacheDurationMs: plan.cacheDurationMs, password: plan.password, registryAccepts: o.registryAccepts ?? true,
+    };
+    return Array.from({ length: o.pulls ?? 1 }, (_, i) => model.pull(this.podState(pod, serviceAccount), requestImage(ref), answer, i));
+  }
+
+  /** The one pull of a planned pod. */
+  pull(plan: ProviderPlan, pod: PlannedPod, ref: string, o: { registryAccepts?: boolean } = {}): PullPrediction {
+    return this.pulls(plan, pod.name, pod.serviceAccount, ref, o)[0]!;
+  }
+}
+
+/** Whether the exchange registry lets the SA pull `ref` (its access rules, as its token server applies them). */
+export function exchangeAccepts(namespace: string, serviceAccount: string, ref: string): boolean {
+  const access = exchangeAccess(namespace)({ namespace, name: serviceAccount });
+  return grantedAccess({ access }, [{ type: 'repository', name: repositoryOf(ref), actions: ['pull'] }]).length > 0;
+}
+
+export const pluginView = (p: PullPrediction): PluginView => ({
+  invoked: p.invoked, tokenPresent: p.tokenPresent, annotations: p.invoked ? p.annotations : undefined, pull: p.pull,
+});
+
+const single = <T>(value: T, because: string, model = MODEL): Prediction<T> => ({ value, model, because });
+
+export function predictTokenClaims(
+  predictor: PullPredictor,
+  plans: ProviderPlans,
+  o: { audience: string; issuer: string; podUid: string; node: { name: string; uid: string } },
+): Prediction<{ invoked: boolean; tokenPresent: boolean; pull: PullOutcome; signature: string } & PredictedToken> {
+  const pull = predictor.pull(plans.claims, CLAIMS_POD, labImage(plans.claims));
+  const serviceAccount = predictor.serviceAccount(CLAIMS_POD.serviceAccount);
+  const pod = { ...predictor.podState(CLAIMS_POD.name, CLAIMS_POD.serviceAccount), uid: o.podUid, serviceAccount };
+  const token = predictToken({ issuer: o.issuer, audience: o.audience, pod, node: o.node });
+  return {
+    value: { invoked: pull.invoked, tokenPresent: pull.tokenPresent, pull: pull.pull, signature: SIGNATURE_VERIFIED, ...token },
+    model: `${MODEL} + claims.go`,
+    because: `${pull.because}; the TokenRequest asks for audience ${o.audience} bound to the pod, expirationSeconds unset ` +
+      `(default ${token.lifetimeSeconds}s); the issuer is the discovery document's`,
+  };
+}
+
+export function predictAnnotations(predictor: PullPredictor, plans: ProviderPlans): Record<keyof typeof ANNOTATION_PODS, Prediction<PluginView>> {
+  const ref = labImage(plans.annotations);
+  const annotated = predictor.pull(plans.annotations, ANNOTATION_PODS.annotated, ref);
+  const missing = predictor.pull(plans.annotations, ANNOTATION_PODS.missingRequired, ref);
+  return { annotated: single(pluginView(annotated), annotated.because), missingRequired: single(pluginView(missing), missing.because) };
+}
+
+export function predictRequireServiceAccount(
+  predictor: PullPredictor,
+  plan: ProviderPlan,
+  prefix: string,
+  withStaticPod: boolean,
+): Prediction<RequireServiceAccountView> {
+  const pods = requireServiceAccountPods(prefix);
+  const ref = labImage(plan);
+  const api = predictor.pull(plan, pods.api, ref);
+  const staticPod = withStaticPod ? predictor.pulls(plan, pods.staticPod, undefined, ref)[0] : undefined;
+  return single(
+    { apiPod: pluginView(api), ...(staticPod ? { staticPod: pluginView(staticPod) } : {}) },
+    `API pod: ${api.because}${staticPod ? `; static pod: ${staticPod.because}` : ''}`,
+  );
+}
+
+/** How a cache case names a pod in its prediction and observation. */
+export const cachePodKey = (p: PlannedPod): string => `${p.name} (SA ${p.serviceAccount}${p.pulls === 2 ? ', two pulls' : ''})`;
+
+/** Per pod: how many times the plugin runs, and how its last pull ends; because: the model's cache steps only. */
+export function predictCache(predictor: PullPredictor, plan: ProviderPlan, pods: PlannedPod[]): Prediction<Record<string, CacheView>> {
+  const ref = labImage(plan);
+  const pulls = pods.map((p) => [cachePodKey(p), predictor.pulls(plan, p.name, p.serviceAccount, ref, { pulls: p.pulls ?? 1 })] as const);
+  const cacheSteps = (p: PullPrediction) => p.because.split('; ').filter((s) => /cache|invoked|stored/.test(s)).join(', ');
+  return single(
+    Object.fromEntries(pulls.map(([key, ps]) => [key, { execs: ps.filter((x) => x.invoked).length, pull: ps.at(-1)!.pull }])),
+    pulls.map(([key, ps]) => `${key}: ${ps.map(cacheSteps).join(' | ')}`).join('; '),
+  );
+}
+
+export function predictAudiences(
+  predictor: PullPredictor,
+  plans: ProviderPlans,
+): { denied: Prediction<AudienceView>; resourceNames: Prediction<Record<string, AudienceView>> } {
+  const view = (p: PullPrediction): AudienceView => ({ tokenDenied: p.tokenDenied, invoked: p.invoked, pull: p.pull });
+  const ungranted = predictor.pull(plans.ungrantedAudience, AUDIENCE_PODS.ungranted, labImage(plans.ungrantedAudience));
+  const named = predictor.pull(plans.narrowedAudience, AUDIENCE_PODS.named, labImage(plans.narrowedAudience));
+  const notNamed = predictor.pull(plans.narrowedAudience, AUDIENCE_PODS.notNamed, labImage(plans.narrowedAudience));
+  return {
+    denied: single(view(ungranted), ungranted.because),
+    resourceNames: single(
+      { [AUDIENCE_PODS.named.name]: view(named), [AUDIENCE_PODS.notNamed.name]: view(notNamed) },
+      `${AUDIENCE_PODS.named.name}: ${named.because}; ${AUDIENCE_PODS.notNamed.name}: ${notNamed.because}`,
+    ),
+  };
+}
+
+export function predictTokenAsPassword(
+  predictor: PullPredictor,
+  plans: ProviderPlans,
+): Prediction<{ cacheTypeServiceAccount: TokenAsPasswordView; cacheTypeToken: TokenAsPasswordView }> {
+  const { namespace, behaviour } = predictor.inputs;
+  const one = (plan: ProviderPlan, pod: PlannedPod) => {
+    const ref = exchangeImage(plan, pod.team!);
+    return predictor.pull(plan, pod, ref, { registryAccepts: exchangeAccepts(namespace, pod.serviceAccount, ref) });
+  };
+  const view = (p: PullPrediction): TokenAsPasswordView => ({
+    invoked: p.invoked, responseRefused: p.credentials === 'refused-token-as-password', pull: p.pull,
+  });
+  const echo = one(plans.tokenEcho, TOKEN_AS_PASSWORD_PODS.serviceAccountCache);
+  const exchange = one(plans.exchange, TOKEN_AS_PASSWORD_PODS.tokenCache);
+  return {
+    value: { cacheTypeServiceAccount: view(echo), cacheTypeToken: view(exchange) },
+    model: `${MODEL} (rejectsTokenAsPassword: ${behaviour.rejectsTokenAsPassword} for 1.${behaviour.minor})`,
+    because: `ServiceAccount: ${echo.because}; Token: ${exchange.because}`,
+  };
+}
+
+/** How the exchange case names a pod: `xa-own (SA team-a → team-a/app)`. */
+export const exchangePodKey = (plan: ProviderPlan, p: PlannedPod & { team: string }): string =>
+  `${p.name} (SA ${p.serviceAccount} → ${repositoryOf(exchangeImage(plan, p.team))})`;
+
+export function predictExchangeAccess(predictor: PullPredictor, plan: ProviderPlan): Prediction<Record<string, ExchangeView>> {
+  const pulls = Object.values(EXCHANGE_PODS).map((p) => {
+    const ref = exchangeImage(plan, p.team);
+    const registryAccepts = exchangeAccepts(predictor.inputs.namespace, p.serviceAccount, ref);
+    return [exchangePodKey(plan, p), predictor.pull(plan, p, ref, { registryAccepts })] as const;
+  });
+  return {
+    value: Object.fromEntries(pulls.map(([key, p]) => [key, {
+      invoked: p.invoked, tokenValidated: p.invoked && p.credentials === 'used', pull: p.pull,
+    }])),
+    model: `${MODEL} + the exchange's access rules (team-X may pull team-X/*)`,
+    because: pulls.map(([key, p]) => `${key}: ${p.because}`).join('; '),
+  };
+}
+
+export const REVOCATION_STEPS = {
+  podExists: 'xa-own token, pod exists',
+  podDeleted: 'xa-own token, pod deleted',
+  serviceAccountDeleted: 'xc-own token, SA team-c deleted',
+} as const;
+
+/** The exchange's verdicts on xa-own's token before and after its pod is deleted, and on xc-own's after SA team-c is. */
+export function predictRevocation(expired: { ownToken: boolean; teamCToken: boolean }): Prediction<Record<string, TokenVerdict>> {
+  const predicted = {
+    [REVOCATION_STEPS.podExists]: predictTokenValidity({ expired: expired.ownToken, podExists: true, serviceAccountExists: true }),
+    [REVOCATION_STEPS.podDeleted]: predictTokenValidity({ expired: expired.ownToken, podExists: false, serviceAccountExists: true }),
+    [REVOCATION_STEPS.serviceAccountDeleted]: predictTokenValidity({ expired: expired.teamCToken, podExists: true, serviceAccountExists: false }),
+  };
+  return {
+    value: Object.fromEntries(Object.entries(predicted).map(([k, v]) => [k, { signature: v.signature, tokenReview: v.tokenReview }])),
+    model: 'service-account-token model (predictTokenValidity: claims.go validator)',
+    because: Object.entries(predicted).map(([k, v]) => `${k}: ${v.because}`).join('; '),
+  };
+}
