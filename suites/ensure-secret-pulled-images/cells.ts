@@ -75,6 +75,13 @@ export const allowlistOf = (l: Layout) => [`${l.host}/${l.root}/al/*`];
 /** matchImages of the node-mode and the service-account-mode provider. */
 export const providerPatterns = (l: Layout, kind: 'np' | 'sa') => [`${l.host}/${prefixOf(l, kind, false)}`, `${l.host}/${prefixOf(l, kind, true)}`];
 
+/** The cell whose image the prune check removes: the first policy is done with it, and its record names one secret. */
+export function pruneCellOf(cells: Cell[]): Cell {
+  const cell = cells.find((c) => c.phase === PHASES[0] && c.provenance === 'kubelet' && c.source === 'same-secret' && c.pullPolicy === 'IfNotPresent');
+  if (!cell) throw new Error('the matrix has no IfNotPresent/same-secret/kubelet cell under the first policy');
+  return cell;
+}
+
 export function buildCells(l: Layout, base: BuiltImage): Cell[] {
   const cells: Cell[] = [];
   for (const phase of PHASES) {
