@@ -16,7 +16,13 @@ export interface Shown {
   repos?: readonly Repo[];
 }
 
-export async function evidenceOf(ctx: CaseContext, f: Fixture, namespace: string, pods: readonly string[], shown: Shown = {}): Promise<Evidence[]> {
+export async function evidenceOf(
+  ctx: CaseContext,
+  fixture: Fixture,
+  namespace: string,
+  pods: readonly string[],
+  shown: Shown = {},
+): Promise<Evidence[]> {
   const out: Evidence[] = [];
   for (const name of pods) {
     const events = await podEvents(ctx.environment, name, namespace).catch(() => []);
@@ -29,18 +35,18 @@ export async function evidenceOf(ctx: CaseContext, f: Fixture, namespace: string
     out.push({ kind: 'data', label: `service account ${namespace}/${sa}`, data: await serviceAccountView(ctx, namespace, sa) });
   }
   for (const repo of shown.repos ?? []) {
-    const trail = await authTrail(f.lab, repositoryOf(repo));
+    const trail = await authTrail(fixture.lab, repositoryOf(repo));
     out.push({ kind: 'data', label: `registry authentications for ${repositoryOf(repo)}, in order`, data: trail });
   }
   return out;
 }
 
 /** Registers, for when the case fails, the kubelet's log lines about its pods and repositories and the registry's about the latter. */
-export function onFailureLogs(ctx: CaseContext, f: Fixture, pods: readonly string[], repos: readonly Repo[]): void {
+export function onFailureLogs(ctx: CaseContext, fixture: Fixture, pods: readonly string[], repos: readonly Repo[]): void {
   const repositories = repos.map(repositoryOf);
   ctx.onFailure(async () => [
     ...(await kubeletEvidence(ctx.environment, [...pods, ...repositories])),
-    ...(await registryExcerpt(f.lab, repositories, ctx)),
+    ...(await registryExcerpt(fixture.lab, repositories, ctx)),
   ]);
 }
 

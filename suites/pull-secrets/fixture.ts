@@ -15,7 +15,7 @@ export interface Fixture {
   accounts: Accounts;
 }
 
-export const worldOf = (f: Fixture): World => ({ host: f.host, accounts: f.accounts });
+export const worldOf = (fixture: Fixture): World => ({ host: fixture.host, accounts: fixture.accounts });
 
 const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'credprov' };
 
@@ -52,20 +52,18 @@ export function serviceAccount(namespace: string, name: string, pullSecrets: rea
  */
 export async function caseNamespace(
   ctx: CaseContext,
-  f: Fixture,
+  fixture: Fixture,
   name: string,
-  o: { secrets?: SecretName[]; serviceAccounts?: ServiceAccountName[] } = {},
+  contents: { secrets?: SecretName[]; serviceAccounts?: ServiceAccountName[] } = {},
 ): Promise<string> {
   const namespace = await ctx.namespace(`credprov-secrets-${name}`);
   const api = await kubeApi(ctx.environment);
   const objects = [
-    ...(o.secrets ?? []).map((s) => dockerSecret(namespace, s, authsOf(s, f.host, f.accounts))),
-    ...(o.serviceAccounts ?? []).map((sa) => serviceAccount(namespace, sa, SERVICE_ACCOUNTS[sa])),
+    ...(contents.secrets ?? []).map((s) => dockerSecret(namespace, s, authsOf(s, fixture.host, fixture.accounts))),
+    ...(contents.serviceAccounts ?? []).map((sa) => serviceAccount(namespace, sa, SERVICE_ACCOUNTS[sa])),
   ];
   if (objects.length > 0) await api.apply(objects);
-  await waitFor(`kube-root-ca.crt in ${namespace}`, () => api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace }).then(
-    () => true,
-    () => undefined,
-  ), { timeoutMs: 30_000, intervalMs: 500 });
+  const rootCA = () => api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace }).then(() => true, () => undefined);
+  await waitFor(`kube-root-ca.crt in ${namespace}`, rootCA, { timeoutMs: 30_000, intervalMs: 500 });
   return namespace;
 }

@@ -11,27 +11,27 @@ import { MIX_SECRETS, predictEverySecretTried, predictSecretAndProvider, provide
 import { firstOutcome } from './pulls.ts';
 import { authTrail, triedBy } from './registry-log.ts';
 
-export function orderCases(f: Fixture): Case[] {
+export function orderCases(fixture: Fixture): Case[] {
   return [
     // [wrong, right]: both for the same registry.
     caseOf(EVERY_SECRET_TRIED, async (ctx) => {
       const startedAt = new Date();
       const pod = 'every';
-      onFailureLogs(ctx, f, [pod], ['every']);
-      const prediction = predictEverySecretTried(worldOf(f));
-      const namespace = await caseNamespace(ctx, f, pod, { secrets: ['wrong', 'right'] });
-      const image = imageOf(f.host, 'every');
+      onFailureLogs(ctx, fixture, [pod], ['every']);
+      const prediction = predictEverySecretTried(worldOf(fixture));
+      const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['wrong', 'right'] });
+      const image = imageOf(fixture.host, 'every');
       await createPod(ctx.environment, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['wrong', 'right'] });
       const first = await firstOutcome(ctx.environment, pod, namespace);
-      const trail = await authTrail(f.lab, repositoryOf('every'));
-      const seen = trail.map((a) => (a.ok ? 'accepted' : `${a.user === f.accounts.right.username ? 'the registry user' : a.user} refused`));
+      const trail = await authTrail(fixture.lab, repositoryOf('every'));
+      const seen = trail.map((a) => (a.ok ? 'accepted' : `${a.user === fixture.accounts.right.username ? 'the registry user' : a.user} refused`));
       const order = trail.length ? ` (registry saw: ${seen.join(' → ')})` : '';
       return judge(EVERY_SECRET_TRIED, {
         prediction,
         observed: first.observed,
         startedAt,
         show: (v) => `pull with imagePullSecrets [wrong, right]: ${v}${v === first.observed ? order : ''}`,
-        evidence: await evidenceOf(ctx, f, namespace, [pod], { secrets: ['wrong', 'right'], repos: ['every'] }),
+        evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['wrong', 'right'], repos: ['every'] }),
       });
     }),
 
@@ -39,13 +39,13 @@ export function orderCases(f: Fixture): Case[] {
     caseOf(SECRET_AND_PROVIDER, async (ctx) => {
       const startedAt = new Date();
       const pods = ['mix-a', 'mix-b'] as const;
-      onFailureLogs(ctx, f, pods, pods);
-      const prediction = predictSecretAndProvider(worldOf(f));
-      const namespace = await caseNamespace(ctx, f, 'mix', { secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']] });
-      const [pullA, pullB] = await Promise.all(pods.map((pod) => pull(ctx, f, namespace, pod)));
+      onFailureLogs(ctx, fixture, pods, pods);
+      const prediction = predictSecretAndProvider(worldOf(fixture));
+      const namespace = await caseNamespace(ctx, fixture, 'mix', { secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']] });
+      const [pullA, pullB] = await Promise.all(pods.map((pod) => pull(ctx, fixture, namespace, pod)));
       // An accepted request can only be the right credential: the provider's for mix-a, the secret's for mix-b.
-      const [trailA, trailB] = await Promise.all(pods.map((pod) => authTrail(f.lab, repositoryOf(pod))));
-      const { secretWrong, providerWrong } = f.accounts;
+      const [trailA, trailB] = await Promise.all(pods.map((pod) => authTrail(fixture.lab, repositoryOf(pod))));
+      const { secretWrong, providerWrong } = fixture.accounts;
       const observed = {
         wrongSecretRightProvider: {
           pull: pullA!.observed,
@@ -56,7 +56,7 @@ export function orderCases(f: Fixture): Case[] {
           tried: triedBy(trailB!, { [providerWrong.username]: providerSource(PROVIDER) }, secretSource(MIX_SECRETS['mix-b'])),
         },
       };
-      const invocations = await f.fleet.invocations().catch(() => []);
+      const invocations = await fixture.fleet.invocations().catch(() => []);
       const tried = (t: { pull: string; tried: string[] }) => `${t.pull}, tried ${t.tried.join(' → ') || 'nothing'}`;
       return judge(SECRET_AND_PROVIDER, {
         prediction,
@@ -66,8 +66,8 @@ export function orderCases(f: Fixture): Case[] {
           `wrong secret + right provider: ${tried(v.wrongSecretRightProvider)}; ` +
           `right secret + wrong provider: ${tried(v.rightSecretWrongProvider)}`,
         evidence: [
-          ...(await evidenceOf(ctx, f, namespace, pods, { secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']], repos: pods })),
-          { kind: 'invocation', label: `provider invocations (${f.fleet.logFile})`, data: ctx.redactor.value(invocations) },
+          ...(await evidenceOf(ctx, fixture, namespace, pods, { secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']], repos: pods })),
+          { kind: 'invocation', label: `provider invocations (${fixture.fleet.logFile})`, data: ctx.redactor.value(invocations) },
         ],
       });
     }),
@@ -75,8 +75,8 @@ export function orderCases(f: Fixture): Case[] {
 }
 
 /** Creates the mixed case's pod `repo` (named after its repository, with its secret) and waits for its first pull. */
-async function pull(ctx: CaseContext, f: Fixture, namespace: string, repo: 'mix-a' | 'mix-b') {
-  const image = imageOf(f.host, repo);
+async function pull(ctx: CaseContext, fixture: Fixture, namespace: string, repo: 'mix-a' | 'mix-b') {
+  const image = imageOf(fixture.host, repo);
   await createPod(ctx.environment, { name: repo, namespace, image, pullPolicy: 'Always', imagePullSecrets: [MIX_SECRETS[repo]] });
   return firstOutcome(ctx.environment, repo, namespace);
 }

@@ -12,16 +12,16 @@ import { IMMUTABLE_SECRETS, imageOf } from './plan.ts';
 import { predictExplicitNotMerged, predictImmutable, predictServiceAccountSecretNotAdopted } from './predict.ts';
 import { afterRetry, countEvents, firstOutcome, type Attempted } from './pulls.ts';
 
-export function podSpecCases(f: Fixture): Case[] {
+export function podSpecCases(fixture: Fixture): Case[] {
   return [
     // imagePullSecrets cannot be changed on an existing pod.
     caseOf(IMMUTABLE, async (ctx) => {
       const startedAt = new Date();
       const pod = 'immutable';
       const prediction = predictImmutable();
-      const namespace = await caseNamespace(ctx, f, pod, { secrets: ['right', 'wrong'] });
+      const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['right', 'wrong'] });
       const api = await kubeApi(ctx.environment);
-      const image = imageOf(f.host, 'immutable');
+      const image = imageOf(fixture.host, 'immutable');
       await createPod(ctx.environment, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: [...IMMUTABLE_SECRETS.created] });
       let apiMessage = '';
       let update: 'refused' | 'accepted' = 'accepted';
@@ -53,11 +53,11 @@ export function podSpecCases(f: Fixture): Case[] {
     caseOf(EXPLICIT_NOT_MERGED, async (ctx) => {
       const startedAt = new Date();
       const pod = 'explicit';
-      onFailureLogs(ctx, f, [pod], ['explicit']);
-      const prediction = predictExplicitNotMerged(worldOf(f));
-      const namespace = await caseNamespace(ctx, f, pod, { secrets: ['right', 'wrong'], serviceAccounts: ['with-right-secret'] });
+      onFailureLogs(ctx, fixture, [pod], ['explicit']);
+      const prediction = predictExplicitNotMerged(worldOf(fixture));
+      const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['right', 'wrong'], serviceAccounts: ['with-right-secret'] });
       const env = ctx.environment;
-      const image = imageOf(f.host, 'explicit');
+      const image = imageOf(fixture.host, 'explicit');
       const serviceAccountName = 'with-right-secret';
       await createPod(env, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['wrong'], serviceAccountName });
       const created = await (await kubeApi(env)).core.readNamespacedPod({ name: pod, namespace });
@@ -68,7 +68,7 @@ export function podSpecCases(f: Fixture): Case[] {
         observed,
         startedAt,
         show: (v) => `pod.spec.imagePullSecrets [${v.podImagePullSecrets.join(', ')}], pull ${v.pull}`,
-        evidence: await evidenceOf(ctx, f, namespace, [pod], { secrets: ['wrong', 'right'], serviceAccounts: ['with-right-secret'] }),
+        evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['wrong', 'right'], serviceAccounts: ['with-right-secret'] }),
       });
     }),
 
@@ -76,12 +76,12 @@ export function podSpecCases(f: Fixture): Case[] {
     caseOf(SA_LATE_NOT_ADOPTED, async (ctx) => {
       const startedAt = new Date();
       const pod = 'sa-late';
-      onFailureLogs(ctx, f, [pod], ['sa-late']);
-      const prediction = predictServiceAccountSecretNotAdopted(worldOf(f));
-      const namespace = await caseNamespace(ctx, f, pod, { secrets: ['right'], serviceAccounts: ['late'] });
+      onFailureLogs(ctx, fixture, [pod], ['sa-late']);
+      const prediction = predictServiceAccountSecretNotAdopted(worldOf(fixture));
+      const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['right'], serviceAccounts: ['late'] });
       const env = ctx.environment;
       const api = await kubeApi(env);
-      await createPod(env, { name: pod, namespace, image: imageOf(f.host, 'sa-late'), pullPolicy: 'Always', serviceAccountName: 'late' });
+      await createPod(env, { name: pod, namespace, image: imageOf(fixture.host, 'sa-late'), pullPolicy: 'Always', serviceAccountName: 'late' });
       const first = await firstOutcome(env, pod, namespace);
       let retry: Attempted = first;
       if (first.observed === 'failure') {
@@ -98,7 +98,7 @@ export function podSpecCases(f: Fixture): Case[] {
         show: (v) =>
           `pod.spec.imagePullSecrets [${v.podImagePullSecrets.join(', ')}] after the SA got one; ` +
           `pull after a kubelet retry: ${v.pullAfterRetry}`,
-        evidence: await evidenceOf(ctx, f, namespace, [pod], { serviceAccounts: ['late'] }),
+        evidence: await evidenceOf(ctx, fixture, namespace, [pod], { serviceAccounts: ['late'] }),
       });
     }),
   ];

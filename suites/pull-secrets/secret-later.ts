@@ -10,20 +10,20 @@ import { LATE_SECRET, imageOf } from './plan.ts';
 import { predictMissingThenCreated, predictPlaceholderFilled } from './predict.ts';
 import { firstOutcome, recovered } from './pulls.ts';
 
-export function secretLaterCases(f: Fixture): Case[] {
+export function secretLaterCases(fixture: Fixture): Case[] {
   return [
     // The secret does not exist yet: created right after the first ErrImagePull.
     caseOf(MISSING_THEN_CREATED, async (ctx) => {
       const startedAt = new Date();
       const pod = 'missing';
-      onFailureLogs(ctx, f, [pod], ['missing']);
-      const prediction = predictMissingThenCreated(worldOf(f));
-      const namespace = await caseNamespace(ctx, f, pod);
+      onFailureLogs(ctx, fixture, [pod], ['missing']);
+      const prediction = predictMissingThenCreated(worldOf(fixture));
+      const namespace = await caseNamespace(ctx, fixture, pod);
       const env = ctx.environment;
-      await createPod(env, { name: pod, namespace, image: imageOf(f.host, 'missing'), pullPolicy: 'Always', imagePullSecrets: [LATE_SECRET] });
+      await createPod(env, { name: pod, namespace, image: imageOf(fixture.host, 'missing'), pullPolicy: 'Always', imagePullSecrets: [LATE_SECRET] });
       const first = await firstOutcome(env, pod, namespace);
       if (first.observed === 'failure') {
-        await (await kubeApi(env)).apply([dockerSecret(namespace, LATE_SECRET, { [f.host]: f.accounts.right })]);
+        await (await kubeApi(env)).apply([dockerSecret(namespace, LATE_SECRET, { [fixture.host]: fixture.accounts.right })]);
       }
       const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
       return judge(MISSING_THEN_CREATED, {
@@ -31,7 +31,7 @@ export function secretLaterCases(f: Fixture): Case[] {
         observed: { beforeSecret: first.observed, afterSecret: later.observed },
         startedAt,
         show: (v) => `pull before the secret exists: ${v.beforeSecret}; after it is created: ${v.afterSecret}`,
-        evidence: await evidenceOf(ctx, f, namespace, [pod], { secrets: [LATE_SECRET] }),
+        evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: [LATE_SECRET] }),
       });
     }),
 
@@ -39,15 +39,15 @@ export function secretLaterCases(f: Fixture): Case[] {
     caseOf(PLACEHOLDER_FILLED, async (ctx) => {
       const startedAt = new Date();
       const pod = 'placeholder';
-      onFailureLogs(ctx, f, [pod], ['placeholder']);
-      const prediction = predictPlaceholderFilled(worldOf(f));
-      const namespace = await caseNamespace(ctx, f, pod, { secrets: ['placeholder'] });
+      onFailureLogs(ctx, fixture, [pod], ['placeholder']);
+      const prediction = predictPlaceholderFilled(worldOf(fixture));
+      const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['placeholder'] });
       const env = ctx.environment;
-      const image = imageOf(f.host, 'placeholder');
+      const image = imageOf(fixture.host, 'placeholder');
       await createPod(env, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['placeholder'] });
       const first = await firstOutcome(env, pod, namespace);
       if (first.observed === 'failure') {
-        await (await kubeApi(env)).apply([dockerSecret(namespace, 'placeholder', { [f.host]: f.accounts.right })]);
+        await (await kubeApi(env)).apply([dockerSecret(namespace, 'placeholder', { [fixture.host]: fixture.accounts.right })]);
       }
       const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
       return judge(PLACEHOLDER_FILLED, {
@@ -55,7 +55,7 @@ export function secretLaterCases(f: Fixture): Case[] {
         observed: { empty: first.observed, filled: later.observed },
         startedAt,
         show: (v) => `pull with the empty secret: ${v.empty}; after it is filled in: ${v.filled}`,
-        evidence: await evidenceOf(ctx, f, namespace, [pod], { secrets: ['placeholder'] }),
+        evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['placeholder'] }),
       });
     }),
   ];
