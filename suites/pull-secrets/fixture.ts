@@ -62,8 +62,11 @@ export async function caseNamespace(
     ...(contents.secrets ?? []).map((s) => dockerSecret(namespace, s, authsOf(s, fixture.host, fixture.accounts))),
     ...(contents.serviceAccounts ?? []).map((sa) => serviceAccount(namespace, sa, SERVICE_ACCOUNTS[sa])),
   ];
-  if (objects.length > 0) await api.apply(objects);
   const rootCA = () => api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace }).then(() => true, () => undefined);
-  await waitFor(`kube-root-ca.crt in ${namespace}`, rootCA, { timeoutMs: 30_000, intervalMs: 500 });
+  // The controller publishes kube-root-ca.crt while the objects go in.
+  await Promise.all([
+    ...objects.map((o) => api.apply([o])),
+    waitFor(`kube-root-ca.crt in ${namespace}`, rootCA, { timeoutMs: 30_000, intervalMs: 100 }),
+  ]);
   return namespace;
 }
