@@ -59,6 +59,7 @@ export const audienceCase = (f: SuiteFixture): Case => ({
         startedAt,
         observed: observed(ungrantedDenial, ungrantedInvocations, ungrantedRun),
         show: showAudience,
+        note: ungrantedDenial.text && `the API server said: ${ungrantedDenial.text}`,
         evidence: [
           f.eventsEvidence(ungrantedRun),
           f.invocationEvidence(`invocations of ${ungrantedPlan.name}`, ungrantedInvocations),
@@ -74,6 +75,7 @@ export const audienceCase = (f: SuiteFixture): Case => ({
           [notNamed.name]: observed(notNamedDenial, podInvocations(narrowedInvocations, notNamed.name), notNamedRun),
         },
         show: (v) => `${named.name}: ${showAudience(v[named.name]!)}; ${notNamed.name}: ${showAudience(v[notNamed.name]!)}`,
+        note: notNamedDenial.text && `the API server said: ${notNamedDenial.text}`,
         evidence: [
           f.eventsEvidence(namedRun),
           f.eventsEvidence(notNamedRun),

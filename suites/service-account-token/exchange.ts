@@ -103,12 +103,14 @@ async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): 
     [REVOCATION_STEPS.podDeleted]: afterPod,
     [REVOCATION_STEPS.serviceAccountDeleted]: afterServiceAccount,
   };
+  const reviewReasons = [afterPod.online?.reason, afterServiceAccount.online?.reason].filter(Boolean).join(' / ');
   return judge(EXCHANGE_REVOKED, {
     prediction,
     startedAt,
     observed: Object.fromEntries(Object.entries(validations).map(([step, v]) => [step, verdictOf(v)])),
     show: showRevocation,
     actor: 'the API server',
+    note: reviewReasons && `TokenReview said: ${reviewReasons}`,
     evidence: [{
       kind: 'data',
       label: 'offline and online verdicts (the exchange\'s validations)',

@@ -5,6 +5,7 @@
 // (capability kubeletFiles).
 import { caseOf, deletePod, judge, type Case } from '../../src/run/kit.ts';
 import { TOKEN_AS_PASSWORD } from './checks.ts';
+import { errText } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { exchangeImage, TOKEN_AS_PASSWORD_PODS } from './plan.ts';
 import { predictTokenAsPassword } from './predict.ts';
@@ -26,6 +27,7 @@ export const tokenAsPasswordCase = (f: SuiteFixture): Case => caseOf(TOKEN_AS_PA
   const [echoRefusal, exchangeRefusal] = await Promise.all([refusal(serviceAccountCache.name), refusal(tokenCache.name)]);
   const echoInvocations = podInvocations(await f.invocations(echoPlan), serviceAccountCache.name);
   const exchangeInvocations = podInvocations(await f.invocations(exchangePlan), tokenCache.name);
+  const refusalText = echoRefusal.length ? errText(echoRefusal.at(-1)!) : undefined;
   return judge(TOKEN_AS_PASSWORD, {
     prediction,
     startedAt,
@@ -34,6 +36,7 @@ export const tokenAsPasswordCase = (f: SuiteFixture): Case => caseOf(TOKEN_AS_PA
       cacheTypeToken: { invoked: exchangeInvocations.length > 0, responseRefused: exchangeRefusal.length > 0, pull: exchangeRun.observed },
     },
     show: showTokenAsPassword,
+    note: refusalText && `the kubelet logged: ${refusalText}`,
     evidence: [
       f.eventsEvidence(echoRun),
       f.eventsEvidence(exchangeRun),
