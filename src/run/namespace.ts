@@ -1,5 +1,6 @@
 // Namespaces as the upstream e2e framework gives them: made for a case (or a
-// suite), ready once its default ServiceAccount exists, deleted afterwards,
+// suite), ready once pods can start in it (its default ServiceAccount and the
+// kube-root-ca.crt every pod's token volume mounts exist), deleted afterwards,
 // and kept with its events as evidence when what ran in it failed.
 import { randomBytes } from 'node:crypto';
 import type { CoreV1Event } from '@kubernetes/client-node';
@@ -22,11 +23,14 @@ export function namespaceName(base: string): string {
 export async function createNamespace(target: ApiTarget, name: string, o: { labels?: Record<string, string>; timeoutMs?: number } = {}): Promise<TestNamespace> {
   const api = await kubeApi(target);
   await api.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels } } }]);
-  // Pods without serviceAccountName are refused until the controller has made "default".
-  await waitFor(`the default ServiceAccount of namespace ${name}`, async () => {
-    const list = await api.core.listNamespacedServiceAccount({ namespace: name });
-    return list.items.some((sa) => sa.metadata?.name === 'default') ? true : undefined;
-  }, { timeoutMs: o.timeoutMs ?? 30_000, intervalMs: 100 });
+  const ready = { timeoutMs: o.timeoutMs ?? 30_000, intervalMs: 100 };
+  const exists = (read: Promise<unknown>) => read.then(() => true, () => undefined);
+  await Promise.all([
+    // Pods without serviceAccountName are refused until the controller has made "default".
+    waitFor(`the default ServiceAccount of namespace ${name}`, () => exists(api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })), ready),
+    // A pod's projected token volume waits for it: without it a pod would start late, skewing a case's timing.
+    waitFor(`kube-root-ca.crt in namespace ${name}`, () => exists(api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: name })), ready),
+  ]);
   return {
     name,
     async finish(failed) {

@@ -3,7 +3,7 @@
 // its events when it fails) holding the secrets and service accounts it asks
 // for. The cases share no object, so each one sets up only what it uses.
 import { kubeApi } from '../../src/cluster/api.ts';
-import { waitFor, type CaseContext, type Fleet, type LabRegistry } from '../../src/run/kit.ts';
+import { type CaseContext, type Fleet, type LabRegistry } from '../../src/run/kit.ts';
 import { SERVICE_ACCOUNTS, authsOf, type Accounts, type Login, type SecretName, type ServiceAccountName } from './plan.ts';
 import type { World } from './predict.ts';
 
@@ -44,12 +44,7 @@ export function serviceAccount(namespace: string, name: string, pullSecrets: rea
   };
 }
 
-/**
- * The case's namespace with `secrets` (as plan's SECRETS holds them) and
- * `serviceAccounts`, once pods can start in it: its default service account
- * exists (ctx.namespace() waits for that) and so does kube-root-ca.crt, which
- * every pod's token volume mounts.
- */
+/** The case's namespace (ready for pods: ctx.namespace() waits for that) with `secrets` (as plan's SECRETS holds them) and `serviceAccounts`. */
 export async function caseNamespace(
   ctx: CaseContext,
   fixture: Fixture,
@@ -62,11 +57,6 @@ export async function caseNamespace(
     ...(contents.secrets ?? []).map((s) => dockerSecret(namespace, s, authsOf(s, fixture.host, fixture.accounts))),
     ...(contents.serviceAccounts ?? []).map((sa) => serviceAccount(namespace, sa, SERVICE_ACCOUNTS[sa])),
   ];
-  const rootCA = () => api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace }).then(() => true, () => undefined);
-  // The controller publishes kube-root-ca.crt while the objects go in.
-  await Promise.all([
-    ...objects.map((o) => api.apply([o])),
-    waitFor(`kube-root-ca.crt in ${namespace}`, rootCA, { timeoutMs: 30_000, intervalMs: 100 }),
-  ]);
+  await Promise.all(objects.map((o) => api.apply([o])));
   return namespace;
 }
