@@ -13,15 +13,15 @@ export function pullCases(s: Session): Case[] {
   const env = s.run.environment;
   const config = s.lab.config;
   return [
-    caseOf(PULL, async () => {
+    caseOf(PULL, async (ctx) => {
+      ctx.onFailure(() => kubeletEvidence(env, [PROVIDER.static, HOSTS.static, 'credential provider']));
       const prediction = predictPull(config, IMAGES.app);
       const first = (s.first = await s.pod('pull', IMAGES.app.ref));
-      const failed = first.run.pull !== 'success';
       return judge(PULL, {
         prediction,
         observed: { invoked: [...new Set(first.execs.map((i) => i.provider))], ecr: first.aws.map(showAws), pull: pullShown(first.run) },
         show: (v) => `exec'd ${v.invoked.join(', ') || 'nothing'}; ${v.ecr.join(', ') || 'no AWS call'}; ${v.pull}`,
-        evidence: [...s.windowEvidence([first]), ...(failed ? await kubeletEvidence(env, [PROVIDER.static, HOSTS.static, 'credential provider']) : [])],
+        evidence: s.windowEvidence([first]),
       });
     }),
 
@@ -54,7 +54,8 @@ export function pullCases(s: Session): Case[] {
       });
     }),
 
-    caseOf(CACHE, async () => {
+    caseOf(CACHE, async (ctx) => {
+      ctx.onFailure(() => kubeletEvidence(env, [PROVIDER.static, 'credential provider', 'Failed to pull']));
       const { first, answer } = s;
       if (!answer || !first) throw new Error(`no recorded answer from the first pull (see ${ANSWER.id})`);
       const t0 = first.execs[0]?.endMs ?? first.doneAt;
@@ -67,14 +68,12 @@ export function pullCases(s: Session): Case[] {
         { pull: label.sameRegistry, execs: execsOf(sameRegistry, PROVIDER.static), result: pullShown(sameRegistry.run) },
         { pull: label.otherRegistry, execs: execsOf(otherRegistry, PROVIDER.static), result: pullShown(otherRegistry.run) },
       ];
-      const failed = [sameRegistry, otherRegistry].some((w) => w.run.pull !== 'success');
       return judge(CACHE, {
         prediction, observed,
         show: (v) => v.map((x) => `${x.pull}: ${x.execs === 0 ? 'cached' : `${x.execs} exec`}, ${x.result}`).join('; '),
         evidence: [
           { kind: 'data', label: 'first exec answered at', data: new Date(t0).toISOString() },
           ...s.windowEvidence([first, sameRegistry, otherRegistry]),
-          ...(failed ? await kubeletEvidence(env, [PROVIDER.static, 'credential provider', 'Failed to pull']) : []),
         ],
       });
     }),
