@@ -1,0 +1,161 @@
+// The KEP-4412 (service-account token) cases: the role annotation the
+// provider requires, NodeRestriction's audience check and the RBAC grant that
+// lifts it, the STS exchange the plugin makes with the token, and an audience
+// STS refuses. They share two service accounts and the grants, made here and
+// removed after the suite.
+import type { KubeApi } from '../../src/cluster/api.ts';
+import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
+import { waitFor } from '../../src/core/time.ts';
+import type { AudienceGrant, PodState } from '../../src/model/service-account-token.ts';
+import { ECR_ROLE_ANNOTATION } from '../../src/plugin/vendors/ecr.ts';
+import { caseOf, type Case } from '../../src/run/cases.ts';
+import { kubeletEvidence } from '../../src/run/lab.ts';
+import { judge } from '../../src/run/prediction.ts';
+import { behaviourFor } from '../../src/versions/table.ts';
+import { SA_ANNOTATION, SA_AUDIENCE, SA_PULL, SA_RBAC } from './checks.ts';
+import { IMAGES, NAMESPACE, PROVIDER } from './plan.ts';
+import { predictSaAnnotation, predictSaAudience, predictSaPull, predictSaRbac, saModel, saPluginAnswer, type SaView } from './predict.ts';
+import { pullShown, showAws, type Session, type Window } from './session.ts';
+
+/** How long an RBAC grant may take to reach the authorizer's informer. */
+const GRANT_TIMEOUT_MS = 20_000;
+
+/** Creates the two service accounts (one with the role annotation) and defers their removal and the grants'. */
+export async function saCases(s: Session): Promise<Case[]> {
+  const { run, api, lab } = s;
+  const env = run.environment;
+  const names = lab.names;
+  const grants: AudienceGrant[] = [];
+  const grantNames: string[] = [];
+  run.defer(async () => {
+    for (const name of [names.puller, names.bare]) await api.core.deleteNamespacedServiceAccount({ name, namespace: NAMESPACE }).catch(() => undefined);
+    for (const name of grantNames) {
+      await api.rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
+      await api.rbac.deleteClusterRole({ name }).catch(() => undefined);
+    }
+  });
+  await api.apply([
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: names.puller, namespace: NAMESPACE, annotations: { [ECR_ROLE_ANNOTATION]: names.roleArn } } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: names.bare, namespace: NAMESPACE } },
+  ]);
+
+  const provider = (name: string) => lab.config.providers.find((p) => p.name === name)!;
+  const behaviour = behaviourFor(env.kubeletVersion ?? env.kubeVersion);
+  const gates = { kubelet: env.spec.featureGates.kubelet, apiserver: env.spec.featureGates.apiserver };
+  const model = (name: string) => saModel(provider(name), { behaviour, gates, grants });
+  const podState = async (serviceAccount: string, label: string): Promise<PodState> => {
+    const { metadata } = await api.core.readNamespacedServiceAccount({ name: serviceAccount, namespace: NAMESPACE });
+    const state = { name: serviceAccount, uid: metadata?.uid ?? '', annotations: metadata?.annotations ?? {} };
+    return { namespace: NAMESPACE, name: label, uid: '(assigned at creation)', serviceAccount: state };
+  };
+  const invoked = (v: boolean) => (v ? 'exec\'d' : 'not exec\'d');
+  const showSa = (v: SaView) => `plugin ${invoked(v.invoked)}, ${v.sts.join(', ') || 'no STS call'}, ${v.pull}`;
+  const tokenAudiences = (w: Window, name: string) => [w.execs.find((i) => i.provider === name)?.request.tokenClaims?.aud ?? []].flat();
+  let granted: Window | undefined;
+
+  return [
+    caseOf(SA_ANNOTATION, async () => {
+      const p = model(PROVIDER.sa).pull(await podState(names.bare, 'bare'), IMAGES.sa.request, saPluginAnswer(s.answer));
+      const w = await s.pod('sa-no-annotation', IMAGES.sa.ref, { serviceAccountName: names.bare });
+      return judge(SA_ANNOTATION, {
+        prediction: predictSaAnnotation(p),
+        observed: { invoked: w.execs.some((i) => i.provider === PROVIDER.sa), sts: w.aws.filter((r) => r.service === 'sts').map(showAws), pull: pullShown(w.run) },
+        show: showSa,
+        evidence: [...s.windowEvidence([w]), ...(await kubeletEvidence(env, [PROVIDER.sa, ECR_ROLE_ANNOTATION, names.bare]))],
+      });
+    }),
+
+    caseOf(SA_RBAC, async () => {
+      const mayRequest = (audience: string) => nodeMayRequestAudience(api, env.nodeName, audience, names.puller);
+      if (await mayRequest(names.audience)) throw new Error(`RBAC already grants nodes audience ${names.audience}: cannot test the refusal`);
+      const answer = saPluginAnswer(s.answer);
+      const without = model(PROVIDER.sa).pull(await podState(names.puller, 'no-rbac'), IMAGES.sa.request, answer);
+      const refused = await s.pod('sa-no-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
+      // Only this run's audience: an environment that is reused keeps older runs' lines in its kubelet log.
+      const excerpt = await kubeletEvidence(env, [names.audience]);
+      for (const audience of [names.audience, names.wrongAudience]) {
+        grantNames.push(await allowNodesTokenAudience(s.admin, audience));
+        grants.push({ audience });
+      }
+      for (const audience of [names.audience, names.wrongAudience]) {
+        await waitFor(`RBAC grant of audience ${audience} to take effect`, async () => ((await mayRequest(audience)) ? true : undefined), {
+          timeoutMs: GRANT_TIMEOUT_MS,
+          intervalMs: 250,
+        });
+      }
+      const withGrant = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, answer);
+      granted = await s.pod('sa-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
+      // The kubelet logs NodeRestriction's refusal of its TokenRequest ("Failed to provide credentials for image ...
+      // failed to get service account token: ... forbidden ...") naming this run's audience.
+      const deniedLine = (l: string) => l.includes(names.audience) && /forbidden/.test(l) && l.includes(PROVIDER.sa);
+      const denied = excerpt.some((e) => e.kind === 'log' && e.text.split('\n').some(deniedLine));
+      const row = (w: Window, tokenDenied: boolean) => ({ tokenDenied, invoked: w.execs.some((i) => i.provider === PROVIDER.sa), pull: `pull ${w.run.pull}` });
+      return judge(SA_RBAC, {
+        prediction: predictSaRbac(without, withGrant),
+        observed: { withoutGrant: row(refused, denied), withGrant: row(granted, false) },
+        show: (v) => `without the grant: token ${v.withoutGrant.tokenDenied ? 'refused' : 'not refused'}, plugin ${invoked(v.withoutGrant.invoked)}, `
+          + `${v.withoutGrant.pull}; with it: plugin ${invoked(v.withGrant.invoked)}, ${v.withGrant.pull}`,
+        evidence: [
+          ...s.windowEvidence([refused], ' without the grant'),
+          ...excerpt.map((e) => ({ ...e, label: `kubelet log excerpt: the token request without the grant (${e.label})` })),
+          ...s.windowEvidence([granted], ' with the grant'),
+        ],
+      });
+    }),
+
+    caseOf(SA_PULL, async () => {
+      if (!granted) throw new Error(`the pull with the RBAC grant did not run (see ${SA_RBAC.id})`);
+      const p = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, saPluginAnswer(s.answer));
+      const exec = granted.execs.find((i) => i.provider === PROVIDER.sa);
+      return judge(SA_PULL, {
+        prediction: predictSaPull(p, names),
+        observed: {
+          invoked: !!exec, tokenAud: tokenAudiences(granted, PROVIDER.sa), annotations: exec?.request.annotations ?? {},
+          aws: granted.aws.map(showAws), pull: pullShown(granted.run),
+        },
+        show: (v) => `${v.invoked ? `exec'd with a token for ${JSON.stringify(v.tokenAud)}` : 'not exec\'d'}; ${v.aws.join(', ') || 'no AWS call'}; ${v.pull}`,
+        evidence: [
+          {
+            kind: 'data',
+            label: 'the token the kubelet sent (claims) and what STS made of it',
+            data: { claims: exec?.request.tokenClaims, sts: granted.aws.filter((r) => r.service === 'sts') },
+          },
+          ...s.windowEvidence([granted]),
+        ],
+      });
+    }),
+
+    caseOf(SA_AUDIENCE, async () => {
+      const answer = { ...saPluginAnswer(s.answer), registryAccepts: false };
+      const p = model(PROVIDER.wrongAud).pull(await podState(names.puller, 'wrong-aud'), IMAGES.wrongAud.request, answer);
+      const prediction = predictSaAudience(p, names);
+      const w = await s.pod('sa-wrong-aud', IMAGES.wrongAud.ref, { serviceAccountName: names.puller });
+      const exec = w.execs.find((i) => i.provider === PROVIDER.wrongAud);
+      const pluginExit = exec?.exitCode === undefined ? 'none' : exec.exitCode === 0 ? '0' : 'non-zero';
+      return judge(SA_AUDIENCE, {
+        prediction,
+        // A failed pull is retried (and the plugin, having cached nothing, exec'd again) on the pod's next sync: the same call may repeat.
+        observed: { invoked: !!exec, tokenAud: tokenAudiences(w, PROVIDER.wrongAud), aws: [...new Set(w.aws.map(showAws))], pluginExit, pull: pullShown(w.run) },
+        show: (v) => `${v.invoked ? `exec'd with a token for ${JSON.stringify(v.tokenAud)}` : 'not exec\'d'}; ${v.aws.join(', ') || 'no AWS call'}; `
+          + `plugin exit ${v.pluginExit}; ${v.pull}`,
+        evidence: [...s.windowEvidence([w]), ...(await kubeletEvidence(env, [PROVIDER.wrongAud, 'InvalidIdentityToken']))],
+      });
+    }),
+  ];
+}
+
+/** Would NodeRestriction's SubjectAccessReview let the node request a token for `audience` for this SA? */
+async function nodeMayRequestAudience(api: KubeApi, node: string, audience: string, serviceAccount: string): Promise<boolean> {
+  const out = await api.authorization.createSubjectAccessReview({
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: `system:node:${node}`,
+        groups: ['system:nodes', 'system:authenticated'],
+        resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace: NAMESPACE },
+      },
+    },
+  });
+  return out.status?.allowed === true;
+}
