@@ -26,6 +26,8 @@ node -e 'Promise.all([import("./src/clients/client-go.ts"), import("./src/core/p
 mkdir -p reports
 log "type-checking"
 npx tsc --noEmit -p .
+log "checking the format (prettier; npx prettier --write . fixes it)"
+npx prettier --check . >/dev/null || { npx prettier --list-different . >&2; die "files above are not formatted: run npx prettier --write ."; }
 log "running tests"
 exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js \
   --json --outputFile=reports/jest-results.json "$@"
