@@ -20,7 +20,8 @@ if (major < 22 || (major === 22 && minor < 18)) {
     : 'install Node.js 22.18 or newer (nodejs.org, or your version manager), then run credprov again';
   process.stderr.write(`error: ${reason}\n  hint: ${hint}\n`);
   // --json promises one JSON document on stdout, errors included (exit code 3: this machine lacks something).
-  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: reason, hint, exitCode: 3 })}\n`);
+  if (process.argv.includes('--json'))
+    process.stdout.write(`${JSON.stringify({ error: reason, hint, exitCode: 3 })}\n`);
   process.exit(3);
 }
 // Node's on-disk compile cache: compiling ~100 modules (and, from sources,

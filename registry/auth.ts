@@ -51,7 +51,13 @@ export const Auth = {
   htpasswd(users: User[], o: { realm?: string; bcryptCost?: number } = {}): HtpasswdAuth {
     return { mode: 'htpasswd', users, realm: o.realm ?? 'credprov', bcryptCost: o.bcryptCost ?? 5 };
   },
-  token(o: { users: User[]; lifetimeSeconds?: number; issuer?: string; service?: string; clock?: () => number }): TokenAuth {
+  token(o: {
+    users: User[];
+    lifetimeSeconds?: number;
+    issuer?: string;
+    service?: string;
+    clock?: () => number;
+  }): TokenAuth {
     return {
       mode: 'token',
       users: o.users,

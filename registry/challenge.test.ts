@@ -3,9 +3,17 @@ import { parseChallenges, parseScope, repositoryScope } from './challenge.ts';
 
 describe('parseChallenges', () => {
   test('reads a distribution bearer challenge with realm, service and scope', () => {
-    const h = 'Bearer realm="http://127.0.0.1:4000/token",service="credprov-registry",scope="repository:credprov/busybox:pull"';
+    const h =
+      'Bearer realm="http://127.0.0.1:4000/token",service="credprov-registry",scope="repository:credprov/busybox:pull"';
     expect(parseChallenges(h)).toEqual([
-      { scheme: 'bearer', params: { realm: 'http://127.0.0.1:4000/token', service: 'credprov-registry', scope: 'repository:credprov/busybox:pull' } },
+      {
+        scheme: 'bearer',
+        params: {
+          realm: 'http://127.0.0.1:4000/token',
+          service: 'credprov-registry',
+          scope: 'repository:credprov/busybox:pull',
+        },
+      },
     ]);
   });
 
@@ -28,7 +36,11 @@ describe('parseChallenges', () => {
 
 describe('scopes', () => {
   test('round-trip a repository scope with a nested name', () => {
-    expect(parseScope(repositoryScope('team/app/img', ['pull', 'push']))).toEqual({ type: 'repository', name: 'team/app/img', actions: ['pull', 'push'] });
+    expect(parseScope(repositoryScope('team/app/img', ['pull', 'push']))).toEqual({
+      type: 'repository',
+      name: 'team/app/img',
+      actions: ['pull', 'push'],
+    });
   });
 
   test('reject a scope without actions', () => {

@@ -82,6 +82,9 @@ export function parseScope(scope: string): ScopeItem | undefined {
   return {
     type: scope.slice(0, first),
     name: scope.slice(first + 1, last),
-    actions: scope.slice(last + 1).split(',').filter(Boolean),
+    actions: scope
+      .slice(last + 1)
+      .split(',')
+      .filter(Boolean),
   };
 }

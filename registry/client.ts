@@ -4,7 +4,14 @@
 // the oracle question "do these credentials open this image?".
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import { parseChallenges, repositoryScope, type Challenge } from './challenge.ts';
-import { basicAuth, header, send, type HttpRequest, type HttpResponse, type TransportOptions } from '../src/core/http.ts';
+import {
+  basicAuth,
+  header,
+  send,
+  type HttpRequest,
+  type HttpResponse,
+  type TransportOptions,
+} from '../src/core/http.ts';
 import { MEDIA, type Blob, type BuiltImage } from './image/build.ts';
 import { parseRef, refReference } from './reference.ts';
 
@@ -34,7 +41,12 @@ export interface PullCheck {
   step: 'connect' | 'ping' | 'token' | 'manifest' | 'blob';
 }
 
-const MANIFEST_ACCEPT = [MEDIA.manifest, MEDIA.index, 'application/vnd.docker.distribution.manifest.v2+json', 'application/vnd.docker.distribution.manifest.list.v2+json'].join(', ');
+const MANIFEST_ACCEPT = [
+  MEDIA.manifest,
+  MEDIA.index,
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+].join(', ');
 
 export class RegistryError extends Error {
   readonly status: number;
@@ -88,9 +100,19 @@ export class RegistryClient {
     const creds = this.opts.credentials;
     let res: HttpResponse | undefined;
     if (creds && (this.opts.tokenMethod ?? 'post') === 'post') {
-      const form = new URLSearchParams({ grant_type: 'password', client_id: this.opts.clientId ?? 'credprov', username: creds.username, password: creds.password, service });
+      const form = new URLSearchParams({
+        grant_type: 'password',
+        client_id: this.opts.clientId ?? 'credprov',
+        username: creds.username,
+        password: creds.password,
+        service,
+      });
       if (scopes.length) form.set('scope', scopes.join(' '));
-      res = await send(realm, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }, this.opts);
+      res = await send(
+        realm,
+        { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() },
+        this.opts,
+      );
       // containerd falls back to GET on these; so do we.
       if ([400, 401, 404, 405].includes(res.status)) {
         this.log.debug(`token POST to ${realm} answered ${res.status}; falling back to GET`);
@@ -102,9 +124,14 @@ export class RegistryClient {
       if (service) u.searchParams.set('service', service);
       for (const s of scopes) u.searchParams.append('scope', s);
       if (creds) u.searchParams.set('account', creds.username);
-      res = await send(u, { headers: creds ? { authorization: basicAuth(creds.username, creds.password) } : {} }, this.opts);
+      res = await send(
+        u,
+        { headers: creds ? { authorization: basicAuth(creds.username, creds.password) } : {} },
+        this.opts,
+      );
     }
-    if (res.status !== 200) throw new RegistryError(`token server ${realm} answered ${res.status}${errorDetail(res)}`, res.status, 'token');
+    if (res.status !== 200)
+      throw new RegistryError(`token server ${realm} answered ${res.status}${errorDetail(res)}`, res.status, 'token');
     const body = res.json<{ token?: string; access_token?: string }>();
     const token = body.access_token ?? body.token;
     if (!token) throw new RegistryError(`token server ${realm} answered 200 without a token`, 200, 'token');
@@ -118,14 +145,18 @@ export class RegistryClient {
   }
 
   async manifestExists(name: string, reference: string): Promise<boolean> {
-    const res = await this.authed('HEAD', `/v2/${name}/manifests/${reference}`, [repositoryScope(name, ['pull'])], { headers: { accept: MANIFEST_ACCEPT } });
+    const res = await this.authed('HEAD', `/v2/${name}/manifests/${reference}`, [repositoryScope(name, ['pull'])], {
+      headers: { accept: MANIFEST_ACCEPT },
+    });
     if (res.status === 200) return true;
     if (res.status === 404) return false;
     throw statusError(res, `HEAD manifest ${name}:${reference}`, 'manifest');
   }
 
   async getManifest(name: string, reference: string): Promise<{ mediaType: string; digest?: string; body: Buffer }> {
-    const res = await this.authed('GET', `/v2/${name}/manifests/${reference}`, [repositoryScope(name, ['pull'])], { headers: { accept: MANIFEST_ACCEPT } });
+    const res = await this.authed('GET', `/v2/${name}/manifests/${reference}`, [repositoryScope(name, ['pull'])], {
+      headers: { accept: MANIFEST_ACCEPT },
+    });
     if (res.status !== 200) throw statusError(res, `GET manifest ${name}:${reference}`, 'manifest');
     const digest = header(res, 'docker-content-digest');
     return { mediaType: header(res, 'content-type') ?? '', ...(digest ? { digest } : {}), body: res.body };
@@ -148,12 +179,20 @@ export class RegistryClient {
     if (!location) throw new RegistryError(`upload to ${name}: 202 without Location`, 202, 'blob');
     const u = new URL(location, this.opts.baseUrl);
     u.searchParams.set('digest', b.digest);
-    const put = await this.authed('PUT', u.pathname + u.search, scopes, { headers: { 'content-type': 'application/octet-stream' }, body: b.data });
+    const put = await this.authed('PUT', u.pathname + u.search, scopes, {
+      headers: { 'content-type': 'application/octet-stream' },
+      body: b.data,
+    });
     if (put.status !== 201) throw statusError(put, `upload blob ${b.digest} to ${name}`, 'blob');
   }
 
   async putManifest(name: string, reference: string, manifest: Blob): Promise<void> {
-    const res = await this.authed('PUT', `/v2/${name}/manifests/${reference}`, [repositoryScope(name, ['pull', 'push'])], { headers: { 'content-type': manifest.mediaType }, body: manifest.data });
+    const res = await this.authed(
+      'PUT',
+      `/v2/${name}/manifests/${reference}`,
+      [repositoryScope(name, ['pull', 'push'])],
+      { headers: { 'content-type': manifest.mediaType }, body: manifest.data },
+    );
     if (res.status !== 201) throw statusError(res, `PUT manifest ${name}:${reference}`, 'manifest');
   }
 
@@ -174,12 +213,27 @@ export class RegistryClient {
       const m = await this.getManifest(name, reference);
       const parsed = JSON.parse(m.body.toString()) as { config?: { digest?: string }; manifests?: unknown[] };
       if (parsed.config?.digest && !(await this.blobExists(name, parsed.config.digest))) {
-        return { ok: false, status: 404, step: 'blob', reason: `manifest readable but config blob ${parsed.config.digest} missing` };
+        return {
+          ok: false,
+          status: 404,
+          step: 'blob',
+          reason: `manifest readable but config blob ${parsed.config.digest} missing`,
+        };
       }
-      return { ok: true, status: 200, step: 'manifest', reason: `pulled manifest ${m.digest ?? ''} of ${name}:${reference}`.trim() };
+      return {
+        ok: true,
+        status: 200,
+        step: 'manifest',
+        reason: `pulled manifest ${m.digest ?? ''} of ${name}:${reference}`.trim(),
+      };
     } catch (err) {
       if (err instanceof RegistryError) return { ok: false, status: err.status, step: err.step, reason: err.message };
-      return { ok: false, status: 0, step: 'connect', reason: `cannot reach ${this.opts.baseUrl}: ${(err as Error).message}` };
+      return {
+        ok: false,
+        status: 0,
+        step: 'connect',
+        reason: `cannot reach ${this.opts.baseUrl}: ${(err as Error).message}`,
+      };
     }
   }
 
@@ -192,7 +246,8 @@ export class RegistryClient {
     if (!this.pinged) await this.ping();
     const headers: Record<string, string> = { ...(req.headers ?? {}) };
     const c = this.challenge;
-    if (c?.scheme === 'basic' && this.opts.credentials) headers.authorization = basicAuth(this.opts.credentials.username, this.opts.credentials.password);
+    if (c?.scheme === 'basic' && this.opts.credentials)
+      headers.authorization = basicAuth(this.opts.credentials.username, this.opts.credentials.password);
     if (c?.scheme === 'bearer') headers.authorization = `Bearer ${await this.token(scopes)}`;
     const res = await send(this.opts.baseUrl + path, { ...req, method, headers }, this.opts);
     this.log.debug(`${method} ${path} -> ${res.status}`);
@@ -202,7 +257,11 @@ export class RegistryClient {
 
 function errorDetail(res: HttpResponse): string {
   try {
-    const j = res.json<{ errors?: Array<{ code?: string; message?: string }>; error?: string; error_description?: string }>();
+    const j = res.json<{
+      errors?: Array<{ code?: string; message?: string }>;
+      error?: string;
+      error_description?: string;
+    }>();
     if (j.errors?.length) return `: ${j.errors.map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim()).join('; ')}`;
     if (j.error) return `: ${j.error}${j.error_description ? ` (${j.error_description})` : ''}`;
   } catch {
@@ -216,7 +275,11 @@ function statusError(res: HttpResponse, what: string, step: PullCheck['step']): 
 }
 
 /** Convenience for one-off checks: `canPull('registry.test:5000/credprov/busybox:latest', creds)`. */
-export async function canPull(ref: string, credentials: Credentials | undefined, o: Omit<ClientOptions, 'baseUrl' | 'credentials'> & { plainHttp?: boolean } = {}): Promise<PullCheck> {
+export async function canPull(
+  ref: string,
+  credentials: Credentials | undefined,
+  o: Omit<ClientOptions, 'baseUrl' | 'credentials'> & { plainHttp?: boolean } = {},
+): Promise<PullCheck> {
   const r = parseRef(ref);
   const client = RegistryClient.forRef(ref, { ...o, ...(credentials ? { credentials } : {}) });
   return client.canPull(r.name, refReference(r));

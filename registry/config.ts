@@ -18,7 +18,14 @@ export function registryConfig(c: RegistryConfigInput): string {
     c.auth.mode === 'htpasswd'
       ? { htpasswd: { realm: c.auth.realm, path: c.auth.path } }
       : c.auth.mode === 'token'
-        ? { token: { realm: c.auth.realm, service: c.auth.service, issuer: c.auth.issuer, rootcertbundle: c.auth.rootCertBundle } }
+        ? {
+            token: {
+              realm: c.auth.realm,
+              service: c.auth.service,
+              issuer: c.auth.issuer,
+              rootcertbundle: c.auth.rootCertBundle,
+            },
+          }
         : undefined;
   const doc = {
     version: 0.1,

@@ -65,7 +65,11 @@ export async function writeBuildContext(inputs: ImageInputs, dir: string): Promi
 }
 
 /** The image's reference, built first if the daemon lacks it. */
-export async function ensureRegistryImage(rt: DockerRuntime, binary: string, progress: Progress = silentProgress): Promise<{ ref: string; built: boolean }> {
+export async function ensureRegistryImage(
+  rt: DockerRuntime,
+  binary: string,
+  progress: Progress = silentProgress,
+): Promise<{ ref: string; built: boolean }> {
   const inputs = await registryImageInputs(binary);
   if (await rt.client.image.exists(rt.tc.ImageName.fromString(inputs.ref))) return { ref: inputs.ref, built: false };
   await step(progress, `build ${inputs.ref} from ${binary}`, async () => {
@@ -76,10 +80,13 @@ export async function ensureRegistryImage(rt: DockerRuntime, binary: string, pro
       await rt.tc.GenericContainer.fromDockerfile(context).build(inputs.ref, { deleteOnExit: false });
     } catch (err) {
       // testcontainers reports a failed build only as "Failed to build image"; the daemon's own words go to its debug log.
-      throw new CredprovError(`building ${inputs.ref} (${binary} on scratch) in the Docker daemon at ${rt.host} failed: ${(err as Error).message}`, {
-        cause: err,
-        hint: 'DEBUG=testcontainers:build shows the daemon\'s build output',
-      });
+      throw new CredprovError(
+        `building ${inputs.ref} (${binary} on scratch) in the Docker daemon at ${rt.host} failed: ${(err as Error).message}`,
+        {
+          cause: err,
+          hint: "DEBUG=testcontainers:build shows the daemon's build output",
+        },
+      );
     } finally {
       await rm(context, { recursive: true, force: true });
     }

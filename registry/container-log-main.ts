@@ -17,6 +17,7 @@ const capture = new LogCapture(file, 'w');
 capture.capture(await client.container.logs(client.container.getById(id)));
 // testcontainers unrefs the log socket (a test process must not wait on it); here it is the job.
 const keepAlive = setInterval(() => {}, 60_000);
-for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void capture.close().finally(() => process.exit(0)));
+for (const sig of ['SIGTERM', 'SIGINT'] as const)
+  process.once(sig, () => void capture.close().finally(() => process.exit(0)));
 await capture.flushed();
 clearInterval(keepAlive);

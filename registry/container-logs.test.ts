@@ -19,7 +19,9 @@ describe('LogCapture', () => {
     stream.end('127.0.0.1 - - "GET /v2/ HTTP/1.1" 401\n');
     await cap.flushed(2000);
     expect(cap.ended()).toBe('the registry container stopped (its output ended)');
-    expect(await readFile(file, 'utf8')).toBe('earlier\ntime="…" level=info msg="listening on 127.0.0.1:5000"\n127.0.0.1 - - "GET /v2/ HTTP/1.1" 401\n');
+    expect(await readFile(file, 'utf8')).toBe(
+      'earlier\ntime="…" level=info msg="listening on 127.0.0.1:5000"\n127.0.0.1 - - "GET /v2/ HTTP/1.1" 401\n',
+    );
   });
 
   test('close() hands over: what arrived is in the file, nothing after, and it is not taken for a stop', async () => {

@@ -26,7 +26,14 @@ import { pidExists, terminate, type OwnedProcess } from '../src/core/pids.ts';
 import { ensureRegistryImage, libraryDeps } from './container-image.ts';
 import { LogCapture } from './container-logs.ts';
 import { ReadyCheckWait } from './container-wait.ts';
-import { dockerHost, dockerRuntime, pingDocker, removeById, type DockerRuntime, type Testcontainers } from './docker-runtime.ts';
+import {
+  dockerHost,
+  dockerRuntime,
+  pingDocker,
+  removeById,
+  type DockerRuntime,
+  type Testcontainers,
+} from './docker-runtime.ts';
 import { DEFAULT_BINARY } from './process.ts';
 import type { Availability, RegistryProvider } from './provider.ts';
 import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';
@@ -57,7 +64,10 @@ export function containerProvider(o: ContainerProviderOptions = {}): RegistryPro
     isAvailable,
     async start(spec) {
       const a = await isAvailable();
-      if (!a.ok) throw new PrerequisiteError(`the container provider cannot run here: ${a.reason}`, { hint: 'use the process provider, or point DOCKER_HOST at a running dockerd (setup.sh installs docker.io but starts none)' });
+      if (!a.ok)
+        throw new PrerequisiteError(`the container provider cannot run here: ${a.reason}`, {
+          hint: 'use the process provider, or point DOCKER_HOST at a running dockerd (setup.sh installs docker.io but starts none)',
+        });
       const log = spec.logger ?? o.logger ?? noopLogger;
       const rt = await dockerRuntime(host);
       await removeOrphans(rt, log);
@@ -69,7 +79,13 @@ export function containerProvider(o: ContainerProviderOptions = {}): RegistryPro
 
 // Costly probes are cached per provider (kind's Info pattern). No testcontainers here: `registry ls` and provider detection stay fast.
 async function probe(host: string, binary: string): Promise<Availability> {
-  if (!(await access(binary).then(() => true, () => false))) return { ok: false, reason: `${binary} not found (apt-get install docker-registry)` };
+  if (
+    !(await access(binary).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return { ok: false, reason: `${binary} not found (apt-get install docker-registry)` };
   const deps = await libraryDeps(binary).catch((e: Error) => e);
   if (deps instanceof Error) return { ok: false, reason: `cannot package ${binary}: ${deps.message}` };
   const ping = await pingDocker(host);
@@ -109,10 +125,12 @@ function containerRunner(rt: DockerRuntime, image: string, name: string): Regist
         // No reaper session: credprov removes its containers (state file, owner label).
         .withAutoCleanup(false)
         .withLogConsumer(logs.capture)
-        .withWaitStrategy(tc.Wait.forAll([
-          tc.Wait.forLogMessage(LISTENING),
-          new ReadyCheckWait(req.ready, { ...req.target, exited: logs.ended }),
-        ]))
+        .withWaitStrategy(
+          tc.Wait.forAll([
+            tc.Wait.forLogMessage(LISTENING),
+            new ReadyCheckWait(req.ready, { ...req.target, exited: logs.ended }),
+          ]),
+        )
         .withStartupTimeout(READY_TIMEOUT_MS);
       try {
         await container.start();
@@ -160,11 +178,16 @@ function followLogs(host: string, id: string, logFile: string): OwnedProcess {
 async function removeOrphans(rt: DockerRuntime, log: Logger): Promise<void> {
   if (!rt.host.startsWith('unix://')) return;
   // The container client's dockerode: testcontainers' own list() shows running containers only, and a crashed registry's stays behind too.
-  const all = await rt.client.container.dockerode.listContainers({ all: true, filters: { label: [REGISTRY_LABEL, OWNER_LABEL] } });
+  const all = await rt.client.container.dockerode.listContainers({
+    all: true,
+    filters: { label: [REGISTRY_LABEL, OWNER_LABEL] },
+  });
   for (const c of all) {
     const owner = Number(c.Labels[OWNER_LABEL]);
     if (!Number.isInteger(owner) || pidExists(owner)) continue;
-    log.info(`removing registry container ${c.Id.slice(0, 12)} (${c.Labels[REGISTRY_LABEL]}): its owner, pid ${owner}, is gone`);
+    log.info(
+      `removing registry container ${c.Id.slice(0, 12)} (${c.Labels[REGISTRY_LABEL]}): its owner, pid ${owner}, is gone`,
+    );
     await removeById(rt, c.Id).catch((e: Error) => log.warn(e.message));
   }
 }

@@ -10,7 +10,11 @@ import { join } from 'node:path';
  * the host itself, not a mirror, so pull credentials for that host are sent.
  * Returns the directory written, for removal.
  */
-export async function trustForContainerd(configPath: string, hostPort: string, o: { caCertPath?: string; plainHttp?: boolean; server?: string }): Promise<string> {
+export async function trustForContainerd(
+  configPath: string,
+  hostPort: string,
+  o: { caCertPath?: string; plainHttp?: boolean; server?: string },
+): Promise<string> {
   const dir = join(configPath, hostPort);
   await mkdir(dir, { recursive: true });
   const lines = [`server = "${o.plainHttp ? 'http' : 'https'}://${o.server ?? hostPort}"`];

@@ -20,12 +20,28 @@ export interface ContainerdBins {
   ctr: string;
 }
 
-export async function findContainerd(env: NodeJS.ProcessEnv = process.env): Promise<ContainerdBins | { missing: string }> {
-  const has = (p: string) => access(p).then(() => true, () => false);
-  const inDir = async (dir: string) => ((await has(join(dir, 'containerd'))) && (await has(join(dir, 'ctr'))) ? { dir, containerd: join(dir, 'containerd'), ctr: join(dir, 'ctr') } : undefined);
-  if (env.CREDPROV_CONTAINERD_DIR) return (await inDir(env.CREDPROV_CONTAINERD_DIR)) ?? { missing: `no containerd and ctr in CREDPROV_CONTAINERD_DIR=${env.CREDPROV_CONTAINERD_DIR}` };
+export async function findContainerd(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ContainerdBins | { missing: string }> {
+  const has = (p: string) =>
+    access(p).then(
+      () => true,
+      () => false,
+    );
+  const inDir = async (dir: string) =>
+    (await has(join(dir, 'containerd'))) && (await has(join(dir, 'ctr')))
+      ? { dir, containerd: join(dir, 'containerd'), ctr: join(dir, 'ctr') }
+      : undefined;
+  if (env.CREDPROV_CONTAINERD_DIR)
+    return (
+      (await inDir(env.CREDPROV_CONTAINERD_DIR)) ?? {
+        missing: `no containerd and ctr in CREDPROV_CONTAINERD_DIR=${env.CREDPROV_CONTAINERD_DIR}`,
+      }
+    );
   const root = join(cacheDir(env), 'containerd');
-  const versions = (await readdir(root).catch(() => [] as string[])).filter((v) => /^v\d/.test(v)).sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
+  const versions = (await readdir(root).catch(() => [] as string[]))
+    .filter((v) => /^v\d/.test(v))
+    .sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
   for (const v of versions) {
     const found = await inDir(join(root, v));
     if (found) return found;
@@ -34,7 +50,9 @@ export async function findContainerd(env: NodeJS.ProcessEnv = process.env): Prom
     const found = d ? await inDir(d) : undefined;
     if (found) return found;
   }
-  return { missing: `containerd not found in ${root}/<version>/ or on PATH (credprov binaries ensure builds it; apt-get install containerd also works)` };
+  return {
+    missing: `containerd not found in ${root}/<version>/ or on PATH (credprov binaries ensure builds it; apt-get install containerd also works)`,
+  };
 }
 
 export interface PullResult {
@@ -75,19 +93,29 @@ export class PrivateContainerd {
   private async run(timeoutMs: number): Promise<void> {
     const config = join(this.dir, 'config.toml');
     // No CRI: these tests pull through containerd's resolver; pods are the cluster's business.
-    await writeFile(config, [
-      'version = 3',
-      `root = "${join(this.dir, 'root')}"`,
-      `state = "${join(this.dir, 'state')}"`,
-      'disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images", "io.containerd.nri.v1.nri"]',
-      '[grpc]', `  address = "${this.socket}"`,
-      '[ttrpc]', `  address = "${this.socket}.ttrpc"`,
-      '[debug]', '  address = ""',
-      '[metrics]', '  address = ""',
-      '',
-    ].join('\n'));
+    await writeFile(
+      config,
+      [
+        'version = 3',
+        `root = "${join(this.dir, 'root')}"`,
+        `state = "${join(this.dir, 'state')}"`,
+        'disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images", "io.containerd.nri.v1.nri"]',
+        '[grpc]',
+        `  address = "${this.socket}"`,
+        '[ttrpc]',
+        `  address = "${this.socket}.ttrpc"`,
+        '[debug]',
+        '  address = ""',
+        '[metrics]',
+        '  address = ""',
+        '',
+      ].join('\n'),
+    );
     const fd = openSync(this.logFile, 'a');
-    this.child = spawn(this.bins.containerd, ['--config', config], { stdio: ['ignore', fd, fd], env: { ...process.env, PATH: `${this.bins.dir}${delimiter}${process.env.PATH ?? ''}` } });
+    this.child = spawn(this.bins.containerd, ['--config', config], {
+      stdio: ['ignore', fd, fd],
+      env: { ...process.env, PATH: `${this.bins.dir}${delimiter}${process.env.PATH ?? ''}` },
+    });
     closeSync(fd);
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
@@ -97,17 +125,25 @@ export class PrivateContainerd {
       await sleep(100);
     }
     const log = await readFile(this.logFile, 'utf8').catch(() => '');
-    throw new TimeoutError(`private containerd did not serve ${this.socket} within ${timeoutMs} ms`, { detail: tail(log, 20) });
+    throw new TimeoutError(`private containerd did not serve ${this.socket} within ${timeoutMs} ms`, {
+      detail: tail(log, 20),
+    });
   }
 
   ctr(args: string[], namespace = 'credprov') {
     return execa(this.bins.ctr, ['--address', this.socket, '--namespace', namespace, ...args], {
-      reject: false, all: true, timeout: 60_000, env: { PATH: `${this.bins.dir}${delimiter}${process.env.PATH ?? ''}` },
+      reject: false,
+      all: true,
+      timeout: 60_000,
+      env: { PATH: `${this.bins.dir}${delimiter}${process.env.PATH ?? ''}` },
     });
   }
 
   /** `ctr images pull` as containerd's resolver does it: hosts dir for TLS/plain http, --user for credentials. */
-  async pull(ref: string, o: { credentials?: Credentials; plainHttp?: boolean; local?: boolean } = {}): Promise<PullResult> {
+  async pull(
+    ref: string,
+    o: { credentials?: Credentials; plainHttp?: boolean; local?: boolean } = {},
+  ): Promise<PullResult> {
     const args = ['images', 'pull', '--hosts-dir', this.hostsDir];
     if (o.plainHttp) args.push('--plain-http');
     if (o.local) args.push('--local');
@@ -132,5 +168,9 @@ export class PrivateContainerd {
 }
 
 function clean(out: string): string {
-  return out.split('\n').filter((l) => !l.includes('DEPRECATION')).join('\n').trim();
+  return out
+    .split('\n')
+    .filter((l) => !l.includes('DEPRECATION'))
+    .join('\n')
+    .trim();
 }

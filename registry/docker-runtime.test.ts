@@ -22,15 +22,26 @@ describe('read-only questions to the Engine API', () => {
   };
 
   test('a daemon answering GET /version is up, with its version', async () => {
-    const host = await serve((req, res) => res.end(req.url === '/version' ? JSON.stringify({ Version: '20.10.24+dfsg1', ApiVersion: '1.41' }) : ''));
+    const host = await serve((req, res) =>
+      res.end(req.url === '/version' ? JSON.stringify({ Version: '20.10.24+dfsg1', ApiVersion: '1.41' }) : ''),
+    );
     expect(await pingDocker(host)).toEqual({ ok: true, version: '20.10.24+dfsg1' });
   });
 
   test('says why not: no socket, something that is not Docker, a scheme it cannot reach', async () => {
-    expect(await pingDocker('unix:///nonexistent/docker.sock')).toEqual({ ok: false, reason: 'no Docker daemon answers at unix:///nonexistent/docker.sock (no such socket)' });
+    expect(await pingDocker('unix:///nonexistent/docker.sock')).toEqual({
+      ok: false,
+      reason: 'no Docker daemon answers at unix:///nonexistent/docker.sock (no such socket)',
+    });
     const host = await serve((_req, res) => res.end('<html>hello</html>'));
-    expect(await pingDocker(host)).toEqual({ ok: false, reason: `${host} answered GET /version with HTTP 200, not a Docker daemon` });
-    expect(await pingDocker('ssh://user@host')).toMatchObject({ ok: false, reason: expect.stringContaining('unix:// or plain tcp:// only') });
+    expect(await pingDocker(host)).toEqual({
+      ok: false,
+      reason: `${host} answered GET /version with HTTP 200, not a Docker daemon`,
+    });
+    expect(await pingDocker('ssh://user@host')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('unix:// or plain tcp:// only'),
+    });
   });
   test('a container runs when the daemon says so; a removed one, or no daemon, is not running', async () => {
     const host = await serve((req, res) => {
@@ -56,8 +67,14 @@ describe('the daemon testcontainers is bound to', () => {
   test('is set once, with Ryuk off; a second daemon in the same process is refused with the reason', () => {
     const env: NodeJS.ProcessEnv = {};
     bindDockerHost('unix:///tmp/one.sock', env);
-    expect(env).toEqual({ DOCKER_HOST: 'unix:///tmp/one.sock', TESTCONTAINERS_RYUK_DISABLED: 'true', TESTCONTAINERS_HOST_OVERRIDE: 'localhost' });
+    expect(env).toEqual({
+      DOCKER_HOST: 'unix:///tmp/one.sock',
+      TESTCONTAINERS_RYUK_DISABLED: 'true',
+      TESTCONTAINERS_HOST_OVERRIDE: 'localhost',
+    });
     expect(() => bindDockerHost('unix:///tmp/one.sock', env)).not.toThrow();
-    expect(() => bindDockerHost('unix:///tmp/two.sock', env)).toThrow('this process already talks to the Docker daemon at unix:///tmp/one.sock; testcontainers serves one daemon per process, so unix:///tmp/two.sock cannot be used too');
+    expect(() => bindDockerHost('unix:///tmp/two.sock', env)).toThrow(
+      'this process already talks to the Docker daemon at unix:///tmp/one.sock; testcontainers serves one daemon per process, so unix:///tmp/two.sock cannot be used too',
+    );
   });
 });

@@ -30,9 +30,12 @@ let boundHost: string | undefined;
 /** Points this process's testcontainers at `host` (once; a second host is refused). Exported for tests. */
 export function bindDockerHost(host: string, env: NodeJS.ProcessEnv = process.env): void {
   if (boundHost !== undefined && boundHost !== host) {
-    throw new PrerequisiteError(`this process already talks to the Docker daemon at ${boundHost}; testcontainers serves one daemon per process, so ${host} cannot be used too`, {
-      hint: 'use registries of another daemon from another process',
-    });
+    throw new PrerequisiteError(
+      `this process already talks to the Docker daemon at ${boundHost}; testcontainers serves one daemon per process, so ${host} cannot be used too`,
+      {
+        hint: 'use registries of another daemon from another process',
+      },
+    );
   }
   if (boundHost !== undefined) return;
   env.DOCKER_HOST = host;
@@ -52,7 +55,10 @@ export async function dockerRuntime(host: string): Promise<DockerRuntime> {
     return { tc, client: await tc.getContainerRuntimeClient(), host };
   } catch (err) {
     const ping = await pingDocker(host);
-    throw new PrerequisiteError(`testcontainers cannot use the Docker daemon at ${host}: ${ping.ok ? (err as Error).message : ping.reason}`, { cause: err });
+    throw new PrerequisiteError(
+      `testcontainers cannot use the Docker daemon at ${host}: ${ping.ok ? (err as Error).message : ping.reason}`,
+      { cause: err },
+    );
   }
 }
 
@@ -64,7 +70,10 @@ export async function pingDocker(host: string, timeoutMs = 5000): Promise<Ping> 
   if (!r.ok) return r;
   const version = (r.json as { Version?: unknown } | undefined)?.Version;
   if (r.status === 200 && typeof version === 'string') return { ok: true, version };
-  return { ok: false, reason: `${host} answered GET /version with HTTP ${r.status}${typeof version === 'string' ? '' : ', not a Docker daemon'}` };
+  return {
+    ok: false,
+    reason: `${host} answered GET /version with HTTP ${r.status}${typeof version === 'string' ? '' : ', not a Docker daemon'}`,
+  };
 }
 
 /** Whether a container runs; false when the daemon does not know it (removed) or does not answer. */
@@ -79,15 +88,27 @@ export async function containerRunning(host: string, id: string, timeoutMs = 500
  * daemons. Whatever changes a container goes through testcontainers.
  * unix:// and plain tcp:// only.
  */
-export function dockerGet(host: string, path: string, timeoutMs = 5000): Promise<{ ok: true; status: number; json: unknown } | { ok: false; reason: string }> {
+export function dockerGet(
+  host: string,
+  path: string,
+  timeoutMs = 5000,
+): Promise<{ ok: true; status: number; json: unknown } | { ok: false; reason: string }> {
   let target: { socketPath: string } | { host: string; port: number };
   try {
     const u = new URL(host);
     if (u.protocol === 'unix:') target = { socketPath: u.pathname };
-    else if (u.protocol === 'tcp:' || u.protocol === 'http:') target = { host: u.hostname, port: Number(u.port || 2375) };
-    else return Promise.resolve({ ok: false, reason: `DOCKER_HOST ${host}: credprov reaches Docker over unix:// or plain tcp:// only` });
+    else if (u.protocol === 'tcp:' || u.protocol === 'http:')
+      target = { host: u.hostname, port: Number(u.port || 2375) };
+    else
+      return Promise.resolve({
+        ok: false,
+        reason: `DOCKER_HOST ${host}: credprov reaches Docker over unix:// or plain tcp:// only`,
+      });
   } catch {
-    return Promise.resolve({ ok: false, reason: `DOCKER_HOST ${host} is not a URL (e.g. unix:///var/run/docker.sock)` });
+    return Promise.resolve({
+      ok: false,
+      reason: `DOCKER_HOST ${host} is not a URL (e.g. unix:///var/run/docker.sock)`,
+    });
   }
   return new Promise((resolve) => {
     const req = request({ ...target, path, timeout: timeoutMs }, (res) => {
@@ -106,7 +127,8 @@ export function dockerGet(host: string, path: string, timeoutMs = 5000): Promise
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'ENOENT' ? 'no such socket' : err.code === 'ECONNREFUSED' ? 'connection refused' : err.message;
+      const why =
+        err.code === 'ENOENT' ? 'no such socket' : err.code === 'ECONNREFUSED' ? 'connection refused' : err.message;
       resolve({ ok: false, reason: `no Docker daemon answers at ${host} (${why})` });
     });
     req.end();
@@ -124,7 +146,10 @@ export async function removeById(rt: DockerRuntime, id: string): Promise<void> {
     await rt.client.container.remove(c, { removeVolumes: true });
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return;
-    throw new PrerequisiteError(`removing registry container ${id.slice(0, 12)} from ${rt.host} failed: ${(err as Error).message}`, { cause: err });
+    throw new PrerequisiteError(
+      `removing registry container ${id.slice(0, 12)} from ${rt.host} failed: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 

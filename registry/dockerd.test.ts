@@ -12,9 +12,22 @@ describe('a private dockerd', () => {
   test('keeps every path under its dir and leaves host networking alone', () => {
     const args = dockerdArgs('/tmp/d');
     const value = (flag: string) => args[args.indexOf(flag) + 1];
-    expect([value('--config-file'), value('--data-root'), value('--exec-root'), value('--pidfile'), value('-H')])
-      .toEqual(['/tmp/d/daemon.json', '/tmp/d/data', '/tmp/d/exec', '/tmp/d/docker.pid', 'unix:///tmp/d/docker.sock']);
-    expect(args).toEqual(expect.arrayContaining(['--bridge=none', '--iptables=false', '--ip6tables=false', '--ip-masq=false', '--ip-forward=false']));
+    expect([
+      value('--config-file'),
+      value('--data-root'),
+      value('--exec-root'),
+      value('--pidfile'),
+      value('-H'),
+    ]).toEqual(['/tmp/d/daemon.json', '/tmp/d/data', '/tmp/d/exec', '/tmp/d/docker.pid', 'unix:///tmp/d/docker.sock']);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--bridge=none',
+        '--iptables=false',
+        '--ip6tables=false',
+        '--ip-masq=false',
+        '--ip-forward=false',
+      ]),
+    );
   });
 
   test('keeps its trust key out of /etc/docker where dockerd still has one (before 23)', () => {
@@ -23,11 +36,19 @@ describe('a private dockerd', () => {
   });
 
   test('is not available without dockerd, and says what to install', async () => {
-    expect(await PrivateDockerd.available({ dockerd: '/nonexistent/dockerd' })).toEqual({ ok: false, reason: '/nonexistent/dockerd not found (apt-get install docker.io, or scripts/setup.sh)' });
-    expect(await findDockerd({ PATH: '/nonexistent' })).toBe((await access('/usr/sbin/dockerd').then(() => '/usr/sbin/dockerd', () => undefined)));
+    expect(await PrivateDockerd.available({ dockerd: '/nonexistent/dockerd' })).toEqual({
+      ok: false,
+      reason: '/nonexistent/dockerd not found (apt-get install docker.io, or scripts/setup.sh)',
+    });
+    expect(await findDockerd({ PATH: '/nonexistent' })).toBe(
+      await access('/usr/sbin/dockerd').then(
+        () => '/usr/sbin/dockerd',
+        () => undefined,
+      ),
+    );
   });
 
-  test('sweep removes dirs of owners that died (and old dirs without owner), never a live owner\'s or a fresh one', async () => {
+  test("sweep removes dirs of owners that died (and old dirs without owner), never a live owner's or a fresh one", async () => {
     const root = join(tmp(), 'sweep');
     const make = async (name: string, files: Record<string, string>) => {
       const d = join(root, `credprov-dockerd-${name}`);

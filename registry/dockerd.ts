@@ -31,7 +31,13 @@ export async function findDockerd(env: NodeJS.ProcessEnv = process.env): Promise
 
 async function findExecutable(name: string, dirs: string[]): Promise<string | undefined> {
   for (const d of dirs.filter(Boolean)) {
-    if (await access(join(d, name), constants.X_OK).then(() => true, () => false)) return join(d, name);
+    if (
+      await access(join(d, name), constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return join(d, name);
   }
   return undefined;
 }
@@ -46,13 +52,23 @@ const UNOWNED_AGE_MS = 60_000;
 /** dockerd's flags for a daemon confined to `dir`. */
 export function dockerdArgs(dir: string): string[] {
   return [
-    '--config-file', join(dir, 'daemon.json'),
-    '--data-root', join(dir, 'data'),
-    '--exec-root', join(dir, 'exec'),
-    '--pidfile', join(dir, 'docker.pid'),
-    '-H', `unix://${join(dir, 'docker.sock')}`,
-    '--bridge=none', '--iptables=false', '--ip6tables=false', '--ip-masq=false', '--ip-forward=false',
-    '--shutdown-timeout', String(SHUTDOWN_TIMEOUT_S),
+    '--config-file',
+    join(dir, 'daemon.json'),
+    '--data-root',
+    join(dir, 'data'),
+    '--exec-root',
+    join(dir, 'exec'),
+    '--pidfile',
+    join(dir, 'docker.pid'),
+    '-H',
+    `unix://${join(dir, 'docker.sock')}`,
+    '--bridge=none',
+    '--iptables=false',
+    '--ip6tables=false',
+    '--ip-masq=false',
+    '--ip-forward=false',
+    '--shutdown-timeout',
+    String(SHUTDOWN_TIMEOUT_S),
   ];
 }
 
@@ -80,11 +96,27 @@ export class PrivateDockerd {
   }
 
   /** dockerd and the containerd it starts (Debian's docker.io brings both); root, for mounts and cgroups. */
-  static async available(o: { dockerd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ ok: boolean; reason?: string }> {
+  static async available(
+    o: { dockerd?: string; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<{ ok: boolean; reason?: string }> {
     const env = o.env ?? process.env;
     const dockerd = o.dockerd ?? (await findDockerd(env));
-    if (!dockerd || !(await access(dockerd, constants.X_OK).then(() => true, () => false))) return { ok: false, reason: `${o.dockerd ?? 'dockerd'} not found (apt-get install docker.io, or scripts/setup.sh)` };
-    if (!(await findExecutable('containerd', (env.PATH ?? '').split(delimiter)))) return { ok: false, reason: 'containerd is not on PATH; dockerd starts it (apt-get install docker.io brings it)' };
+    if (
+      !dockerd ||
+      !(await access(dockerd, constants.X_OK).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return {
+        ok: false,
+        reason: `${o.dockerd ?? 'dockerd'} not found (apt-get install docker.io, or scripts/setup.sh)`,
+      };
+    if (!(await findExecutable('containerd', (env.PATH ?? '').split(delimiter))))
+      return {
+        ok: false,
+        reason: 'containerd is not on PATH; dockerd starts it (apt-get install docker.io brings it)',
+      };
     if (process.getuid?.() !== 0) return { ok: false, reason: 'a Docker daemon must run as root' };
     return { ok: true };
   }
@@ -95,7 +127,10 @@ export class PrivateDockerd {
     const dockerd = o.dockerd ?? (await findDockerd()) ?? 'dockerd';
     const d = new PrivateDockerd(await mkdtemp(join(tmpdir(), DIR_PREFIX)));
     await writeFile(join(d.dir, 'owner'), `${process.pid}\n`);
-    await writeFile(join(d.dir, 'daemon.json'), `${JSON.stringify(daemonConfig(d.dir, await dockerdMajor(dockerd)))}\n`);
+    await writeFile(
+      join(d.dir, 'daemon.json'),
+      `${JSON.stringify(daemonConfig(d.dir, await dockerdMajor(dockerd)))}\n`,
+    );
     const logFile = join(d.dir, 'dockerd.log');
     const fd = openSync(logFile, 'a');
     try {
@@ -111,7 +146,11 @@ export class PrivateDockerd {
       if ((await pingDocker(d.host, 2000)).ok) return d;
       await sleep(100);
     }
-    const why = spawnError ? `could not be started (${spawnError.message})` : d.child.exitCode !== null ? `exited (code ${d.child.exitCode})` : `did not answer within ${o.timeoutMs ?? 30_000} ms`;
+    const why = spawnError
+      ? `could not be started (${spawnError.message})`
+      : d.child.exitCode !== null
+        ? `exited (code ${d.child.exitCode})`
+        : `did not answer within ${o.timeoutMs ?? 30_000} ms`;
     const text = await readFile(logFile, 'utf8').catch(() => '');
     await d.stop();
     throw new TimeoutError(`private dockerd on ${d.host} ${why}`, { detail: tail(text, 20) });
@@ -141,7 +180,9 @@ async function dockerdMajor(dockerd: string): Promise<number | undefined> {
  * stop() (a killed test run): the part of Ryuk's job a private daemon needs.
  * Returns the dirs removed.
  */
-export async function sweepPrivateDockerds(o: { root?: string; logger?: Logger; now?: number } = {}): Promise<string[]> {
+export async function sweepPrivateDockerds(
+  o: { root?: string; logger?: Logger; now?: number } = {},
+): Promise<string[]> {
   const root = o.root ?? tmpdir();
   const log = o.logger ?? noopLogger;
   const removed: string[] = [];
@@ -149,11 +190,26 @@ export async function sweepPrivateDockerds(o: { root?: string; logger?: Logger; 
     if (!name.startsWith(DIR_PREFIX)) continue;
     const dir = join(root, name);
     const owner = Number((await readFile(join(dir, 'owner'), 'utf8').catch(() => '')).trim());
-    if (owner > 0 ? pidExists(owner) : (o.now ?? Date.now()) - (await stat(dir).then((s) => s.mtimeMs, () => 0)) < UNOWNED_AGE_MS) continue;
+    if (
+      owner > 0
+        ? pidExists(owner)
+        : (o.now ?? Date.now()) -
+            (await stat(dir).then(
+              (s) => s.mtimeMs,
+              () => 0,
+            )) <
+          UNOWNED_AGE_MS
+    )
+      continue;
     log.info(`removing private dockerd ${dir}: its owner${owner > 0 ? `, pid ${owner},` : ''} is gone`);
     const pid = Number((await readFile(join(dir, 'docker.pid'), 'utf8').catch(() => '')).trim());
     const running = pid > 0 && (await cmdline(pid)).includes(dir);
-    if (running) await terminatePid(pid, { graceMs: STOP_GRACE_MS, killWaitMs: 2000, stillOurs: async () => (await cmdline(pid)).includes(dir) });
+    if (running)
+      await terminatePid(pid, {
+        graceMs: STOP_GRACE_MS,
+        killWaitMs: 2000,
+        stillOurs: async () => (await cmdline(pid)).includes(dir),
+      });
     await removeDaemonDir(dir, { daemonStopped: running });
     removed.push(dir);
   }
@@ -172,11 +228,18 @@ async function removeDaemonDir(dir: string, o: { daemonStopped: boolean }): Prom
   }
   for (const pid of leftovers) for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(20);
   // Deepest first: overlay mounts of containers under data/, netns and shm under exec/.
-  const mounts = (await readFile('/proc/mounts', 'utf8')).split('\n').map((l) => unescapeMount(l.split(' ')[1] ?? '')).filter((m) => m === dir || m.startsWith(`${dir}/`)).reverse();
+  const mounts = (await readFile('/proc/mounts', 'utf8'))
+    .split('\n')
+    .map((l) => unescapeMount(l.split(' ')[1] ?? ''))
+    .filter((m) => m === dir || m.startsWith(`${dir}/`))
+    .reverse();
   for (const m of mounts) await execa('umount', ['-l', m], { reject: false });
   await rm(dir, { recursive: true, force: true });
   // dockerd creates this plugin socket dir whatever its exec root; only an empty one is ours to take back.
-  if (o.daemonStopped) await rmdir('/run/docker/plugins').then(() => rmdir('/run/docker')).catch(() => {});
+  if (o.daemonStopped)
+    await rmdir('/run/docker/plugins')
+      .then(() => rmdir('/run/docker'))
+      .catch(() => {});
 }
 
 async function cmdline(pid: number): Promise<string> {

@@ -3,7 +3,10 @@ import { htpasswdFile, htpasswdLine, htpasswdVerify } from './htpasswd.ts';
 
 describe('htpasswd', () => {
   test('writes bcrypt lines the registry accepts ($2 prefix, one per user)', () => {
-    const file = htpasswdFile([{ username: 'alice', password: 'a' }, { username: 'bob', password: 'b' }]);
+    const file = htpasswdFile([
+      { username: 'alice', password: 'a' },
+      { username: 'bob', password: 'b' },
+    ]);
     const lines = file.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^alice:\$2[aby]\$05\$/);

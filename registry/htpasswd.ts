@@ -6,7 +6,8 @@ import type { User } from './auth.ts';
 const USERNAME_RE = /^[^:\s]+$/;
 
 export function htpasswdLine(user: Pick<User, 'username' | 'password'>, cost = 5): string {
-  if (!USERNAME_RE.test(user.username)) throw new Error(`htpasswd user name '${user.username}' must not be empty or contain ':' or whitespace`);
+  if (!USERNAME_RE.test(user.username))
+    throw new Error(`htpasswd user name '${user.username}' must not be empty or contain ':' or whitespace`);
   return `${user.username}:${bcrypt.hashSync(user.password, cost)}`;
 }
 

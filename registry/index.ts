@@ -39,22 +39,53 @@ export { trustForContainerd } from './containerd-hosts.ts';
 export { processProvider } from './process.ts';
 export { containerProvider } from './container.ts';
 export { removeContainer } from './docker-runtime.ts';
-export { defaultHostname, NAME_RE, type RegistryProvider, type RegistrySpec, type StartedRegistry, type UserAdmin } from './provider.ts';
-export { listStates, orphanedRegistries, ownerPidOf, pruneOrphanedRegistries, pruneRegistryHosts, readState, registriesDir, teardown, writeState, type RegistryState } from './state.ts';
+export {
+  defaultHostname,
+  NAME_RE,
+  type RegistryProvider,
+  type RegistrySpec,
+  type StartedRegistry,
+  type UserAdmin,
+} from './provider.ts';
+export {
+  listStates,
+  orphanedRegistries,
+  ownerPidOf,
+  pruneOrphanedRegistries,
+  pruneRegistryHosts,
+  readState,
+  registriesDir,
+  teardown,
+  writeState,
+  type RegistryState,
+} from './state.ts';
 export { stopInProcessRegistries } from './started.ts';
 export { grantedAccess, type TokenServer } from './token-server.ts';
-export { EXCHANGE_USERNAME, ServiceAccountTokenAuth, type ClusterIdentity, type OidcDiscovery, type ServiceAccountIdentity, type TokenReviewStatus, type Validation } from './sa-token-auth.ts';
+export {
+  EXCHANGE_USERNAME,
+  ServiceAccountTokenAuth,
+  type ClusterIdentity,
+  type OidcDiscovery,
+  type ServiceAccountIdentity,
+  type TokenReviewStatus,
+  type Validation,
+} from './sa-token-auth.ts';
 
 /** The first available provider in order (process, then container); each one passed over is logged with its reason. */
-export async function detectRegistryProvider(o: { order?: Array<'process' | 'container'>; logger?: Logger; container?: ContainerProviderOptions } = {}): Promise<RegistryProvider> {
+export async function detectRegistryProvider(
+  o: { order?: Array<'process' | 'container'>; logger?: Logger; container?: ContainerProviderOptions } = {},
+): Promise<RegistryProvider> {
   const log = o.logger ?? noopLogger;
   const reasons: string[] = [];
   for (const name of o.order ?? ['process', 'container']) {
-    const p = name === 'process' ? processProvider({ logger: log }) : containerProvider({ ...o.container, logger: log });
+    const p =
+      name === 'process' ? processProvider({ logger: log }) : containerProvider({ ...o.container, logger: log });
     const a = await p.isAvailable();
     if (a.ok) return p;
     log.info(`registry provider ${name} passed over: ${a.reason}`);
     reasons.push(`${name}: ${a.reason}`);
   }
-  throw new PrerequisiteError(`no registry provider can run here (${reasons.join('; ')})`, { hint: 'apt-get install docker-registry' });
+  throw new PrerequisiteError(`no registry provider can run here (${reasons.join('; ')})`, {
+    hint: 'apt-get install docker-registry',
+  });
 }

@@ -16,14 +16,23 @@ export const DEFAULT_BINARY = '/usr/bin/docker-registry';
 
 export function processProvider(o: { binary?: string; logger?: Logger } = {}): RegistryProvider {
   const binary = o.binary ?? DEFAULT_BINARY;
-  const present = () => access(binary).then(() => true, () => false);
+  const present = () =>
+    access(binary).then(
+      () => true,
+      () => false,
+    );
   return {
     name: 'process',
     async isAvailable() {
-      return (await present()) ? { ok: true } : { ok: false, reason: `${binary} not found (apt-get install docker-registry)` };
+      return (await present())
+        ? { ok: true }
+        : { ok: false, reason: `${binary} not found (apt-get install docker-registry)` };
     },
     async start(spec) {
-      if (!(await present())) throw new PrerequisiteError(`the registry binary ${binary} is missing`, { hint: 'apt-get install docker-registry (distribution 2.8)' });
+      if (!(await present()))
+        throw new PrerequisiteError(`the registry binary ${binary} is missing`, {
+          hint: 'apt-get install docker-registry (distribution 2.8)',
+        });
       return HarnessRegistry.start(processRunner(binary), { ...spec, logger: spec.logger ?? o.logger ?? noopLogger });
     },
   };
@@ -63,7 +72,11 @@ export function processRunner(binary: string): RegistryRunner {
       }
       const handle: RunHandle = { process: { pid: child.pid, match: req.configPath } };
       await req.record(handle);
-      await Ready.all(Ready.logLine(LISTENING), req.ready).wait({ ...req.target, logFile: req.logFile, exited: () => exited });
+      await Ready.all(Ready.logLine(LISTENING), req.ready).wait({
+        ...req.target,
+        logFile: req.logFile,
+        exited: () => exited,
+      });
       return handle;
     },
     async stop(h) {

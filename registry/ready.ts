@@ -44,7 +44,8 @@ abstract class Polling implements ReadyCheck {
       if (await this.probe(target).catch(() => false)) return;
       const died = target.exited?.();
       if (died) throw new TimeoutError(`gave up waiting for ${this.describe()}: ${died}`);
-      if (Date.now() - t0 >= limit) throw new TimeoutError(`${this.describe()} did not happen within ${formatMs(limit)}`);
+      if (Date.now() - t0 >= limit)
+        throw new TimeoutError(`${this.describe()} did not happen within ${formatMs(limit)}`);
       await sleep(POLL_MS);
     }
   }
@@ -65,7 +66,11 @@ class HttpReady extends Polling {
     return new HttpReady(this.path, this.statuses, ms);
   }
   protected async probe(t: ReadyTarget): Promise<boolean> {
-    const res = await send(t.url.replace(/\/+$/, '') + this.path, {}, { ...(t.ca ? { ca: t.ca } : {}), timeoutMs: 1000 });
+    const res = await send(
+      t.url.replace(/\/+$/, '') + this.path,
+      {},
+      { ...(t.ca ? { ca: t.ca } : {}), timeoutMs: 1000 },
+    );
     return this.statuses.includes(res.status);
   }
 }

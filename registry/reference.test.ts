@@ -3,7 +3,11 @@ import { formatRef, parseRef, refReference } from './reference.ts';
 
 describe('parseRef', () => {
   test('takes a first component with a port as the registry host', () => {
-    expect(parseRef('registry.test:5000/credprov/busybox:v1')).toEqual({ host: 'registry.test:5000', name: 'credprov/busybox', tag: 'v1' });
+    expect(parseRef('registry.test:5000/credprov/busybox:v1')).toEqual({
+      host: 'registry.test:5000',
+      name: 'credprov/busybox',
+      tag: 'v1',
+    });
   });
   test('treats a first component without dot, colon or localhost as part of the path', () => {
     expect(parseRef('library/busybox')).toEqual({ name: 'library/busybox' });

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JSONWebKeySet } from 'jose';
 import { send } from '../src/core/http.ts';
-import { EXCHANGE_USERNAME, ServiceAccountTokenAuth, serviceAccountClaims, tokenSha256, type ClusterIdentity, type TokenReviewStatus } from './sa-token-auth.ts';
+import {
+  EXCHANGE_USERNAME,
+  ServiceAccountTokenAuth,
+  serviceAccountClaims,
+  tokenSha256,
+  type ClusterIdentity,
+  type TokenReviewStatus,
+} from './sa-token-auth.ts';
 import { createSigningPair } from '../src/core/tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
 
@@ -41,7 +48,12 @@ async function mint(o: Mint = {}): Promise<string> {
   const sa = o.sa ?? 'team-a';
   const iat = o.iat ?? Math.floor(NOW / 1000) - 10;
   return new SignJWT({
-    'kubernetes.io': { namespace: ns, serviceaccount: { name: sa, uid: 'sa-uid' }, pod: { name: 'p', uid: 'pod-uid' }, node: { name: 'n', uid: 'node-uid' } },
+    'kubernetes.io': {
+      namespace: ns,
+      serviceaccount: { name: sa, uid: 'sa-uid' },
+      pod: { name: 'p', uid: 'pod-uid' },
+      node: { name: 'n', uid: 'node-uid' },
+    },
   })
     .setProtectedHeader({ alg: 'ES256', kid: o.kid ?? 'k1' })
     .setIssuer(o.iss ?? ISSUER)
@@ -53,7 +65,13 @@ async function mint(o: Mint = {}): Promise<string> {
     .sign(o.foreign ? otherKey : key);
 }
 
-function cluster(review: (token: string, aud: string[]) => TokenReviewStatus = (t) => ({ authenticated: true, user: { username: String(decodeJwt(t).sub) }, audiences: [AUD] })) {
+function cluster(
+  review: (token: string, aud: string[]) => TokenReviewStatus = (t) => ({
+    authenticated: true,
+    user: { username: String(decodeJwt(t).sub) },
+    audiences: [AUD],
+  }),
+) {
   const calls = { discovery: 0, jwks: 0, reviews: 0 };
   const c: ClusterIdentity = {
     async discovery() {
@@ -73,7 +91,12 @@ function cluster(review: (token: string, aud: string[]) => TokenReviewStatus = (
 }
 
 const auth = (c: ClusterIdentity) =>
-  new ServiceAccountTokenAuth({ cluster: c, audience: AUD, clock: () => NOW, access: (sa) => (sa.name.startsWith('team-') ? [{ repository: `${sa.name}/*`, actions: ['pull'] }] : []) });
+  new ServiceAccountTokenAuth({
+    cluster: c,
+    audience: AUD,
+    clock: () => NOW,
+    access: (sa) => (sa.name.startsWith('team-') ? [{ repository: `${sa.name}/*`, actions: ['pull'] }] : []),
+  });
 
 describe('ServiceAccountTokenAuth', () => {
   test('a valid token passes offline and online; the SA maps to its access rules; only the hash is recorded', async () => {
@@ -82,7 +105,14 @@ describe('ServiceAccountTokenAuth', () => {
     const token = await mint();
     const v = await a.validate(token);
     expect(v.ok).toBe(true);
-    expect(v.offline).toMatchObject({ ok: true, alg: 'ES256', kid: 'k1', issuer: ISSUER, audience: [AUD], identity: { namespace: 'apps', name: 'team-a', uid: 'sa-uid', pod: { name: 'p', uid: 'pod-uid' } } });
+    expect(v.offline).toMatchObject({
+      ok: true,
+      alg: 'ES256',
+      kid: 'k1',
+      issuer: ISSUER,
+      audience: [AUD],
+      identity: { namespace: 'apps', name: 'team-a', uid: 'sa-uid', pod: { name: 'p', uid: 'pod-uid' } },
+    });
     expect(v.offline.expiresAt! - v.offline.issuedAt!).toBe(3600);
     expect(v.online).toEqual({ ok: true, username: 'system:serviceaccount:apps:team-a', audiences: [AUD] });
     expect(v.access).toEqual([{ repository: 'team-a/*', actions: ['pull'] }]);
@@ -97,7 +127,11 @@ describe('ServiceAccountTokenAuth', () => {
     ['another issuer', { iss: 'https://evil' }, /claim iss refused/],
     ['an expired token', { iat: Math.floor(NOW / 1000) - 7200 }, /expired/],
     ['a token signed by another key', { foreign: true }, /signature does not verify/],
-    ['a sub that does not match the kubernetes.io claims', { sub: 'system:serviceaccount:apps:admin' }, /sub is "system:serviceaccount:apps:admin"/],
+    [
+      'a sub that does not match the kubernetes.io claims',
+      { sub: 'system:serviceaccount:apps:admin' },
+      /sub is "system:serviceaccount:apps:admin"/,
+    ],
   ])('%s is refused offline, without asking the API server', async (_, o, reason) => {
     const { c, calls } = cluster();
     const token = await mint(o);
@@ -127,7 +161,11 @@ describe('ServiceAccountTokenAuth', () => {
     const { c } = cluster();
     const a = auth(c).authenticator();
     expect(await a('alice', 'pw')).toBe('pass');
-    expect(await a(EXCHANGE_USERNAME, await mint({ sa: 'team-b' }))).toEqual({ username: 'system:serviceaccount:apps:team-b', password: '', access: [{ repository: 'team-b/*', actions: ['pull'] }] });
+    expect(await a(EXCHANGE_USERNAME, await mint({ sa: 'team-b' }))).toEqual({
+      username: 'system:serviceaccount:apps:team-b',
+      password: '',
+      access: [{ repository: 'team-b/*', actions: ['pull'] }],
+    });
     expect(await a(EXCHANGE_USERNAME, 'not-a-jwt')).toBeUndefined();
   });
 
@@ -142,7 +180,13 @@ describe('TokenServer with the exchange in front of its users', () => {
   let server: TokenServer;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'credprov-sa-exchange-'));
-    server = await new TokenServer({ issuer: 'iss', service: 'svc', lifetimeSeconds: 60, signing: await createSigningPair(dir), users: new MemoryUsers([{ username: 'admin', password: 'pw' }]) }).start();
+    server = await new TokenServer({
+      issuer: 'iss',
+      service: 'svc',
+      lifetimeSeconds: 60,
+      signing: await createSigningPair(dir),
+      users: new MemoryUsers([{ username: 'admin', password: 'pw' }]),
+    }).start();
     server.useAuthenticator(auth(cluster().c).authenticator());
   });
   afterAll(async () => {
@@ -151,15 +195,28 @@ describe('TokenServer with the exchange in front of its users', () => {
   });
 
   const post = async (username: string, password: string, scope: string) => {
-    const body = new URLSearchParams({ grant_type: 'password', client_id: 'containerd', username, password, scope, service: 'svc' }).toString();
-    return send(server.realm, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const body = new URLSearchParams({
+      grant_type: 'password',
+      client_id: 'containerd',
+      username,
+      password,
+      scope,
+      service: 'svc',
+    }).toString();
+    return send(server.realm, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
   };
 
-  test('an SA token as the password gets its own team\'s repositories and nothing else', async () => {
+  test("an SA token as the password gets its own team's repositories and nothing else", async () => {
     const token = await mint({ sa: 'team-a' });
     const own = await post(EXCHANGE_USERNAME, token, 'repository:team-a/app:pull');
     expect(own.status).toBe(200);
-    expect(decodeJwt(own.json<{ access_token: string }>().access_token).access).toEqual([{ type: 'repository', name: 'team-a/app', actions: ['pull'] }]);
+    expect(decodeJwt(own.json<{ access_token: string }>().access_token).access).toEqual([
+      { type: 'repository', name: 'team-a/app', actions: ['pull'] },
+    ]);
     const other = await post(EXCHANGE_USERNAME, token, 'repository:team-b/app:pull');
     expect(decodeJwt(other.json<{ access_token: string }>().access_token).access).toEqual([]);
     expect((await post(EXCHANGE_USERNAME, 'garbage', 'repository:team-a/app:pull')).status).toBe(401);

@@ -10,7 +10,15 @@
 // The SA then maps to repository access rules (team-a may pull team-a/*).
 // The token never leaves this module: records keep its sha256 and claims.
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+} from 'jose';
 import type { AccessRule, User } from './auth.ts';
 import type { Authenticator } from './token-server.ts';
 
@@ -101,10 +109,16 @@ export function tokenSha256(token: string): string {
 export function serviceAccountClaims(payload: JWTPayload): ServiceAccountIdentity | string {
   const k = payload['kubernetes.io'] as Record<string, unknown> | undefined;
   if (!k || typeof k !== 'object') return 'no kubernetes.io claim';
-  const ref = (v: unknown) => (v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { uid?: unknown }).uid === 'string'
-    ? { name: (v as { name: string }).name, uid: (v as { uid: string }).uid } : undefined);
+  const ref = (v: unknown) =>
+    v &&
+    typeof v === 'object' &&
+    typeof (v as { name?: unknown }).name === 'string' &&
+    typeof (v as { uid?: unknown }).uid === 'string'
+      ? { name: (v as { name: string }).name, uid: (v as { uid: string }).uid }
+      : undefined;
   const sa = ref(k.serviceaccount);
-  if (typeof k.namespace !== 'string' || !sa) return 'kubernetes.io claim lacks namespace or serviceaccount {name, uid}';
+  if (typeof k.namespace !== 'string' || !sa)
+    return 'kubernetes.io claim lacks namespace or serviceaccount {name, uid}';
   const want = `system:serviceaccount:${k.namespace}:${sa.name}`;
   if (payload.sub !== want) return `sub is ${JSON.stringify(payload.sub)}, want "${want}"`;
   const pod = ref(k.pod);
@@ -157,7 +171,13 @@ export class ServiceAccountTokenAuth {
     const verify = async (refresh: boolean) => {
       if (refresh || !this.keys) this.keys = this.o.cluster.jwks();
       const jwks = createLocalJWKSet(await this.keys);
-      return jwtVerify(token, jwks, { issuer: discovery.issuer, audience: this.o.audience, algorithms: ASYMMETRIC, currentDate: new Date(this.now()), requiredClaims: ['exp', 'iat', 'sub'] });
+      return jwtVerify(token, jwks, {
+        issuer: discovery.issuer,
+        audience: this.o.audience,
+        algorithms: ASYMMETRIC,
+        currentDate: new Date(this.now()),
+        requiredClaims: ['exp', 'iat', 'sub'],
+      });
     };
     try {
       try {
@@ -184,11 +204,21 @@ export class ServiceAccountTokenAuth {
     } catch (err) {
       return { ok: false, reason: `TokenReview failed: ${(err as Error).message}` };
     }
-    const base = { ...(status.user?.username ? { username: status.user.username } : {}), ...(status.audiences ? { audiences: status.audiences } : {}) };
-    if (!status.authenticated) return { ...base, ok: false, reason: `not authenticated${status.error ? `: ${status.error}` : ''}` };
-    if (status.audiences && !status.audiences.includes(this.o.audience)) return { ...base, ok: false, reason: `authenticated for audiences ${JSON.stringify(status.audiences)}, not "${this.o.audience}"` };
+    const base = {
+      ...(status.user?.username ? { username: status.user.username } : {}),
+      ...(status.audiences ? { audiences: status.audiences } : {}),
+    };
+    if (!status.authenticated)
+      return { ...base, ok: false, reason: `not authenticated${status.error ? `: ${status.error}` : ''}` };
+    if (status.audiences && !status.audiences.includes(this.o.audience))
+      return {
+        ...base,
+        ok: false,
+        reason: `authenticated for audiences ${JSON.stringify(status.audiences)}, not "${this.o.audience}"`,
+      };
     const want = identity ? `system:serviceaccount:${identity.namespace}:${identity.name}` : undefined;
-    if (want && status.user?.username !== want) return { ...base, ok: false, reason: `authenticated as ${status.user?.username}, want ${want}` };
+    if (want && status.user?.username !== want)
+      return { ...base, ok: false, reason: `authenticated as ${status.user?.username}, want ${want}` };
     return { ...base, ok: true };
   }
 
@@ -199,7 +229,14 @@ export class ServiceAccountTokenAuth {
     const online = offline.ok ? await this.online(token, offline.identity) : undefined;
     const ok = offline.ok && !!online?.ok;
     const access = ok ? this.o.access(offline.identity!) : undefined;
-    const v: Validation = { tokenSha256: tokenSha256(token), at, offline, ...(online ? { online } : {}), ok, ...(access ? { access } : {}) };
+    const v: Validation = {
+      tokenSha256: tokenSha256(token),
+      at,
+      offline,
+      ...(online ? { online } : {}),
+      ok,
+      ...(access ? { access } : {}),
+    };
     this.validations.push(v);
     return v;
   }
@@ -220,8 +257,9 @@ export class ServiceAccountTokenAuth {
 function describeJoseError(err: unknown): string {
   if (err instanceof errors.JWTExpired) return `expired (${err.message})`;
   if (err instanceof errors.JWTClaimValidationFailed) return `claim ${err.claim} refused: ${err.message}`;
-  if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature does not verify against the issuer\'s JWKS';
-  if (err instanceof errors.JWKSNoMatchingKey) return 'no key in the issuer\'s JWKS matches the token\'s kid/alg';
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return "signature does not verify against the issuer's JWKS";
+  if (err instanceof errors.JWKSNoMatchingKey) return "no key in the issuer's JWKS matches the token's kid/alg";
   if (err instanceof errors.JOSEAlgNotAllowed) return `algorithm not allowed: ${err.message}`;
   return (err as Error).message;
 }

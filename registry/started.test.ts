@@ -21,16 +21,23 @@ afterAll(async () => {
 });
 
 describe('HarnessRegistry.start on a port in use', () => {
-  (existsSync(DEFAULT_BINARY) ? test : test.skip)('names the address in use, inlines the log tail and exits 2 (the port was the caller\'s choice)', async () => {
-    const err = await processProvider()
-      .start({ name: 'busy-port', auth: Auth.none(), port, hosts: false })
-      .then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(CredprovError);
-    const e = err as CredprovError;
-    expect(e.reason).toBe(`starting registry busy-port: 127.0.0.1:${port} is already in use`);
-    expect(e.detail).toMatch(/address already in use/);
-    expect(e.exitCode).toBe(2);
-    // The temp dir and its log are gone: the message must not send anyone there.
-    expect(`${e.reason}\n${e.hint ?? ''}`).not.toMatch(/registry\.log/);
-  }, 30_000);
+  (existsSync(DEFAULT_BINARY) ? test : test.skip)(
+    "names the address in use, inlines the log tail and exits 2 (the port was the caller's choice)",
+    async () => {
+      const err = await processProvider()
+        .start({ name: 'busy-port', auth: Auth.none(), port, hosts: false })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(CredprovError);
+      const e = err as CredprovError;
+      expect(e.reason).toBe(`starting registry busy-port: 127.0.0.1:${port} is already in use`);
+      expect(e.detail).toMatch(/address already in use/);
+      expect(e.exitCode).toBe(2);
+      // The temp dir and its log are gone: the message must not send anyone there.
+      expect(`${e.reason}\n${e.hint ?? ''}`).not.toMatch(/registry\.log/);
+    },
+    30_000,
+  );
 });

@@ -22,10 +22,24 @@ import { registryConfig } from './config.ts';
 import { htpasswdFile } from './htpasswd.ts';
 import type { BuiltImage } from './image/build.ts';
 import { freePort } from '../src/core/ports.ts';
-import { defaultHostname, NAME_RE, type AuthInfo, type RegistrySpec, type StartedRegistry, type UserAdmin } from './provider.ts';
+import {
+  defaultHostname,
+  NAME_RE,
+  type AuthInfo,
+  type RegistrySpec,
+  type StartedRegistry,
+  type UserAdmin,
+} from './provider.ts';
 import type { RegistryRunner, RunHandle } from './runner.ts';
 import { Ready, type ReadyCheck } from './ready.ts';
-import { hostsOwner, IN_PROCESS_DIR_PREFIX, pruneRegistryHosts, teardown, writeState, type RegistryState } from './state.ts';
+import {
+  hostsOwner,
+  IN_PROCESS_DIR_PREFIX,
+  pruneRegistryHosts,
+  teardown,
+  writeState,
+  type RegistryState,
+} from './state.ts';
 import { trustForContainerd } from './containerd-hosts.ts';
 import { createCA, createSigningPair, issueServerCert } from '../src/core/tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
@@ -88,18 +102,33 @@ export class HarnessRegistry implements StartedRegistry {
     this.logFile = join(dir, 'registry.log');
     this.configPath = join(dir, 'config.yml');
     this.admin = { username: ADMIN, password: generatedUser().password };
-    this.userList = spec.auth.mode === 'none' ? [] : [...spec.auth.users, { ...this.admin, access: [{ repository: '*', actions: ['*'] }] }];
+    this.userList =
+      spec.auth.mode === 'none'
+        ? []
+        : [...spec.auth.users, { ...this.admin, access: [{ repository: '*', actions: ['*'] }] }];
     this.state = {
-      name: spec.name, provider: runner.kind, processes: [], host: '', hostname: this.hostname, address: this.address, port,
-      url: '', auth: spec.auth.mode, dir, ownsDir, createdAt: new Date().toISOString(),
+      name: spec.name,
+      provider: runner.kind,
+      processes: [],
+      host: '',
+      hostname: this.hostname,
+      address: this.address,
+      port,
+      url: '',
+      auth: spec.auth.mode,
+      dir,
+      ownsDir,
+      createdAt: new Date().toISOString(),
       ...(spec.detached ? {} : { ownerPid: process.pid }),
     };
     this.users = {
       add: (u) => this.changeUsers((list) => [...list.filter((x) => x.username !== u.username), u]),
-      rotate: (name, password) => this.changeUsers((list) => {
-        if (!list.some((x) => x.username === name)) throw new CredprovError(`registry ${this.name} has no user '${name}'`);
-        return list.map((x) => (x.username === name ? { ...x, password } : x));
-      }),
+      rotate: (name, password) =>
+        this.changeUsers((list) => {
+          if (!list.some((x) => x.username === name))
+            throw new CredprovError(`registry ${this.name} has no user '${name}'`);
+          return list.map((x) => (x.username === name ? { ...x, password } : x));
+        }),
       revoke: (name) => this.changeUsers((list) => list.filter((x) => x.username !== name)),
     };
   }
@@ -111,20 +140,31 @@ export class HarnessRegistry implements StartedRegistry {
     return `${this.scheme}://${this.address}:${this.port}`;
   }
   get auth(): AuthInfo {
-    return { mode: this.spec.auth.mode, ...(this.realm ? { realm: this.realm } : {}), users: this.userList.filter((u) => u.username !== ADMIN) };
+    return {
+      mode: this.spec.auth.mode,
+      ...(this.realm ? { realm: this.realm } : {}),
+      users: this.userList.filter((u) => u.username !== ADMIN),
+    };
   }
 
   static start(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
     if (spec.detached) return HarnessRegistry.bringUp(runner, spec);
-    if (refusing) return Promise.reject(new CredprovError(`not starting registry ${spec.name}: this process was interrupted and is cleaning up`));
+    if (refusing)
+      return Promise.reject(
+        new CredprovError(`not starting registry ${spec.name}: this process was interrupted and is cleaning up`),
+      );
     const p = HarnessRegistry.bringUp(runner, spec);
     starting.add(p);
-    void p.then(() => starting.delete(p), () => starting.delete(p));
+    void p.then(
+      () => starting.delete(p),
+      () => starting.delete(p),
+    );
     return p;
   }
 
   private static async bringUp(runner: RegistryRunner, spec: RegistrySpec): Promise<HarnessRegistry> {
-    if (!NAME_RE.test(spec.name)) throw new CredprovError(`registry name '${spec.name}' must be lowercase letters, digits and dashes (≤ 32)`);
+    if (!NAME_RE.test(spec.name))
+      throw new CredprovError(`registry name '${spec.name}' must be lowercase letters, digits and dashes (≤ 32)`);
     const progress = spec.progress ?? silentProgress;
     const ownsDir = !spec.dir || !!spec.detached;
     const dir = spec.dir ?? (await mkdtemp(join(tmpdir(), `${IN_PROCESS_DIR_PREFIX}${spec.name}-`)));
@@ -141,7 +181,10 @@ export class HarnessRegistry implements StartedRegistry {
     } catch (err) {
       end(false);
       // Read before stop(): a registry that owns its dir removes it, log included.
-      const logTail = await readFile(r.logFile, 'utf8').then((t) => tail(t, 20), () => '');
+      const logTail = await readFile(r.logFile, 'utf8').then(
+        (t) => tail(t, 20),
+        () => '',
+      );
       await r.stop().catch((e) => r.log.warn(`cleanup after failed start: ${(e as Error).message}`));
       const keptLog = ownsDir ? undefined : r.logFile;
       if (/address already in use/.test(logTail)) {
@@ -150,12 +193,22 @@ export class HarnessRegistry implements StartedRegistry {
           detail: logTail,
           cause: err,
           exitCode: spec.port !== undefined ? 2 : 3,
-          hint: spec.port !== undefined ? 'pick another --port, or leave it out for the first free one from 5000' : keptLog ? `log: ${keptLog}` : 'try again',
+          hint:
+            spec.port !== undefined
+              ? 'pick another --port, or leave it out for the first free one from 5000'
+              : keptLog
+                ? `log: ${keptLog}`
+                : 'try again',
         });
       }
       const e = wrap(err, `starting registry ${spec.name}`);
       if (!logTail || e.detail) throw e;
-      throw new CredprovError(e.reason, { detail: logTail, cause: err, exitCode: e.exitCode, ...(keptLog ? { hint: `log: ${keptLog}` } : {}) });
+      throw new CredprovError(e.reason, {
+        detail: logTail,
+        cause: err,
+        exitCode: e.exitCode,
+        ...(keptLog ? { hint: `log: ${keptLog}` } : {}),
+      });
     }
   }
 
@@ -166,7 +219,9 @@ export class HarnessRegistry implements StartedRegistry {
     if (spec.hosts !== false && !isIP(this.hostname)) {
       const hosts = spec.hosts ?? new HostsFile();
       // A crashed test run's lines would otherwise stay until someone notices.
-      await pruneRegistryHosts(hosts).catch((e) => this.log.warn(`pruning stale /etc/hosts lines: ${(e as Error).message}`));
+      await pruneRegistryHosts(hosts).catch((e) =>
+        this.log.warn(`pruning stale /etc/hosts lines: ${(e as Error).message}`),
+      );
       this.state.hostsOwner = hostsOwner(this.name, !!spec.detached);
       this.state.hostsFile = hosts.path;
       await writeState(this.state);
@@ -185,7 +240,16 @@ export class HarnessRegistry implements StartedRegistry {
     // A port picked as free can be taken before distribution binds it (parallel
     // test workers): with no port asked for, move on to the next free one.
     for (let attempt = 1; ; attempt++) {
-      await writeFile(this.configPath, registryConfig({ listen: `${this.address}:${this.port}`, storageDir: join(this.dir, 'storage'), secret, ...(tls ? { tls } : {}), auth }));
+      await writeFile(
+        this.configPath,
+        registryConfig({
+          listen: `${this.address}:${this.port}`,
+          storageDir: join(this.dir, 'storage'),
+          secret,
+          ...(tls ? { tls } : {}),
+          auth,
+        }),
+      );
       try {
         await this.spawnRegistry();
         break;
@@ -216,28 +280,53 @@ export class HarnessRegistry implements StartedRegistry {
     if (this.spec.detached) {
       const usersFile = join(this.dir, 'token', 'users.json');
       await this.writeUsersFile();
-      const config: TokenServerConfig = { issuer: auth.issuer, service: auth.service, lifetimeSeconds: auth.lifetimeSeconds, signing, usersFile, address, port: await freePort(address) };
+      const config: TokenServerConfig = {
+        issuer: auth.issuer,
+        service: auth.service,
+        lifetimeSeconds: auth.lifetimeSeconds,
+        signing,
+        usersFile,
+        address,
+        port: await freePort(address),
+      };
       const configFile = join(this.dir, 'token', 'token-server.json');
       await writeFile(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });
       const logFd = openSync(join(this.dir, 'token-server.log'), 'a');
       // Plain spawn, not execa: a detached daemon with raw log fds needs none of execa's result handling.
-      const child = spawn(process.execPath, [TOKEN_MAIN, configFile], { detached: true, stdio: ['ignore', logFd, logFd] });
+      const child = spawn(process.execPath, [TOKEN_MAIN, configFile], {
+        detached: true,
+        stdio: ['ignore', logFd, logFd],
+      });
       closeSync(logFd);
       child.on('error', () => {});
       child.unref();
       this.state.processes.push({ pid: child.pid!, match: configFile });
       await writeState(this.state);
       this.realm = `http://${address}:${config.port}/token`;
-      await Ready.http('/token', { statuses: [401], timeoutMs: 10_000 }).wait({ url: `http://${address}:${config.port}` });
+      await Ready.http('/token', { statuses: [401], timeoutMs: 10_000 }).wait({
+        url: `http://${address}:${config.port}`,
+      });
     } else {
       this.memoryUsers = new MemoryUsers(this.userList);
       this.tokenServer = await new TokenServer({
-        issuer: auth.issuer, service: auth.service, lifetimeSeconds: auth.lifetimeSeconds, signing, users: this.memoryUsers, address,
-        ...(auth.clock ? { clock: auth.clock } : {}), logger: this.log.child('token-server'),
+        issuer: auth.issuer,
+        service: auth.service,
+        lifetimeSeconds: auth.lifetimeSeconds,
+        signing,
+        users: this.memoryUsers,
+        address,
+        ...(auth.clock ? { clock: auth.clock } : {}),
+        logger: this.log.child('token-server'),
       }).start();
       this.realm = this.tokenServer.realm;
     }
-    return { mode: 'token', realm: this.realm, service: auth.service, issuer: auth.issuer, rootCertBundle: signing.certPath };
+    return {
+      mode: 'token',
+      realm: this.realm,
+      service: auth.service,
+      issuer: auth.issuer,
+      rootCertBundle: signing.certPath,
+    };
   }
 
   private async writeHtpasswd(): Promise<void> {
@@ -255,11 +344,16 @@ export class HarnessRegistry implements StartedRegistry {
 
   private async spawnRegistry(): Promise<void> {
     // With auth, an unauthenticated GET /v2/ must be challenged (401); without, answered (200).
-    const ready: ReadyCheck = this.spec.ready ?? Ready.http('/v2/', { statuses: [this.spec.auth.mode === 'none' ? 200 : 401] });
+    const ready: ReadyCheck =
+      this.spec.ready ?? Ready.http('/v2/', { statuses: [this.spec.auth.mode === 'none' ? 200 : 401] });
     const ca = this.caCertPath ? await readFile(this.caCertPath, 'utf8') : undefined;
     await this.runner.run({
-      configPath: this.configPath, logFile: this.logFile, dir: this.dir, detached: !!this.spec.detached,
-      ready, target: { url: this.url, ...(ca ? { ca } : {}) },
+      configPath: this.configPath,
+      logFile: this.logFile,
+      dir: this.dir,
+      detached: !!this.spec.detached,
+      ready,
+      target: { url: this.url, ...(ca ? { ca } : {}) },
       record: (h) => this.record(h),
     });
   }
@@ -267,7 +361,10 @@ export class HarnessRegistry implements StartedRegistry {
   /** Keeps what a run must clean up in state.json, replacing what the previous handle held. */
   private async record(h: RunHandle): Promise<void> {
     const replaced = new Set([this.handle?.process?.match, h.process?.match].filter((m) => m !== undefined));
-    this.state.processes = [...this.state.processes.filter((p) => !replaced.has(p.match)), ...(h.process ? [h.process] : [])];
+    this.state.processes = [
+      ...this.state.processes.filter((p) => !replaced.has(p.match)),
+      ...(h.process ? [h.process] : []),
+    ];
     if (h.containerId) this.state.containerId = h.containerId;
     if (h.docker) this.state.docker = h.docker;
     this.handle = h;
@@ -281,11 +378,13 @@ export class HarnessRegistry implements StartedRegistry {
    * start: a restart (about 100 ms) is the deterministic way.
    */
   private async changeUsers(edit: (list: User[]) => User[]): Promise<void> {
-    if (this.spec.auth.mode === 'none') throw new CredprovError(`registry ${this.name} has no auth; there are no users to change`);
+    if (this.spec.auth.mode === 'none')
+      throw new CredprovError(`registry ${this.name} has no auth; there are no users to change`);
     this.userList = edit(this.userList);
     if (this.spec.auth.mode === 'token') {
       if (this.memoryUsers) {
-        for (const u of this.memoryUsers.list()) if (!this.userList.some((x) => x.username === u.username)) this.memoryUsers.revoke(u.username);
+        for (const u of this.memoryUsers.list())
+          if (!this.userList.some((x) => x.username === u.username)) this.memoryUsers.revoke(u.username);
         for (const u of this.userList) this.memoryUsers.add(u);
       } else {
         await this.writeUsersFile();
@@ -304,7 +403,12 @@ export class HarnessRegistry implements StartedRegistry {
   }
 
   client(credentials?: Credentials): RegistryClient {
-    return new RegistryClient({ baseUrl: this.url, ...(credentials ? { credentials } : {}), ...(this.caCertPath ? { ca: readCA(this.caCertPath) } : {}), logger: this.log.child('client') });
+    return new RegistryClient({
+      baseUrl: this.url,
+      ...(credentials ? { credentials } : {}),
+      ...(this.caCertPath ? { ca: readCA(this.caCertPath) } : {}),
+      logger: this.log.child('client'),
+    });
   }
 
   async push(image: BuiltImage, as: { name?: string; tag?: string } = {}): Promise<string> {
@@ -322,18 +426,29 @@ export class HarnessRegistry implements StartedRegistry {
   // for ~5 s, so a long-running containerd may not see a registry line added a moment ago and would
   // ask the network's resolver instead. The serving certificate carries the address as an IP SAN.
   trustForContainerd(configPath: string): Promise<string> {
-    return trustForContainerd(configPath, this.host, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http', server: `${this.address}:${this.port}` });
+    return trustForContainerd(configPath, this.host, {
+      ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}),
+      plainHttp: this.scheme === 'http',
+      server: `${this.address}:${this.port}`,
+    });
   }
 
   async serveAs(configPath: string, imageHost: string): Promise<string> {
-    return trustForContainerd(configPath, imageHost, { ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}), plainHttp: this.scheme === 'http', server: `${this.address}:${this.port}` });
+    return trustForContainerd(configPath, imageHost, {
+      ...(this.caCertPath ? { caCertPath: this.caCertPath } : {}),
+      plainHttp: this.scheme === 'http',
+      server: `${this.address}:${this.port}`,
+    });
   }
 
   stop(): Promise<void> {
     inProcess.delete(this);
     this.stopping ??= (async () => {
       await this.tokenServer?.stop();
-      await teardown(this.state, { logger: this.log, ...(this.runner.removeContainer ? { removeContainer: this.runner.removeContainer } : {}) });
+      await teardown(this.state, {
+        logger: this.log,
+        ...(this.runner.removeContainer ? { removeContainer: this.runner.removeContainer } : {}),
+      });
       this.state.processes = [];
     })();
     return this.stopping;

@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostsFile } from '../src/core/hosts.ts';
 import { isOurs } from '../src/core/pids.ts';
-import { hostsOwner, IN_PROCESS_DIR_PREFIX, orphanedRegistries, pruneOrphanedRegistries, pruneRegistryHosts, readState, writeState, type RegistryState } from './state.ts';
+import {
+  hostsOwner,
+  IN_PROCESS_DIR_PREFIX,
+  orphanedRegistries,
+  pruneOrphanedRegistries,
+  pruneRegistryHosts,
+  readState,
+  writeState,
+  type RegistryState,
+} from './state.ts';
 
 describe('pruneRegistryHosts', () => {
   let dir: string;
@@ -29,12 +38,22 @@ describe('pruneRegistryHosts', () => {
   });
 
   test('also removes CLI registries without state, and never touches other owners', async () => {
-    expect((await pruneRegistryHosts(hosts, { cliNames: new Set(['cli']) })).sort()).toEqual(['registry/dead:pid999999', 'registry/gone']);
-    expect((await hosts.entries()).map((e) => e.owner).sort()).toEqual(['cluster/default', 'registry/cli', `registry/live:pid${process.pid}`]);
+    expect((await pruneRegistryHosts(hosts, { cliNames: new Set(['cli']) })).sort()).toEqual([
+      'registry/dead:pid999999',
+      'registry/gone',
+    ]);
+    expect((await hosts.entries()).map((e) => e.owner).sort()).toEqual([
+      'cluster/default',
+      'registry/cli',
+      `registry/live:pid${process.pid}`,
+    ]);
   });
 
   test('with `only`, leaves other CLI registries alone', async () => {
-    expect(await pruneRegistryHosts(hosts, { cliNames: new Set(), only: 'cli' })).toEqual(['registry/dead:pid999999', 'registry/cli']);
+    expect(await pruneRegistryHosts(hosts, { cliNames: new Set(), only: 'cli' })).toEqual([
+      'registry/dead:pid999999',
+      'registry/cli',
+    ]);
   });
 });
 
@@ -50,7 +69,11 @@ describe('pruneOrphanedRegistries', () => {
   });
 
   /** A registry dir as an in-process registry leaves it, with a stand-in process whose command line names its config. */
-  async function registryDir(name: string, ownerPid: number | undefined, hostsOwnerPid?: number): Promise<{ state: RegistryState; child: ChildProcess }> {
+  async function registryDir(
+    name: string,
+    ownerPid: number | undefined,
+    hostsOwnerPid?: number,
+  ): Promise<{ state: RegistryState; child: ChildProcess }> {
     const d = join(dir, `${IN_PROCESS_DIR_PREFIX}${name}-x1`);
     await mkdir(d);
     const config = join(d, 'config.yml');
@@ -58,8 +81,18 @@ describe('pruneOrphanedRegistries', () => {
     const child = spawn('/bin/sh', ['-c', 'sleep 60', config], { stdio: 'ignore' });
     children.push(child);
     const state: RegistryState = {
-      name, provider: 'process', processes: [{ pid: child.pid!, match: config }], host: '', hostname: `${name}.registry.test`, address: '127.0.0.1', port: 5000,
-      url: '', auth: 'none', dir: d, ownsDir: true, createdAt: new Date().toISOString(),
+      name,
+      provider: 'process',
+      processes: [{ pid: child.pid!, match: config }],
+      host: '',
+      hostname: `${name}.registry.test`,
+      address: '127.0.0.1',
+      port: 5000,
+      url: '',
+      auth: 'none',
+      dir: d,
+      ownsDir: true,
+      createdAt: new Date().toISOString(),
       ...(ownerPid !== undefined ? { ownerPid } : {}),
       ...(hostsOwnerPid !== undefined ? { hostsOwner: hostsOwner(name, false, hostsOwnerPid) } : {}),
     };
@@ -81,6 +114,8 @@ describe('pruneOrphanedRegistries', () => {
 
   test('`ended` picks the owners to judge (the leftovers checker passes the runs it knows have ended)', async () => {
     await registryDir('mine', process.pid);
-    expect((await orphanedRegistries({ dir, ended: (pid) => pid === process.pid })).map((s) => s.name)).toEqual(['mine']);
+    expect((await orphanedRegistries({ dir, ended: (pid) => pid === process.pid })).map((s) => s.name)).toEqual([
+      'mine',
+    ]);
   });
 });

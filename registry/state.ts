@@ -56,7 +56,9 @@ export async function readState(dir: string): Promise<RegistryState | undefined>
 }
 
 /** Registries under the CLI's state dir, with whether their processes still run. */
-export async function listStates(env: NodeJS.ProcessEnv = process.env): Promise<Array<{ dir: string; state?: RegistryState; running: boolean }>> {
+export async function listStates(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Array<{ dir: string; state?: RegistryState; running: boolean }>> {
   const root = registriesDir(env);
   const names = await readdir(root).catch(() => [] as string[]);
   const out = [];
@@ -82,7 +84,10 @@ export async function isRunning(s: RegistryState): Promise<boolean> {
  * first error is rethrown. A container is removed through `removeContainer`,
  * else through the daemon the state names (`registry down`, Ctrl-C in `up`).
  */
-export async function teardown(s: RegistryState, o: { logger?: Logger; removeContainer?: (id: string) => Promise<void> } = {}): Promise<void> {
+export async function teardown(
+  s: RegistryState,
+  o: { logger?: Logger; removeContainer?: (id: string) => Promise<void> } = {},
+): Promise<void> {
   const log = o.logger ?? noopLogger;
   const errors: unknown[] = [];
   const attempt = async (what: string, fn: () => Promise<unknown>) => {
@@ -96,7 +101,8 @@ export async function teardown(s: RegistryState, o: { logger?: Logger; removeCon
   for (const p of s.processes) await attempt(`stopping pid ${p.pid}`, () => terminate(p));
   const remove = o.removeContainer ?? ((id: string) => removeContainer(s.docker ?? {}, id));
   if (s.containerId) await attempt(`removing container ${s.containerId.slice(0, 12)}`, () => remove(s.containerId!));
-  if (s.hostsOwner) await attempt('removing /etc/hosts entries', () => new HostsFile(s.hostsFile).remove(s.hostsOwner!));
+  if (s.hostsOwner)
+    await attempt('removing /etc/hosts entries', () => new HostsFile(s.hostsFile).remove(s.hostsOwner!));
   if (s.ownsDir) await attempt(`removing ${s.dir}`, () => rm(s.dir, { recursive: true, force: true }));
   if (errors.length > 0) throw errors[0];
 }
@@ -111,7 +117,10 @@ export function hostsOwner(name: string, detached: boolean, pid = process.pid): 
  * process died, and (when `cliNames` is given) a CLI registry without state,
  * limited to `only` when set. Returns the owners removed.
  */
-export async function pruneRegistryHosts(hosts: HostsFile, o: { cliNames?: Set<string>; only?: string } = {}): Promise<string[]> {
+export async function pruneRegistryHosts(
+  hosts: HostsFile,
+  o: { cliNames?: Set<string>; only?: string } = {},
+): Promise<string[]> {
   return hosts.prune((owner) => {
     const m = /^registry\/([a-z0-9-]+)(?::pid(\d+))?$/.exec(owner);
     if (!m) return false;
@@ -132,7 +141,9 @@ export function ownerPidOf(s: RegistryState): number | undefined {
 }
 
 /** In-process registries under `dir` (default the temp dir) whose owning process matches `ended` (default: is gone). */
-export async function orphanedRegistries(o: { dir?: string; ended?: (pid: number) => boolean } = {}): Promise<RegistryState[]> {
+export async function orphanedRegistries(
+  o: { dir?: string; ended?: (pid: number) => boolean } = {},
+): Promise<RegistryState[]> {
   const dir = o.dir ?? tmpdir();
   const ended = o.ended ?? ((pid: number) => !pidExists(pid));
   const out: RegistryState[] = [];
@@ -153,7 +164,10 @@ export async function orphanedRegistries(o: { dir?: string; ended?: (pid: number
 export async function pruneOrphanedRegistries(o: { dir?: string; logger?: Logger } = {}): Promise<string[]> {
   const removed: string[] = [];
   for (const s of await orphanedRegistries(o.dir ? { dir: o.dir } : {})) {
-    await teardown(s, o.logger ? { logger: o.logger } : {}).then(() => removed.push(s.dir), () => {});
+    await teardown(s, o.logger ? { logger: o.logger } : {}).then(
+      () => removed.push(s.dir),
+      () => {},
+    );
   }
   return removed;
 }

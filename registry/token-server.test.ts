@@ -17,14 +17,18 @@ describe('access rules', () => {
 
   test('grant only the asked actions the rules allow, per repository', () => {
     const user = { access: [{ repository: 'team/*', actions: ['pull' as const] }] };
-    expect(grantedAccess(user, [
-      { type: 'repository', name: 'team/app', actions: ['pull', 'push'] },
-      { type: 'repository', name: 'other/app', actions: ['pull'] },
-    ])).toEqual([{ type: 'repository', name: 'team/app', actions: ['pull'] }]);
+    expect(
+      grantedAccess(user, [
+        { type: 'repository', name: 'team/app', actions: ['pull', 'push'] },
+        { type: 'repository', name: 'other/app', actions: ['pull'] },
+      ]),
+    ).toEqual([{ type: 'repository', name: 'team/app', actions: ['pull'] }]);
   });
 
   test('users without rules get pull and push everywhere', () => {
-    expect(grantedAccess({}, [{ type: 'repository', name: 'x', actions: ['pull', 'push', 'delete'] }])).toEqual([{ type: 'repository', name: 'x', actions: ['pull', 'push'] }]);
+    expect(grantedAccess({}, [{ type: 'repository', name: 'x', actions: ['pull', 'push', 'delete'] }])).toEqual([
+      { type: 'repository', name: 'x', actions: ['pull', 'push'] },
+    ]);
   });
 });
 
@@ -38,7 +42,14 @@ describe('TokenServer', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'credprov-token-'));
     signing = await createSigningPair(dir);
-    server = await new TokenServer({ issuer: 'iss', service: 'svc', lifetimeSeconds: 120, signing, users, clock: () => now }).start();
+    server = await new TokenServer({
+      issuer: 'iss',
+      service: 'svc',
+      lifetimeSeconds: 120,
+      signing,
+      users,
+      clock: () => now,
+    }).start();
   });
   afterAll(async () => {
     await server.stop();
@@ -46,7 +57,9 @@ describe('TokenServer', () => {
   });
 
   test('a GET with good Basic credentials gets an RS256 token with x5c and the registry claims', async () => {
-    const res = await send(`${server.realm}?service=svc&scope=repository:a/b:pull&account=alice`, { headers: { authorization: basicAuth('alice', 'pw') } });
+    const res = await send(`${server.realm}?service=svc&scope=repository:a/b:pull&account=alice`, {
+      headers: { authorization: basicAuth('alice', 'pw') },
+    });
     expect(res.status).toBe(200);
     const body = res.json<{ token: string; access_token: string; expires_in: number }>();
     expect(body.access_token).toBe(body.token);
@@ -55,18 +68,42 @@ describe('TokenServer', () => {
     expect(header.alg).toBe('RS256');
     expect(header.x5c).toHaveLength(1);
     const claims = decodeJwt(body.token);
-    expect(claims).toMatchObject({ iss: 'iss', aud: 'svc', sub: 'alice', iat: now / 1000, nbf: now / 1000, exp: now / 1000 + 120, access: [{ type: 'repository', name: 'a/b', actions: ['pull'] }] });
+    expect(claims).toMatchObject({
+      iss: 'iss',
+      aud: 'svc',
+      sub: 'alice',
+      iat: now / 1000,
+      nbf: now / 1000,
+      exp: now / 1000 + 120,
+      access: [{ type: 'repository', name: 'a/b', actions: ['pull'] }],
+    });
     expect(typeof claims.jti).toBe('string');
     const key = await importX509(await readFile(signing.certPath, 'utf8'), 'RS256');
     await expect(jwtVerify(body.token, key, { currentDate: new Date(now) })).resolves.toBeDefined();
   });
 
   test('a POST password grant (containerd) gets an access_token; the request is recorded without the password', async () => {
-    const form = new URLSearchParams({ grant_type: 'password', client_id: 'containerd-client', username: 'alice', password: 'pw', scope: 'repository:a/b:pull', service: 'svc' });
-    const res = await send(server.realm, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const form = new URLSearchParams({
+      grant_type: 'password',
+      client_id: 'containerd-client',
+      username: 'alice',
+      password: 'pw',
+      scope: 'repository:a/b:pull',
+      service: 'svc',
+    });
+    const res = await send(server.realm, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
     expect(res.status).toBe(200);
     expect(res.json<{ token_type: string }>().token_type).toBe('Bearer');
-    expect(server.requests.at(-1)).toMatchObject({ method: 'POST', account: 'alice', clientId: 'containerd-client', status: 200 });
+    expect(server.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      account: 'alice',
+      clientId: 'containerd-client',
+      status: 200,
+    });
     expect(JSON.stringify(server.requests)).not.toContain('"pw"');
   });
 

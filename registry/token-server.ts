@@ -66,7 +66,12 @@ const DEFAULT_ACCESS: AccessRule[] = [{ repository: '*', actions: ['pull', 'push
 
 /** `*` matches any run of characters, slashes included: `team/*`, `*`, `exact/name`. */
 export function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return re.test(name);
 }
 
@@ -198,9 +203,18 @@ export class TokenServer {
   }
 
   private async handleGet(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
-    const scopes = url.searchParams.getAll('scope').flatMap((s) => s.split(' ')).filter(Boolean);
+    const scopes = url.searchParams
+      .getAll('scope')
+      .flatMap((s) => s.split(' '))
+      .filter(Boolean);
     const basic = parseBasic(req.headers.authorization);
-    const record: TokenRequestRecord = { method: 'GET', scopes, status: 401, granted: [], ...(basic ? { account: basic.username } : {}) };
+    const record: TokenRequestRecord = {
+      method: 'GET',
+      scopes,
+      status: 401,
+      granted: [],
+      ...(basic ? { account: basic.username } : {}),
+    };
     this.requests.push(record);
     res.once('finish', () => this.logRequest(record));
     if (!basic) {
@@ -210,9 +224,14 @@ export class TokenServer {
     const user = await this.verify(basic.username, basic.password);
     if (!user || !this.serviceOk(url.searchParams.get('service'))) {
       res.setHeader('www-authenticate', 'Basic realm="credprov token server"');
-      return json(res, 401, { errors: [{ code: 'UNAUTHORIZED', message: user ? 'unknown service' : 'invalid username or password' }] });
+      return json(res, 401, {
+        errors: [{ code: 'UNAUTHORIZED', message: user ? 'unknown service' : 'invalid username or password' }],
+      });
     }
-    record.granted = grantedAccess(user, scopes.map(parseScope).filter((s): s is ScopeItem => !!s));
+    record.granted = grantedAccess(
+      user,
+      scopes.map(parseScope).filter((s): s is ScopeItem => !!s),
+    );
     const t = await this.mint(user.username, record.granted);
     record.status = 200;
     return json(res, 200, { token: t.token, access_token: t.token, expires_in: t.expiresIn, issued_at: t.issuedAt });
@@ -223,7 +242,14 @@ export class TokenServer {
     const scopes = (form.get('scope') ?? '').split(' ').filter(Boolean);
     const username = form.get('username') ?? '';
     const clientId = form.get('client_id') ?? undefined;
-    const record: TokenRequestRecord = { method: 'POST', scopes, status: 400, granted: [], ...(username ? { account: username } : {}), ...(clientId ? { clientId } : {}) };
+    const record: TokenRequestRecord = {
+      method: 'POST',
+      scopes,
+      status: 400,
+      granted: [],
+      ...(username ? { account: username } : {}),
+      ...(clientId ? { clientId } : {}),
+    };
     this.requests.push(record);
     res.once('finish', () => this.logRequest(record));
     if (form.get('grant_type') !== 'password') return json(res, 400, { error: 'unsupported_grant_type' });
@@ -233,16 +259,27 @@ export class TokenServer {
       record.status = 401;
       return json(res, 401, { error: 'invalid_grant', error_description: 'invalid username or password' });
     }
-    record.granted = grantedAccess(user, scopes.map(parseScope).filter((s): s is ScopeItem => !!s));
+    record.granted = grantedAccess(
+      user,
+      scopes.map(parseScope).filter((s): s is ScopeItem => !!s),
+    );
     const t = await this.mint(user.username, record.granted);
     record.status = 200;
-    return json(res, 200, { access_token: t.token, token_type: 'Bearer', expires_in: t.expiresIn, issued_at: t.issuedAt, scope: scopes.join(' ') });
+    return json(res, 200, {
+      access_token: t.token,
+      token_type: 'Bearer',
+      expires_in: t.expiresIn,
+      issued_at: t.issuedAt,
+      scope: scopes.join(' '),
+    });
   }
 
   // The access log a vendor reads when a pull fails: flow, account, asked and granted scopes; never a password.
   private logRequest(r: TokenRequestRecord): void {
     const granted = r.granted.map((g) => `${g.name}:${g.actions.join(',')}`).join(' ') || '-';
-    this.log.info(`${r.method} account=${r.account ?? '-'}${r.clientId ? ` client_id=${r.clientId}` : ''} scope=${r.scopes.join(' ') || '-'} -> ${r.status} granted=${granted}`);
+    this.log.info(
+      `${r.method} account=${r.account ?? '-'}${r.clientId ? ` client_id=${r.clientId}` : ''} scope=${r.scopes.join(' ') || '-'} -> ${r.status} granted=${granted}`,
+    );
   }
 
   private serviceOk(service: string | null): boolean {

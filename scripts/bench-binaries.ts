@@ -16,7 +16,12 @@ import { formatMs } from '../src/core/duration.ts';
 import { cacheDir } from '../src/core/paths.ts';
 
 const { values } = parseArgs({
-  options: { cold: { type: 'boolean' }, 'cold-go': { type: 'boolean' }, 'kube-version': { type: 'string' }, runs: { type: 'string' } },
+  options: {
+    cold: { type: 'boolean' },
+    'cold-go': { type: 'boolean' },
+    'kube-version': { type: 'string' },
+    runs: { type: 'string' },
+  },
 });
 const version = values['kube-version'] ?? DEFAULT_KUBE_VERSION;
 const runs = Number(values.runs ?? 5);
@@ -25,7 +30,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 console.log('# kube binaries: recorded fill times (manifest.json durationMs)');
 for (const m of await listEntries(kubeCacheRoot(cacheDir()))) {
-  console.log(`${m.version}\t${m.source}\t${formatMs(m.durationMs)}\t${m.createdAt}${m.goVersion ? `\t${m.goVersion}` : ''}`);
+  console.log(
+    `${m.version}\t${m.source}\t${formatMs(m.durationMs)}\t${m.createdAt}${m.goVersion ? `\t${m.goVersion}` : ''}`,
+  );
 }
 for (const m of await listContainerd(containerdCacheRoot(cacheDir()))) {
   console.log(`containerd ${m.version}\t${m.source}\t${formatMs(m.durationMs)}\t${m.createdAt}`);
@@ -39,7 +46,9 @@ for (let i = 0; i < runs; i++) {
   inProcess.push(performance.now() - t0);
   if (!r.fromCache) console.log(`(run ${i}: not a cache hit; it was filled by ${r.source})`);
 }
-console.log(`in-process resolveKubeBinaries: median ${formatMs(median(inProcess))} (min ${formatMs(Math.min(...inProcess))}, max ${formatMs(Math.max(...inProcess))})`);
+console.log(
+  `in-process resolveKubeBinaries: median ${formatMs(median(inProcess))} (min ${formatMs(Math.min(...inProcess))}, max ${formatMs(Math.max(...inProcess))})`,
+);
 const cli: number[] = [];
 for (let i = 0; i < runs; i++) {
   const t0 = performance.now();
@@ -50,11 +59,21 @@ console.log(`credprov binaries ensure (new process each): median ${formatMs(medi
 
 if (values.cold || values['cold-go']) {
   const tmp = mkdtempSync(join(tmpdir(), 'credprov-bench-'));
-  const env = { ...process.env, CREDPROV_CACHE_DIR: join(tmp, 'cache'), ...(values['cold-go'] ? { GOCACHE: join(tmp, 'gocache') } : {}) };
-  console.log(`\n# rebuild of ${version} into an empty cache${values['cold-go'] ? ' with an empty Go build cache' : ' (Go build cache warm)'}`);
+  const env = {
+    ...process.env,
+    CREDPROV_CACHE_DIR: join(tmp, 'cache'),
+    ...(values['cold-go'] ? { GOCACHE: join(tmp, 'gocache') } : {}),
+  };
+  console.log(
+    `\n# rebuild of ${version} into an empty cache${values['cold-go'] ? ' with an empty Go build cache' : ' (Go build cache warm)'}`,
+  );
   try {
     const t0 = performance.now();
-    await execa('node', ['bin/credprov.js', 'binaries', 'ensure', '--kube-version', version, '--source', 'build', '--skip-containerd'], { env, stderr: 'inherit' });
+    await execa(
+      'node',
+      ['bin/credprov.js', 'binaries', 'ensure', '--kube-version', version, '--source', 'build', '--skip-containerd'],
+      { env, stderr: 'inherit' },
+    );
     console.log(`build: ${formatMs(performance.now() - t0)}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -21,7 +21,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PLUGINS = join(ROOT, 'fixtures/plugins');
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, spawns: { type: 'string', default: '200' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, spawns: { type: 'string', default: '200' } },
+});
 const runs = Number(values.runs);
 const spawns = Number(values.spawns);
 
@@ -38,18 +40,36 @@ async function benchCertify(): Promise<void> {
   const lib: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    const r = await certifyKubeletPlugin({ plugin: join(PLUGINS, 'well-behaved'), provider, images, redactor: new Redactor() });
+    const r = await certifyKubeletPlugin({
+      plugin: join(PLUGINS, 'well-behaved'),
+      provider,
+      images,
+      redactor: new Redactor(),
+    });
     lib.push(performance.now() - t0);
-    if (r.checks.some((c) => c.status === 'failed')) throw new Error('the well-behaved plugin failed a check; the benchmark would be meaningless');
+    if (r.checks.some((c) => c.status === 'failed'))
+      throw new Error('the well-behaved plugin failed a check; the benchmark would be meaningless');
   }
-  console.log(`(a) certify well-behaved plugin, library call (${images.length} images + 2 provocations + 8 concurrent = ${images.length + 10} plugin runs): ${stats(lib)}`);
+  console.log(
+    `(a) certify well-behaved plugin, library call (${images.length} images + 2 provocations + 8 concurrent = ${images.length + 10} plugin runs): ${stats(lib)}`,
+  );
 
   const cli: number[] = [];
   const out = await mkdtemp(join(tmpdir(), 'credprov-bench-'));
   try {
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
-      await execa(process.execPath, [join(ROOT, 'bin/credprov.js'), 'certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--report-dir', join(out, String(i))]);
+      await execa(process.execPath, [
+        join(ROOT, 'bin/credprov.js'),
+        'certify',
+        'kubelet-plugin',
+        '--plugin',
+        join(PLUGINS, 'well-behaved'),
+        '--config',
+        join(PLUGINS, 'configs/v1.yaml'),
+        '--report-dir',
+        join(out, String(i)),
+      ]);
       cli.push(performance.now() - t0);
     }
   } finally {
@@ -57,7 +77,6 @@ async function benchCertify(): Promise<void> {
   }
   console.log(`(a) certify well-behaved plugin, CLI process end to end (node startup, reports written): ${stats(cli)}`);
 }
-
 
 async function bareSpawn(file: string, input: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -76,7 +95,12 @@ async function benchOverhead(): Promise<void> {
   try {
     // A plugin that costs as little as possible, so the difference is the harness.
     const plugin = join(dir, 'tiny-plugin');
-    const response = JSON.stringify({ apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Registry', auth: { 'reg.example': { username: 'u', password: 'p' } } });
+    const response = JSON.stringify({
+      apiVersion: V1,
+      kind: 'CredentialProviderResponse',
+      cacheKeyType: 'Registry',
+      auth: { 'reg.example': { username: 'u', password: 'p' } },
+    });
     await writeFile(plugin, `#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '${response}'\n`);
     await chmod(plugin, 0o755);
     const request = { apiVersion: V1, kind: 'CredentialProviderRequest' as const, image: 'reg.example/app' };

@@ -35,21 +35,45 @@ const median = (xs: number[]) => {
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 const plugin: ExecPlugin = {
-  config: { command: FAKE, args: [], env: [], apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never', provideClusterInfo: false },
+  config: {
+    command: FAKE,
+    args: [],
+    env: [],
+    apiVersion: 'client.authentication.k8s.io/v1',
+    interactiveMode: 'Never',
+    provideClusterInfo: false,
+  },
   baseDir: ROOT,
 };
 
-async function certify(clients: MatrixClient[]): Promise<{ totalMs: number; clientMs: Partial<Record<ClientName, number>> }> {
+async function certify(
+  clients: MatrixClient[],
+): Promise<{ totalMs: number; clientMs: Partial<Record<ClientName, number>> }> {
   const t0 = performance.now();
-  const r = await certifyExecPlugin(plugin, { log: new InvocationLog(), timeoutMs: 30_000, parentEnv: env, redactor: new Redactor(), clients });
+  const r = await certifyExecPlugin(plugin, {
+    log: new InvocationLog(),
+    timeoutMs: 30_000,
+    parentEnv: env,
+    redactor: new Redactor(),
+    clients,
+  });
   const failed = r.checks.filter((c) => c.status === 'failed');
-  if (failed.length) throw new Error(`the fake plugin failed ${failed.map((c) => `${c.id}: ${c.message}`).join('; ')}; the benchmark would be meaningless`);
-  return { totalMs: performance.now() - t0, clientMs: (r.metrics.clientMs ?? {}) as Partial<Record<ClientName, number>> };
+  if (failed.length)
+    throw new Error(
+      `the fake plugin failed ${failed.map((c) => `${c.id}: ${c.message}`).join('; ')}; the benchmark would be meaningless`,
+    );
+  return {
+    totalMs: performance.now() - t0,
+    clientMs: (r.metrics.clientMs ?? {}) as Partial<Record<ClientName, number>>,
+  };
 }
 
 const available = await availableProbes();
-for (const p of available) if (!p.availability.ok) console.log(`${p.probe.name}: not available (${p.availability.reason}); left out`);
-const clients: MatrixClient[] = available.flatMap((p) => (p.availability.ok ? [{ probe: p.probe, version: p.availability.version }] : []));
+for (const p of available)
+  if (!p.availability.ok) console.log(`${p.probe.name}: not available (${p.availability.reason}); left out`);
+const clients: MatrixClient[] = available.flatMap((p) =>
+  p.availability.ok ? [{ probe: p.probe, version: p.availability.version }] : [],
+);
 
 const none: number[] = [];
 const alone = new Map<ClientName, { total: number[]; client: number[] }>();
@@ -66,16 +90,22 @@ for (let i = 0; i < runs; i++) {
   }
   const all = await certify(clients);
   together.push(all.totalMs);
-  for (const c of clients) inMatrix.set(c.probe.name, [...(inMatrix.get(c.probe.name) ?? []), all.clientMs[c.probe.name]!]);
+  for (const c of clients)
+    inMatrix.set(c.probe.name, [...(inMatrix.get(c.probe.name) ?? []), all.clientMs[c.probe.name]!]);
 }
 
-console.log(`\n(a) per client, in the matrix of all ${clients.length} (client start + one request through the plugin + close), medians of ${runs}:`);
-for (const c of clients) console.log(`  ${c.probe.name.padEnd(12)} ${c.version.padEnd(9)} ${fmt(median(inMatrix.get(c.probe.name)!))}`);
+console.log(
+  `\n(a) per client, in the matrix of all ${clients.length} (client start + one request through the plugin + close), medians of ${runs}:`,
+);
+for (const c of clients)
+  console.log(`  ${c.probe.name.padEnd(12)} ${c.version.padEnd(9)} ${fmt(median(inMatrix.get(c.probe.name)!))}`);
 console.log(`\n(b) certify exec-plugin of the fake plugin, library call, medians of ${runs}:`);
 console.log(`  no clients (credprov's own 14 runs)   ${fmt(median(none))}`);
 for (const c of clients) {
   const a = alone.get(c.probe.name)!;
-  console.log(`  with ${c.probe.name.padEnd(12)} alone          ${fmt(median(a.total))} (the client: ${fmt(median(a.client))})`);
+  console.log(
+    `  with ${c.probe.name.padEnd(12)} alone          ${fmt(median(a.total))} (the client: ${fmt(median(a.client))})`,
+  );
 }
 console.log(`  with all ${clients.length}                       ${fmt(median(together))}`);
 
@@ -85,7 +115,24 @@ try {
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
-      await execa(process.execPath, [join(ROOT, 'bin/credprov.js'), 'certify', 'exec-plugin', '--command', FAKE, '--api-version', 'client.authentication.k8s.io/v1', '--interactive-mode', 'Never', ...extra, '--report-dir', join(out, `${extra.join('-')}${i}`)], { env });
+      await execa(
+        process.execPath,
+        [
+          join(ROOT, 'bin/credprov.js'),
+          'certify',
+          'exec-plugin',
+          '--command',
+          FAKE,
+          '--api-version',
+          'client.authentication.k8s.io/v1',
+          '--interactive-mode',
+          'Never',
+          ...extra,
+          '--report-dir',
+          join(out, `${extra.join('-')}${i}`),
+        ],
+        { env },
+      );
       times.push(performance.now() - t0);
     }
     return times;

@@ -33,7 +33,10 @@ async function buildTimes(): Promise<Record<string, number>> {
   for (const kind of ['kube', 'containerd']) {
     const root = join(cacheDir(), kind);
     for (const v of await readdir(root).catch(() => [] as string[])) {
-      const m = JSON.parse(await readFile(join(root, v, 'manifest.json'), 'utf8').catch(() => '{}')) as { durationMs?: number; source?: string };
+      const m = JSON.parse(await readFile(join(root, v, 'manifest.json'), 'utf8').catch(() => '{}')) as {
+        durationMs?: number;
+        source?: string;
+      };
       if (m.durationMs !== undefined) out[`${kind} ${v} (${m.source ?? '?'})`] = m.durationMs;
     }
   }
@@ -85,7 +88,11 @@ const sampler = (async () => {
     await new Promise((r) => setTimeout(r, 200));
   }
 })();
-const { report } = await runSuites([smokeSuite], { baseSpec: base, artifactsDir: `/tmp/credprov-bench-${process.pid}`, redactor: new Redactor() });
+const { report } = await runSuites([smokeSuite], {
+  baseSpec: base,
+  artifactsDir: `/tmp/credprov-bench-${process.pid}`,
+  redactor: new Redactor(),
+});
 sampling = false;
 await sampler;
 await provider.down(name);
@@ -100,4 +107,6 @@ const results = {
   peakRssMiB: Math.round(peak / 1024),
 };
 console.log(JSON.stringify(results, null, 2));
-process.stderr.write(`warm up ${fmt(results.warmUpMs.median)} (aim ≤ 20 s), down ${fmt(results.downMs.median)} (aim ≤ 5 s), smoke pod ${pull ? fmt(pull.durationMs) : '-'}, peak RSS ${results.peakRssMiB} MiB\n`);
+process.stderr.write(
+  `warm up ${fmt(results.warmUpMs.median)} (aim ≤ 20 s), down ${fmt(results.downMs.median)} (aim ≤ 5 s), smoke pod ${pull ? fmt(pull.durationMs) : '-'}, peak RSS ${results.peakRssMiB} MiB\n`,
+);

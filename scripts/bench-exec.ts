@@ -23,9 +23,15 @@ function stats(ms: number[]) {
 const dir = await mkdtemp(join(tmpdir(), 'credprov-bench-exec-'));
 try {
   const sh = join(dir, 'plugin');
-  await writeFile(sh, `#!/bin/sh\nprintf '{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"t0123456789"}}'\n`);
+  await writeFile(
+    sh,
+    `#!/bin/sh\nprintf '{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"t0123456789"}}'\n`,
+  );
   await chmod(sh, 0o755);
-  const plugin: ExecPlugin = { config: { command: sh, args: [], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false }, baseDir: dir };
+  const plugin: ExecPlugin = {
+    config: { command: sh, args: [], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false },
+    baseDir: dir,
+  };
 
   const raw: number[] = [];
   const runner: number[] = [];
@@ -39,21 +45,34 @@ try {
     runner.push(performance.now() - t);
   }
 
-  const fake: ExecPlugin = { config: { ...plugin.config, command: resolve('fixtures/fake-exec-plugin/fake-exec-plugin') }, baseDir: dir };
+  const fake: ExecPlugin = {
+    config: { ...plugin.config, command: resolve('fixtures/fake-exec-plugin/fake-exec-plugin') },
+    baseDir: dir,
+  };
   const certs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    await certifyExecPlugin(fake, { log: new InvocationLog(), timeoutMs: 30_000, parentEnv: { ...process.env, CREDPROV_NODE: process.execPath } });
+    await certifyExecPlugin(fake, {
+      log: new InvocationLog(),
+      timeoutMs: 30_000,
+      parentEnv: { ...process.env, CREDPROV_NODE: process.execPath },
+    });
     certs.push(performance.now() - t);
   }
   const r = stats(raw);
   const w = stats(runner);
-  process.stdout.write(`${JSON.stringify({
-    shPluginRawMs: r,
-    shPluginViaRunnerMs: w,
-    runnerOverheadP50Ms: Math.round((w.p50 - r.p50) * 10) / 10,
-    certifyFakeNodePluginMs: stats(certs),
-  }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        shPluginRawMs: r,
+        shPluginViaRunnerMs: w,
+        runnerOverheadP50Ms: Math.round((w.p50 - r.p50) * 10) / 10,
+        certifyFakeNodePluginMs: stats(certs),
+      },
+      null,
+      2,
+    )}\n`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -29,7 +29,8 @@ const stopAll = async () => {
   await Promise.all([...live].map((r) => r.stop()));
   await dockerd?.stop();
 };
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void stopAll().finally(() => process.exit(130)));
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => void stopAll().finally(() => process.exit(130)));
 
 const timings: Record<string, number[]> = {};
 const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
@@ -57,7 +58,9 @@ try {
   for (let i = 0; i < runs; i++) {
     const image = await time('build busybox image', () => busyboxImage());
     for (const [label, auth, tls] of modes) {
-      const reg = await time(`up ${label}`, () => provider.start({ name: 'bench', hostname: 'bench.registry.test', auth: auth(), tls }));
+      const reg = await time(`up ${label}`, () =>
+        provider.start({ name: 'bench', hostname: 'bench.registry.test', auth: auth(), tls }),
+      );
       live.add(reg);
       await time(`push ${label} (first)`, () => reg.push(image));
       await time(`push ${label} (again, blobs present)`, () => reg.push(image));
@@ -65,8 +68,13 @@ try {
       live.delete(reg);
     }
     const state = await mkdtemp(join(tmpdir(), 'credprov-bench-'));
-    const cli = (...a: string[]) => execa(process.execPath, [join(import.meta.dirname, '..', 'bin', 'credprov.js'), 'registry', ...a], { env: { CREDPROV_STATE_DIR: state, ...(dockerd ? { DOCKER_HOST: dockerd.host } : {}) } });
-    await time('CLI registry up --auth htpasswd (detached, incl. node start)', () => cli('up', '--name', 'bench-cli', '--auth', 'htpasswd', '--provider', kind));
+    const cli = (...a: string[]) =>
+      execa(process.execPath, [join(import.meta.dirname, '..', 'bin', 'credprov.js'), 'registry', ...a], {
+        env: { CREDPROV_STATE_DIR: state, ...(dockerd ? { DOCKER_HOST: dockerd.host } : {}) },
+      });
+    await time('CLI registry up --auth htpasswd (detached, incl. node start)', () =>
+      cli('up', '--name', 'bench-cli', '--auth', 'htpasswd', '--provider', kind),
+    );
     await time('CLI registry down', () => cli('down', '--name', 'bench-cli'));
     await rm(state, { recursive: true, force: true });
   }
@@ -75,11 +83,24 @@ try {
   if (dockerd) await time('private dockerd stop', () => dockerd!.stop());
 }
 
-const stats = Object.fromEntries(Object.entries(timings).map(([k, v]) => {
-  const s = [...v].sort((a, b) => a - b);
-  return [k, { runs: s.length, medianMs: Math.round(s[Math.floor(s.length / 2)]!), minMs: Math.round(s[0]!), maxMs: Math.round(s.at(-1)!) }];
-}));
+const stats = Object.fromEntries(
+  Object.entries(timings).map(([k, v]) => {
+    const s = [...v].sort((a, b) => a - b);
+    return [
+      k,
+      {
+        runs: s.length,
+        medianMs: Math.round(s[Math.floor(s.length / 2)]!),
+        minMs: Math.round(s[0]!),
+        maxMs: Math.round(s.at(-1)!),
+      },
+    ];
+  }),
+);
 const width = Math.max(...Object.keys(stats).map((k) => k.length));
 process.stderr.write(`${'step'.padEnd(width)}  median     min     max  (ms, ${runs} runs, ${kind} provider)\n`);
-for (const [k, s] of Object.entries(stats)) process.stderr.write(`${k.padEnd(width)}  ${String(s.medianMs).padStart(6)}  ${String(s.minMs).padStart(6)}  ${String(s.maxMs).padStart(6)}\n`);
+for (const [k, s] of Object.entries(stats))
+  process.stderr.write(
+    `${k.padEnd(width)}  ${String(s.medianMs).padStart(6)}  ${String(s.minMs).padStart(6)}  ${String(s.maxMs).padStart(6)}\n`,
+  );
 process.stdout.write(`${JSON.stringify({ runs, provider: kind, stats })}\n`);

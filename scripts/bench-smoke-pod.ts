@@ -18,7 +18,9 @@ import { runSuites } from '../src/run/runner.ts';
 import { smokeSuite } from '../suites/smoke/index.ts';
 import { PRIVATE_PULL, UNMATCHED_FAILS } from '../suites/smoke/checks.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, name: { type: 'string', default: 'bench-smoke-pod' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, name: { type: 'string', default: 'bench-smoke-pod' } },
+});
 const base = { name: values.name!, provider: 'local' as const };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pulls: number[] = [];
@@ -26,12 +28,14 @@ const unmatched: number[] = [];
 const suites: number[] = [];
 const dir = await mkdtemp(join(tmpdir(), 'credprov-bench-smoke-pod-'));
 try {
-  const once = () => runSuites([smokeSuite], { baseSpec: base, artifactsDir: dir, redactor: new Redactor(), keep: true });
+  const once = () =>
+    runSuites([smokeSuite], { baseSpec: base, artifactsDir: dir, redactor: new Redactor(), keep: true });
   await once();
   for (let i = 0; i < Number(values.runs); i++) {
     const { report } = await once();
     const failed = report.checks.filter((c) => c.status !== 'passed');
-    if (failed.length > 0) process.stderr.write(`run ${i + 1}: ${failed.map((c) => `${c.id} ${c.status}: ${c.message}`).join('; ')}\n`);
+    if (failed.length > 0)
+      process.stderr.write(`run ${i + 1}: ${failed.map((c) => `${c.id} ${c.status}: ${c.message}`).join('; ')}\n`);
     pulls.push(Math.round(report.checks.find((c) => c.id === PRIVATE_PULL.id)?.durationMs ?? NaN));
     unmatched.push(Math.round(report.checks.find((c) => c.id === UNMATCHED_FAILS.id)?.durationMs ?? NaN));
     suites.push(report.suites?.[0]?.durationMs ?? NaN);
@@ -40,4 +44,11 @@ try {
   await localProvider().down(values.name!);
   await rm(dir, { recursive: true, force: true });
 }
-console.log(JSON.stringify({ privatePullMs: pulls, unmatchedMs: unmatched, suiteMs: suites, medians: { privatePull: median(pulls), unmatched: median(unmatched), suite: median(suites) } }));
+console.log(
+  JSON.stringify({
+    privatePullMs: pulls,
+    unmatchedMs: unmatched,
+    suiteMs: suites,
+    medians: { privatePull: median(pulls), unmatched: median(unmatched), suite: median(suites) },
+  }),
+);

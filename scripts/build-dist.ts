@@ -43,7 +43,11 @@ const RUNNABLE_MODULES = [
 async function build(): Promise<void> {
   const started = Date.now();
   await rm(DIST, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
+    { stdio: 'inherit' },
+  );
   if (tsc.status !== 0) fail(`tsc -p tsconfig.build.json failed (exit ${tsc.status ?? tsc.signal})`);
   for (const file of RUNTIME_FILES) {
     const to = join(DIST, file);
@@ -52,7 +56,9 @@ async function build(): Promise<void> {
     await chmod(to, (await stat(join(ROOT, file))).mode & 0o777);
   }
   for (const file of RUNNABLE_MODULES) {
-    await access(join(DIST, file), constants.R_OK).catch(() => fail(`dist/${file} was not emitted; is it still in tsconfig.build.json's include?`));
+    await access(join(DIST, file), constants.R_OK).catch(() =>
+      fail(`dist/${file} was not emitted; is it still in tsconfig.build.json's include?`),
+    );
   }
   process.stderr.write(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
 }

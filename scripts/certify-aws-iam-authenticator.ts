@@ -17,9 +17,16 @@ import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { onInterrupt } from '../src/cli/signals.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import { CERTIFY_USERS, startIamAuthenticatorLab, writeCertifyKubeconfig, type IamAuthenticatorLab } from '../src/plugin/vendors/iam-authenticator-lab.ts';
+import {
+  CERTIFY_USERS,
+  startIamAuthenticatorLab,
+  writeCertifyKubeconfig,
+  type IamAuthenticatorLab,
+} from '../src/plugin/vendors/iam-authenticator-lab.ts';
 
-const { values } = parseArgs({ options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },
+});
 const reportDir = values['report-dir'] ? resolve(values['report-dir']) : undefined;
 const work = await mkdtemp(join(tmpdir(), 'credprov-certify-iam-'));
 let lab: IamAuthenticatorLab | undefined;
@@ -34,7 +41,15 @@ try {
   lab = await startIamAuthenticatorLab({ dir: join(work, 'lab'), progress: stderrProgress() });
   const kubeconfig = await writeCertifyKubeconfig(lab, join(work, 'kubeconfig'));
   for (const [sub, user] of Object.entries(CERTIFY_USERS)) {
-    const argv = ['certify', 'exec-plugin', '--kubeconfig', kubeconfig, '--user', user, ...(reportDir ? ['--report-dir', join(reportDir, sub)] : [])];
+    const argv = [
+      'certify',
+      'exec-plugin',
+      '--kubeconfig',
+      kubeconfig,
+      '--user',
+      user,
+      ...(reportDir ? ['--report-dir', join(reportDir, sub)] : []),
+    ];
     process.stderr.write(`credprov ${argv.join(' ')}\n`);
     codes.push(await main(argv));
   }
@@ -42,7 +57,12 @@ try {
   await cleanup();
   release();
   if (values.live) {
-    const argv = ['run', '--suite', 'vendor-aws-iam-authenticator', ...(reportDir ? ['--report-dir', join(reportDir, 'live')] : [])];
+    const argv = [
+      'run',
+      '--suite',
+      'vendor-aws-iam-authenticator',
+      ...(reportDir ? ['--report-dir', join(reportDir, 'live')] : []),
+    ];
     process.stderr.write(`credprov ${argv.join(' ')}\n`);
     codes.push(await main(argv));
   }

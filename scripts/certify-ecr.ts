@@ -14,15 +14,26 @@ import { main } from '../src/cli/main.ts';
 import { stderrProgress } from '../src/core/progress.ts';
 import { startEcrCertifyLab } from '../src/plugin/vendors/ecr-lab.ts';
 
-const { values } = parseArgs({ options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },
+});
 const work = await mkdtemp(join(tmpdir(), 'credprov-certify-ecr-'));
 const lab = await startEcrCertifyLab({ dir: work, progress: stderrProgress() });
 let code = 3;
 try {
   const argv = [
-    'certify', 'kubelet-plugin', '--plugin', lab.plugin.path, '--config', lab.configFile,
+    'certify',
+    'kubelet-plugin',
+    '--plugin',
+    lab.plugin.path,
+    '--config',
+    lab.configFile,
     ...lab.images.flatMap((i) => ['--image', i]),
-    '--verify-pull', '--verify-pull-ca', lab.caFile, '--registry-for', lab.registryFor,
+    '--verify-pull',
+    '--verify-pull-ca',
+    lab.caFile,
+    '--registry-for',
+    lab.registryFor,
     ...(values.live ? ['--live'] : []),
     ...(values['report-dir'] ? ['--report-dir', resolve(values['report-dir'])] : []),
   ];

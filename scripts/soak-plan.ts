@@ -55,7 +55,8 @@ export interface PlanOptions {
  * delay of up to 2.5 s into a suite.
  */
 export function planFaults(o: PlanOptions): Fault[] {
-  if (o.faults > 0 && o.faults > o.cycles - 2) throw new Error(`--faults ${o.faults} needs at least ${o.faults + 2} cycles (the first and last stay clean)`);
+  if (o.faults > 0 && o.faults > o.cycles - 2)
+    throw new Error(`--faults ${o.faults} needs at least ${o.faults + 2} cycles (the first and last stay clean)`);
   const rnd = seededRandom(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const candidates = Array.from({ length: Math.max(0, o.cycles - 2) }, (_, i) => i + 1);
@@ -68,14 +69,18 @@ export function planFaults(o: PlanOptions): Fault[] {
     const phase = forced?.phase ?? (rnd() < 0.5 ? 'up' : 'suite');
     if (phase === 'suite') return { cycle, component, phase, delayMs: Math.round(rnd() * 2500) };
     const from = component === 'cli' ? 0 : o.upSteps.indexOf(STARTED_BY[component]);
-    if (from < 0) throw new Error(`up prints no step '${STARTED_BY[component as Exclude<FaultComponent, 'cli'>]}' (steps: ${o.upSteps.join(', ')})`);
+    if (from < 0)
+      throw new Error(
+        `up prints no step '${STARTED_BY[component as Exclude<FaultComponent, 'cli'>]}' (steps: ${o.upSteps.join(', ')})`,
+      );
     return { cycle, component, phase, step: pick(o.upSteps.slice(from)), delayMs: Math.round(rnd() * 300) };
   });
 }
 
 export function parseForcedFault(text: string): { component: FaultComponent; phase: FaultPhase } {
   const [component, phase = 'up'] = text.split(':');
-  if (!(FAULT_COMPONENTS as readonly string[]).includes(component!)) throw new Error(`--fault ${text}: component must be one of ${FAULT_COMPONENTS.join(', ')}`);
+  if (!(FAULT_COMPONENTS as readonly string[]).includes(component!))
+    throw new Error(`--fault ${text}: component must be one of ${FAULT_COMPONENTS.join(', ')}`);
   if (phase !== 'up' && phase !== 'suite') throw new Error(`--fault ${text}: phase must be up or suite`);
   return { component: component as FaultComponent, phase };
 }

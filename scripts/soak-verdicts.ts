@@ -24,7 +24,13 @@ export function verdicts(runs: RunVerdicts[]): { flaky: Flaky[]; alwaysFailed: s
   for (const id of ids) {
     const passed = runs.filter((r) => r.statuses[id] === 'passed').length;
     const failed = runs.filter((r) => r.statuses[id] === 'failed').length;
-    if (failed > 0 && passed > 0) flaky.push({ id, passed, failed, why: runs.flatMap((r) => r.failed.filter((f) => f.id === id).map((f) => `run ${r.index}: ${f.message}`)) });
+    if (failed > 0 && passed > 0)
+      flaky.push({
+        id,
+        passed,
+        failed,
+        why: runs.flatMap((r) => r.failed.filter((f) => f.id === id).map((f) => `run ${r.index}: ${f.message}`)),
+      });
     else if (failed > 0) alwaysFailed.push(id);
   }
   return { flaky, alwaysFailed };

@@ -90,12 +90,22 @@ let current: ResultPromise | undefined;
 let logSeq = 0;
 
 /** Runs the CLI, calling `onLine` for each stderr line (progress), with a hard time limit. */
-async function cli(what: string, args: string[], o: { onLine?: (line: string, pid: number) => void; timeoutMs: number }): Promise<CliRun> {
+async function cli(
+  what: string,
+  args: string[],
+  o: { onLine?: (line: string, pid: number) => void; timeoutMs: number },
+): Promise<CliRun> {
   const log = join(LOGS, `${String(++logSeq).padStart(3, '0')}-${what.replace(/[^a-z0-9]+/gi, '-')}.log`);
   const out: WriteStream = createWriteStream(log);
   out.write(`$ credprov ${args.join(' ')}\n`);
   const t0 = performance.now();
-  const child = execa(process.execPath, [CLI, ...args], { env: { ...process.env, [MARKER.name]: MARKER.value }, reject: false, buffer: false, stdin: 'ignore', cwd: ROOT });
+  const child = execa(process.execPath, [CLI, ...args], {
+    env: { ...process.env, [MARKER.name]: MARKER.value },
+    reject: false,
+    buffer: false,
+    stdin: 'ignore',
+    cwd: ROOT,
+  });
   current = child;
   const pid = child.pid!;
   const lines: string[] = [];
@@ -123,7 +133,9 @@ async function cli(what: string, args: string[], o: { onLine?: (line: string, pi
   endedOwners.push(pid);
   const endedAt = performance.now();
   const ms = endedAt - t0;
-  out.end(`\n# exit ${r.exitCode ?? '-'} signal ${r.signal ?? '-'} after ${Math.round(ms)} ms${hung ? ' (killed: past the time limit)' : ''}\n`);
+  out.end(
+    `\n# exit ${r.exitCode ?? '-'} signal ${r.signal ?? '-'} after ${Math.round(ms)} ms${hung ? ' (killed: past the time limit)' : ''}\n`,
+  );
   return { what, pid, exitCode: r.exitCode ?? null, signal: r.signal ?? null, ms, endedAt, hung, lines, log };
 }
 
@@ -171,7 +183,8 @@ function armFault(f: Fault, outcome: FaultOutcome): (line: string, pid: number) 
       if (f.component !== 'cli') {
         // Started at this very step: kill it as soon as its pid file names it.
         const deadline = Date.now() + 15_000;
-        while ((pid = await recordedPid(layoutFor(NAME).pids, f.component)) === undefined && Date.now() < deadline) await sleep(20);
+        while ((pid = await recordedPid(layoutFor(NAME).pids, f.component)) === undefined && Date.now() < deadline)
+          await sleep(20);
       }
       await sleep(f.delayMs);
       if (pid === undefined) {
@@ -180,7 +193,12 @@ function armFault(f: Fault, outcome: FaultOutcome): (line: string, pid: number) 
       }
       try {
         process.kill(pid, 'SIGKILL');
-        Object.assign(outcome, { fired: true, killedPid: pid, afterLine: `${line.trim()} +${f.delayMs} ms`, ...(where ? { at: where } : {}) });
+        Object.assign(outcome, {
+          fired: true,
+          killedPid: pid,
+          afterLine: `${line.trim()} +${f.delayMs} ms`,
+          ...(where ? { at: where } : {}),
+        });
       } catch (err) {
         outcome.note = `kill ${pid}: ${(err as Error).message}`;
       }
@@ -201,7 +219,13 @@ interface Cycle {
   upFailedWithoutFault: boolean;
 }
 
-const brief = (r: CliRun) => ({ ms: Math.round(r.ms), exitCode: r.exitCode, signal: r.signal, hung: r.hung, log: r.log });
+const brief = (r: CliRun) => ({
+  ms: Math.round(r.ms),
+  exitCode: r.exitCode,
+  signal: r.signal,
+  hung: r.hung,
+  log: r.log,
+});
 
 async function runCycles(): Promise<{ cycles: Cycle[]; upSteps: string[]; plan: Fault[] }> {
   const cycles: Cycle[] = [];
@@ -210,17 +234,25 @@ async function runCycles(): Promise<{ cycles: Cycle[]; upSteps: string[]; plan: 
   for (let i = 0; i < CYCLES; i++) {
     const planned = plan.find((f) => f.cycle === i);
     const outcome: FaultOutcome = { fired: false };
-    const up = await cli(`cycle ${i} up`, ['up', '--name', NAME], { timeoutMs: TIMEOUT.up, ...(planned?.phase === 'up' ? { onLine: armFault(planned, outcome) } : {}) });
+    const up = await cli(`cycle ${i} up`, ['up', '--name', NAME], {
+      timeoutMs: TIMEOUT.up,
+      ...(planned?.phase === 'up' ? { onLine: armFault(planned, outcome) } : {}),
+    });
     if (i === 0) {
       upSteps = up.lines.map(stepStart).filter((s): s is string => s !== undefined);
       if (up.exitCode !== 0) throw new Error(`the baseline up (cycle 0) failed (exit ${up.exitCode}); see ${up.log}`);
       plan = planFaults({ seed: SEED, cycles: CYCLES, faults: FAULTS, upSteps, forced: FORCED });
-      progress(`seed ${SEED}; faults: ${plan.map((f) => `cycle ${f.cycle} ${f.component} ${f.phase === 'up' ? `at '${f.step}'` : `${f.delayMs} ms into a suite`}`).join('; ') || 'none'}`);
+      progress(
+        `seed ${SEED}; faults: ${plan.map((f) => `cycle ${f.cycle} ${f.component} ${f.phase === 'up' ? `at '${f.step}'` : `${f.delayMs} ms into a suite`}`).join('; ') || 'none'}`,
+      );
     }
     let suite: Cycle['suite'];
     if (planned?.phase === 'suite' && up.exitCode === 0) {
       const dir = join(REPORT_DIR, 'cycles', String(i));
-      const run = await cli(`cycle ${i} suite`, ['run', '--name', NAME, '--suite', 'smoke', '--report-dir', dir], { timeoutMs: TIMEOUT.run, onLine: armFault(planned, outcome) });
+      const run = await cli(`cycle ${i} suite`, ['run', '--name', NAME, '--suite', 'smoke', '--report-dir', dir], {
+        timeoutMs: TIMEOUT.run,
+        onLine: armFault(planned, outcome),
+      });
       suite = { ...brief(run), report: join(dir, 'report.json') };
     }
     const d = await down(`cycle ${i} down`);
@@ -235,7 +267,9 @@ async function runCycles(): Promise<{ cycles: Cycle[]; upSteps: string[]; plan: 
       upFailedWithoutFault: planned?.phase !== 'up' && up.exitCode !== 0,
     };
     cycles.push(cycle);
-    progress(`cycle ${i}: up ${sec(up.ms)} (exit ${up.exitCode ?? up.signal})${planned ? `, fault ${planned.component}/${planned.phase}: ${outcome.fired ? `killed pid ${outcome.killedPid}` : `not fired${outcome.note ? ` (${outcome.note})` : ''}`}` : ''}${suite ? `, suite exit ${suite.exitCode ?? suite.signal}` : ''}, down ${sec(d.ms)}, ${left.length === 0 ? 'clean' : `LEFT ${left.length}: ${left.slice(0, 3).join(' | ')}`}`);
+    progress(
+      `cycle ${i}: up ${sec(up.ms)} (exit ${up.exitCode ?? up.signal})${planned ? `, fault ${planned.component}/${planned.phase}: ${outcome.fired ? `killed pid ${outcome.killedPid}` : `not fired${outcome.note ? ` (${outcome.note})` : ''}`}` : ''}${suite ? `, suite exit ${suite.exitCode ?? suite.signal}` : ''}, down ${sec(d.ms)}, ${left.length === 0 ? 'clean' : `LEFT ${left.length}: ${left.slice(0, 3).join(' | ')}`}`,
+    );
   }
   return { cycles, upSteps, plan };
 }
@@ -261,7 +295,7 @@ interface Interrupt {
 const RUN_SUITES = ['smoke', 'matching'];
 const RUN_POINTS: Array<{ name: string; line: RegExp; delayMs: number }> = [
   { name: 'preparing the first suite', line: /^ • prepare suite smoke …$/, delayMs: 0 },
-  { name: 'starting the suite\'s registry', line: /^ • registry smoke-/, delayMs: 0 },
+  { name: "starting the suite's registry", line: /^ • registry smoke-/, delayMs: 0 },
   { name: 'bringing the environment up (kube-apiserver)', line: /^ • start kube-apiserver …$/, delayMs: 0 },
   { name: 'bringing the environment up (kubelet)', line: /^ • start kubelet …$/, delayMs: 0 },
   { name: 'pods running (1.5 s after node Ready)', line: /^ ✓ wait for node Ready/, delayMs: 1500 },
@@ -270,11 +304,26 @@ const RUN_POINTS: Array<{ name: string; line: RegExp; delayMs: number }> = [
   { name: 'tearing the environment down', line: /^ • tear down local environment/, delayMs: 0 },
 ];
 
-async function interruptAt(command: 'up' | 'run', at: string, trigger: (line: string) => boolean, delayMs: number): Promise<Interrupt> {
+async function interruptAt(
+  command: 'up' | 'run',
+  at: string,
+  trigger: (line: string) => boolean,
+  delayMs: number,
+): Promise<Interrupt> {
   let sentAt: number | undefined;
   let landedIn: string | undefined;
   let where: string | undefined;
-  const args = command === 'up' ? ['up', '--name', NAME] : ['run', '--name', NAME, ...RUN_SUITES.flatMap((x) => ['--suite', x]), '--report-dir', join(REPORT_DIR, 'interrupts', `${logSeq + 1}`)];
+  const args =
+    command === 'up'
+      ? ['up', '--name', NAME]
+      : [
+          'run',
+          '--name',
+          NAME,
+          ...RUN_SUITES.flatMap((x) => ['--suite', x]),
+          '--report-dir',
+          join(REPORT_DIR, 'interrupts', `${logSeq + 1}`),
+        ];
   const r = await cli(`ctrl-c ${command} ${at}`, args, {
     timeoutMs: command === 'up' ? TIMEOUT.up : TIMEOUT.run,
     onLine: (line, pid) => {
@@ -292,18 +341,36 @@ async function interruptAt(command: 'up' | 'run', at: string, trigger: (line: st
   const left = await leftovers();
   // Reset for the next case whatever happened (and prove down clears what was left).
   if (left.length > 0) await down(`reset after ctrl-c ${command} ${at}`);
-  const i: Interrupt = { command, at, sent: sentAt !== undefined && sentAt > 0, ...(landedIn ? { landedIn } : {}), exitCode: r.exitCode, signal: r.signal, ...(exitMs !== undefined ? { exitMs } : {}), leftovers: left, log: r.log };
-  progress(`ctrl-c ${command} at '${at}': ${i.sent ? `landed ${landedIn ?? '?'}, exit ${r.exitCode ?? r.signal} after ${exitMs} ms` : 'never sent (the point was not reached)'}, ${left.length === 0 ? 'clean' : `LEFT ${left.length}: ${left.slice(0, 3).join(' | ')}`}`);
+  const i: Interrupt = {
+    command,
+    at,
+    sent: sentAt !== undefined && sentAt > 0,
+    ...(landedIn ? { landedIn } : {}),
+    exitCode: r.exitCode,
+    signal: r.signal,
+    ...(exitMs !== undefined ? { exitMs } : {}),
+    leftovers: left,
+    log: r.log,
+  };
+  progress(
+    `ctrl-c ${command} at '${at}': ${i.sent ? `landed ${landedIn ?? '?'}, exit ${r.exitCode ?? r.signal} after ${exitMs} ms` : 'never sent (the point was not reached)'}, ${left.length === 0 ? 'clean' : `LEFT ${left.length}: ${left.slice(0, 3).join(' | ')}`}`,
+  );
   return i;
 }
 
 async function runInterrupts(upSteps: string[]): Promise<Interrupt[]> {
-  const wanted = (flag: string[] | undefined, all: string[]) => (!flag || flag.includes('all') ? all : flag.includes('none') ? [] : flag);
+  const wanted = (flag: string[] | undefined, all: string[]) =>
+    !flag || flag.includes('all') ? all : flag.includes('none') ? [] : flag;
   const out: Interrupt[] = [];
-  for (const step of wanted(values['interrupt-up'], upSteps)) out.push(await interruptAt('up', step, (l) => stepStart(l) === step, 0));
-  for (const name of wanted(values['interrupt-run'], RUN_POINTS.map((p) => p.name))) {
+  for (const step of wanted(values['interrupt-up'], upSteps))
+    out.push(await interruptAt('up', step, (l) => stepStart(l) === step, 0));
+  for (const name of wanted(
+    values['interrupt-run'],
+    RUN_POINTS.map((p) => p.name),
+  )) {
     const p = RUN_POINTS.find((x) => x.name === name);
-    if (!p) throw new Error(`--interrupt-run '${name}': known points are ${RUN_POINTS.map((x) => `'${x.name}'`).join(', ')}`);
+    if (!p)
+      throw new Error(`--interrupt-run '${name}': known points are ${RUN_POINTS.map((x) => `'${x.name}'`).join(', ')}`);
     out.push(await interruptAt('run', p.name, (l) => p.line.test(l), p.delayMs));
   }
   return out;
@@ -324,20 +391,39 @@ async function runRuns(): Promise<Run[]> {
   const out: Run[] = [];
   for (let i = 0; i < RUNS; i++) {
     const dir = join(REPORT_DIR, 'runs', String(i));
-    const r = await cli(`run ${i}`, ['run', '--name', NAME, '--report-dir', dir, ...(values.suite ?? []).flatMap((s) => ['--suite', s])], { timeoutMs: TIMEOUT.run });
-    const report = await readFile(join(dir, 'report.json'), 'utf8').then((t) => JSON.parse(t) as RunReport, () => undefined);
+    const r = await cli(
+      `run ${i}`,
+      ['run', '--name', NAME, '--report-dir', dir, ...(values.suite ?? []).flatMap((s) => ['--suite', s])],
+      { timeoutMs: TIMEOUT.run },
+    );
+    const report = await readFile(join(dir, 'report.json'), 'utf8').then(
+      (t) => JSON.parse(t) as RunReport,
+      () => undefined,
+    );
     // The run brought the environment up itself and must leave nothing; down only resets.
     const left = await leftovers();
     if (left.length > 0) await down(`reset after run ${i}`);
     const run: Run = {
-      index: i, ms: Math.round(r.ms), exitCode: r.exitCode,
+      index: i,
+      ms: Math.round(r.ms),
+      exitCode: r.exitCode,
       ...(report ? { summary: report.summary } : {}),
-      failed: (report?.checks ?? []).filter((c) => c.status === 'failed').map((c) => ({ id: c.id, ...(c.cause ? { cause: c.cause } : {}), message: c.message.replace(/\s+/g, ' ').slice(0, 600) })),
+      failed: (report?.checks ?? [])
+        .filter((c) => c.status === 'failed')
+        .map((c) => ({
+          id: c.id,
+          ...(c.cause ? { cause: c.cause } : {}),
+          message: c.message.replace(/\s+/g, ' ').slice(0, 600),
+        })),
       statuses: Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status])),
-      leftovers: left, log: r.log, report: join(dir, 'report.json'),
+      leftovers: left,
+      log: r.log,
+      report: join(dir, 'report.json'),
     };
     out.push(run);
-    progress(`run ${i}: exit ${r.exitCode ?? r.signal} in ${sec(r.ms)}, ${run.summary ? `${run.summary.passed} passed, ${run.summary.failed} failed, ${run.summary.skipped} skipped` : 'no report'}${run.failed.length ? ` (${run.failed.map((f) => f.id).join(', ')})` : ''}, ${left.length === 0 ? 'clean' : `LEFT ${left.length}`}`);
+    progress(
+      `run ${i}: exit ${r.exitCode ?? r.signal} in ${sec(r.ms)}, ${run.summary ? `${run.summary.passed} passed, ${run.summary.failed} failed, ${run.summary.skipped} skipped` : 'no report'}${run.failed.length ? ` (${run.failed.map((f) => f.id).join(', ')})` : ''}, ${left.length === 0 ? 'clean' : `LEFT ${left.length}`}`,
+    );
   }
   return out;
 }
@@ -359,15 +445,21 @@ async function main(): Promise<number> {
   await mkdir(LOGS, { recursive: true });
   const startedAt = new Date();
   const load = [loadavg()];
-  progress(`environment '${NAME}', seed ${SEED}, ${CYCLES} cycles (${FAULTS} with a fault), ${RUNS} runs; report in ${REPORT_DIR}`);
+  progress(
+    `environment '${NAME}', seed ${SEED}, ${CYCLES} cycles (${FAULTS} with a fault), ${RUNS} runs; report in ${REPORT_DIR}`,
+  );
   await down('initial down');
-  const { cycles, upSteps, plan } = CYCLES > 0 ? await runCycles() : { cycles: [], upSteps: [] as string[], plan: [] as Fault[] };
+  const { cycles, upSteps, plan } =
+    CYCLES > 0 ? await runCycles() : { cycles: [], upSteps: [] as string[], plan: [] as Fault[] };
   load.push(loadavg());
-  const steps = upSteps.length > 0 ? upSteps : await (async () => {
-    const up = await cli('steps up', ['up', '--name', NAME], { timeoutMs: TIMEOUT.up });
-    await down();
-    return up.lines.map(stepStart).filter((s): s is string => s !== undefined);
-  })();
+  const steps =
+    upSteps.length > 0
+      ? upSteps
+      : await (async () => {
+          const up = await cli('steps up', ['up', '--name', NAME], { timeoutMs: TIMEOUT.up });
+          await down();
+          return up.lines.map(stepStart).filter((s): s is string => s !== undefined);
+        })();
   const interrupts = await runInterrupts(steps);
   load.push(loadavg());
   const runs = await runRuns();
@@ -395,33 +487,68 @@ async function main(): Promise<number> {
     alwaysFailingChecks: v.alwaysFailed.length,
   };
   const summary = {
-    tool: 'credprov soak', command: `node scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim(), seed: SEED, environment: NAME,
+    tool: 'credprov soak',
+    command: `node scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    seed: SEED,
+    environment: NAME,
     host: { cpus: cpus().length, kernel: release(), loadavg: load.map((l) => l.map((x) => Number(x.toFixed(2)))) },
-    startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(),
-    upSteps: steps, plan, figures, flaky: v.flaky, alwaysFailed: v.alwaysFailed, cycles, interrupts, runs,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    upSteps: steps,
+    plan,
+    figures,
+    flaky: v.flaky,
+    alwaysFailed: v.alwaysFailed,
+    cycles,
+    interrupts,
+    runs,
   };
   await writeFile(join(REPORT_DIR, 'soak.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const row = (k: string, val: string) => `  ${k.padEnd(44)} ${val}`;
-  const st = (s: ReturnType<typeof stats>) => (s ? `median ${sec(s.medianMs)}, p95 ${sec(s.p95Ms)}, max ${sec(s.maxMs)} (n=${s.n})` : '-');
-  process.stdout.write([
-    `soak of '${NAME}', seed ${SEED}, ${sec(summary.durationMs)}`,
-    row('up (clean cycles)', st(figures.upClean)),
-    row('down (clean cycles)', st(figures.downClean)),
-    row('down after a fault', st(figures.downAfterFault)),
-    row('faults fired / planned', `${figures.faultsFired} / ${figures.faultCycles}`),
-    ...cycles.filter((c) => c.fault).map((c) => row(`  cycle ${c.index}: ${c.fault!.component} ${c.fault!.phase === 'up' ? `at '${c.fault!.step}'` : 'mid-suite'}`, `${c.fault!.fired ? 'killed' : 'not fired'}; ${c.suite ? `suite exit ${c.suite.exitCode ?? c.suite.signal}` : `up exit ${c.up.exitCode ?? c.up.signal}`}; ${c.leftovers.length ? `${c.leftovers.length} left` : 'clean after down'}`)),
-    row('cycles with leftovers after down', String(figures.cyclesWithLeftovers)),
-    row('ups that failed without a fault', String(figures.failedUps)),
-    row('Ctrl-C: sent / exit 130 / left something', `${figures.interruptsSent} / ${figures.interruptsExit130} / ${figures.interruptsWithLeftovers} (of ${figures.interrupts})`),
-    row('Ctrl-C to exit', st(figures.interruptExit)),
-    row('default runs: all passed / runs', `${figures.runsAllPassed} / ${figures.runs}`),
-    row('run time', st(figures.runTime)),
-    row('flaky checks', v.flaky.length ? v.flaky.map((f) => `${f.id} (${f.failed} of ${f.passed + f.failed} failed)`).join(', ') : '0'),
-    row('checks failing in every run', v.alwaysFailed.length ? v.alwaysFailed.join(', ') : '0'),
-    `summary: ${join(REPORT_DIR, 'soak.json')}`,
-    '',
-  ].join('\n'));
-  const bad = figures.cyclesWithLeftovers + figures.failedUps + figures.interruptsWithLeftovers + (figures.interruptsSent - figures.interruptsExit130) + figures.flakyChecks + figures.alwaysFailingChecks + (figures.runs - figures.runsAllPassed) + (figures.faultCycles - figures.faultsFired);
+  const st = (s: ReturnType<typeof stats>) =>
+    s ? `median ${sec(s.medianMs)}, p95 ${sec(s.p95Ms)}, max ${sec(s.maxMs)} (n=${s.n})` : '-';
+  process.stdout.write(
+    [
+      `soak of '${NAME}', seed ${SEED}, ${sec(summary.durationMs)}`,
+      row('up (clean cycles)', st(figures.upClean)),
+      row('down (clean cycles)', st(figures.downClean)),
+      row('down after a fault', st(figures.downAfterFault)),
+      row('faults fired / planned', `${figures.faultsFired} / ${figures.faultCycles}`),
+      ...cycles
+        .filter((c) => c.fault)
+        .map((c) =>
+          row(
+            `  cycle ${c.index}: ${c.fault!.component} ${c.fault!.phase === 'up' ? `at '${c.fault!.step}'` : 'mid-suite'}`,
+            `${c.fault!.fired ? 'killed' : 'not fired'}; ${c.suite ? `suite exit ${c.suite.exitCode ?? c.suite.signal}` : `up exit ${c.up.exitCode ?? c.up.signal}`}; ${c.leftovers.length ? `${c.leftovers.length} left` : 'clean after down'}`,
+          ),
+        ),
+      row('cycles with leftovers after down', String(figures.cyclesWithLeftovers)),
+      row('ups that failed without a fault', String(figures.failedUps)),
+      row(
+        'Ctrl-C: sent / exit 130 / left something',
+        `${figures.interruptsSent} / ${figures.interruptsExit130} / ${figures.interruptsWithLeftovers} (of ${figures.interrupts})`,
+      ),
+      row('Ctrl-C to exit', st(figures.interruptExit)),
+      row('default runs: all passed / runs', `${figures.runsAllPassed} / ${figures.runs}`),
+      row('run time', st(figures.runTime)),
+      row(
+        'flaky checks',
+        v.flaky.length ? v.flaky.map((f) => `${f.id} (${f.failed} of ${f.passed + f.failed} failed)`).join(', ') : '0',
+      ),
+      row('checks failing in every run', v.alwaysFailed.length ? v.alwaysFailed.join(', ') : '0'),
+      `summary: ${join(REPORT_DIR, 'soak.json')}`,
+      '',
+    ].join('\n'),
+  );
+  const bad =
+    figures.cyclesWithLeftovers +
+    figures.failedUps +
+    figures.interruptsWithLeftovers +
+    (figures.interruptsSent - figures.interruptsExit130) +
+    figures.flakyChecks +
+    figures.alwaysFailingChecks +
+    (figures.runs - figures.runsAllPassed) +
+    (figures.faultCycles - figures.faultsFired);
   return bad === 0 ? 0 : 1;
 }
 

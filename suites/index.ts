@@ -28,4 +28,6 @@ export const SUITES: Record<string, Suite> = {
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */
-export const DEFAULT_SUITES = Object.values(SUITES).filter((s) => !s.needsBuild).map((s) => s.name);
+export const DEFAULT_SUITES = Object.values(SUITES)
+  .filter((s) => !s.needsBuild)
+  .map((s) => s.name);

@@ -39,12 +39,21 @@ describe('tar', () => {
 });
 
 describe('buildImage', () => {
-  const image = buildImage({ name: 'credprov/t', tag: 'v1', layers: [[{ type: 'file', path: 'f', data: 'x' }]], cmd: ['/f'] });
+  const image = buildImage({
+    name: 'credprov/t',
+    tag: 'v1',
+    layers: [[{ type: 'file', path: 'f', data: 'x' }]],
+    cmd: ['/f'],
+  });
 
   test('links manifest, config and layers by digest and size', () => {
     const manifest = JSON.parse(image.manifest.data.toString());
     expect(manifest.mediaType).toBe('application/vnd.oci.image.manifest.v1+json');
-    expect(manifest.config).toEqual({ mediaType: image.config.mediaType, digest: image.config.digest, size: image.config.size });
+    expect(manifest.config).toEqual({
+      mediaType: image.config.mediaType,
+      digest: image.config.digest,
+      size: image.config.size,
+    });
     expect(manifest.layers[0].digest).toBe(image.layers[0]!.digest);
     expect(image.manifest.digest).toBe(sha256(image.manifest.data));
   });
@@ -66,7 +75,15 @@ describe('imageArchive', () => {
     const image = buildImage({ name: 'credprov/t', layers: [[{ type: 'file', path: 'f', data: 'x' }]] });
     const entries = listTar(imageArchive(image, 'registry.k8s.io/pause:3.10'));
     const paths = entries.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['oci-layout', 'index.json', 'manifest.json', `blobs/sha256/${image.manifest.digest.slice(7)}`, `blobs/sha256/${image.layers[0]!.digest.slice(7)}`]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'oci-layout',
+        'index.json',
+        'manifest.json',
+        `blobs/sha256/${image.manifest.digest.slice(7)}`,
+        `blobs/sha256/${image.layers[0]!.digest.slice(7)}`,
+      ]),
+    );
   });
 });
 

@@ -58,7 +58,10 @@ const REPO_RE = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|
 const TAG_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 
 export function buildImage(spec: ImageSpec): BuiltImage {
-  if (!REPO_RE.test(spec.name)) throw new Error(`image name '${spec.name}' is not a valid repository path (lowercase, [a-z0-9._-] components separated by /)`);
+  if (!REPO_RE.test(spec.name))
+    throw new Error(
+      `image name '${spec.name}' is not a valid repository path (lowercase, [a-z0-9._-] components separated by /)`,
+    );
   const tag = spec.tag ?? 'latest';
   if (!TAG_RE.test(tag)) throw new Error(`image tag '${tag}' is not valid`);
   const raw = spec.layers.map((entries) => tar(entries));
@@ -102,5 +105,12 @@ export function retag(image: BuiltImage, name: string, tag = image.tag): BuiltIm
 }
 
 export function goArch(nodeArch: string): string {
-  return ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[nodeArch] ?? nodeArch;
+  return (
+    (
+      { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' } as Record<
+        string,
+        string
+      >
+    )[nodeArch] ?? nodeArch
+  );
 }

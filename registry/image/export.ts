@@ -20,7 +20,9 @@ export function imageArchive(image: BuiltImage, ref: string): Buffer {
       }),
     ],
   };
-  const dockerManifest = [{ Config: blobPath(image.config.digest), RepoTags: [ref], Layers: image.layers.map((l) => blobPath(l.digest)) }];
+  const dockerManifest = [
+    { Config: blobPath(image.config.digest), RepoTags: [ref], Layers: image.layers.map((l) => blobPath(l.digest)) },
+  ];
   const entries: TarEntry[] = [
     { type: 'file', path: 'oci-layout', data: JSON.stringify({ imageLayoutVersion: '1.0.0' }) },
     { type: 'file', path: 'index.json', data: JSON.stringify(index) },
@@ -32,7 +34,11 @@ export function imageArchive(image: BuiltImage, ref: string): Buffer {
   return tar(entries);
 }
 
-export async function exportImageTar(image: BuiltImage, path: string, ref = `localhost/${image.name}:${image.tag}`): Promise<void> {
+export async function exportImageTar(
+  image: BuiltImage,
+  path: string,
+  ref = `localhost/${image.name}:${image.tag}`,
+): Promise<void> {
   await writeFile(path, imageArchive(image, ref));
 }
 

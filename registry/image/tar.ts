@@ -13,7 +13,8 @@ const encoder = new TextEncoder();
 export function tar(entries: TarEntry[], mtime = 0): Buffer {
   const parts: Buffer[] = [];
   for (const e of entries) {
-    const data = e.type === 'file' ? (typeof e.data === 'string' ? Buffer.from(e.data) : Buffer.from(e.data)) : Buffer.alloc(0);
+    const data =
+      e.type === 'file' ? (typeof e.data === 'string' ? Buffer.from(e.data) : Buffer.from(e.data)) : Buffer.alloc(0);
     parts.push(header(e, data.length, mtime));
     if (data.length > 0) {
       parts.push(data);
@@ -56,7 +57,8 @@ function splitPath(path: string): [string, string] {
     if (path[i] !== '/') continue;
     const prefix = path.slice(0, i);
     const name = path.slice(i + 1);
-    if (encoder.encode(prefix).length <= 155 && encoder.encode(name).length <= 100 && name.length > 0) return [prefix, name];
+    if (encoder.encode(prefix).length <= 155 && encoder.encode(name).length <= 100 && name.length > 0)
+      return [prefix, name];
   }
   throw new Error(`tar: path too long for ustar: ${path}`);
 }
@@ -78,7 +80,11 @@ export function listTar(buf: Buffer): Array<{ path: string; type: string; size: 
   while (off + BLOCK <= buf.length) {
     const h = buf.subarray(off, off + BLOCK);
     if (h.every((b) => b === 0)) break;
-    const str = (a: number, l: number) => h.subarray(a, a + l).toString('utf8').replace(/\0.*$/s, '');
+    const str = (a: number, l: number) =>
+      h
+        .subarray(a, a + l)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const size = parseInt(str(124, 12) || '0', 8);
     const prefix = str(345, 155);
     const name = str(0, 100);

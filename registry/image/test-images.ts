@@ -73,14 +73,31 @@ export async function pauseBinary(cache = join(cacheDir(), 'pause')): Promise<st
   const source = await readFile(PAUSE_SOURCE);
   const key = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const out = join(cache, key, 'pause');
-  if (await access(out).then(() => true, () => false)) return out;
+  if (
+    await access(out).then(
+      () => true,
+      () => false,
+    )
+  )
+    return out;
   await mkdir(dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}.tmp`;
   const argv = ['build', '-trimpath', '-ldflags=-s -w', '-o', tmp, PAUSE_SOURCE];
-  const r = await execa('go', argv, { env: { CGO_ENABLED: '0', GO111MODULE: 'on', GOFLAGS: '-mod=mod' }, reject: false, all: true });
+  const r = await execa('go', argv, {
+    env: { CGO_ENABLED: '0', GO111MODULE: 'on', GOFLAGS: '-mod=mod' },
+    reject: false,
+    all: true,
+  });
   if (r.failed) {
-    if ((r as { code?: string }).code === 'ENOENT') throw new PrerequisiteError('go is needed to build the pause image', { hint: 'install Go (https://go.dev/dl) or put it on PATH' });
-    throw new CommandError('building the pause binary failed', { argv: ['go', ...argv], output: String(r.all ?? ''), ...(r.exitCode === undefined ? {} : { exitCode: r.exitCode }) });
+    if ((r as { code?: string }).code === 'ENOENT')
+      throw new PrerequisiteError('go is needed to build the pause image', {
+        hint: 'install Go (https://go.dev/dl) or put it on PATH',
+      });
+    throw new CommandError('building the pause binary failed', {
+      argv: ['go', ...argv],
+      output: String(r.all ?? ''),
+      ...(r.exitCode === undefined ? {} : { exitCode: r.exitCode }),
+    });
   }
   await rename(tmp, out);
   return out;

@@ -22,14 +22,22 @@ export async function ensureAuthenticationConfig(files: TokenWebhookFiles, audie
   const text = stringify({
     apiVersion: 'apiserver.config.k8s.io/v1',
     kind: 'AuthenticationConfiguration',
-    jwt: [{
-      issuer: { url: files.issuerUrl, certificateAuthority: ca, audiences, ...(audiences.length > 1 ? { audienceMatchPolicy: 'MatchAny' } : {}) },
-      claimMappings: { username: { claim: 'sub', prefix: JWT_USERNAME_PREFIX } },
-    }],
+    jwt: [
+      {
+        issuer: {
+          url: files.issuerUrl,
+          certificateAuthority: ca,
+          audiences,
+          ...(audiences.length > 1 ? { audienceMatchPolicy: 'MatchAny' } : {}),
+        },
+        claimMappings: { username: { claim: 'sub', prefix: JWT_USERNAME_PREFIX } },
+      },
+    ],
   });
   const file = join(files.dir, `authn-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.yaml`);
   if ((await readFile(file, 'utf8').catch(() => '')) !== text) await writeFile(file, text, { mode: 0o600 });
   // Older ones name an issuer, CA or audiences no longer served.
-  for (const f of await readdir(files.dir)) if (/^authn-[0-9a-f]+\.yaml$/.test(f) && join(files.dir, f) !== file) await rm(join(files.dir, f), { force: true });
+  for (const f of await readdir(files.dir))
+    if (/^authn-[0-9a-f]+\.yaml$/.test(f) && join(files.dir, f) !== file) await rm(join(files.dir, f), { force: true });
   return file;
 }

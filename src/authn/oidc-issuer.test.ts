@@ -14,7 +14,9 @@ function get(url: string, ca: string): Promise<{ status: number; body: unknown }
       let text = '';
       res.on('data', (c) => (text += String(c)));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -27,7 +29,13 @@ describe('OIDC issuer (real HTTPS server, jose verifying)', () => {
   beforeAll(async () => {
     files = await ensureTokenWebhookFiles(`unit-oidc-${process.pid}`, { CREDPROV_STATE_DIR: tmp() });
     ca = await readFile(files.caFile, 'utf8');
-    issuer = await startOidcIssuer({ address: files.address, port: files.issuerPort, certFile: files.certFile, keyFile: files.keyFile, audiences: ['aud-a'] });
+    issuer = await startOidcIssuer({
+      address: files.address,
+      port: files.issuerPort,
+      certFile: files.certFile,
+      keyFile: files.keyFile,
+      audiences: ['aud-a'],
+    });
   });
   afterAll(async () => issuer?.stop());
 
@@ -40,7 +48,10 @@ describe('OIDC issuer (real HTTPS server, jose verifying)', () => {
     expect(d.status).toBe(200);
     expect(d.body).toMatchObject({ issuer: issuer.url, jwks_uri: `${issuer.url}/jwks` });
     const token = await issuer.sign({ subject: 'alice' });
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(await jwks()), { issuer: issuer.url, audience: 'aud-a' });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(await jwks()), {
+      issuer: issuer.url,
+      audience: 'aud-a',
+    });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: issuer.currentKid() });
     expect(payload).toMatchObject({ sub: 'alice', iss: issuer.url, aud: 'aud-a' });
     expect(payload.exp! - payload.iat!).toBe(3600);
@@ -73,12 +84,24 @@ describe('OIDC issuer (real HTTPS server, jose verifying)', () => {
   });
 
   test('a second issuer on the same address is refused, naming the address', async () => {
-    await expect(startOidcIssuer({ address: files.address, port: files.issuerPort, certFile: files.certFile, keyFile: files.keyFile, audiences: ['x'] })).rejects.toThrow(/is in use/);
+    await expect(
+      startOidcIssuer({
+        address: files.address,
+        port: files.issuerPort,
+        certFile: files.certFile,
+        keyFile: files.keyFile,
+        audiences: ['x'],
+      }),
+    ).rejects.toThrow(/is in use/);
   });
 
   test('the AuthenticationConfiguration names the issuer, its CA and audiences, with oidc: usernames; its path follows its content', async () => {
     const file = await ensureAuthenticationConfig(files, ['aud-a']);
-    const cfg = parse(await readFile(file, 'utf8')) as { apiVersion: string; kind: string; jwt: Array<{ issuer: Record<string, unknown>; claimMappings: unknown }> };
+    const cfg = parse(await readFile(file, 'utf8')) as {
+      apiVersion: string;
+      kind: string;
+      jwt: Array<{ issuer: Record<string, unknown>; claimMappings: unknown }>;
+    };
     expect(cfg.apiVersion).toBe('apiserver.config.k8s.io/v1');
     expect(cfg.kind).toBe('AuthenticationConfiguration');
     expect(cfg.jwt[0]!.issuer).toEqual({ url: issuer.url, certificateAuthority: ca, audiences: ['aud-a'] });

@@ -88,7 +88,12 @@ export async function startOidcIssuer(o: OidcIssuerOptions): Promise<StartedOidc
     const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
     // Random per key: a key of an earlier run never shares a kid with one of this run.
     const kid = `cp-${randomBytes(6).toString('hex')}`;
-    keys.push({ kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' }, served: true });
+    keys.push({
+      kid,
+      privateKey,
+      publicJwk: { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' },
+      served: true,
+    });
     current = kid;
     return kid;
   };
@@ -102,10 +107,17 @@ export async function startOidcIssuer(o: OidcIssuerOptions): Promise<StartedOidc
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = new URL(req.url ?? '/', url).pathname;
-    if (req.method !== 'GET') return reply(res, 405, { error: `${req.method} not allowed; GET ${DISCOVERY_PATH} or ${JWKS_PATH}` });
+    if (req.method !== 'GET')
+      return reply(res, 405, { error: `${req.method} not allowed; GET ${DISCOVERY_PATH} or ${JWKS_PATH}` });
     if (path === DISCOVERY_PATH) {
       record({ what: 'discovery' });
-      return reply(res, 200, { issuer: url, jwks_uri: `${url}${JWKS_PATH}`, response_types_supported: ['id_token'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: [ALG] });
+      return reply(res, 200, {
+        issuer: url,
+        jwks_uri: `${url}${JWKS_PATH}`,
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: [ALG],
+      });
     }
     if (path === JWKS_PATH) {
       const served = servedKeys();
@@ -119,9 +131,15 @@ export async function startOidcIssuer(o: OidcIssuerOptions): Promise<StartedOidc
   const [cert, key] = await Promise.all([readFile(o.certFile), readFile(o.keyFile)]);
   const server: Server = createServer({ cert, key }, handle);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE'
-      ? new Error(`oidc issuer: ${o.address}:${o.port} is in use (an issuer of this environment left running by another credprov process?)`)
-      : e));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(
+              `oidc issuer: ${o.address}:${o.port} is in use (an issuer of this environment left running by another credprov process?)`,
+            )
+          : e,
+      ),
+    );
     server.listen({ host: o.address, port: o.port, exclusive: true }, () => resolve());
   });
   log.debug(`listening on ${url}`);

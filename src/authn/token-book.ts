@@ -61,10 +61,21 @@ export class TokenBook {
 
   issue(subject: string, o: { lifetimeMs?: number | null } = {}): IssuedToken {
     const policy = this.policies.get(subject) ?? {};
-    const lifetime = o.lifetimeMs !== undefined ? o.lifetimeMs : policy.lifetimeMs !== undefined ? policy.lifetimeMs : DEFAULT_LIFETIME_MS;
+    const lifetime =
+      o.lifetimeMs !== undefined
+        ? o.lifetimeMs
+        : policy.lifetimeMs !== undefined
+          ? policy.lifetimeMs
+          : DEFAULT_LIFETIME_MS;
     const now = this.now();
     const token = `cp401.${randomBytes(24).toString('base64url')}`;
-    const t: IssuedToken = { token, fingerprint: tokenFingerprint(token), subject, issuedAt: now, ...(lifetime === null ? {} : { expiresAt: now + lifetime }) };
+    const t: IssuedToken = {
+      token,
+      fingerprint: tokenFingerprint(token),
+      subject,
+      issuedAt: now,
+      ...(lifetime === null ? {} : { expiresAt: now + lifetime }),
+    };
     if (policy.rejectNext && policy.rejectNext > 0) {
       t.revokedAt = now;
       policy.rejectNext--;
@@ -77,7 +88,11 @@ export class TokenBook {
   /** Revokes one token (by value or fingerprint) or, with a subject, every token issued to it; returns the fingerprints revoked. */
   revoke(which: { token?: string; fingerprint?: string; subject?: string }): string[] {
     const now = this.now();
-    const hit = [...this.byToken.values()].filter((t) => t.revokedAt === undefined && (t.token === which.token || t.fingerprint === which.fingerprint || t.subject === which.subject));
+    const hit = [...this.byToken.values()].filter(
+      (t) =>
+        t.revokedAt === undefined &&
+        (t.token === which.token || t.fingerprint === which.fingerprint || t.subject === which.subject),
+    );
     for (const t of hit) t.revokedAt = now;
     return hit.map((t) => t.fingerprint);
   }
@@ -85,7 +100,9 @@ export class TokenBook {
   /** Makes tokens expire now (the webhook refuses them from the next review on). */
   expire(which: { fingerprint?: string; subject?: string }): string[] {
     const now = this.now();
-    const hit = [...this.byToken.values()].filter((t) => t.fingerprint === which.fingerprint || t.subject === which.subject);
+    const hit = [...this.byToken.values()].filter(
+      (t) => t.fingerprint === which.fingerprint || t.subject === which.subject,
+    );
     for (const t of hit) t.expiresAt = Math.min(t.expiresAt ?? now, now);
     return hit.map((t) => t.fingerprint);
   }

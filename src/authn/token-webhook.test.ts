@@ -5,7 +5,12 @@ import { parse } from 'yaml';
 import { useTempDir } from '../testing/tmp.ts';
 import { TokenBook, tokenFingerprint } from './token-book.ts';
 import { EXEC_PLUGIN_GROUP, ISSUE_KEY_HEADER, startTokenWebhook, type StartedTokenWebhook } from './token-webhook.ts';
-import { ensureTokenWebhookFiles, tokenWebhookAddress, TOKEN_WEBHOOK_PORT, type TokenWebhookFiles } from './webhook-files.ts';
+import {
+  ensureTokenWebhookFiles,
+  tokenWebhookAddress,
+  TOKEN_WEBHOOK_PORT,
+  type TokenWebhookFiles,
+} from './webhook-files.ts';
 
 describe('TokenBook', () => {
   test('a token is accepted until it expires, then refused as expired; a revoked one as revoked; an unknown one as unknown', () => {
@@ -58,7 +63,14 @@ describe('token webhook over https', () => {
   let hook: StartedTokenWebhook;
   beforeAll(async () => {
     files = await ensureTokenWebhookFiles(`unit-${process.pid}`, { CREDPROV_STATE_DIR: tmp() });
-    hook = await startTokenWebhook({ address: files.address, port: files.port, certFile: files.certFile, keyFile: files.keyFile, issueKeyFile: files.issueKeyFile, reviewLog: `${tmp()}/reviews.jsonl` });
+    hook = await startTokenWebhook({
+      address: files.address,
+      port: files.port,
+      certFile: files.certFile,
+      keyFile: files.keyFile,
+      issueKeyFile: files.issueKeyFile,
+      reviewLog: `${tmp()}/reviews.jsonl`,
+    });
   });
   afterAll(async () => {
     await hook?.stop();
@@ -67,11 +79,17 @@ describe('token webhook over https', () => {
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const ca = await readFile(files.caFile);
     return new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
-      const req = request(`${files.url}${path}`, { method: 'POST', ca, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += String(c)));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }));
-      });
+      const req = request(
+        `${files.url}${path}`,
+        { method: 'POST', ca, headers: { 'content-type': 'application/json', ...headers } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += String(c)));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
@@ -81,8 +99,13 @@ describe('token webhook over https', () => {
     expect(files.address).toBe(tokenWebhookAddress(`unit-${process.pid}`));
     expect(files.address).toMatch(/^127\.41\.\d+\.\d+$/);
     expect(files.port).toBe(TOKEN_WEBHOOK_PORT);
-    const kc = parse(await readFile(files.kubeconfigFile, 'utf8')) as { clusters: Array<{ cluster: Record<string, string> }> };
-    expect(kc.clusters[0]!.cluster).toEqual({ server: `${files.url}/authenticate`, 'certificate-authority': files.caFile });
+    const kc = parse(await readFile(files.kubeconfigFile, 'utf8')) as {
+      clusters: Array<{ cluster: Record<string, string> }>;
+    };
+    expect(kc.clusters[0]!.cluster).toEqual({
+      server: `${files.url}/authenticate`,
+      'certificate-authority': files.caFile,
+    });
   });
 
   test('making the files again keeps the CA and the kubeconfig path (so a running API server can be reused)', async () => {
@@ -93,11 +116,27 @@ describe('token webhook over https', () => {
 
   test('a TokenReview of an issued token authenticates the subject in the exec-plugin group; the review is recorded by fingerprint only', async () => {
     const t = hook.book.issue('probe-a');
-    const r = await post('/authenticate', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: t.token, audiences: ['https://127.0.0.1:6443'] } });
+    const r = await post('/authenticate', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token: t.token, audiences: ['https://127.0.0.1:6443'] },
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', status: { authenticated: true, user: { username: 'credprov:exec:probe-a', uid: t.fingerprint, groups: [EXEC_PLUGIN_GROUP] } } });
+    expect(r.json).toEqual({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      status: {
+        authenticated: true,
+        user: { username: 'credprov:exec:probe-a', uid: t.fingerprint, groups: [EXEC_PLUGIN_GROUP] },
+      },
+    });
     const last = hook.reviews().at(-1)!;
-    expect(last).toMatchObject({ fingerprint: t.fingerprint, verdict: 'authenticated', subject: 'probe-a', audiences: ['https://127.0.0.1:6443'] });
+    expect(last).toMatchObject({
+      fingerprint: t.fingerprint,
+      verdict: 'authenticated',
+      subject: 'probe-a',
+      audiences: ['https://127.0.0.1:6443'],
+    });
     const logged = await readFile(`${tmp()}/reviews.jsonl`, 'utf8');
     expect(logged).toContain(t.fingerprint);
     expect(logged).not.toContain(t.token);
@@ -106,10 +145,18 @@ describe('token webhook over https', () => {
   test('a revoked token is refused with the reason, and so is an unknown one', async () => {
     const t = hook.book.issue('probe-b');
     hook.book.revoke({ token: t.token });
-    const r = await post('/authenticate', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: t.token } });
+    const r = await post('/authenticate', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token: t.token },
+    });
     expect(r.json.status).toEqual({ authenticated: false, error: 'token revoked' });
     // The API server's client adds ?timeout=30s to the path it was given.
-    const u = await post('/authenticate?timeout=30s', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'nope' } });
+    const u = await post('/authenticate?timeout=30s', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token: 'nope' },
+    });
     expect(u.json.status).toEqual({ authenticated: false, error: 'token unknown' });
   });
 
@@ -121,11 +168,23 @@ describe('token webhook over https', () => {
     const r = await post('/issue', { subject: 'probe-c' }, { [ISSUE_KEY_HEADER]: key });
     expect(r.status).toBe(200);
     expect(r.json.fingerprint).toBe(tokenFingerprint(String(r.json.token)));
-    expect(hook.issues().at(-1)).toMatchObject({ subject: 'probe-c', fingerprint: r.json.fingerprint, rejected: false });
+    expect(hook.issues().at(-1)).toMatchObject({
+      subject: 'probe-c',
+      fingerprint: r.json.fingerprint,
+      rejected: false,
+    });
     expect(hook.book.lookup(String(r.json.token)).verdict).toBe('authenticated');
   });
 
   test('a second webhook on the same address fails with a message that says the address is taken', async () => {
-    await expect(startTokenWebhook({ address: files.address, port: files.port, certFile: files.certFile, keyFile: files.keyFile, issueKeyFile: files.issueKeyFile })).rejects.toThrow(/is in use/);
+    await expect(
+      startTokenWebhook({
+        address: files.address,
+        port: files.port,
+        certFile: files.certFile,
+        keyFile: files.keyFile,
+        issueKeyFile: files.issueKeyFile,
+      }),
+    ).rejects.toThrow(/is in use/);
   });
 });

@@ -89,7 +89,8 @@ export async function startTokenWebhook(o: TokenWebhookOptions): Promise<Started
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'POST') return reply(res, 405, { error: `${req.method} not allowed; POST ${TOKEN_REVIEW_PATH} or ${ISSUE_PATH}` });
+    if (req.method !== 'POST')
+      return reply(res, 405, { error: `${req.method} not allowed; POST ${TOKEN_REVIEW_PATH} or ${ISSUE_PATH}` });
     const body = await readBody(req);
     // The API server's client adds ?timeout=…; only the path names the endpoint.
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
@@ -105,26 +106,52 @@ export async function startTokenWebhook(o: TokenWebhookOptions): Promise<Started
       const at = Date.now();
       const subject = found.token?.subject;
       const username = found.verdict === 'authenticated' && subject ? usernameFor(subject) : undefined;
-      record({ at: new Date(at).toISOString(), atMs: at, fingerprint: tokenFingerprint(token), verdict: found.verdict, ...(subject ? { subject } : {}), ...(username ? { username } : {}), ...(review.spec?.audiences ? { audiences: review.spec.audiences } : {}) });
+      record({
+        at: new Date(at).toISOString(),
+        atMs: at,
+        fingerprint: tokenFingerprint(token),
+        verdict: found.verdict,
+        ...(subject ? { subject } : {}),
+        ...(username ? { username } : {}),
+        ...(review.spec?.audiences ? { audiences: review.spec.audiences } : {}),
+      });
       const status = username
         ? { authenticated: true, user: { username, uid: found.token!.fingerprint, groups: [EXEC_PLUGIN_GROUP] } }
         : { authenticated: false, error: `token ${found.verdict}` };
       // The answer must be in the version the API server asked in (--authentication-token-webhook-version=v1).
-      return reply(res, 200, { apiVersion: review.apiVersion ?? 'authentication.k8s.io/v1', kind: 'TokenReview', status });
+      return reply(res, 200, {
+        apiVersion: review.apiVersion ?? 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        status,
+      });
     }
     if (path === ISSUE_PATH) {
       const presented = String(req.headers[ISSUE_KEY_HEADER] ?? '');
-      if (!sameSecret(presented, issueKey)) return reply(res, 401, { error: `POST ${ISSUE_PATH} needs the issuing key in the ${ISSUE_KEY_HEADER} header` });
+      if (!sameSecret(presented, issueKey))
+        return reply(res, 401, { error: `POST ${ISSUE_PATH} needs the issuing key in the ${ISSUE_KEY_HEADER} header` });
       let subject: unknown;
       try {
         subject = (JSON.parse(body || '{}') as { subject?: unknown }).subject;
       } catch {
         return reply(res, 400, { error: 'body is not JSON: expected {"subject": "<name>"}' });
       }
-      if (typeof subject !== 'string' || !/^[a-z0-9][a-z0-9.-]{0,62}$/.test(subject)) return reply(res, 400, { error: 'subject: expected a lower-case name (a-z, 0-9, ., -), at most 63 characters' });
+      if (typeof subject !== 'string' || !/^[a-z0-9][a-z0-9.-]{0,62}$/.test(subject))
+        return reply(res, 400, {
+          error: 'subject: expected a lower-case name (a-z, 0-9, ., -), at most 63 characters',
+        });
       const t = book.issue(subject);
-      issues.push({ at: new Date(t.issuedAt).toISOString(), fingerprint: t.fingerprint, subject, ...(t.expiresAt !== undefined ? { expiresAt: new Date(t.expiresAt).toISOString() } : {}), rejected: t.revokedAt !== undefined });
-      return reply(res, 200, { token: t.token, fingerprint: t.fingerprint, ...(t.expiresAt !== undefined ? { expirationTimestamp: new Date(t.expiresAt).toISOString() } : {}) });
+      issues.push({
+        at: new Date(t.issuedAt).toISOString(),
+        fingerprint: t.fingerprint,
+        subject,
+        ...(t.expiresAt !== undefined ? { expiresAt: new Date(t.expiresAt).toISOString() } : {}),
+        rejected: t.revokedAt !== undefined,
+      });
+      return reply(res, 200, {
+        token: t.token,
+        fingerprint: t.fingerprint,
+        ...(t.expiresAt !== undefined ? { expirationTimestamp: new Date(t.expiresAt).toISOString() } : {}),
+      });
     }
     return reply(res, 404, { error: `no such endpoint ${path}; POST ${TOKEN_REVIEW_PATH} or ${ISSUE_PATH}` });
   };
@@ -137,9 +164,15 @@ export async function startTokenWebhook(o: TokenWebhookOptions): Promise<Started
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE'
-      ? new Error(`token webhook: ${o.address}:${o.port} is in use (a webhook of this environment left running by another credprov process?)`)
-      : e));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(
+              `token webhook: ${o.address}:${o.port} is in use (a webhook of this environment left running by another credprov process?)`,
+            )
+          : e,
+      ),
+    );
     server.listen({ host: o.address, port: o.port, exclusive: true }, () => resolve());
   });
   log.debug(`listening on https://${o.address}:${o.port}`);

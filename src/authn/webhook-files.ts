@@ -51,25 +51,48 @@ export function tokenWebhookDir(envName: string, env: NodeJS.ProcessEnv = proces
 }
 
 /** The environment's webhook files, made once and kept (renewed only near expiry). */
-export async function ensureTokenWebhookFiles(envName: string, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<TokenWebhookFiles> {
+export async function ensureTokenWebhookFiles(
+  envName: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now = Date.now(),
+): Promise<TokenWebhookFiles> {
   const dir = tokenWebhookDir(envName, env);
   const address = tokenWebhookAddress(envName);
-  const base = { dir, address, port: TOKEN_WEBHOOK_PORT, url: `https://${address}:${TOKEN_WEBHOOK_PORT}`, caFile: join(dir, 'ca.crt'), certFile: join(dir, 'server.crt'), keyFile: join(dir, 'server.key'), issueKeyFile: join(dir, 'issue.key') };
-  if (!(await stillValid(base.certFile, now)) || !(await stillValid(base.caFile, now))) await makeCertificates(dir, address);
-  if (!(await readFile(base.issueKeyFile, 'utf8').catch(() => ''))) await writeFile(base.issueKeyFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
+  const base = {
+    dir,
+    address,
+    port: TOKEN_WEBHOOK_PORT,
+    url: `https://${address}:${TOKEN_WEBHOOK_PORT}`,
+    caFile: join(dir, 'ca.crt'),
+    certFile: join(dir, 'server.crt'),
+    keyFile: join(dir, 'server.key'),
+    issueKeyFile: join(dir, 'issue.key'),
+  };
+  if (!(await stillValid(base.certFile, now)) || !(await stillValid(base.caFile, now)))
+    await makeCertificates(dir, address);
+  if (!(await readFile(base.issueKeyFile, 'utf8').catch(() => '')))
+    await writeFile(base.issueKeyFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
   const ca = await readFile(base.caFile);
   const kubeconfigFile = join(dir, `webhook-${createHash('sha256').update(ca).digest('hex').slice(0, 12)}.kubeconfig`);
   const text = stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'credprov-token-webhook', cluster: { server: `${base.url}${TOKEN_REVIEW_PATH}`, 'certificate-authority': base.caFile } }],
+    clusters: [
+      {
+        name: 'credprov-token-webhook',
+        cluster: { server: `${base.url}${TOKEN_REVIEW_PATH}`, 'certificate-authority': base.caFile },
+      },
+    ],
     users: [{ name: 'kube-apiserver', user: {} }],
     contexts: [{ name: 'webhook', context: { cluster: 'credprov-token-webhook', user: 'kube-apiserver' } }],
     'current-context': 'webhook',
   });
-  if ((await readFile(kubeconfigFile, 'utf8').catch(() => '')) !== text) await writeFile(kubeconfigFile, text, { mode: 0o600 });
+  if ((await readFile(kubeconfigFile, 'utf8').catch(() => '')) !== text)
+    await writeFile(kubeconfigFile, text, { mode: 0o600 });
   // Kubeconfigs for an older CA name a CA file that no longer holds it.
-  for (const f of await readdir(dir)) if (/^webhook-[0-9a-f]+\.kubeconfig$/.test(f) && join(dir, f) !== kubeconfigFile) await rm(join(dir, f), { force: true });
+  for (const f of await readdir(dir))
+    if (/^webhook-[0-9a-f]+\.kubeconfig$/.test(f) && join(dir, f) !== kubeconfigFile)
+      await rm(join(dir, f), { force: true });
   return { ...base, kubeconfigFile, issuerUrl: `https://${address}:${OIDC_ISSUER_PORT}`, issuerPort: OIDC_ISSUER_PORT };
 }
 

@@ -6,7 +6,6 @@ import type { Redactor } from '../core/redact.ts';
 import { exitCodeFor, summarize, type CheckResult, type RunReport } from '../report/model.ts';
 import { writeReports } from '../report/write.ts';
 
-
 export interface FinishOptions {
   command: string;
   subject: Record<string, unknown>;

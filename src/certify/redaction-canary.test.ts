@@ -28,8 +28,12 @@ interface Ran {
   output: string;
 }
 
-const kubelet = JSON.parse(await readFile(join(ROOT, 'fixtures/plugins/catalogue.json'), 'utf8')) as { plugins: Array<{ name: string; config: string; timeout?: string }> };
-const exec = JSON.parse(await readFile(join(ROOT, 'fixtures/exec-plugins/catalogue.json'), 'utf8')) as { plugins: Array<{ name: string; apiVersion: string; timeout?: string }> };
+const kubelet = JSON.parse(await readFile(join(ROOT, 'fixtures/plugins/catalogue.json'), 'utf8')) as {
+  plugins: Array<{ name: string; config: string; timeout?: string }>;
+};
+const exec = JSON.parse(await readFile(join(ROOT, 'fixtures/exec-plugins/catalogue.json'), 'utf8')) as {
+  plugins: Array<{ name: string; apiVersion: string; timeout?: string }>;
+};
 
 /** Every certification to make; `base` is where the canary copy of the kubelet catalogue is. */
 function runs(base: string): Run[] {
@@ -37,16 +41,44 @@ function runs(base: string): Run[] {
   const fake = join(ROOT, 'fixtures/fake-exec-plugin/fake-exec-plugin');
   const execRun = (name: string, command: string, apiVersion: string, extra: string[] = []): Run => ({
     name: `exec ${name}`,
-    args: ['certify', 'exec-plugin', '--command', command, '--api-version', apiVersion, '--interactive-mode', 'Never', ...extra],
+    args: [
+      'certify',
+      'exec-plugin',
+      '--command',
+      command,
+      '--api-version',
+      apiVersion,
+      '--interactive-mode',
+      'Never',
+      ...extra,
+    ],
   });
   return [
     ...kubelet.plugins.map((p) => ({
       name: `kubelet ${p.name}`,
-      args: ['certify', 'kubelet-plugin', '--plugin', join(plugins, p.name), '--config', join(plugins, p.config), ...(p.timeout ? ['--timeout', p.timeout] : [])],
+      args: [
+        'certify',
+        'kubelet-plugin',
+        '--plugin',
+        join(plugins, p.name),
+        '--config',
+        join(plugins, p.config),
+        ...(p.timeout ? ['--timeout', p.timeout] : []),
+      ],
     })),
     execRun('fake-exec-plugin', fake, 'client.authentication.k8s.io/v1'),
-    execRun('fake-exec-plugin (token and certificate)', fake, 'client.authentication.k8s.io/v1beta1', ['--arg=--scenario', '--arg={"credential":"both"}']),
-    ...exec.plugins.map((p) => execRun(p.name, join(ROOT, 'fixtures/exec-plugins', p.name), p.apiVersion, p.timeout ? ['--timeout', p.timeout] : [])),
+    execRun('fake-exec-plugin (token and certificate)', fake, 'client.authentication.k8s.io/v1beta1', [
+      '--arg=--scenario',
+      '--arg={"credential":"both"}',
+    ]),
+    ...exec.plugins.map((p) =>
+      execRun(
+        p.name,
+        join(ROOT, 'fixtures/exec-plugins', p.name),
+        p.apiVersion,
+        p.timeout ? ['--timeout', p.timeout] : [],
+      ),
+    ),
   ];
 }
 
@@ -54,7 +86,12 @@ async function certify(run: Run, i: number): Promise<Ran> {
   const reportDir = join(dir(), 'reports', String(i));
   const child = spawn(process.execPath, [join(ROOT, 'bin/credprov.js'), ...run.args, '--report-dir', reportDir], {
     cwd: dir(),
-    env: { ...process.env, CREDPROV_NODE: process.execPath, FAKE_EXEC_TOKEN: `${CANARY}-token`, [TEST_MARKER_ENV]: marker },
+    env: {
+      ...process.env,
+      CREDPROV_NODE: process.execPath,
+      FAKE_EXEC_TOKEN: `${CANARY}-token`,
+      [TEST_MARKER_ENV]: marker,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -64,7 +101,11 @@ async function certify(run: Run, i: number): Promise<Ran> {
   const files: Record<string, string> = {};
   const entries = await readdir(reportDir, { recursive: true, withFileTypes: true }).catch(() => []);
   for (const f of entries) {
-    if (f.isFile()) files[join(f.parentPath, f.name).slice(reportDir.length + 1)] = await readFile(join(f.parentPath, f.name), 'utf8');
+    if (f.isFile())
+      files[join(f.parentPath, f.name).slice(reportDir.length + 1)] = await readFile(
+        join(f.parentPath, f.name),
+        'utf8',
+      );
   }
   return { code, files, output };
 }
@@ -73,12 +114,14 @@ async function certify(run: Run, i: number): Promise<Ran> {
 async function pool<T, R>(items: T[], width: number, fn: (t: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -92,7 +135,12 @@ beforeAll(async () => {
   for (const f of await readdir(join(plugins, 'scenarios'))) {
     const file = join(plugins, 'scenarios', f);
     const text = await readFile(file, 'utf8');
-    await writeFile(file, text.replaceAll('fake-password-for-', `${CANARY}-password-for-`).replaceAll('exchanged-for-', `${CANARY}-exchanged-for-`));
+    await writeFile(
+      file,
+      text
+        .replaceAll('fake-password-for-', `${CANARY}-password-for-`)
+        .replaceAll('exchanged-for-', `${CANARY}-exchanged-for-`),
+    );
   }
   const all = runs(dir());
   const ran = await pool(all, 3, certify);
@@ -104,21 +152,34 @@ beforeAll(async () => {
 afterAll(() => killMarked(marker));
 
 describe('no secret reaches any artefact of any certification', () => {
-  test('the canary is in the plugins\' answers, so its absence below means something', async () => {
+  test("the canary is in the plugins' answers, so its absence below means something", async () => {
     const scenarios = await readdir(join(dir(), 'plugins', 'scenarios'));
     const withCanary = [];
-    for (const f of scenarios) if ((await readFile(join(dir(), 'plugins', 'scenarios', f), 'utf8')).includes(CANARY)) withCanary.push(f);
+    for (const f of scenarios)
+      if ((await readFile(join(dir(), 'plugins', 'scenarios', f), 'utf8')).includes(CANARY)) withCanary.push(f);
     expect(withCanary.length).toBeGreaterThanOrEqual(20);
     expect(results.size).toBe(kubelet.plugins.length + exec.plugins.length + 2);
   });
 
   test.each(runs('').map((r) => [r.name]))('%s', (name) => {
     const r = results.get(name)!;
-    expect({ code: r.code, output: r.code === 0 || r.code === 1 ? '' : r.output }).toEqual({ code: r.code === 0 ? 0 : 1, output: '' });
-    expect(Object.keys(r.files).sort()).toEqual(['invocations.jsonl', 'junit.xml', 'report.html', 'report.json', 'report.md']);
+    expect({ code: r.code, output: r.code === 0 || r.code === 1 ? '' : r.output }).toEqual({
+      code: r.code === 0 ? 0 : 1,
+      output: '',
+    });
+    expect(Object.keys(r.files).sort()).toEqual([
+      'invocations.jsonl',
+      'junit.xml',
+      'report.html',
+      'report.json',
+      'report.md',
+    ]);
     const leaks: string[] = [];
     for (const [file, text] of [...Object.entries(r.files), ['(stdout and stderr)', r.output] as [string, string]]) {
-      if (text.includes(CANARY)) leaks.push(`${file}: canary at …${text.slice(Math.max(0, text.indexOf(CANARY) - 60), text.indexOf(CANARY) + 40)}…`);
+      if (text.includes(CANARY))
+        leaks.push(
+          `${file}: canary at …${text.slice(Math.max(0, text.indexOf(CANARY) - 60), text.indexOf(CANARY) + 40)}…`,
+        );
       if (/eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/.test(text)) leaks.push(`${file}: a JWT`);
       if (/PRIVATE KEY-----[^-]/.test(text)) leaks.push(`${file}: a private key`);
     }

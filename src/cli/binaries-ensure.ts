@@ -36,17 +36,30 @@ Flags:
 `,
   async run(argv, ctx) {
     const { values } = parseFlags<{
-      'kube-version'?: string; source?: string[]; dir?: string; 'download-base-url'?: string; 'containerd-version'?: string; 'skip-containerd'?: boolean; only?: string[];
+      'kube-version'?: string;
+      source?: string[];
+      dir?: string;
+      'download-base-url'?: string;
+      'containerd-version'?: string;
+      'skip-containerd'?: boolean;
+      only?: string[];
     }>('binaries ensure', argv, {
-      'kube-version': { type: 'string' }, source: { type: 'string', multiple: true }, dir: { type: 'string' }, 'download-base-url': { type: 'string' },
-      'containerd-version': { type: 'string' }, 'skip-containerd': { type: 'boolean' }, only: { type: 'string', multiple: true },
+      'kube-version': { type: 'string' },
+      source: { type: 'string', multiple: true },
+      dir: { type: 'string' },
+      'download-base-url': { type: 'string' },
+      'containerd-version': { type: 'string' },
+      'skip-containerd': { type: 'boolean' },
+      only: { type: 'string', multiple: true },
     });
     const sources = values.source?.map((s) => {
-      if (!SOURCES.includes(s as KubeSource)) throw new UsageError(`binaries ensure: --source ${s} is not one of ${SOURCES.join(', ')}`);
+      if (!SOURCES.includes(s as KubeSource))
+        throw new UsageError(`binaries ensure: --source ${s} is not one of ${SOURCES.join(', ')}`);
       return s as KubeSource;
     });
     const names = values.only?.map((n) => {
-      if (!(KUBE_BINARIES as readonly string[]).includes(n)) throw new UsageError(`binaries ensure: --only ${n} is not one of ${KUBE_BINARIES.join(', ')}`);
+      if (!(KUBE_BINARIES as readonly string[]).includes(n))
+        throw new UsageError(`binaries ensure: --only ${n} is not one of ${KUBE_BINARIES.join(', ')}`);
       return n as KubeBinaryName;
     });
     const progress = stderrProgress();
@@ -65,7 +78,9 @@ Flags:
       const containerd = await ensureContainerd({
         kubeVersion: kube.version,
         ...(values['containerd-version'] ? { version: values['containerd-version'] } : {}),
-        progress, log: ctx.log, signal,
+        progress,
+        log: ctx.log,
+        signal,
       });
       return { kube, containerd };
     });

@@ -20,18 +20,26 @@ and containerd builds, from $CREDPROV_CACHE_DIR (default ~/.cache/credprov).
     parseFlags('binaries ls', argv, {});
     const root = cacheDir(ctx.env);
     // Skew entries hold the kubelet alone; they are listed too, with what they hold.
-    const kube = (await listEntries(kubeCacheRoot(root), ['kubelet'])).sort((a, b) => compareVersions(b.version, a.version));
+    const kube = (await listEntries(kubeCacheRoot(root), ['kubelet'])).sort((a, b) =>
+      compareVersions(b.version, a.version),
+    );
     const containerd = await listContainerd(containerdCacheRoot(root));
     if (ctx.json) {
-      ctx.stdout(`${JSON.stringify({ kube: kube.map((m) => ({ ...m, dir: join(kubeCacheRoot(root), m.version) })), containerd })}\n`);
+      ctx.stdout(
+        `${JSON.stringify({ kube: kube.map((m) => ({ ...m, dir: join(kubeCacheRoot(root), m.version) })), containerd })}\n`,
+      );
       return 0;
     }
     const lines = [`kube binaries (${kubeCacheRoot(root)}):`];
     if (kube.length === 0) lines.push('  none (run: credprov binaries ensure)');
-    for (const m of kube) lines.push(`  ${m.version.padEnd(9)} ${m.source.padEnd(8)} ${m.createdAt.slice(0, 19)}Z  took ${formatMs(m.durationMs)}${partial(m.binaries)}`);
+    for (const m of kube)
+      lines.push(
+        `  ${m.version.padEnd(9)} ${m.source.padEnd(8)} ${m.createdAt.slice(0, 19)}Z  took ${formatMs(m.durationMs)}${partial(m.binaries)}`,
+      );
     lines.push(`containerd (${containerdCacheRoot(root)}):`);
     if (containerd.length === 0) lines.push('  none');
-    for (const c of containerd) lines.push(`  ${c.version.padEnd(9)} build    ${c.createdAt.slice(0, 19)}Z  took ${formatMs(c.durationMs)}`);
+    for (const c of containerd)
+      lines.push(`  ${c.version.padEnd(9)} build    ${c.createdAt.slice(0, 19)}Z  took ${formatMs(c.durationMs)}`);
     ctx.stdout(`${lines.join('\n')}\n`);
     return 0;
   },

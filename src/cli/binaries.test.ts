@@ -29,7 +29,13 @@ describe('credprov binaries', () => {
     const r = await cli(['binaries', 'ensure', '--kube-version', '1.36', '--dir', dir, '--skip-containerd']);
     expect(r.code).toBe(0);
     const last = JSON.parse(r.stdout.trimEnd().split('\n').pop()!) as Record<string, unknown>;
-    expect(last).toMatchObject({ version: 'v1.36.3', source: 'dir', kubelet: join(dir, 'kubelet'), kubeApiserver: join(dir, 'kube-apiserver'), kubectl: join(dir, 'kubectl') });
+    expect(last).toMatchObject({
+      version: 'v1.36.3',
+      source: 'dir',
+      kubelet: join(dir, 'kubelet'),
+      kubeApiserver: join(dir, 'kube-apiserver'),
+      kubectl: join(dir, 'kubectl'),
+    });
   });
 
   test('ensure --dir with binaries of another version exits 2 with a one-line reason', async () => {
@@ -37,11 +43,15 @@ describe('credprov binaries', () => {
     const r = await cli(['binaries', 'ensure', '--kube-version', '1.37.1', '--dir', dir, '--skip-containerd']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`error: --dir ${dir}: kubelet reports v1.35.4, not v1.37.1\n  hint: use binaries of v1.37.1, or pass --kube-version v1.35.4`);
+    expect(r.stderr).toContain(
+      `error: --dir ${dir}: kubelet reports v1.35.4, not v1.37.1\n  hint: use binaries of v1.37.1, or pass --kube-version v1.35.4`,
+    );
   });
 
   test('ensure rejects an unknown source and an unknown flag as usage errors', async () => {
-    expect((await cli(['binaries', 'ensure', '--source', 'ftp'])).stderr).toContain('error: binaries ensure: --source ftp is not one of dir, download, build');
+    expect((await cli(['binaries', 'ensure', '--source', 'ftp'])).stderr).toContain(
+      'error: binaries ensure: --source ftp is not one of dir, download, build',
+    );
     const typo = await cli(['binaries', 'ensure', '--kube-versoin', '1.37']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('did you mean --kube-version?');

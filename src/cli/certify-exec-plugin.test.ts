@@ -18,20 +18,24 @@ function credprov(...args: string[]) {
 }
 
 describe('credprov certify exec-plugin: input errors (exit 2, one line, what to fix)', () => {
-  test('a v1 stanza without interactiveMode gets kubectl\'s message and the fix', async () => {
+  test("a v1 stanza without interactiveMode gets kubectl's message and the fix", async () => {
     const r = await credprov('--kubeconfig', join(KC, 'invalid-v1-missing-interactive-mode.yaml'));
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.split('\n');
-    expect(lines[0]).toBe(`error: ${join(KC, 'invalid-v1-missing-interactive-mode.yaml')}: interactiveMode must be specified for alice to use exec authentication plugin`);
+    expect(lines[0]).toBe(
+      `error: ${join(KC, 'invalid-v1-missing-interactive-mode.yaml')}: interactiveMode must be specified for alice to use exec authentication plugin`,
+    );
     expect(r.stderr).toContain('hint: add interactiveMode: Never');
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
-  test('a command that does not exist shows client-go\'s help and the installHint', async () => {
+  test("a command that does not exist shows client-go's help and the installHint", async () => {
     const r = await credprov('--kubeconfig', join(KC, 'invalid-command-not-found.yaml'));
     expect(r.exitCode).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe('error: exec: executable credprov-no-such-plugin not found');
-    expect(r.stderr).toContain('It looks like you are trying to use a client-go credential plugin that is not installed.');
+    expect(r.stderr).toContain(
+      'It looks like you are trying to use a client-go credential plugin that is not installed.',
+    );
     expect(r.stderr).toContain('Install it with: apt-get install credprov-no-such-plugin');
     expect(r.stderr).toContain('hint: install the plugin, or fix exec.command for user "alice"');
   });
@@ -39,21 +43,27 @@ describe('credprov certify exec-plugin: input errors (exit 2, one line, what to 
   test('a kubeconfig that is not YAML names the file and line', async () => {
     const r = await credprov('--kubeconfig', join(KC, 'invalid-not-yaml.yaml'));
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe(`error: ${join(KC, 'invalid-not-yaml.yaml')}:7: not valid YAML: a double quote opened on this line is never closed`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: ${join(KC, 'invalid-not-yaml.yaml')}:7: not valid YAML: a double quote opened on this line is never closed`,
+    );
   });
 
   test('a kubeconfig with two users of the same name is refused as kubectl refuses it, naming the file', async () => {
     const file = join(KC, 'invalid-duplicate-user.yaml');
     const r = await credprov('--kubeconfig', file);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe(`error: error loading config file "${file}": error converting *[]NamedAuthInfo into *map[string]*api.AuthInfo: duplicate name "alice" in list`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: error loading config file "${file}": error converting *[]NamedAuthInfo into *map[string]*api.AuthInfo: duplicate name "alice" in list`,
+    );
     expect(r.stderr).not.toContain('an-older-static-token');
   });
 
   test('an unknown --user lists the users present', async () => {
     const r = await credprov('--kubeconfig', join(KC, 'valid-v1.yaml'), '--user', 'carol');
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe(`error: ${join(KC, 'valid-v1.yaml')}: user "carol" not found; users present: alice, bob`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: ${join(KC, 'valid-v1.yaml')}: user "carol" not found; users present: alice, bob`,
+    );
   });
 
   test.each([
@@ -61,9 +71,18 @@ describe('credprov certify exec-plugin: input errors (exit 2, one line, what to 
     [[], 'say which plugin to certify'],
     [['--command', 'p'], '--api-version is required with --command'],
     [['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1alpha1'], 'was removed in Kubernetes 1.24'],
-    [['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1', '--interactive-mode', 'Sometimes'], 'invalid --interactive-mode "Sometimes"'],
-    [['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1', '--timeout', 'soon'], '--timeout "soon" is not a positive duration'],
-    [['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1', '--env', 'NOVALUE'], '--env "NOVALUE" must be NAME=VALUE'],
+    [
+      ['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1', '--interactive-mode', 'Sometimes'],
+      'invalid --interactive-mode "Sometimes"',
+    ],
+    [
+      ['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1', '--timeout', 'soon'],
+      '--timeout "soon" is not a positive duration',
+    ],
+    [
+      ['--command', 'p', '--api-version', 'client.authentication.k8s.io/v1', '--env', 'NOVALUE'],
+      '--env "NOVALUE" must be NAME=VALUE',
+    ],
     [['--kubeconfig', 'k.yaml', '--arg', 'x'], '--arg applies only with --command'],
     [['--kubeconfg', 'k.yaml'], 'unknown flag --kubeconfg (did you mean --kubeconfig?)'],
   ])('usage %j is refused: %s', async (args, message) => {
@@ -83,7 +102,11 @@ describe('credprov certify exec-plugin: a certification run', () => {
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8'));
     expect(report.summary).toEqual({ passed: 18, failed: 0, skipped: 0 });
     expect(report.checks).toHaveLength(18);
-    expect(report.subject).toMatchObject({ user: 'alice', apiVersion: 'client.authentication.k8s.io/v1', envNames: ['PLUGIN_PROFILE'] });
+    expect(report.subject).toMatchObject({
+      user: 'alice',
+      apiVersion: 'client.authentication.k8s.io/v1',
+      envNames: ['PLUGIN_PROFILE'],
+    });
     const invocations = await readFile(join(out, 'invocations.jsonl'), 'utf8');
     expect(invocations.trim().split('\n')).toHaveLength(14);
     expect(invocations).not.toMatch(/fake-[0-9a-f]{24}/);
@@ -92,9 +115,18 @@ describe('credprov certify exec-plugin: a certification run', () => {
   }, 60_000);
 
   test('a plugin that breaks a MUST exits 1 and says which check, with the reason', async () => {
-    const r = await credprov('--command', resolve('fixtures/exec-plugins/broken-stdout-noise'), '--api-version', 'client.authentication.k8s.io/v1', '--report-dir', join(dir(), 'noise'));
+    const r = await credprov(
+      '--command',
+      resolve('fixtures/exec-plugins/broken-stdout-noise'),
+      '--api-version',
+      'client.authentication.k8s.io/v1',
+      '--report-dir',
+      join(dir(), 'noise'),
+    );
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/^FAIL MUST {3}EP-STDOUT-ONLY-JSON: stdout on the first run holds more than the ExecCredential JSON \(before it: "Fetching token for cluster prod\.\.\."\)/m);
+    expect(r.stderr).toMatch(
+      /^FAIL MUST {3}EP-STDOUT-ONLY-JSON: stdout on the first run holds more than the ExecCredential JSON \(before it: "Fetching token for cluster prod\.\.\."\)/m,
+    );
   }, 60_000);
 
   test('--help prints the usage with examples', async () => {

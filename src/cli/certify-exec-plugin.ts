@@ -5,7 +5,13 @@
 // and hands the results to finishRun (reports, summary, exit code).
 import { resolve } from 'node:path';
 import { loadKubeconfigExecUser } from '../api/exec/kubeconfig.ts';
-import { INTERACTIVE_MODES, V1ALPHA1, isSupportedExecApiVersion, type ExecConfig, type InteractiveMode } from '../api/exec/types.ts';
+import {
+  INTERACTIVE_MODES,
+  V1ALPHA1,
+  isSupportedExecApiVersion,
+  type ExecConfig,
+  type InteractiveMode,
+} from '../api/exec/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
 import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import { parseGoDuration } from '../core/duration.ts';
@@ -133,10 +139,14 @@ export const command: Command = {
     const resolved = await resolveExecCommand(plugin, ctx.env);
     if (!resolved.ok) {
       const [reason, ...rest] = resolved.error.split('\n');
-      const where = f.kubeconfig ? `fix exec.command for user "${subject.user as string}" in ${f.kubeconfig}` : 'fix --command';
+      const where = f.kubeconfig
+        ? `fix exec.command for user "${subject.user as string}" in ${f.kubeconfig}`
+        : 'fix --command';
       throw new ConfigError(reason!, {
         ...(rest.join('\n').trim() ? { detail: rest.join('\n').trim() } : {}),
-        hint: resolved.notFound ? `install the plugin, or ${where} (a bare name is looked up on PATH; a path is resolved against ${plugin.baseDir})` : `make it executable (chmod +x) or ${where}`,
+        hint: resolved.notFound
+          ? `install the plugin, or ${where} (a bare name is looked up on PATH; a path is resolved against ${plugin.baseDir})`
+          : `make it executable (chmod +x) or ${where}`,
       });
     }
     subject.resolvedCommand = resolved.path;
@@ -155,7 +165,16 @@ export const command: Command = {
     warnOfOrphans(ctx.log, sweepOrphanedRuns());
     const { checks, metrics } = await withInterrupt(async (signal) => {
       signal.addEventListener('abort', () => killRunningExecPlugins(), { once: true });
-      return certifyExecPlugin(plugin, { log, timeoutMs, redactor, parentEnv: ctx.env, cwd: ctx.cwd, progress, signal, clients });
+      return certifyExecPlugin(plugin, {
+        log,
+        timeoutMs,
+        redactor,
+        parentEnv: ctx.env,
+        cwd: ctx.cwd,
+        progress,
+        signal,
+        clients,
+      });
     });
     // The command line is left out of the report: --env values may be secrets.
     return finishCertify(ctx, {
@@ -178,11 +197,18 @@ export const command: Command = {
 /** --clients as written: the names (checked), [] for none, undefined for the default (every available client). */
 function parseClientsFlag(flag: string[] | undefined): ClientName[] | undefined {
   if (flag === undefined) return undefined;
-  const words = flag.flatMap((v) => v.split(',')).map((w) => w.trim()).filter(Boolean);
+  const words = flag
+    .flatMap((v) => v.split(','))
+    .map((w) => w.trim())
+    .filter(Boolean);
   if (words.length === 1 && words[0] === 'none') return [];
-  if (words.length === 0) throw new UsageError(`${NAME}: --clients is empty`, { hint: `name some of ${CLIENT_NAMES.join(', ')}, or none` });
+  if (words.length === 0)
+    throw new UsageError(`${NAME}: --clients is empty`, { hint: `name some of ${CLIENT_NAMES.join(', ')}, or none` });
   for (const w of words) {
-    if (!isClientName(w)) throw new UsageError(`${NAME}: --clients ${JSON.stringify(w)} is not a client credprov knows`, { hint: `use some of ${CLIENT_NAMES.join(', ')}, or none` });
+    if (!isClientName(w))
+      throw new UsageError(`${NAME}: --clients ${JSON.stringify(w)} is not a client credprov knows`, {
+        hint: `use some of ${CLIENT_NAMES.join(', ')}, or none`,
+      });
   }
   return CLIENT_NAMES.filter((n) => words.includes(n));
 }
@@ -192,15 +218,22 @@ function parseClientsFlag(flag: string[] | undefined): ClientName[] | undefined 
  * available (else exit 2, naming what is missing and how to get it), or by
  * default every client this machine has.
  */
-async function chooseClients(named: ClientName[] | undefined, kubeVersion: string, env: NodeJS.ProcessEnv): Promise<{ clients: MatrixClient[]; unavailable: Array<{ name: ClientName; reason: string }> }> {
+async function chooseClients(
+  named: ClientName[] | undefined,
+  kubeVersion: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ clients: MatrixClient[]; unavailable: Array<{ name: ClientName; reason: string }> }> {
   if (named?.length === 0) return { clients: [], unavailable: [] };
   const all = await availableProbes({ kubeVersion, env }, named ?? CLIENT_NAMES);
   const missing = all.filter((c) => !c.availability.ok);
   if (named && missing.length) {
-    throw new UsageError(`${NAME}: --clients names ${missing.map((c) => c.probe.name).join(', ')}, which this machine cannot run`, {
-      detail: missing.map((c) => `${c.probe.name}: ${c.availability.ok ? '' : c.availability.reason}`).join('\n'),
-      hint: `'credprov clients ls' lists the clients available here; leave --clients out to use just those`,
-    });
+    throw new UsageError(
+      `${NAME}: --clients names ${missing.map((c) => c.probe.name).join(', ')}, which this machine cannot run`,
+      {
+        detail: missing.map((c) => `${c.probe.name}: ${c.availability.ok ? '' : c.availability.reason}`).join('\n'),
+        hint: `'credprov clients ls' lists the clients available here; leave --clients out to use just those`,
+      },
+    );
   }
   return {
     clients: all.flatMap((c) => (c.availability.ok ? [{ probe: c.probe, version: c.availability.version }] : [])),
@@ -211,21 +244,39 @@ async function chooseClients(named: ClientName[] | undefined, kubeVersion: strin
 
 function parseTimeout(text: string): number {
   const ms = parseGoDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`${NAME}: --timeout ${JSON.stringify(text)} is not a positive duration`, { hint: 'write it like 500ms, 10s or 1m' });
+  if (ms === undefined || ms <= 0)
+    throw new UsageError(`${NAME}: --timeout ${JSON.stringify(text)} is not a positive duration`, {
+      hint: 'write it like 500ms, 10s or 1m',
+    });
   return ms;
 }
 
-async function pluginFromFlags(f: Flags, ctx: CommandContext): Promise<{ plugin: ExecPlugin; subject: Record<string, unknown> }> {
-  const stanzaFlags = (['command', 'arg', 'env', 'api-version', 'interactive-mode', 'provide-cluster-info'] as const).filter((k) => f[k] !== undefined);
+async function pluginFromFlags(
+  f: Flags,
+  ctx: CommandContext,
+): Promise<{ plugin: ExecPlugin; subject: Record<string, unknown> }> {
+  const stanzaFlags = (
+    ['command', 'arg', 'env', 'api-version', 'interactive-mode', 'provide-cluster-info'] as const
+  ).filter((k) => f[k] !== undefined);
   if (f.kubeconfig !== undefined) {
     const extra = stanzaFlags.filter((k) => k !== 'command');
-    if (f.command !== undefined) throw new UsageError(`${NAME}: give either --kubeconfig or --command, not both`, { hint: 'with --kubeconfig the exec stanza names the command' });
-    if (extra.length > 0) throw new UsageError(`${NAME}: --${extra[0]} applies only with --command`, { hint: `with --kubeconfig, set it in users[].user.exec of ${f.kubeconfig}` });
+    if (f.command !== undefined)
+      throw new UsageError(`${NAME}: give either --kubeconfig or --command, not both`, {
+        hint: 'with --kubeconfig the exec stanza names the command',
+      });
+    if (extra.length > 0)
+      throw new UsageError(`${NAME}: --${extra[0]} applies only with --command`, {
+        hint: `with --kubeconfig, set it in users[].user.exec of ${f.kubeconfig}`,
+      });
     const file = resolve(ctx.cwd, f.kubeconfig);
     const loaded = await loadKubeconfigExecUser(file, f.user);
     for (const w of loaded.warnings) ctx.log.warn(`${file}: ${w.field}: ${w.message}${w.hint ? ` (${w.hint})` : ''}`);
     return {
-      plugin: { config: loaded.config, baseDir: loaded.baseDir, ...(loaded.cluster ? { cluster: loaded.cluster } : {}) },
+      plugin: {
+        config: loaded.config,
+        baseDir: loaded.baseDir,
+        ...(loaded.cluster ? { cluster: loaded.cluster } : {}),
+      },
       subject: {
         kind: 'client-go exec credential plugin',
         kubeconfig: file,
@@ -236,15 +287,30 @@ async function pluginFromFlags(f: Flags, ctx: CommandContext): Promise<{ plugin:
     };
   }
   if (f.command === undefined) {
-    throw new UsageError(`${NAME}: say which plugin to certify: --kubeconfig PATH [--user NAME], or --command PATH --api-version VERSION`, { hint: `run 'credprov ${NAME} --help' for examples` });
+    throw new UsageError(
+      `${NAME}: say which plugin to certify: --kubeconfig PATH [--user NAME], or --command PATH --api-version VERSION`,
+      { hint: `run 'credprov ${NAME} --help' for examples` },
+    );
   }
   if (f.user !== undefined) throw new UsageError(`${NAME}: --user applies only with --kubeconfig`);
   const apiVersion = f['api-version'];
-  if (!apiVersion) throw new UsageError(`${NAME}: --api-version is required with --command`, { hint: 'use client.authentication.k8s.io/v1 (or v1beta1): the version your plugin answers in' });
-  if (apiVersion === V1ALPHA1) throw new UsageError(`${NAME}: --api-version ${apiVersion} was removed in Kubernetes 1.24`, { hint: 'use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1' });
-  if (!isSupportedExecApiVersion(apiVersion)) throw new UsageError(`${NAME}: exec plugin: invalid apiVersion "${apiVersion}"`, { hint: 'use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1' });
+  if (!apiVersion)
+    throw new UsageError(`${NAME}: --api-version is required with --command`, {
+      hint: 'use client.authentication.k8s.io/v1 (or v1beta1): the version your plugin answers in',
+    });
+  if (apiVersion === V1ALPHA1)
+    throw new UsageError(`${NAME}: --api-version ${apiVersion} was removed in Kubernetes 1.24`, {
+      hint: 'use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1',
+    });
+  if (!isSupportedExecApiVersion(apiVersion))
+    throw new UsageError(`${NAME}: exec plugin: invalid apiVersion "${apiVersion}"`, {
+      hint: 'use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1',
+    });
   const mode = f['interactive-mode'] ?? 'IfAvailable';
-  if (!(INTERACTIVE_MODES as readonly string[]).includes(mode)) throw new UsageError(`${NAME}: invalid --interactive-mode "${mode}"`, { hint: `use one of ${INTERACTIVE_MODES.join(', ')}` });
+  if (!(INTERACTIVE_MODES as readonly string[]).includes(mode))
+    throw new UsageError(`${NAME}: invalid --interactive-mode "${mode}"`, {
+      hint: `use one of ${INTERACTIVE_MODES.join(', ')}`,
+    });
   const env = (f.env ?? []).map((kv) => {
     const i = kv.indexOf('=');
     if (i <= 0) throw new UsageError(`${NAME}: --env ${JSON.stringify(kv)} must be NAME=VALUE`);

@@ -57,8 +57,16 @@ async function credprov(args: string[], o: { sigtermOncePluginRuns?: boolean } =
     const exitAt = Date.now();
     const ms = exitAt - t0;
     // Node's compile caches (bin/credprov.js's and the fake provider's) are kept on purpose.
-    const tempEntries = (await readdir(tmp)).filter((n) => !['node-compile-cache', 'credprov-node-compile-cache'].includes(n));
-    return { code, stderr, ms, ...(sigtermAt !== undefined ? { msAfterSigterm: exitAt - sigtermAt } : {}), leftBehind: { processes: await markedAfter(marker), tempEntries } };
+    const tempEntries = (await readdir(tmp)).filter(
+      (n) => !['node-compile-cache', 'credprov-node-compile-cache'].includes(n),
+    );
+    return {
+      code,
+      stderr,
+      ms,
+      ...(sigtermAt !== undefined ? { msAfterSigterm: exitAt - sigtermAt } : {}),
+      leftBehind: { processes: await markedAfter(marker), tempEntries },
+    };
   } finally {
     killMarked(marker);
   }
@@ -66,9 +74,22 @@ async function credprov(args: string[], o: { sigtermOncePluginRuns?: boolean } =
 
 describe('credprov certify kubelet-plugin with hostile plugins', () => {
   test('finishes soon on a plugin whose setsid daemon holds stdout, fails KP-NO-STDOUT-HOLDER and leaves nothing behind', async () => {
-    const r = await credprov(['certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'broken-daemon-holds-stdout'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '2s', '--report-dir', join(dir(), 'daemon')]);
+    const r = await credprov([
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'broken-daemon-holds-stdout'),
+      '--config',
+      join(PLUGINS, 'configs/v1.yaml'),
+      '--timeout',
+      '2s',
+      '--report-dir',
+      join(dir(), 'daemon'),
+    ]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/FAIL MUST +KP-NO-STDOUT-HOLDER: .* left pid \d+ \(sleep 600\) holding its stdout and stderr/);
+    expect(r.stderr).toMatch(
+      /FAIL MUST +KP-NO-STDOUT-HOLDER: .* left pid \d+ \(sleep 600\) holding its stdout and stderr/,
+    );
     // 5 sequential steps, each bounded by the timeout plus a short grace; here none even reaches the timeout.
     expect(r.ms).toBeLessThan(15_000);
     expect(r.leftBehind).toEqual({ processes: [], tempEntries: [] });
@@ -78,7 +99,21 @@ describe('credprov certify kubelet-plugin with hostile plugins', () => {
     const plugin = join(dir(), 'hangs-with-daemon');
     await writeFile(plugin, '#!/bin/sh\nsetsid sleep 600 &\nexec sleep 600\n');
     await chmod(plugin, 0o755);
-    const r = await credprov(['certify', 'kubelet-plugin', '--plugin', plugin, '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '60s', '--report-dir', join(dir(), 'term')], { sigtermOncePluginRuns: true });
+    const r = await credprov(
+      [
+        'certify',
+        'kubelet-plugin',
+        '--plugin',
+        plugin,
+        '--config',
+        join(PLUGINS, 'configs/v1.yaml'),
+        '--timeout',
+        '60s',
+        '--report-dir',
+        join(dir(), 'term'),
+      ],
+      { sigtermOncePluginRuns: true },
+    );
     expect(r.stderr).toContain('SIGTERM: stopping and cleaning up');
     // 128 + SIGTERM, as every interrupted command ends (130 after Ctrl-C).
     expect(r.code).toBe(143);
@@ -92,18 +127,48 @@ describe('credprov certify kubelet-plugin with hostile plugins', () => {
     await chmod(plugin, 0o755);
     const killed = newMarker();
     try {
-      const child = spawn(process.execPath, [join(ROOT, 'bin/credprov.js'), 'certify', 'kubelet-plugin', '--plugin', plugin, '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '60s', '--report-dir', join(dir(), 'killed')], {
-        cwd: dir(), env: { ...process.env, CREDPROV_NODE: process.execPath, [TEST_MARKER_ENV]: killed }, stdio: 'ignore',
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          join(ROOT, 'bin/credprov.js'),
+          'certify',
+          'kubelet-plugin',
+          '--plugin',
+          plugin,
+          '--config',
+          join(PLUGINS, 'configs/v1.yaml'),
+          '--timeout',
+          '60s',
+          '--report-dir',
+          join(dir(), 'killed'),
+        ],
+        {
+          cwd: dir(),
+          env: { ...process.env, CREDPROV_NODE: process.execPath, [TEST_MARKER_ENV]: killed },
+          stdio: 'ignore',
+        },
+      );
       const exited = new Promise((r) => child.on('exit', r));
       // Both the hung plugin and its daemon, besides credprov itself.
-      while (markedProcesses(killed).filter((pid) => pid !== child.pid).length < 2) await new Promise((r) => setTimeout(r, 25));
+      while (markedProcesses(killed).filter((pid) => pid !== child.pid).length < 2)
+        await new Promise((r) => setTimeout(r, 25));
       child.kill('SIGKILL');
       await exited;
       const orphans = markedProcesses(killed);
       expect(orphans.length).toBeGreaterThanOrEqual(2);
 
-      const next = await credprov(['certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '5s', '--report-dir', join(dir(), 'next')]);
+      const next = await credprov([
+        'certify',
+        'kubelet-plugin',
+        '--plugin',
+        join(PLUGINS, 'well-behaved'),
+        '--config',
+        join(PLUGINS, 'configs/v1.yaml'),
+        '--timeout',
+        '5s',
+        '--report-dir',
+        join(dir(), 'next'),
+      ]);
       expect(next.code).toBe(0);
       // Any certify sweeps: one that another test file runs meanwhile may get there first, so which one did is not asserted.
       expect(await markedAfter(killed)).toEqual([]);

@@ -17,7 +17,16 @@ function credprov(...args: string[]): Promise<CliResult> {
 describe('credprov certify kubelet-plugin', () => {
   test('exits 0 for a well-behaved plugin and writes report.json, junit.xml, report.md', async () => {
     const reportDir = join(dir(), 'good');
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--report-dir', reportDir);
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'well-behaved'),
+      '--config',
+      join(PLUGINS, 'configs/v1.yaml'),
+      '--report-dir',
+      reportDir,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${join(reportDir, 'report.json')}\n`);
     const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'));
@@ -30,7 +39,18 @@ describe('credprov certify kubelet-plugin', () => {
   }, 60_000);
 
   test('passes a well-behaved plugin with a --timeout longer than a Node timer can hold (597h)', async () => {
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--timeout', '597h', '--report-dir', join(dir(), 'long-timeout'));
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'well-behaved'),
+      '--config',
+      join(PLUGINS, 'configs/v1.yaml'),
+      '--timeout',
+      '597h',
+      '--report-dir',
+      join(dir(), 'long-timeout'),
+    );
     expect(r.stderr).not.toContain('TimeoutOverflowWarning');
     expect(r.stderr).toMatch(/PASS MUST +KP-TIMEOUT/);
     expect(r.code).toBe(0);
@@ -38,7 +58,16 @@ describe('credprov certify kubelet-plugin', () => {
 
   test('exits 1 when a MUST check fails, and keeps the token and passwords out of the report', async () => {
     const reportDir = join(dir(), 'echo');
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'broken-returns-sa-token-as-password'), '--config', join(PLUGINS, 'configs/service-account.yaml'), '--report-dir', reportDir);
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'broken-returns-sa-token-as-password'),
+      '--config',
+      join(PLUGINS, 'configs/service-account.yaml'),
+      '--report-dir',
+      reportDir,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/FAIL MUST +KP-SA-TOKEN-NOT-ECHOED: for image .* is the service account token/);
     const text = await readFile(join(reportDir, 'report.json'), 'utf8');
@@ -48,10 +77,21 @@ describe('credprov certify kubelet-plugin', () => {
 
   test('sends the annotation values given on the command line and refuses keys the provider does not list', async () => {
     const reportDir = join(dir(), 'annotations');
-    const args = ['certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved-service-account'), '--config', join(PLUGINS, 'configs/service-account.yaml'), '--report-dir', reportDir];
+    const args = [
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'well-behaved-service-account'),
+      '--config',
+      join(PLUGINS, 'configs/service-account.yaml'),
+      '--report-dir',
+      reportDir,
+    ];
     const ok = await credprov(...args, '--service-account-annotation', 'credprov.test/identity=team-a');
     expect(ok.code).toBe(0);
-    expect(JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')).subject.serviceAccountAnnotations).toEqual({
+    expect(
+      JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')).subject.serviceAccountAnnotations,
+    ).toEqual({
       'credprov.test/identity': 'team-a',
       'credprov.test/role': 'credprov-probe-value-for-credprov.test-role',
     });
@@ -61,7 +101,14 @@ describe('credprov certify kubelet-plugin', () => {
   }, 60_000);
 
   test('exits 2 with one line for a missing plugin', async () => {
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(dir(), 'nope'), '--config', join(PLUGINS, 'configs/v1.yaml'));
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(dir(), 'nope'),
+      '--config',
+      join(PLUGINS, 'configs/v1.yaml'),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe(`error: --plugin ${join(dir(), 'nope')}: no such file`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -71,7 +118,14 @@ describe('credprov certify kubelet-plugin', () => {
     const plugin = join(dir(), 'not-exec');
     await copyFile(join(PLUGINS, 'well-behaved'), plugin);
     await chmod(plugin, 0o644);
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', plugin, '--config', join(PLUGINS, 'configs/v1.yaml'));
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      plugin,
+      '--config',
+      join(PLUGINS, 'configs/v1.yaml'),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('not executable (mode 0644)');
     expect(r.stderr).toContain(`hint: chmod +x ${plugin}`);
@@ -80,7 +134,14 @@ describe('credprov certify kubelet-plugin', () => {
   test('exits 2 for a config that is not YAML', async () => {
     const config = join(dir(), 'bad.yaml');
     await writeFile(config, 'providers: [\n  - name: x\n');
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', config);
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'well-behaved'),
+      '--config',
+      config,
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: .*bad\.yaml/);
   });
@@ -94,14 +155,36 @@ describe('credprov certify kubelet-plugin', () => {
   test('exits 2 when the config has several providers and none is picked, listing them', async () => {
     const config = join(dir(), 'two.yaml');
     const one = await readFile(join(PLUGINS, 'configs/v1.yaml'), 'utf8');
-    await writeFile(config, one.replace('providers:\n', 'providers:\n  - name: other\n    matchImages: ["other.example"]\n    defaultCacheDuration: 1m\n    apiVersion: credentialprovider.kubelet.k8s.io/v1\n'));
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', config);
+    await writeFile(
+      config,
+      one.replace(
+        'providers:\n',
+        'providers:\n  - name: other\n    matchImages: ["other.example"]\n    defaultCacheDuration: 1m\n    apiVersion: credentialprovider.kubelet.k8s.io/v1\n',
+      ),
+    );
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'well-behaved'),
+      '--config',
+      config,
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('has 2 providers (other, credprov-probe); pick one with --provider NAME');
   });
 
   test('exits 2 for an --image the provider would never be asked about', async () => {
-    const r = await credprov('certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--image', 'docker.io/library/nginx');
+    const r = await credprov(
+      'certify',
+      'kubelet-plugin',
+      '--plugin',
+      join(PLUGINS, 'well-behaved'),
+      '--config',
+      join(PLUGINS, 'configs/v1.yaml'),
+      '--image',
+      'docker.io/library/nginx',
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('provider credprov-probe does not match it');
   });
@@ -115,22 +198,47 @@ describe('credprov certify kubelet-plugin', () => {
 });
 
 describe('credprov certify kubelet-plugin --report-dir', () => {
-  const args = (reportDir: string) => ['certify', 'kubelet-plugin', '--plugin', join(PLUGINS, 'well-behaved'), '--config', join(PLUGINS, 'configs/v1.yaml'), '--report-dir', reportDir];
+  const args = (reportDir: string) => [
+    'certify',
+    'kubelet-plugin',
+    '--plugin',
+    join(PLUGINS, 'well-behaved'),
+    '--config',
+    join(PLUGINS, 'configs/v1.yaml'),
+    '--report-dir',
+    reportDir,
+  ];
 
   test.each([
     ['a file', () => join(dir(), 'report-file'), (p: string) => `error: --report-dir ${p}: is a file, not a directory`],
-    ['a path under a file', () => join(dir(), 'report-file', 'sub'), (p: string) => `error: --report-dir ${p}: ${join(dir(), 'report-file')} is not a directory`],
-    ['a path under /proc', () => '/proc/credprov-report', (p: string) => `error: --report-dir ${p}: cannot create ${p} (directories cannot be created there)`],
-    ['a place nothing can be created (sysfs)', () => '/sys/credprov-report', (p: string) => `error: --report-dir ${p}: cannot create ${p} (operation not permitted)`],
-  ])('exits 2 at once for %s, naming the flag and the path, before running the plugin', async (_, path, line) => {
-    await writeFile(join(dir(), 'report-file'), 'not a directory');
-    const t0 = Date.now();
-    const r = await credprov(...args(path()));
-    expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe(line(path()));
-    expect(r.stderr).not.toContain('probing');
-    expect(Date.now() - t0).toBeLessThan(5000);
-  }, 30_000);
+    [
+      'a path under a file',
+      () => join(dir(), 'report-file', 'sub'),
+      (p: string) => `error: --report-dir ${p}: ${join(dir(), 'report-file')} is not a directory`,
+    ],
+    [
+      'a path under /proc',
+      () => '/proc/credprov-report',
+      (p: string) => `error: --report-dir ${p}: cannot create ${p} (directories cannot be created there)`,
+    ],
+    [
+      'a place nothing can be created (sysfs)',
+      () => '/sys/credprov-report',
+      (p: string) => `error: --report-dir ${p}: cannot create ${p} (operation not permitted)`,
+    ],
+  ])(
+    'exits 2 at once for %s, naming the flag and the path, before running the plugin',
+    async (_, path, line) => {
+      await writeFile(join(dir(), 'report-file'), 'not a directory');
+      const t0 = Date.now();
+      const r = await credprov(...args(path()));
+      expect(r.code).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe(line(path()));
+      expect(r.stderr).not.toContain('probing');
+      expect(Date.now() - t0).toBeLessThan(5000);
+    },
+    30_000,
+  );
 
   test('exits 2 for an empty --report-dir instead of writing into the working directory', async () => {
     const r = await credprov(...args(''));

@@ -129,7 +129,11 @@ export const command: Command = {
     const images = chooseImages(provider, values.image ?? []);
     const annotations = parseAnnotations(provider, values['service-account-annotation'] ?? []);
     const registryFor = parseRegistryFor(values['registry-for'] ?? []);
-    if (values.live && !values.image?.length) throw new UsageError(`${NAME}: --live needs --image naming images that exist in a registry the local cluster can reach`, { hint: 'use --registry-for and --verify-pull-ca for a local registry standing in for the image host' });
+    if (values.live && !values.image?.length)
+      throw new UsageError(
+        `${NAME}: --live needs --image naming images that exist in a registry the local cluster can reach`,
+        { hint: 'use --registry-for and --verify-pull-ca for a local registry standing in for the image host' },
+      );
     const extraChecks = values['verify-pull'] ? [await verifyPullFlags(values, registryFor)] : [];
 
     const redactor = new Redactor();
@@ -141,8 +145,16 @@ export const command: Command = {
     const result = await withInterrupt((signal) => {
       signal.addEventListener('abort', killRunningPlugins, { once: true });
       return certifyKubeletPlugin({
-        plugin, provider, images, redactor, timeoutMs, kubeVersion, log, signal,
-        serviceAccount: { annotations }, extraChecks,
+        plugin,
+        provider,
+        images,
+        redactor,
+        timeoutMs,
+        kubeVersion,
+        log,
+        signal,
+        serviceAccount: { annotations },
+        extraChecks,
         logger: ctx.log.child('plugin'),
         progress: stderrProgress(),
       });
@@ -159,11 +171,22 @@ export const command: Command = {
         answers[p.image] = { cacheKeyType: o.cacheKeyType, ...(ms !== undefined ? { cacheDurationMs: ms } : {}) };
       }
       live = await certifyLive({
-        plugin, provider, images: values.image ?? [], answers, registryFor,
+        plugin,
+        provider,
+        images: values.image ?? [],
+        answers,
+        registryFor,
         ...(values['verify-pull-ca'] ? { caFile: resolve(ctx.cwd, values['verify-pull-ca']) } : {}),
         ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}),
-        baseSpec: mergePartial(applyEnv({}, ctx.env, ctx.log), values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}),
-        artifactsDir: join(reportDir, 'live'), redactor, log: ctx.log, progress: stderrProgress(), processEnv: ctx.env,
+        baseSpec: mergePartial(
+          applyEnv({}, ctx.env, ctx.log),
+          values['kube-version'] ? { kubeVersion: values['kube-version'] } : {},
+        ),
+        artifactsDir: join(reportDir, 'live'),
+        redactor,
+        log: ctx.log,
+        progress: stderrProgress(),
+        processEnv: ctx.env,
       });
     }
     return finishCertify(ctx, {
@@ -180,7 +203,14 @@ export const command: Command = {
         ...(provider.tokenAttributes ? { tokenAttributes: provider.tokenAttributes } : {}),
         ...(sa ? { serviceAccountTokenClaims: sa.claims, serviceAccountAnnotations: sa.annotations } : {}),
         ...(Object.keys(registryFor).length ? { registryFor } : {}),
-        ...(live ? { live: { environment: live.environment?.name ?? null, kubeVersion: live.environment?.kubeletVersion ?? live.environment?.kubeVersion ?? null } } : {}),
+        ...(live
+          ? {
+              live: {
+                environment: live.environment?.name ?? null,
+                kubeVersion: live.environment?.kubeletVersion ?? live.environment?.kubeVersion ?? null,
+              },
+            }
+          : {}),
       },
       checks: [...result.checks, ...(live?.checks ?? [])],
       metrics: result.metrics,
@@ -193,10 +223,19 @@ export const command: Command = {
 
 async function verifyPullFlags(values: Flags, registryFor: Record<string, string>) {
   if (!values.image?.length) {
-    throw new UsageError(`${NAME}: --verify-pull needs --image naming an image that exists in its registry`, { hint: 'the default probe images are made up; credprov registry up --seed pushes credprov/busybox you can use' });
+    throw new UsageError(`${NAME}: --verify-pull needs --image naming an image that exists in its registry`, {
+      hint: 'the default probe images are made up; credprov registry up --seed pushes credprov/busybox you can use',
+    });
   }
-  const ca = values['verify-pull-ca'] ? await readInputText(values['verify-pull-ca'], { label: '--verify-pull-ca' }) : undefined;
-  return verifyPullCheck({ images: values.image, ...(ca ? { ca } : {}), ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}), ...(Object.keys(registryFor).length ? { registryFor } : {}) });
+  const ca = values['verify-pull-ca']
+    ? await readInputText(values['verify-pull-ca'], { label: '--verify-pull-ca' })
+    : undefined;
+  return verifyPullCheck({
+    images: values.image,
+    ...(ca ? { ca } : {}),
+    ...(values['verify-pull-plain-http'] ? { plainHttp: true } : {}),
+    ...(Object.keys(registryFor).length ? { registryFor } : {}),
+  });
 }
 
 function parseRegistryFor(given: string[]): Record<string, string> {
@@ -205,7 +244,10 @@ function parseRegistryFor(given: string[]): Record<string, string> {
     const eq = kv.indexOf('=');
     const host = kv.slice(0, eq);
     const to = kv.slice(eq + 1);
-    if (eq <= 0 || !to || /[/\s]/.test(host) || /[/\s]/.test(to)) throw new UsageError(`--registry-for ${kv}: expected IMAGE_HOST=REGISTRY_HOST[:PORT]`, { hint: 'e.g. --registry-for 123456789012.dkr.ecr.us-east-1.amazonaws.com=registry.test:5000' });
+    if (eq <= 0 || !to || /[/\s]/.test(host) || /[/\s]/.test(to))
+      throw new UsageError(`--registry-for ${kv}: expected IMAGE_HOST=REGISTRY_HOST[:PORT]`, {
+        hint: 'e.g. --registry-for 123456789012.dkr.ecr.us-east-1.amazonaws.com=registry.test:5000',
+      });
     out[host] = to;
   }
   return out;
@@ -214,7 +256,10 @@ function parseRegistryFor(given: string[]): Record<string, string> {
 function parseTimeout(text: string | undefined): number {
   if (text === undefined) return KUBELET_PLUGIN_TIMEOUT_MS;
   const ms = parseGoDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`${NAME}: --timeout ${text} is not a positive duration`, { hint: 'write it like 1m, 30s or 500ms' });
+  if (ms === undefined || ms <= 0)
+    throw new UsageError(`${NAME}: --timeout ${text} is not a positive duration`, {
+      hint: 'write it like 1m, 30s or 500ms',
+    });
   return ms;
 }
 
@@ -223,15 +268,20 @@ async function requireExecutable(plugin: string): Promise<void> {
   try {
     info = await stat(plugin);
   } catch {
-    throw new ConfigError(`--plugin ${plugin}: no such file`, { hint: 'give the path to the plugin executable, as it would sit in the kubelet\'s --image-credential-provider-bin-dir' });
+    throw new ConfigError(`--plugin ${plugin}: no such file`, {
+      hint: "give the path to the plugin executable, as it would sit in the kubelet's --image-credential-provider-bin-dir",
+    });
   }
   if (info.isDirectory()) throw new ConfigError(`--plugin ${plugin}: is a directory, not an executable`);
   try {
     await access(plugin, constants.X_OK);
   } catch {
-    throw new ConfigError(`--plugin ${plugin}: not executable (mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`, {
-      hint: `chmod +x ${plugin}; the kubelet refuses to start when a provider's binary is not executable`,
-    });
+    throw new ConfigError(
+      `--plugin ${plugin}: not executable (mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`,
+      {
+        hint: `chmod +x ${plugin}; the kubelet refuses to start when a provider's binary is not executable`,
+      },
+    );
   }
 }
 
@@ -239,14 +289,22 @@ function parseAnnotations(provider: CredentialProvider, given: string[]): Record
   const out: Record<string, string> = {};
   if (given.length === 0) return out;
   const attrs = provider.tokenAttributes;
-  if (!attrs) throw new UsageError(`--service-account-annotation: provider ${provider.name} has no tokenAttributes, so the kubelet sends no annotations`);
-  const listed = [...(attrs.requiredServiceAccountAnnotationKeys ?? []), ...(attrs.optionalServiceAccountAnnotationKeys ?? [])];
+  if (!attrs)
+    throw new UsageError(
+      `--service-account-annotation: provider ${provider.name} has no tokenAttributes, so the kubelet sends no annotations`,
+    );
+  const listed = [
+    ...(attrs.requiredServiceAccountAnnotationKeys ?? []),
+    ...(attrs.optionalServiceAccountAnnotationKeys ?? []),
+  ];
   for (const kv of given) {
     const eq = kv.indexOf('=');
     if (eq <= 0) throw new UsageError(`--service-account-annotation ${kv}: expected KEY=VALUE`);
     const key = kv.slice(0, eq);
     if (!listed.includes(key)) {
-      throw new UsageError(`--service-account-annotation ${key}: provider ${provider.name} does not list this key (${listed.join(', ') || 'it lists none'}), so the kubelet would not send it`);
+      throw new UsageError(
+        `--service-account-annotation ${key}: provider ${provider.name} does not list this key (${listed.join(', ') || 'it lists none'}), so the kubelet would not send it`,
+      );
     }
     out[key] = kv.slice(eq + 1);
   }

@@ -26,7 +26,9 @@ into $CREDPROV_CACHE_DIR/clients/client-go-probe/, then lists every client as
 Exit code 0 when every client is available afterwards, 1 otherwise.
 `,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ 'kube-version'?: string }>('clients ensure', argv, { 'kube-version': { type: 'string' } });
+    const { values } = parseFlags<{ 'kube-version'?: string }>('clients ensure', argv, {
+      'kube-version': { type: 'string' },
+    });
     const kubeVersion = kubeVersionFlag('clients ensure', values['kube-version'], ctx.env);
     const progress = stderrProgress();
     await withInterrupt((signal) => ensureClientGoProbe({ kubeVersion, env: ctx.env, progress, signal }));

@@ -11,9 +11,14 @@ import { printJson } from './output.ts';
 /** The listing `clients ls` and `clients ensure` end with: a table, or under --json {kubeVersion, clients}; exit 0 when every client is available. */
 export function printClients(ctx: CommandContext, kubeVersion: string, all: ProbeAvailability[]): number {
   if (ctx.json) {
-    printJson(ctx, { kubeVersion, clients: all.map(({ probe, availability }) => ({ name: probe.name, ...availability })) });
+    printJson(ctx, {
+      kubeVersion,
+      clients: all.map(({ probe, availability }) => ({ name: probe.name, ...availability })),
+    });
   } else {
-    const lines = all.map(({ probe, availability: a }) => `  ${probe.name.padEnd(12)} ${a.ok ? a.version : `unavailable: ${a.reason}`}`);
+    const lines = all.map(
+      ({ probe, availability: a }) => `  ${probe.name.padEnd(12)} ${a.ok ? a.version : `unavailable: ${a.reason}`}`,
+    );
     ctx.stdout(`exec-plugin clients (kube ${kubeVersion}):\n${lines.join('\n')}\n`);
   }
   return all.every((c) => c.availability.ok) ? 0 : 1;
@@ -31,7 +36,9 @@ With --json: {kubeVersion, clients: [{name, ok, version | reason}]}.
 Exit code 0 when every client is available, 1 otherwise.
 `,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ 'kube-version'?: string }>('clients ls', argv, { 'kube-version': { type: 'string' } });
+    const { values } = parseFlags<{ 'kube-version'?: string }>('clients ls', argv, {
+      'kube-version': { type: 'string' },
+    });
     const kubeVersion = kubeVersionFlag('clients ls', values['kube-version'], ctx.env);
     return printClients(ctx, kubeVersion, await availableProbes({ kubeVersion, env: ctx.env }));
   },

@@ -9,7 +9,10 @@ const dir = useTempDir('credprov-cli-clients-ls-');
 describe('credprov clients', () => {
   test('ls --json lists the four clients, each with a version or why it cannot run', async () => {
     const r = await runCli(['clients', 'ls', '--json'], { json: true });
-    const out = JSON.parse(r.stdout) as { kubeVersion: string; clients: Array<{ name: string; ok: boolean; version?: string; reason?: string }> };
+    const out = JSON.parse(r.stdout) as {
+      kubeVersion: string;
+      clients: Array<{ name: string; ok: boolean; version?: string; reason?: string }>;
+    };
     expect(out.clients.map((c) => c.name)).toEqual(['kubectl', 'client-go', 'client-node', 'python']);
     for (const c of out.clients) expect(c.ok ? c.version : c.reason).toBeTruthy();
     expect(r.code).toBe(out.clients.every((c) => c.ok) ? 0 : 1);

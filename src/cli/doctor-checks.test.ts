@@ -82,7 +82,8 @@ describe('cgroup mode', () => {
 });
 
 /** A Go too old to build anything, so only what is on PATH or cached counts. */
-const oldGo: Runner = async (cmd, args, o) => (basename(cmd) === 'go' ? { exitCode: 0, stdout: 'go1.20.4', stderr: '' } : runner(cmd, args, o));
+const oldGo: Runner = async (cmd, args, o) =>
+  basename(cmd) === 'go' ? { exitCode: 0, stdout: 'go1.20.4', stderr: '' } : runner(cmd, args, o);
 
 describe('doctor', () => {
   test('an unsupported containerd on PATH, none cached and no Go to build one: local cannot run, with a hint, and no default provider', async () => {
@@ -97,32 +98,56 @@ describe('doctor', () => {
     expect(r.defaultProvider).toBe('none');
   });
 
-  test('an unsupported containerd on PATH (Debian docker.io\'s 1.6) does not stop local when Go can build a supported one, as up does', async () => {
+  test("an unsupported containerd on PATH (Debian docker.io's 1.6) does not stop local when Go can build a supported one, as up does", async () => {
     const r = await runDoctor(host(), '1.37.1');
     const c = r.providers.find((p) => p.provider === 'local')!.probes.find((p) => p.id === 'containerd')!;
-    expect(c).toMatchObject({ ok: true, detail: expect.stringContaining('Go 1.26.8 will build a supported release on first use') });
+    expect(c).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining('Go 1.26.8 will build a supported release on first use'),
+    });
   });
 
   test('with a supported containerd the local provider is the default and kube binaries may come from a Go build', async () => {
     const dir = join(tmp, 'ctrd');
     bin(dir, 'containerd');
-    const supported: Runner = async (cmd, args, o) => (basename(cmd) === 'containerd' ? { exitCode: 0, stdout: 'containerd github.com/containerd/containerd/v2 v2.3.7 ', stderr: '' } : runner(cmd, args, o));
+    const supported: Runner = async (cmd, args, o) =>
+      basename(cmd) === 'containerd'
+        ? { exitCode: 0, stdout: 'containerd github.com/containerd/containerd/v2 v2.3.7 ', stderr: '' }
+        : runner(cmd, args, o);
     const r = await runDoctor(host({ run: supported }, { CREDPROV_CONTAINERD_DIR: dir }), '1.37');
     expect(r.defaultProvider).toBe('local');
     const local = r.providers.find((p) => p.provider === 'local')!;
-    expect(local.probes.find((p) => p.id === 'kube-binaries')).toMatchObject({ ok: true, detail: expect.stringContaining('Go 1.26.8 will build them') });
+    expect(local.probes.find((p) => p.id === 'kube-binaries')).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining('Go 1.26.8 will build them'),
+    });
     expect(r.machine.find((p) => p.id === 'cgroup')?.detail).toBe('v2 (unified)');
   });
 
-  test('the provider\'s own verdict wins over passing probes', async () => {
-    const r = await runDoctor(host({ availability: { ...host().availability, local: async () => ({ ok: false, reason: 'needs root (mounts, network namespaces, cgroups)' }) } }, { CREDPROV_CONTAINERD_DIR: join(tmp, 'ctrd') }), '1.37.1');
+  test("the provider's own verdict wins over passing probes", async () => {
+    const r = await runDoctor(
+      host(
+        {
+          availability: {
+            ...host().availability,
+            local: async () => ({ ok: false, reason: 'needs root (mounts, network namespaces, cgroups)' }),
+          },
+        },
+        { CREDPROV_CONTAINERD_DIR: join(tmp, 'ctrd') },
+      ),
+      '1.37.1',
+    );
     expect(r.providers[0]).toMatchObject({ provider: 'local', ok: false });
   });
 
   test('kind lists kind, the Docker engine and the node image, each with a hint', async () => {
     const r = await runDoctor(host(), '1.36.3');
     const kind = r.providers.find((p) => p.provider === 'kind')!;
-    expect(kind.probes.map((p) => [p.id, p.ok])).toEqual([['kind', false], ['docker', false], ['node-image', false]]);
+    expect(kind.probes.map((p) => [p.id, p.ok])).toEqual([
+      ['kind', false],
+      ['docker', false],
+      ['node-image', false],
+    ]);
     expect(kind.probes.every((p) => p.hint)).toBe(true);
     expect(kind.probes[2]!.hint).toContain('kind v0.33.0 publishes kindest/node:v1.36.4');
   });
@@ -139,7 +164,10 @@ describe('doctor', () => {
 describe('credprov doctor command', () => {
   test('--json prints one JSON report and the exit code says whether the default provider can run', async () => {
     let out = '';
-    const code = await main(['doctor', '--json'], { stdout: (s) => void (out += s), env: { ...process.env, CREDPROV_CACHE_DIR: join(tmp, 'cache') } });
+    const code = await main(['doctor', '--json'], {
+      stdout: (s) => void (out += s),
+      env: { ...process.env, CREDPROV_CACHE_DIR: join(tmp, 'cache') },
+    });
     const report = JSON.parse(out) as { defaultProvider: string; providers: Array<{ provider: string }> };
     expect(report.providers.map((p) => p.provider)).toEqual(['local', 'kind', 'existing']);
     expect(code).toBe(report.defaultProvider === 'none' ? 3 : 0);

@@ -35,16 +35,19 @@ Flags:
   async run(argv, ctx) {
     const { values } = parseFlags<{ 'kube-version'?: string }>('doctor', argv, { 'kube-version': { type: 'string' } });
     const env = ctx.env;
-    const report = await runDoctor({
-      run: execaRunner(ctx.log),
-      env,
-      uid: process.getuid?.() ?? -1,
-      availability: {
-        local: () => verdict(async () => (await import('../cluster/local/index.ts')).localProvider({ env })),
-        kind: () => verdict(async () => (await import('../cluster/kind/index.ts')).kindProvider({ env })),
-        existing: () => verdict(async () => (await import('../cluster/existing/index.ts')).existingProvider({ env })),
+    const report = await runDoctor(
+      {
+        run: execaRunner(ctx.log),
+        env,
+        uid: process.getuid?.() ?? -1,
+        availability: {
+          local: () => verdict(async () => (await import('../cluster/local/index.ts')).localProvider({ env })),
+          kind: () => verdict(async () => (await import('../cluster/kind/index.ts')).kindProvider({ env })),
+          existing: () => verdict(async () => (await import('../cluster/existing/index.ts')).existingProvider({ env })),
+        },
       },
-    }, values['kube-version'] ?? env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION);
+      values['kube-version'] ?? env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION,
+    );
     ctx.stdout(ctx.json ? `${JSON.stringify(report)}\n` : renderDoctor(report));
     return report.defaultProvider === 'none' ? 3 : 0;
   },

@@ -21,8 +21,13 @@ export const command: Command = {
   summary: 'tear down the environment: no process, mount or state left behind',
   usage: USAGE,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ name?: string; all?: boolean }>('down', argv, { name: { type: 'string' }, all: { type: 'boolean' } });
-    const names = values.all ? await listEnvironmentNames(ctx.env) : [values.name ?? ctx.env.CREDPROV_ENV_NAME ?? 'default'];
+    const { values } = parseFlags<{ name?: string; all?: boolean }>('down', argv, {
+      name: { type: 'string' },
+      all: { type: 'boolean' },
+    });
+    const names = values.all
+      ? await listEnvironmentNames(ctx.env)
+      : [values.name ?? ctx.env.CREDPROV_ENV_NAME ?? 'default'];
     const progress = stderrProgress();
     for (const name of names) {
       const env = await readEnvironment(name, ctx.env);

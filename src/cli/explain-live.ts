@@ -25,7 +25,11 @@ export interface LiveExplainJson {
   images: Array<{
     image: string;
     requestImage: string;
-    providers: Array<{ name: string; predicted: { invoked: boolean; order: number | null }; live: { invoked: boolean; order: number | null } }>;
+    providers: Array<{
+      name: string;
+      predicted: { invoked: boolean; order: number | null };
+      live: { invoked: boolean; order: number | null };
+    }>;
     pull: { predicted: 'success' | 'failure'; live: 'success' | 'failure'; liveFailure?: string };
     agree: boolean;
   }>;
@@ -34,19 +38,36 @@ export interface LiveExplainJson {
   notes: string[];
 }
 
-export async function explainLive(o: { config: CredentialProviderConfig; images: string[]; kubeVersion?: string; json: boolean; reportDir?: string }, ctx: CommandContext): Promise<number> {
+export async function explainLive(
+  o: { config: CredentialProviderConfig; images: string[]; kubeVersion?: string; json: boolean; reportDir?: string },
+  ctx: CommandContext,
+): Promise<number> {
   const notes: string[] = [];
   // The fakes need no token; tokenAttributes would also need audience RBAC and a service account.
-  const config = { ...o.config, providers: o.config.providers.map(({ tokenAttributes, ...p }) => {
-    if (tokenAttributes) notes.push(`provider ${p.name}: tokenAttributes left out (the recording fake needs no service-account token); matching is unaffected`);
-    return p;
-  }) } as CredentialProviderConfig;
+  const config = {
+    ...o.config,
+    providers: o.config.providers.map(({ tokenAttributes, ...p }) => {
+      if (tokenAttributes)
+        notes.push(
+          `provider ${p.name}: tokenAttributes left out (the recording fake needs no service-account token); matching is unaffected`,
+        );
+      return p;
+    }),
+  } as CredentialProviderConfig;
   let verdicts: ImageVerdict[] = [];
   const suite = liveMatchingSuite({
     name: 'explain-live',
     summary: `explain --live: ${o.images.join(', ')}`,
     config,
-    cases: o.images.map((ref, i) => ({ check: { id: `LIVE-${i + 1}`, title: `providers exec'd for ${ref} and its pull`, level: 'MUST', source: 'KEP-2133 matching, as the real kubelet applies it' }, images: [{ ref }] })),
+    cases: o.images.map((ref, i) => ({
+      check: {
+        id: `LIVE-${i + 1}`,
+        title: `providers exec'd for ${ref} and its pull`,
+        level: 'MUST',
+        source: 'KEP-2133 matching, as the real kubelet applies it',
+      },
+      images: [{ ref }],
+    })),
     onVerdicts: (v) => (verdicts = v),
   });
   const baseSpec = mergePartial(applyEnv({}, ctx.env, ctx.log), o.kubeVersion ? { kubeVersion: o.kubeVersion } : {});
@@ -56,17 +77,32 @@ export async function explainLive(o: { config: CredentialProviderConfig; images:
   const release = onInterrupt(() => cleanupActiveSuites(), undefined, announceInterrupt(ctx));
   let cutShort = false;
   try {
-    const { report, environment, abandoned } = await runSuites([suite], { baseSpec, artifactsDir: join(artifacts, 'artifacts'), log: ctx.log, progress, redactor, processEnv: ctx.env, command: 'credprov explain --live' });
+    const { report, environment, abandoned } = await runSuites([suite], {
+      baseSpec,
+      artifactsDir: join(artifacts, 'artifacts'),
+      log: ctx.log,
+      progress,
+      redactor,
+      processEnv: ctx.env,
+      command: 'credprov explain --live',
+    });
     cutShort = !!abandoned;
     if (o.reportDir) await writeReports(report, o.reportDir, redactor);
     const broken = report.checks.find((c) => c.cause === 'harness');
-    if (verdicts.length === 0 && broken) throw new CredprovError(`explain --live could not run: ${broken.message}`, { hint: 'credprov doctor says what the local cluster needs' });
+    if (verdicts.length === 0 && broken)
+      throw new CredprovError(`explain --live could not run: ${broken.message}`, {
+        hint: 'credprov doctor says what the local cluster needs',
+      });
     const out: LiveExplainJson = {
       images: verdicts.map((v) => ({
         image: v.image,
         requestImage: v.requestImage,
         providers: v.providers,
-        pull: { predicted: v.pull.predicted, live: v.pull.live === 'success' ? 'success' : 'failure', ...(v.pull.live.startsWith('failure (') ? { liveFailure: v.pull.live.slice(9, -1) } : {}) },
+        pull: {
+          predicted: v.pull.predicted,
+          live: v.pull.live === 'success' ? 'success' : 'failure',
+          ...(v.pull.live.startsWith('failure (') ? { liveFailure: v.pull.live.slice(9, -1) } : {}),
+        },
         agree: v.agree,
       })),
       agree: verdicts.every((v) => v.agree),
@@ -85,7 +121,7 @@ export async function explainLive(o: { config: CredentialProviderConfig; images:
 function render(out: LiveExplainJson, verdicts: ImageVerdict[]): string {
   const lines: string[] = [
     `kubelet ${out.kubeVersion ?? '?'}: predicted by credprov's matching oracle, then asked of the real kubelet.`,
-    'Each image is served by a local registry that accepts only the recording fakes\' credentials,',
+    "Each image is served by a local registry that accepts only the recording fakes' credentials,",
     'so "pull success" means a provider\'s credentials reached the pull and "failure" means none did.',
     '',
   ];
@@ -93,13 +129,23 @@ function render(out: LiveExplainJson, verdicts: ImageVerdict[]): string {
     lines.push(`image ${img.image}  (request.image ${img.requestImage})${img.agree ? '' : '  DISAGREES'}`);
     const width = Math.max(...img.providers.map((p) => p.name.length), 8);
     lines.push(`  ${'provider'.padEnd(width)}  predicted     kubelet`);
-    const cell = (s: { invoked: boolean; order: number | null }) => (s.invoked ? `exec #${(s.order ?? 0) + 1}` : 'not exec\'d').padEnd(12);
-    for (const p of img.providers) lines.push(`  ${p.name.padEnd(width)}  ${cell(p.predicted)}  ${cell(p.live)}${p.predicted.invoked !== p.live.invoked || p.predicted.order !== p.live.order ? '  <- differs' : ''}`);
-    lines.push(`  ${'pull'.padEnd(width)}  ${img.pull.predicted.padEnd(12)}  ${img.pull.live}${img.pull.liveFailure ? ` (${img.pull.liveFailure})` : ''}`);
+    const cell = (s: { invoked: boolean; order: number | null }) =>
+      (s.invoked ? `exec #${(s.order ?? 0) + 1}` : "not exec'd").padEnd(12);
+    for (const p of img.providers)
+      lines.push(
+        `  ${p.name.padEnd(width)}  ${cell(p.predicted)}  ${cell(p.live)}${p.predicted.invoked !== p.live.invoked || p.predicted.order !== p.live.order ? '  <- differs' : ''}`,
+      );
+    lines.push(
+      `  ${'pull'.padEnd(width)}  ${img.pull.predicted.padEnd(12)}  ${img.pull.live}${img.pull.liveFailure ? ` (${img.pull.liveFailure})` : ''}`,
+    );
     for (const r of verdicts[i]!.reasons) lines.push(`    ${r}`);
     lines.push('');
   }
   for (const n of out.notes) lines.push(`note: ${n}`);
-  lines.push(out.agree ? 'result: the kubelet did what credprov predicted for every image' : 'result: the kubelet disagreed with credprov for at least one image (see DISAGREES): a kubelet behaviour worth reporting, or a bug in credprov\'s model');
+  lines.push(
+    out.agree
+      ? 'result: the kubelet did what credprov predicted for every image'
+      : "result: the kubelet disagreed with credprov for at least one image (see DISAGREES): a kubelet behaviour worth reporting, or a bug in credprov's model",
+  );
   return `${lines.join('\n')}\n`;
 }

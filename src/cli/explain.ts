@@ -64,8 +64,13 @@ Example:
     const file = requireFlag('explain', 'config', values.config);
     const images = values.image ?? [];
     if (images.length === 0) requireFlag('explain', 'image', undefined);
-    if (images.length > 1 && !values.live) throw new UsageError('explain: --image is given more than once; without --live explain takes one image', { hint: 'run explain once per image, or add --live to ask the kubelet about several at once' });
-    const version = parseKubeVersion(values['kube-version'] ?? (values.live ? DEFAULT_KUBE_VERSION : `1.${NEWEST_MINOR}`));
+    if (images.length > 1 && !values.live)
+      throw new UsageError('explain: --image is given more than once; without --live explain takes one image', {
+        hint: 'run explain once per image, or add --live to ask the kubelet about several at once',
+      });
+    const version = parseKubeVersion(
+      values['kube-version'] ?? (values.live ? DEFAULT_KUBE_VERSION : `1.${NEWEST_MINOR}`),
+    );
     const featureGates = parseFeatureGates('explain', values['feature-gates']);
     let cfg;
     try {
@@ -73,16 +78,32 @@ Example:
     } catch (e) {
       if (e instanceof ConfigError && ctx.json) {
         printError(e, ctx.verbose, (s) => process.stderr.write(s));
-        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, error: e.reason, problems: e.problems, exitCode: e.exitCode })}\n`);
+        ctx.stdout(
+          `${JSON.stringify({ file, kubeVersion: version.text, error: e.reason, problems: e.problems, exitCode: e.exitCode })}\n`,
+        );
         return e.exitCode;
       }
       if (e instanceof ConfigError && e.problems.length > 0) {
-        throw new ConfigError(e.reason, { ...(e.file ? { file: e.file } : {}), problems: e.problems, hint: `a kubelet with this config does not start, so it calls no plugin; fix it first (credprov validate-config ${file})` });
+        throw new ConfigError(e.reason, {
+          ...(e.file ? { file: e.file } : {}),
+          problems: e.problems,
+          hint: `a kubelet with this config does not start, so it calls no plugin; fix it first (credprov validate-config ${file})`,
+        });
       }
       throw e;
     }
     for (const image of images) normalizeImage(image);
-    if (values.live) return explainLive({ config: cfg, images, ...(values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}), json: ctx.json, ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}) }, ctx);
+    if (values.live)
+      return explainLive(
+        {
+          config: cfg,
+          images,
+          ...(values['kube-version'] ? { kubeVersion: values['kube-version'] } : {}),
+          json: ctx.json,
+          ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
+        },
+        ctx,
+      );
     const verdict = providersForImage(cfg, images[0]!, version.text);
     if (ctx.json) ctx.stdout(`${JSON.stringify(verdict)}\n`);
     else ctx.stdout(render(verdict));

@@ -20,7 +20,12 @@ export function parseFlags<T = Record<string, string | boolean | string[] | unde
   opts: { positionals?: boolean } = {},
 ): Parsed<T> {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: opts.positionals ?? false });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options,
+      strict: true,
+      allowPositionals: opts.positionals ?? false,
+    });
     return { values: values as T, positionals };
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
@@ -33,12 +38,18 @@ export function parseFlags<T = Record<string, string | boolean | string[] | unde
       });
     }
     const positional = /Unexpected argument '([^']+)'/.exec(msg);
-    if (positional) throw new UsageError(`${command}: unexpected argument '${positional[1]}'`, { hint: `run 'credprov ${command} --help'` });
-    throw new UsageError(`${command}: ${msg.replace(/\. To specify.*$/s, '')}`, { hint: `run 'credprov ${command} --help'` });
+    if (positional)
+      throw new UsageError(`${command}: unexpected argument '${positional[1]}'`, {
+        hint: `run 'credprov ${command} --help'`,
+      });
+    throw new UsageError(`${command}: ${msg.replace(/\. To specify.*$/s, '')}`, {
+      hint: `run 'credprov ${command} --help'`,
+    });
   }
 }
 
 export function requireFlag<T>(command: string, name: string, value: T | undefined): T {
-  if (value === undefined || value === '') throw new UsageError(`${command}: --${name} is required`, { hint: `run 'credprov ${command} --help'` });
+  if (value === undefined || value === '')
+    throw new UsageError(`${command}: --${name} is required`, { hint: `run 'credprov ${command} --help'` });
   return value;
 }

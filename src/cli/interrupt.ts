@@ -39,5 +39,8 @@ function interrupted(err: unknown, signal: NodeJS.Signals): CredprovError {
     if (err.hint !== undefined) parts.hint = err.hint;
     return new CredprovError(err.reason, parts);
   }
-  return new CredprovError(`interrupted by ${signal}; stopped and cleaned up`, { exitCode, ...(err === undefined ? {} : { cause: err }) });
+  return new CredprovError(`interrupted by ${signal}; stopped and cleaned up`, {
+    exitCode,
+    ...(err === undefined ? {} : { cause: err }),
+  });
 }

@@ -8,6 +8,9 @@ import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 export function kubeVersionFlag(name: string, value: string | undefined, env: NodeJS.ProcessEnv): string {
   const raw = value ?? env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION;
   const exact = exactKubeVersion(raw);
-  if (!exact) throw new UsageError(`${name}: --kube-version ${JSON.stringify(raw)} is not an exact version`, { hint: 'write it like v1.37.1: kubectl and client-go are taken at that release' });
+  if (!exact)
+    throw new UsageError(`${name}: --kube-version ${JSON.stringify(raw)} is not an exact version`, {
+      hint: 'write it like v1.37.1: kubectl and client-go are taken at that release',
+    });
   return exact;
 }

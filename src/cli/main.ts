@@ -89,9 +89,14 @@ async function dispatch(args: string[], ctx: CommandContext): Promise<number> {
     ctx.stdout(helpText());
     return EXIT_CODES.usage;
   }
-  if (args.length === 0) throw new UsageError('no command given', { hint: "run 'credprov --help' for the list of commands" });
+  if (args.length === 0)
+    throw new UsageError('no command given', { hint: "run 'credprov --help' for the list of commands" });
   if (help) {
-    if (ctx.json) printJson(ctx, { usage: helpText(), commands: COMMANDS.map((c) => ({ command: c.path.join(' '), summary: c.summary })) });
+    if (ctx.json)
+      printJson(ctx, {
+        usage: helpText(),
+        commands: COMMANDS.map((c) => ({ command: c.path.join(' '), summary: c.summary })),
+      });
     else ctx.stdout(helpText());
     return EXIT_CODES.ok;
   }
@@ -103,9 +108,14 @@ async function dispatch(args: string[], ctx: CommandContext): Promise<number> {
   const found = findCommand(args);
   if (!found) {
     const groups = COMMANDS.filter((c) => c.path[0] === args[0] && c.path.length > 1);
-    if (groups.length > 0) throw new UsageError(`'${args[0]}' needs a subcommand: ${groups.map((g) => g.path.slice(1).join(' ')).join(', ')}`);
+    if (groups.length > 0)
+      throw new UsageError(
+        `'${args[0]}' needs a subcommand: ${groups.map((g) => g.path.slice(1).join(' ')).join(', ')}`,
+      );
     const near = closest(args[0]!, [...new Set(COMMANDS.map((c) => c.path[0]!))]);
-    throw new UsageError(`unknown command '${args[0]}'${near ? ` (did you mean '${near}'?)` : ''}`, { hint: "run 'credprov --help' for the list of commands" });
+    throw new UsageError(`unknown command '${args[0]}'${near ? ` (did you mean '${near}'?)` : ''}`, {
+      hint: "run 'credprov --help' for the list of commands",
+    });
   }
   const { command } = await found.entry.load();
   if (found.rest.includes('--help') || found.rest.includes('-h')) {

@@ -35,20 +35,28 @@ Examples:
       { positionals: true },
     );
     if (positionals.length !== 2) {
-      throw new UsageError(`match: expected PATTERN and TARGET, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}`, {
-        hint: "run 'credprov match --help'",
-      });
+      throw new UsageError(
+        `match: expected PATTERN and TARGET, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}`,
+        {
+          hint: "run 'credprov match --help'",
+        },
+      );
     }
     const [pattern, target] = positionals as [string, string];
     const r = values.raw ? matchPattern(pattern, target) : matchImage(pattern, target);
     if (ctx.json) {
       const normalised = r.detail?.image?.repository;
-      ctx.stdout(`${JSON.stringify({ match: r.match, reason: r.reason, ...(r.hint ? { hint: r.hint } : {}), pattern, target, ...(normalised ? { normalised } : {}) })}\n`);
+      ctx.stdout(
+        `${JSON.stringify({ match: r.match, reason: r.reason, ...(r.hint ? { hint: r.hint } : {}), pattern, target, ...(normalised ? { normalised } : {}) })}\n`,
+      );
     } else {
       ctx.stdout(`${r.match}\n`);
     }
     if (ctx.verbose) {
-      const normalised = r.detail?.image && r.detail.image.repository !== target ? ` (image normalised to ${r.detail.image.repository})` : '';
+      const normalised =
+        r.detail?.image && r.detail.image.repository !== target
+          ? ` (image normalised to ${r.detail.image.repository})`
+          : '';
       ctx.log.info(`${r.reason}${normalised}`);
       if (r.hint) ctx.log.info(`hint: ${r.hint}`);
     }

@@ -59,11 +59,19 @@ export interface ReportJson {
 }
 
 export function reportJson(dir: string, checks: CheckResult[], summary: Summary, exitCode: number): ReportJson {
-  return { reportDir: dir, report: join(dir, 'report.json'), summary, failed: checks.filter((c) => c.status === 'failed').map((c) => c.id), exitCode };
+  return {
+    reportDir: dir,
+    report: join(dir, 'report.json'),
+    summary,
+    failed: checks.filter((c) => c.status === 'failed').map((c) => c.id),
+    exitCode,
+  };
 }
 
 /** For onInterrupt: under --json, the interrupted command's error document, since its own return never comes. */
-export function announceInterrupt(ctx: Pick<CommandContext, 'stdout' | 'json'>): (exitCode: number, signal: NodeJS.Signals) => void {
+export function announceInterrupt(
+  ctx: Pick<CommandContext, 'stdout' | 'json'>,
+): (exitCode: number, signal: NodeJS.Signals) => void {
   return (exitCode, signal) => {
     if (ctx.json) printJson(ctx, { error: `interrupted by ${signal}; cleaned up`, exitCode } satisfies ErrorJson);
   };

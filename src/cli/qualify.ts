@@ -39,16 +39,41 @@ export const command: Command = {
   summary: 'run suites against several Kubernetes versions and write a suite × version matrix',
   usage: USAGE,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ 'kube-versions'?: string; suite?: string[]; 'report-dir'?: string; spec?: string; plan?: boolean }>('qualify', argv, {
-      'kube-versions': { type: 'string' }, suite: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, spec: { type: 'string' }, plan: { type: 'boolean' },
+    const { values } = parseFlags<{
+      'kube-versions'?: string;
+      suite?: string[];
+      'report-dir'?: string;
+      spec?: string;
+      plan?: boolean;
+    }>('qualify', argv, {
+      'kube-versions': { type: 'string' },
+      suite: { type: 'string', multiple: true },
+      'report-dir': { type: 'string' },
+      spec: { type: 'string' },
+      plan: { type: 'boolean' },
     });
-    const versions = (values['kube-versions'] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
-    if (versions.length === 0) throw new UsageError('qualify: --kube-versions is required (e.g. --kube-versions 1.35,1.36,1.37)', { hint: "run 'credprov qualify --help'" });
-    if (new Set(versions).size !== versions.length) throw new UsageError(`qualify: --kube-versions names a version twice (${versions.join(',')})`);
-    const names = !values.suite?.length ? DEFAULT_SUITES : values.suite.includes('all') ? Object.keys(SUITES) : values.suite;
+    const versions = (values['kube-versions'] ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
+    if (versions.length === 0)
+      throw new UsageError('qualify: --kube-versions is required (e.g. --kube-versions 1.35,1.36,1.37)', {
+        hint: "run 'credprov qualify --help'",
+      });
+    if (new Set(versions).size !== versions.length)
+      throw new UsageError(`qualify: --kube-versions names a version twice (${versions.join(',')})`);
+    const names = !values.suite?.length
+      ? DEFAULT_SUITES
+      : values.suite.includes('all')
+        ? Object.keys(SUITES)
+        : values.suite;
     const suites = names.map((n) => {
       const s = SUITES[n];
-      if (!s) throw new UsageError(`qualify: unknown suite '${n}'${closest(n, Object.keys(SUITES)) ? ` (did you mean '${closest(n, Object.keys(SUITES))}'?)` : ''}`, { hint: `known suites: ${Object.keys(SUITES).join(', ')}` });
+      if (!s)
+        throw new UsageError(
+          `qualify: unknown suite '${n}'${closest(n, Object.keys(SUITES)) ? ` (did you mean '${closest(n, Object.keys(SUITES))}'?)` : ''}`,
+          { hint: `known suites: ${Object.keys(SUITES).join(', ')}` },
+        );
       return s;
     });
     const plan = await planVersions(versions);
@@ -60,18 +85,35 @@ export const command: Command = {
     }
     // Before any version is built or brought up: a report dir that cannot be written is bad input (exit 2).
     const reportDir = await prepareReportDir(values['report-dir'], ctx.cwd);
-    const baseSpec = mergePartial(applyEnv(values.spec ? await loadSpecFile(values.spec) : {}, ctx.env, ctx.log), { provider: 'local' });
+    const baseSpec = mergePartial(applyEnv(values.spec ? await loadSpecFile(values.spec) : {}, ctx.env, ctx.log), {
+      provider: 'local',
+    });
     const redactor = new Redactor();
     const release = onInterrupt(() => cleanupActiveSuites(), undefined, announceInterrupt(ctx));
     try {
-      const { matrix, aggregate } = await qualify({ versions, plan, suites, baseSpec, reportDir, log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'qualify', ...argv].join(' ') });
+      const { matrix, aggregate } = await qualify({
+        versions,
+        plan,
+        suites,
+        baseSpec,
+        reportDir,
+        log: ctx.log,
+        progress,
+        redactor,
+        processEnv: ctx.env,
+        command: ['credprov', 'qualify', ...argv].join(' '),
+      });
       const w = (s: string) => process.stderr.write(s);
       w(`\n${'suite'.padEnd(24)} ${matrix.versions.map((v) => v.padEnd(10)).join(' ')}\n`);
-      for (const r of matrix.rows) w(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);
+      for (const r of matrix.rows)
+        w(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);
       w(`\nmatrix: ${join(reportDir, 'matrix.md')}; reports per version under ${reportDir}\n`);
       // No check ran is never green.
       const code = aggregate.checks.length === 0 ? 1 : exitCodeFor(aggregate);
-      printJson(ctx, { ...reportJson(reportDir, aggregate.checks, aggregate.summary, code), matrix: join(reportDir, 'matrix.json') });
+      printJson(ctx, {
+        ...reportJson(reportDir, aggregate.checks, aggregate.summary, code),
+        matrix: join(reportDir, 'matrix.json'),
+      });
       return code;
     } finally {
       release();

@@ -20,7 +20,10 @@ gone. Prints {"stopped":[names]} on stdout. Stopping a registry that is not
 there is not an error.
 `,
   async run(argv, ctx) {
-    const { values } = parseFlags<{ name?: string; all?: boolean }>('registry down', argv, { name: { type: 'string' }, all: { type: 'boolean' } });
+    const { values } = parseFlags<{ name?: string; all?: boolean }>('registry down', argv, {
+      name: { type: 'string' },
+      all: { type: 'boolean' },
+    });
     if (values.all && values.name) throw new UsageError('registry down: give --name or --all, not both');
     const states = await listStates(ctx.env);
     const wanted = values.all ? states : states.filter((s) => basename(s.dir) === (values.name ?? 'default'));
@@ -38,7 +41,10 @@ there is not an error.
     }
     const live = new Set((await listStates(ctx.env)).map((s) => basename(s.dir)));
     // Also the lines of registries whose state is gone, and of test runs that died.
-    const pruned = await pruneRegistryHosts(new HostsFile(), { cliNames: live, ...(values.all ? {} : { only: values.name ?? 'default' }) });
+    const pruned = await pruneRegistryHosts(new HostsFile(), {
+      cliNames: live,
+      ...(values.all ? {} : { only: values.name ?? 'default' }),
+    });
     for (const o of pruned) ctx.log.info(`removed stale /etc/hosts entry of ${o}`);
     ctx.stdout(`${JSON.stringify({ stopped })}\n`);
     return 0;

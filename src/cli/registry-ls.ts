@@ -32,7 +32,11 @@ URL, auth mode. --json prints one JSON array instead of the table.
     }
     const cols = ['name', 'status', 'host', 'url', 'auth'] as const;
     const width = (c: (typeof cols)[number]) => Math.max(c.length, ...rows.map((r) => r[c].length));
-    const line = (r: Record<(typeof cols)[number], string>) => cols.map((c) => r[c].padEnd(width(c))).join('  ').trimEnd();
+    const line = (r: Record<(typeof cols)[number], string>) =>
+      cols
+        .map((c) => r[c].padEnd(width(c)))
+        .join('  ')
+        .trimEnd();
     ctx.stdout(`${line({ name: 'NAME', status: 'STATUS', host: 'HOST', url: 'URL', auth: 'AUTH' })}\n`);
     for (const r of rows) ctx.stdout(`${line(r)}\n`);
     return 0;

@@ -28,7 +28,9 @@ describe('credprov registry up', () => {
   test('refuses a --host that is not a hostname with exit 2, before starting anything', async () => {
     const r = await credprov('registry', 'up', '--name', 'badhost', '--auth', 'none', '--host', 'bad host!/x');
     expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe("error: registry up: --host 'bad host!/x' is not a hostname (letters, digits and dashes, in dot-separated labels)");
+    expect(r.stderr.split('\n')[0]).toBe(
+      "error: registry up: --host 'bad host!/x' is not a hostname (letters, digits and dashes, in dot-separated labels)",
+    );
     expect(r.stderr).not.toContain('starting registry');
   });
 

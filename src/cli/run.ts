@@ -40,19 +40,29 @@ export const command: Command = {
   summary: 'run conformance suites against the environment and write a report',
   usage: USAGE,
   async run(argv, ctx) {
-    const { values } = parseFlags<SpecFlags & { suite?: string[]; 'report-dir'?: string; keep?: boolean }>('run', argv, {
-      ...SPEC_FLAG_OPTIONS,
-      suite: { type: 'string', multiple: true },
-      'report-dir': { type: 'string' },
-      keep: { type: 'boolean' },
-    });
+    const { values } = parseFlags<SpecFlags & { suite?: string[]; 'report-dir'?: string; keep?: boolean }>(
+      'run',
+      argv,
+      {
+        ...SPEC_FLAG_OPTIONS,
+        suite: { type: 'string', multiple: true },
+        'report-dir': { type: 'string' },
+        keep: { type: 'boolean' },
+      },
+    );
     // `all` adds the suites that need something built first (none yet); the default is every other suite.
-    const names = !values.suite?.length ? DEFAULT_SUITES : values.suite.includes('all') ? Object.keys(SUITES) : values.suite;
+    const names = !values.suite?.length
+      ? DEFAULT_SUITES
+      : values.suite.includes('all')
+        ? Object.keys(SUITES)
+        : values.suite;
     const suites = names.map((n) => {
       const s = SUITES[n];
       if (!s) {
         const near = closest(n, Object.keys(SUITES));
-        throw new UsageError(`run: unknown suite '${n}'${near ? ` (did you mean '${near}'?)` : ''}`, { hint: `known suites: ${Object.keys(SUITES).join(', ')}` });
+        throw new UsageError(`run: unknown suite '${n}'${near ? ` (did you mean '${near}'?)` : ''}`, {
+          hint: `known suites: ${Object.keys(SUITES).join(', ')}`,
+        });
       }
       return s;
     });
@@ -65,29 +75,47 @@ export const command: Command = {
     const envName = baseSpec.name ?? 'default';
     const alreadyUp = (await listEnvironmentNames(ctx.env)).includes(envName);
     // On Ctrl-C, tear down only what this run brought up.
-    const release = onInterrupt(async () => {
-      await cleanupActiveSuites();
-      if (values.keep || alreadyUp) return;
-      const env = await readEnvironment(envName, ctx.env);
-      await providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env }).down(env ?? envName, progress);
-    }, undefined, announceInterrupt(ctx));
+    const release = onInterrupt(
+      async () => {
+        await cleanupActiveSuites();
+        if (values.keep || alreadyUp) return;
+        const env = await readEnvironment(envName, ctx.env);
+        await providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env }).down(env ?? envName, progress);
+      },
+      undefined,
+      announceInterrupt(ctx),
+    );
     try {
       const { report, abandoned } = await runSuites(suites, {
-        baseSpec, artifactsDir: join(reportDir, 'artifacts'), keep: values.keep ?? false,
-        log: ctx.log, progress, redactor, processEnv: ctx.env, command: ['credprov', 'run', ...argv].join(' '),
+        baseSpec,
+        artifactsDir: join(reportDir, 'artifacts'),
+        keep: values.keep ?? false,
+        log: ctx.log,
+        progress,
+        redactor,
+        processEnv: ctx.env,
+        command: ['credprov', 'run', ...argv].join(' '),
       });
       await writeReports(report, reportDir, redactor);
       const safe = redactor.value(report);
       const w = (s: string) => process.stderr.write(s);
-      for (const c of safe.checks) w(`${c.status === 'passed' ? 'PASS' : c.status === 'failed' ? 'FAIL' : 'SKIP'} ${c.level.padEnd(6)} ${c.id}: ${c.status === 'passed' ? c.title : c.message}\n`);
+      for (const c of safe.checks)
+        w(
+          `${c.status === 'passed' ? 'PASS' : c.status === 'failed' ? 'FAIL' : 'SKIP'} ${c.level.padEnd(6)} ${c.id}: ${c.status === 'passed' ? c.title : c.message}\n`,
+        );
       const { passed, failed, skipped } = report.summary;
       // What a CI log reader scans: one line per failure with where its evidence is.
       const failures = safe.checks.filter((c) => c.status === 'failed');
       if (failures.length > 0) {
         w(`\nfailed (${failures.length}):\n`);
-        for (const c of failures) w(`  ${c.id}${c.cause === 'harness' ? ' [harness]' : ''}: ${c.message.replace(/\s+/g, ' ').slice(0, 300)}\n    evidence: ${join(reportDir, 'report.html')}#check-${c.id}${c.suite ? ` and ${join(reportDir, 'artifacts', c.suite)}/` : ''}\n`);
+        for (const c of failures)
+          w(
+            `  ${c.id}${c.cause === 'harness' ? ' [harness]' : ''}: ${c.message.replace(/\s+/g, ' ').slice(0, 300)}\n    evidence: ${join(reportDir, 'report.html')}#check-${c.id}${c.suite ? ` and ${join(reportDir, 'artifacts', c.suite)}/` : ''}\n`,
+          );
       }
-      w(`\n${passed} passed, ${failed} failed, ${skipped} skipped; report: ${join(reportDir, 'report.md')} (${join(reportDir, 'report.html')})\n`);
+      w(
+        `\n${passed} passed, ${failed} failed, ${skipped} skipped; report: ${join(reportDir, 'report.md')} (${join(reportDir, 'report.html')})\n`,
+      );
       if (report.checks.length === 0) w('no check ran\n');
       // No check ran is never green.
       const code = report.checks.length === 0 ? 1 : exitCodeFor(report);

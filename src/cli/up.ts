@@ -58,16 +58,30 @@ export const command: Command = {
   summary: 'bring up a cluster environment (local processes or kind)',
   usage: USAGE,
   async run(argv, ctx) {
-    const { values } = parseFlags<SpecFlags & { keep?: boolean }>('up', argv, { ...SPEC_FLAG_OPTIONS, keep: { type: 'boolean' } });
-    const spec = await loadSpec({ ...(values.spec ? { file: values.spec } : {}), env: ctx.env, overrides: specOverrides(values), log: ctx.log });
+    const { values } = parseFlags<SpecFlags & { keep?: boolean }>('up', argv, {
+      ...SPEC_FLAG_OPTIONS,
+      keep: { type: 'boolean' },
+    });
+    const spec = await loadSpec({
+      ...(values.spec ? { file: values.spec } : {}),
+      env: ctx.env,
+      overrides: specOverrides(values),
+      log: ctx.log,
+    });
     const provider = await resolveProvider(spec.provider, { log: ctx.log, env: ctx.env });
     const progress = stderrProgress();
-    const release = onInterrupt(async () => {
-      if (!values.keep) await provider.down(spec.name, progress);
-    }, undefined, announceInterrupt(ctx));
+    const release = onInterrupt(
+      async () => {
+        if (!values.keep) await provider.down(spec.name, progress);
+      },
+      undefined,
+      announceInterrupt(ctx),
+    );
     try {
       const env = await provider.up(spec, progress, { keep: values.keep ?? false });
-      ctx.stdout(`${JSON.stringify({ provider: env.provider, name: env.name, kubeVersion: env.kubeVersion, kubeconfig: env.kubeconfig, binDir: env.binDir, kubectl: env.kubectl, nodeName: env.nodeName, stateDir: env.stateDir, logsDir: env.logsDir, ...(env.containerd ? { containerdAddress: env.containerd.address, registryConfigPath: env.containerd.certsDir } : {}), ...(env.pluginBinDir ? { pluginBinDir: env.pluginBinDir } : {}) })}\n`);
+      ctx.stdout(
+        `${JSON.stringify({ provider: env.provider, name: env.name, kubeVersion: env.kubeVersion, kubeconfig: env.kubeconfig, binDir: env.binDir, kubectl: env.kubectl, nodeName: env.nodeName, stateDir: env.stateDir, logsDir: env.logsDir, ...(env.containerd ? { containerdAddress: env.containerd.address, registryConfigPath: env.containerd.certsDir } : {}), ...(env.pluginBinDir ? { pluginBinDir: env.pluginBinDir } : {}) })}\n`,
+      );
       return 0;
     } finally {
       release();

@@ -75,7 +75,9 @@ Examples:
       { positionals: true },
     );
     if (positionals.length !== 1) {
-      throw new UsageError(`validate-config: expected one FILE or DIR, got ${positionals.length}`, { hint: "run 'credprov validate-config --help'" });
+      throw new UsageError(`validate-config: expected one FILE or DIR, got ${positionals.length}`, {
+        hint: "run 'credprov validate-config --help'",
+      });
     }
     const file = positionals[0]!;
     const version = parseKubeVersion(values['kube-version'] ?? `1.${NEWEST_MINOR}`);
@@ -85,11 +87,15 @@ Examples:
       const cfg = await loadProviderConfig(file, { kubeVersion: version.text, featureGates });
       const warnings = providerConfigWarnings(cfg);
       if (ctx.json) {
-        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, valid: true, providers: cfg.providers.map((p) => p.name), problems: [], warnings })}\n`);
+        ctx.stdout(
+          `${JSON.stringify({ file, kubeVersion: version.text, valid: true, providers: cfg.providers.map((p) => p.name), problems: [], warnings })}\n`,
+        );
         return 0;
       }
       for (const w of warnings) ctx.log.warn(`${w.field}: ${w.message}`);
-      ctx.stdout(`ok: ${file} is a valid CredentialProviderConfig for kubelet ${version.text} (${cfg.providers.length} provider${cfg.providers.length === 1 ? '' : 's'}: ${cfg.providers.map((p) => p.name).join(', ')})\n`);
+      ctx.stdout(
+        `ok: ${file} is a valid CredentialProviderConfig for kubelet ${version.text} (${cfg.providers.length} provider${cfg.providers.length === 1 ? '' : 's'}: ${cfg.providers.map((p) => p.name).join(', ')})\n`,
+      );
       return 0;
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
@@ -99,7 +105,9 @@ Examples:
         // Unreadable input is an error, not a verdict: in words on stderr too, as main() does for every error.
         if (unreadable) printError(e, ctx.verbose, (s) => process.stderr.write(s));
         const exitCode = unreadable ? 2 : 1;
-        ctx.stdout(`${JSON.stringify({ file, kubeVersion: version.text, valid: false, error: e.reason, problems: e.problems, exitCode })}\n`);
+        ctx.stdout(
+          `${JSON.stringify({ file, kubeVersion: version.text, valid: false, error: e.reason, problems: e.problems, exitCode })}\n`,
+        );
         return exitCode;
       }
       if (unreadable) throw e;

@@ -18,7 +18,9 @@ describe('credprov validate-config', () => {
   test('says ok and exits 0 for a config the kubelet accepts', async () => {
     const r = await credprov('validate-config', cfg('valid-minimal.yaml'));
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toBe(`ok: ${cfg('valid-minimal.yaml')} is a valid CredentialProviderConfig for kubelet v1.37 (1 provider: fake-plugin)\n`);
+    expect(r.stdout).toBe(
+      `ok: ${cfg('valid-minimal.yaml')} is a valid CredentialProviderConfig for kubelet v1.37 (1 provider: fake-plugin)\n`,
+    );
   });
 
   test('prints one field: message line per problem and exits 1', async () => {
@@ -28,7 +30,9 @@ describe('credprov validate-config', () => {
       'providers[0].matchimages: unknown field (line 6); did you mean "matchImages"?',
       'providers[0].matchImages: Required value: at least 1 item in matchImages is required',
     ]);
-    expect(r.stderr).toMatch(/^error: .*invalid-typo-matchimages\.yaml: kubelet v1\.37 would refuse this CredentialProviderConfig \(2 problems\)\n/);
+    expect(r.stderr).toMatch(
+      /^error: .*invalid-typo-matchimages\.yaml: kubelet v1\.37 would refuse this CredentialProviderConfig \(2 problems\)\n/,
+    );
   });
 
   test('bad YAML is one line with the file and line, exit 1, no stack', async () => {
@@ -45,8 +49,18 @@ describe('credprov validate-config', () => {
   });
 
   test('--kube-version changes the rules', async () => {
-    expect((await credprov('validate-config', cfg('invalid-token-attributes-no-cachetype.yaml'), '--kube-version', '1.34')).code).toBe(1);
-    const r = await credprov('validate-config', cfg('valid-service-account-1.33.yaml'), '--kube-version', 'v1.33.4', '--feature-gates', 'KubeletServiceAccountTokenForCredentialProviders=true');
+    expect(
+      (await credprov('validate-config', cfg('invalid-token-attributes-no-cachetype.yaml'), '--kube-version', '1.34'))
+        .code,
+    ).toBe(1);
+    const r = await credprov(
+      'validate-config',
+      cfg('valid-service-account-1.33.yaml'),
+      '--kube-version',
+      'v1.33.4',
+      '--feature-gates',
+      'KubeletServiceAccountTokenForCredentialProviders=true',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/for kubelet v1\.33\.4/);
   });
@@ -54,24 +68,39 @@ describe('credprov validate-config', () => {
   test('warns on stderr about entries that can never match, and still exits 0', async () => {
     const r = await credprov('validate-config', cfg('valid-never-matches.yaml'));
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^warn: providers\[0\]\.matchImages\[1\]: "reg\.io\/\*" never matches an image: globs work only in host labels/m);
+    expect(r.stderr).toMatch(
+      /^warn: providers\[0\]\.matchImages\[1\]: "reg\.io\/\*" never matches an image: globs work only in host labels/m,
+    );
   });
 
   test('--feature-gates can switch the service-account gate off', async () => {
-    const r = await credprov('validate-config', cfg('valid-service-account.yaml'), '--feature-gates', 'KubeletServiceAccountTokenForCredentialProviders=false');
+    const r = await credprov(
+      'validate-config',
+      cfg('valid-service-account.yaml'),
+      '--feature-gates',
+      'KubeletServiceAccountTokenForCredentialProviders=false',
+    );
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^providers\[0\]\.tokenAttributes: Forbidden: tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders feature gate is disabled/);
+    expect(r.stdout).toMatch(
+      /^providers\[0\]\.tokenAttributes: Forbidden: tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders feature gate is disabled/,
+    );
   });
 
   test('a directory is merged from 1.34 and refused before', async () => {
-    expect((await credprov('validate-config', cfg('dir-valid'))).stdout).toMatch(/\(2 providers: fake-plugin, hub-plugin\)/);
+    expect((await credprov('validate-config', cfg('dir-valid'))).stdout).toMatch(
+      /\(2 providers: fake-plugin, hub-plugin\)/,
+    );
     expect((await credprov('validate-config', cfg('dir-valid'), '--kube-version', '1.33')).code).toBe(1);
   });
 
   test('--json prints the verdict as one object', async () => {
     const r = await credprov('validate-config', cfg('invalid-negative-duration.yaml'), '--json');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ valid: false, kubeVersion: 'v1.37', problems: [{ field: 'providers[0].defaultCacheDuration' }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      valid: false,
+      kubeVersion: 'v1.37',
+      problems: [{ field: 'providers[0].defaultCacheDuration' }],
+    });
   });
 
   test('usage errors exit 2: bad --feature-gates, missing file argument, unknown version', async () => {
@@ -109,12 +138,25 @@ describe('credprov explain', () => {
   test('exits 1 and says so when no provider matches', async () => {
     const r = await credprov('explain', '--config', cfg('valid-minimal.yaml'), '--image', 'quay.io/org/app:1');
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/result: no provider matches quay\.io\/org\/app; the kubelet pulls it without plugin credentials/);
+    expect(r.stdout).toMatch(
+      /result: no provider matches quay\.io\/org\/app; the kubelet pulls it without plugin credentials/,
+    );
   });
 
   test('--json prints the verdict', async () => {
-    const r = await credprov('explain', '--config', cfg('valid-multi-provider.yaml'), '--image', '127.0.0.1:5000/team/app', '--json');
-    expect(JSON.parse(r.stdout)).toMatchObject({ invoked: ['zeta-plugin', 'alpha-plugin'], order: 'config', image: { repository: '127.0.0.1:5000/team/app' } });
+    const r = await credprov(
+      'explain',
+      '--config',
+      cfg('valid-multi-provider.yaml'),
+      '--image',
+      '127.0.0.1:5000/team/app',
+      '--json',
+    );
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      invoked: ['zeta-plugin', 'alpha-plugin'],
+      order: 'config',
+      image: { repository: '127.0.0.1:5000/team/app' },
+    });
   });
 
   test('an invalid config is refused with its problems and a pointer to validate-config', async () => {

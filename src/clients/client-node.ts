@@ -25,7 +25,14 @@ import { createRequire } from 'node:module';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { formatMs } from '../core/duration.ts';
 import { defaultClientEnv, resolveProbeOptions, type ProbeOptions } from './common.ts';
-import type { ClientAvailability, ClientProbe, ClientTarget, ProbeResponse, ProbeSession, StartOptions } from './probe.ts';
+import type {
+  ClientAvailability,
+  ClientProbe,
+  ClientTarget,
+  ProbeResponse,
+  ProbeSession,
+  StartOptions,
+} from './probe.ts';
 
 export const CLIENT_NODE_NO_TERMINAL =
   '@kubernetes/client-node never gives the plugin a terminal: exec_auth.js spawns it with stdin a pipe, and sends no KUBERNETES_EXEC_INFO, whatever interactiveMode says';
@@ -35,8 +42,11 @@ type SpawnFn = (command: string, args: readonly string[], opts: SpawnOptions) =>
 /** The library's ExecAuth inside a KubeConfig (a private field in its typings). */
 function execAuthOf(kc: KubeConfig): { execFn: SpawnFn } {
   const auths = (kc as unknown as { authenticators?: unknown[] }).authenticators ?? [];
-  const exec = auths.find((a): a is { execFn: SpawnFn } => typeof a === 'object' && a !== null && 'execFn' in a && 'tokenCache' in a);
-  if (!exec) throw new Error('@kubernetes/client-node has no ExecAuth authenticator with an execFn (has its layout changed?)');
+  const exec = auths.find(
+    (a): a is { execFn: SpawnFn } => typeof a === 'object' && a !== null && 'execFn' in a && 'tokenCache' in a,
+  );
+  if (!exec)
+    throw new Error('@kubernetes/client-node has no ExecAuth authenticator with an execFn (has its layout changed?)');
   return exec;
 }
 
@@ -53,17 +63,24 @@ export function clientNodeProbe(o: ProbeOptions = {}): ClientProbe {
       try {
         return { ok: true, version: await clientNodeVersion() };
       } catch (e) {
-        return { ok: false, reason: `@kubernetes/client-node is not installed (${(e as Error).message.split('\n')[0]}): run npm install (scripts/setup.sh)` };
+        return {
+          ok: false,
+          reason: `@kubernetes/client-node is not installed (${(e as Error).message.split('\n')[0]}): run npm install (scripts/setup.sh)`,
+        };
       }
     },
     async start(target: ClientTarget, so: StartOptions): Promise<ProbeSession> {
       // Loaded on first use: the library takes about a second to import, which `clients ls` need not pay.
-      const { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } = await import('@kubernetes/client-node');
+      const { HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig, RequestContext } =
+        await import('@kubernetes/client-node');
       const kc = new KubeConfig();
       kc.loadFromFile(target.kubeconfig);
       if (target.context) kc.setCurrentContext(target.context);
       const cluster = kc.getCurrentCluster();
-      if (!cluster) throw new Error(`${target.kubeconfig}: the ${target.context ? `context "${target.context}"` : 'current context'} names no cluster`);
+      if (!cluster)
+        throw new Error(
+          `${target.kubeconfig}: the ${target.context ? `context "${target.context}"` : 'current context'} names no cluster`,
+        );
       const sessionEnv = so.env ?? defaultClientEnv(r.env);
       const redact = (s: string) => (so.redactor ? so.redactor.text(s) : s);
       const plugins = new Set<ChildProcess>();
@@ -72,7 +89,9 @@ export function clientNodeProbe(o: ProbeOptions = {}): ClientProbe {
       const auth = execAuthOf(kc);
       auth.execFn = (command, args, opts) => {
         // The library sets env only when exec.env is given ({...process.env, ...exec.env}); otherwise the plugin inherits ours.
-        const execEnv = Object.fromEntries((kc.getCurrentUser()?.exec?.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value]));
+        const execEnv = Object.fromEntries(
+          (kc.getCurrentUser()?.exec?.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value]),
+        );
         const child = spawn(command, args, { ...opts, env: { ...sessionEnv, ...execEnv } });
         plugins.add(child);
         child.stderr?.on('data', (d: Buffer) => (log += redact(d.toString('utf8'))));
@@ -112,7 +131,11 @@ export function clientNodeProbe(o: ProbeOptions = {}): ClientProbe {
           timer = setTimeout(() => {
             abort.abort();
             killPlugins();
-            resolve({ seq: n, error: `no answer within ${formatMs(so.timeoutMs)}: client-node was waiting for its plugin (it has no timeout); the plugin was killed`, ms: ms() });
+            resolve({
+              seq: n,
+              error: `no answer within ${formatMs(so.timeoutMs)}: client-node was waiting for its plugin (it has no timeout); the plugin was killed`,
+              ms: ms(),
+            });
           }, so.timeoutMs);
         });
         try {
@@ -128,7 +151,13 @@ export function clientNodeProbe(o: ProbeOptions = {}): ClientProbe {
           clearTimeout(timer);
         }
       };
-      return { client: 'client-node', request, log: () => log, close, ...(so.terminal ? { notes: [CLIENT_NODE_NO_TERMINAL] } : {}) };
+      return {
+        client: 'client-node',
+        request,
+        log: () => log,
+        close,
+        ...(so.terminal ? { notes: [CLIENT_NODE_NO_TERMINAL] } : {}),
+      };
     },
   };
 }
@@ -140,7 +169,9 @@ export function clientNodeProbe(o: ProbeOptions = {}): ClientProbe {
  */
 function describeError(e: unknown): string {
   const asError = (x: unknown): { name?: string; message: string; cause?: unknown } | undefined =>
-    x && typeof x === 'object' && typeof (x as { message?: unknown }).message === 'string' ? (x as { name?: string; message: string; cause?: unknown }) : undefined;
+    x && typeof x === 'object' && typeof (x as { message?: unknown }).message === 'string'
+      ? (x as { name?: string; message: string; cause?: unknown })
+      : undefined;
   const err = asError(e);
   if (!err) return String(e);
   const msg = err.message.trim() || '(empty message)';

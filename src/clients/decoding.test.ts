@@ -40,20 +40,46 @@ interface Observation {
 }
 
 /** One request through `probe` with the fake plugin: what reached the endpoint decides the verdict. */
-async function observe(probe: ClientProbe, scenario: Record<string, unknown>, exec: Partial<ExecConfig> = {}, terminal = false, command = FAKE, timeoutMs = 30_000): Promise<Observation> {
+async function observe(
+  probe: ClientProbe,
+  scenario: Record<string, unknown>,
+  exec: Partial<ExecConfig> = {},
+  terminal = false,
+  command = FAKE,
+  timeoutMs = 30_000,
+): Promise<Observation> {
   const n = ++counter;
   const log = join(tmp(), `run-${n}.jsonl`);
-  const config: ExecConfig = { command, args: ['--scenario', JSON.stringify({ ...scenario, log })], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false, ...exec };
+  const config: ExecConfig = {
+    command,
+    args: ['--scenario', JSON.stringify({ ...scenario, log })],
+    env: [],
+    apiVersion: V1,
+    interactiveMode: 'Never',
+    provideClusterInfo: false,
+    ...exec,
+  };
   const kubeconfig = await writeProbeKubeconfig(join(tmp(), `run-${n}.kubeconfig`), {
-    server: endpoint.server, caPem: endpoint.caPem, exec: config, resolvedCommand: command, ...(config.provideClusterInfo ? { clusterConfig: { audience: 'credprov' } } : {}),
+    server: endpoint.server,
+    caPem: endpoint.caPem,
+    exec: config,
+    resolvedCommand: command,
+    ...(config.provideClusterInfo ? { clusterConfig: { audience: 'credprov' } } : {}),
   });
   const path = `/version?run=${n}`;
   const session = await probe.start({ kubeconfig }, { env, timeoutMs, terminal });
   try {
     const a = await session.request(path);
     const seen = endpoint.requests().filter((r) => r.url === path);
-    const verdict: Verdict = seen.length === 0 ? 'refuses' : seen.every((r) => r.credential) ? 'accepts' : 'sends-no-credential';
-    const runs = existsSync(log) ? (await readFile(log, 'utf8')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Observation['runs'][number]) : [];
+    const verdict: Verdict =
+      seen.length === 0 ? 'refuses' : seen.every((r) => r.credential) ? 'accepts' : 'sends-no-credential';
+    const runs = existsSync(log)
+      ? (await readFile(log, 'utf8'))
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Observation['runs'][number])
+      : [];
     return { verdict, ...(a.error ? { error: a.error } : {}), runs };
   } finally {
     await session.close();
@@ -61,14 +87,21 @@ async function observe(probe: ClientProbe, scenario: Record<string, unknown>, ex
 }
 
 for (const { probe, availability } of probes) {
-  const it = testIf(availability.ok ? { ok: true } : { ok: false, reason: `${probe.name}: ${availability.ok ? '' : availability.reason}` });
+  const it = testIf(
+    availability.ok
+      ? { ok: true }
+      : { ok: false, reason: `${probe.name}: ${availability.ok ? '' : availability.reason}` },
+  );
   const c: ClientName = probe.name;
   describe(`client differences, as ${c} shows them`, () => {
     for (const row of DECODING) {
       it(`${c}: ${row.trait} (${row.answer})`, async () => {
         const expected = row.clients[c];
         const got = await observe(probe, row.reproduce.scenario, {}, false, FAKE, row.reproduce.timeoutMs);
-        expect({ verdict: got.verdict, says: expected.says && got.error?.includes(expected.says) ? expected.says : got.error }).toEqual({ verdict: expected.verdict, says: expected.says ?? got.error });
+        expect({
+          verdict: got.verdict,
+          says: expected.says && got.error?.includes(expected.says) ? expected.says : got.error,
+        }).toEqual({ verdict: expected.verdict, says: expected.says ?? got.error });
       }, 120_000);
     }
 
@@ -85,13 +118,18 @@ for (const { probe, availability } of probes) {
 
       const info = await observe(probe, {}, { provideClusterInfo: true });
       const raw = info.runs[0]?.execInfo;
-      const cluster = raw ? (JSON.parse(raw) as { spec: { cluster?: Record<string, unknown> } }).spec.cluster : undefined;
+      const cluster = raw
+        ? (JSON.parse(raw) as { spec: { cluster?: Record<string, unknown> } }).spec.cluster
+        : undefined;
       expect(cluster ? Object.keys(cluster).sort() : null).toEqual(row('provide-cluster-info'));
 
       // stdin: a wrapper records what fd 0 is, then runs the fake plugin.
       const wrapper = join(tmp(), `stdin-${c}`);
       const record = join(tmp(), `stdin-${c}.txt`);
-      await writeFile(wrapper, `#!/bin/sh\nreadlink /proc/self/fd/0 > ${JSON.stringify(record)}\nexec ${JSON.stringify(FAKE)} "$@"\n`);
+      await writeFile(
+        wrapper,
+        `#!/bin/sh\nreadlink /proc/self/fd/0 > ${JSON.stringify(record)}\nexec ${JSON.stringify(FAKE)} "$@"\n`,
+      );
       await chmod(wrapper, 0o755);
       await observe(probe, {}, {}, false, wrapper);
       const fd0 = (await readFile(record, 'utf8')).trim();
@@ -101,18 +139,37 @@ for (const { probe, availability } of probes) {
   });
 }
 
-describe('trait detection: credprov\'s own run of each row\'s plugin shows the row\'s trait', () => {
-  test.each(DECODING.map((row) => [row.trait, row] as const))('%s', async (trait, row) => {
-    const inv = await runExecPlugin(
-      { config: { command: FAKE, args: ['--scenario', JSON.stringify(row.reproduce.scenario)], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false }, baseDir: '/' },
-      { log: new InvocationLog(), timeoutMs: row.reproduce.timeoutMs ?? 30_000, stdin: { kind: 'none' }, parentEnv: env },
-    );
-    const traits = answerTraits(inv, V1);
-    expect(traits).toContain(trait);
-    // And the prediction for each client is that row's outcome, or an earlier one in its check order.
-    for (const c of ['kubectl', 'client-go', 'client-node', 'python'] as const) {
-      const p = predictClient(c, traits);
-      if (row.clients[c].verdict !== 'accepts') expect([c, p.verdict]).toEqual([c, row.clients[c].verdict]);
-    }
-  }, 60_000);
+describe("trait detection: credprov's own run of each row's plugin shows the row's trait", () => {
+  test.each(DECODING.map((row) => [row.trait, row] as const))(
+    '%s',
+    async (trait, row) => {
+      const inv = await runExecPlugin(
+        {
+          config: {
+            command: FAKE,
+            args: ['--scenario', JSON.stringify(row.reproduce.scenario)],
+            env: [],
+            apiVersion: V1,
+            interactiveMode: 'Never',
+            provideClusterInfo: false,
+          },
+          baseDir: '/',
+        },
+        {
+          log: new InvocationLog(),
+          timeoutMs: row.reproduce.timeoutMs ?? 30_000,
+          stdin: { kind: 'none' },
+          parentEnv: env,
+        },
+      );
+      const traits = answerTraits(inv, V1);
+      expect(traits).toContain(trait);
+      // And the prediction for each client is that row's outcome, or an earlier one in its check order.
+      for (const c of ['kubectl', 'client-go', 'client-node', 'python'] as const) {
+        const p = predictClient(c, traits);
+        if (row.clients[c].verdict !== 'accepts') expect([c, p.verdict]).toEqual([c, row.clients[c].verdict]);
+      }
+    },
+    60_000,
+  );
 });

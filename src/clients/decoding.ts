@@ -70,7 +70,8 @@ export interface DecodingRow {
 
 const CLIENT_GO_WHY = 'client-go plugin/pkg/client/auth/exec/exec.go refreshCredsLocked (kubectl is client-go)';
 const PY_EXEC = 'kubernetes/config/exec_provider.py ExecProvider.run';
-const PY_LOAD = 'kubernetes/config/kube_config.py _load_from_exec_plugin (errors are logged with logging.error, not raised; the request goes out without a credential)';
+const PY_LOAD =
+  'kubernetes/config/kube_config.py _load_from_exec_plugin (errors are logged with logging.error, not raised; the request goes out without a credential)';
 const NODE_EXEC = '@kubernetes/client-node dist/exec_auth.js getCredential/applyAuthentication';
 
 /** Both client-go-based clients agree everywhere: kubectl is client-go. */
@@ -80,87 +81,170 @@ function goClients(o: ClientOutcome): Pick<Record<ClientName, ClientOutcome>, 'k
 
 export const DECODING: readonly DecodingRow[] = [
   {
-    trait: 'no-answer', answer: 'the plugin never answers (it hangs, or leaves a process holding its stdout)', contractCheck: 'EP-TIMEOUT, EP-NO-STDOUT-HOLDER',
+    trait: 'no-answer',
+    answer: 'the plugin never answers (it hangs, or leaves a process holding its stdout)',
+    contractCheck: 'EP-TIMEOUT, EP-NO-STDOUT-HOLDER',
     reproduce: { scenario: { delayMs: 60_000 }, timeoutMs: 2_000 },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'no answer within', note: 'client-go has no timeout: it waits for ever (credprov\'s probe gave up)' }),
+      ...goClients({
+        verdict: 'refuses',
+        says: 'no answer within',
+        note: "client-go has no timeout: it waits for ever (credprov's probe gave up)",
+      }),
       'client-node': { verdict: 'refuses', says: 'no answer within', note: 'it has no timeout either' },
       python: { verdict: 'refuses', says: 'no answer within', note: 'subprocess communicate() has no timeout either' },
     },
-    why: { 'client-go': `${CLIENT_GO_WHY}: cmd.Run with no context or deadline`, 'client-node': `${NODE_EXEC}: waits for 'close'`, python: `${PY_EXEC}: process.communicate()` },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: cmd.Run with no context or deadline`,
+      'client-node': `${NODE_EXEC}: waits for 'close'`,
+      python: `${PY_EXEC}: process.communicate()`,
+    },
   },
   {
-    trait: 'exit-nonzero', answer: 'the plugin exits non-zero (here 3, with a reason on stderr)', contractCheck: 'EP-FAILURE-EXPLAINED',
+    trait: 'exit-nonzero',
+    answer: 'the plugin exits non-zero (here 3, with a reason on stderr)',
+    contractCheck: 'EP-FAILURE-EXPLAINED',
     reproduce: { scenario: { exitCode: 3 } },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'failed with exit code', note: 'the plugin\'s stderr goes to the user\'s terminal, not into the error' }),
-      'client-node': { verdict: 'refuses', note: 'the error is the plugin\'s stderr alone, with no exit code (an empty error when the plugin says nothing)' },
-      python: { verdict: 'sends-no-credential', says: 'exec: process returned', note: 'the error carries the plugin\'s stderr' },
+      ...goClients({
+        verdict: 'refuses',
+        says: 'failed with exit code',
+        note: "the plugin's stderr goes to the user's terminal, not into the error",
+      }),
+      'client-node': {
+        verdict: 'refuses',
+        note: "the error is the plugin's stderr alone, with no exit code (an empty error when the plugin says nothing)",
+      },
+      python: {
+        verdict: 'sends-no-credential',
+        says: 'exec: process returned',
+        note: "the error carries the plugin's stderr",
+      },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': `${NODE_EXEC}: reject(new Error(stderrData))`, python: `${PY_EXEC}: 'exec: process returned %d. %s'; ${PY_LOAD}` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': `${NODE_EXEC}: reject(new Error(stderrData))`,
+      python: `${PY_EXEC}: 'exec: process returned %d. %s'; ${PY_LOAD}`,
+    },
   },
   {
-    trait: 'not-json', answer: 'stdout holds more than one JSON object (a log line before or after it)', contractCheck: 'EP-STDOUT-ONLY-JSON',
+    trait: 'not-json',
+    answer: 'stdout holds more than one JSON object (a log line before or after it)',
+    contractCheck: 'EP-STDOUT-ONLY-JSON',
     reproduce: { scenario: { stdoutBefore: 'Fetching token for cluster prod...\n' } },
     clients: {
       ...goClients({ verdict: 'refuses', says: "decoding stdout: couldn't get version/kind; json parse error" }),
       'client-node': { verdict: 'refuses', says: 'is not valid JSON' },
       python: { verdict: 'sends-no-credential', says: 'exec: failed to decode process output' },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': `${NODE_EXEC}: JSON.parse(stdoutData)`, python: `${PY_EXEC}: json.loads(stdout)` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': `${NODE_EXEC}: JSON.parse(stdoutData)`,
+      python: `${PY_EXEC}: json.loads(stdout)`,
+    },
   },
   {
-    trait: 'yaml', answer: 'the ExecCredential is printed as YAML', contractCheck: 'EP-STDOUT-ONLY-JSON',
+    trait: 'yaml',
+    answer: 'the ExecCredential is printed as YAML',
+    contractCheck: 'EP-STDOUT-ONLY-JSON',
     reproduce: { scenario: { yaml: true } },
     clients: {
-      ...goClients({ verdict: 'accepts', note: 'client-go\'s universal decoder reads YAML as well as JSON' }),
+      ...goClients({ verdict: 'accepts', note: "client-go's universal decoder reads YAML as well as JSON" }),
       'client-node': { verdict: 'refuses', says: 'is not valid JSON' },
       python: { verdict: 'sends-no-credential', says: 'exec: failed to decode process output' },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': `${CLIENT_GO_WHY}: runtime.Decode with the universal deserializer (YAML or JSON)`, 'client-node': `${NODE_EXEC}: JSON.parse`, python: `${PY_EXEC}: json.loads` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': `${CLIENT_GO_WHY}: runtime.Decode with the universal deserializer (YAML or JSON)`,
+      'client-node': `${NODE_EXEC}: JSON.parse`,
+      python: `${PY_EXEC}: json.loads`,
+    },
   },
   {
-    trait: 'apiVersion-missing', answer: 'the ExecCredential has no apiVersion', contractCheck: 'EP-APIVERSION',
+    trait: 'apiVersion-missing',
+    answer: 'the ExecCredential has no apiVersion',
+    contractCheck: 'EP-APIVERSION',
     reproduce: { scenario: { omitApiVersion: true } },
     clients: {
       ...goClients({ verdict: 'refuses', says: 'plugin returned version client.authentication.k8s.io/__internal' }),
       'client-node': { verdict: 'accepts', note: 'it never looks at apiVersion or kind' },
       python: { verdict: 'sends-no-credential', says: "exec: malformed response. missing key 'apiVersion'" },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: `${PY_EXEC}: for key in ('apiVersion', 'kind', 'status')` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': NODE_EXEC,
+      python: `${PY_EXEC}: for key in ('apiVersion', 'kind', 'status')`,
+    },
   },
   {
-    trait: 'apiVersion-unknown', answer: 'the ExecCredential says apiVersion client.authentication.k8s.io/v1alpha1 (removed in 1.24)', contractCheck: 'EP-APIVERSION',
+    trait: 'apiVersion-unknown',
+    answer: 'the ExecCredential says apiVersion client.authentication.k8s.io/v1alpha1 (removed in 1.24)',
+    contractCheck: 'EP-APIVERSION',
     reproduce: { scenario: { apiVersion: 'client.authentication.k8s.io/v1alpha1' } },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'decoding stdout: no kind "ExecCredential" is registered for version "client.authentication.k8s.io/v1alpha1"' }),
+      ...goClients({
+        verdict: 'refuses',
+        says: 'decoding stdout: no kind "ExecCredential" is registered for version "client.authentication.k8s.io/v1alpha1"',
+      }),
       'client-node': { verdict: 'accepts', note: 'it never looks at apiVersion' },
-      python: { verdict: 'sends-no-credential', says: 'exec: plugin api version client.authentication.k8s.io/v1alpha1 does not match client.authentication.k8s.io/v1' },
+      python: {
+        verdict: 'sends-no-credential',
+        says: 'exec: plugin api version client.authentication.k8s.io/v1alpha1 does not match client.authentication.k8s.io/v1',
+      },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: `${PY_EXEC}: data['apiVersion'] != self.api_version` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': NODE_EXEC,
+      python: `${PY_EXEC}: data['apiVersion'] != self.api_version`,
+    },
   },
   {
-    trait: 'apiVersion-other', answer: 'the ExecCredential answers in v1beta1 when the kubeconfig says v1', contractCheck: 'EP-APIVERSION',
+    trait: 'apiVersion-other',
+    answer: 'the ExecCredential answers in v1beta1 when the kubeconfig says v1',
+    contractCheck: 'EP-APIVERSION',
     reproduce: { scenario: { apiVersion: 'client.authentication.k8s.io/v1beta1' } },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned version client.authentication.k8s.io/v1beta1' }),
+      ...goClients({
+        verdict: 'refuses',
+        says: 'exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned version client.authentication.k8s.io/v1beta1',
+      }),
       'client-node': { verdict: 'accepts', note: 'it never looks at apiVersion' },
-      python: { verdict: 'sends-no-credential', says: 'exec: plugin api version client.authentication.k8s.io/v1beta1 does not match client.authentication.k8s.io/v1' },
+      python: {
+        verdict: 'sends-no-credential',
+        says: 'exec: plugin api version client.authentication.k8s.io/v1beta1 does not match client.authentication.k8s.io/v1',
+      },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: `${PY_EXEC}: data['apiVersion'] != self.api_version` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': NODE_EXEC,
+      python: `${PY_EXEC}: data['apiVersion'] != self.api_version`,
+    },
   },
   {
-    trait: 'kind-missing', answer: 'the ExecCredential has no kind',
+    trait: 'kind-missing',
+    answer: 'the ExecCredential has no kind',
     reproduce: { scenario: { omitKind: true } },
     clients: {
       ...goClients({ verdict: 'accepts', note: 'the decoder fills in the kind of the object it decodes into' }),
       'client-node': { verdict: 'accepts', note: 'it never looks at kind' },
       python: { verdict: 'sends-no-credential', says: "exec: malformed response. missing key 'kind'" },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: `${PY_EXEC}: for key in ('apiVersion', 'kind', 'status')` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': NODE_EXEC,
+      python: `${PY_EXEC}: for key in ('apiVersion', 'kind', 'status')`,
+    },
   },
   {
-    trait: 'kind-wrong', answer: 'the ExecCredential says kind "Credential"', contractCheck: 'EP-KIND',
+    trait: 'kind-wrong',
+    answer: 'the ExecCredential says kind "Credential"',
+    contractCheck: 'EP-KIND',
     reproduce: { scenario: { kind: 'Credential' } },
     clients: {
       ...goClients({ verdict: 'refuses', says: 'decoding stdout: no kind "Credential" is registered' }),
@@ -170,37 +254,67 @@ export const DECODING: readonly DecodingRow[] = [
     why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: PY_EXEC },
   },
   {
-    trait: 'status-missing', answer: 'the ExecCredential has no status', contractCheck: 'EP-STATUS',
+    trait: 'status-missing',
+    answer: 'the ExecCredential has no status',
+    contractCheck: 'EP-STATUS',
     reproduce: { scenario: { omitStatus: true } },
     clients: {
       ...goClients({ verdict: 'refuses', says: "exec plugin didn't return a status field" }),
-      'client-node': { verdict: 'refuses', says: "TypeError: Cannot read properties of undefined (reading 'clientCertificateData')", note: 'the answer is cached all the same, so every later request fails too (reading expirationTimestamp)' },
+      'client-node': {
+        verdict: 'refuses',
+        says: "TypeError: Cannot read properties of undefined (reading 'clientCertificateData')",
+        note: 'the answer is cached all the same, so every later request fails too (reading expirationTimestamp)',
+      },
       python: { verdict: 'sends-no-credential', says: "exec: malformed response. missing key 'status'" },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': `${NODE_EXEC}: credential.status.clientCertificateData on an answer it cached before looking`, python: PY_EXEC },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': `${NODE_EXEC}: credential.status.clientCertificateData on an answer it cached before looking`,
+      python: PY_EXEC,
+    },
   },
   {
-    trait: 'timestamp-not-rfc3339', answer: 'expirationTimestamp is "2030-01-02 15:04:05" (a space, no zone: not RFC 3339)', contractCheck: 'EP-EXPIRY-FORMAT',
+    trait: 'timestamp-not-rfc3339',
+    answer: 'expirationTimestamp is "2030-01-02 15:04:05" (a space, no zone: not RFC 3339)',
+    contractCheck: 'EP-EXPIRY-FORMAT',
     reproduce: { scenario: { expirationTimestamp: '2030-01-02 15:04:05' } },
     clients: {
       ...goClients({ verdict: 'refuses', says: 'decoding stdout: parsing time "2030-01-02 15:04:05"' }),
       'client-node': { verdict: 'accepts', note: 'Date.parse reads it (as local time)' },
       python: { verdict: 'accepts', note: 'its parse_rfc3339 accepts a space for the T and no zone (as UTC)' },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': `${CLIENT_GO_WHY}: metav1.Time JSON decoding (RFC 3339)`, 'client-node': `${NODE_EXEC}: Date.parse(expirationTimestamp)`, python: 'kubernetes/config/dateutil.py parse_rfc3339' },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': `${CLIENT_GO_WHY}: metav1.Time JSON decoding (RFC 3339)`,
+      'client-node': `${NODE_EXEC}: Date.parse(expirationTimestamp)`,
+      python: 'kubernetes/config/dateutil.py parse_rfc3339',
+    },
   },
   {
-    trait: 'no-credential', answer: 'status holds neither a token nor a certificate', contractCheck: 'EP-CREDENTIAL-SHAPE',
+    trait: 'no-credential',
+    answer: 'status holds neither a token nor a certificate',
+    contractCheck: 'EP-CREDENTIAL-SHAPE',
     reproduce: { scenario: { omitCredential: true } },
     clients: {
       ...goClients({ verdict: 'refuses', says: "exec plugin didn't return a token or cert/key pair" }),
       'client-node': { verdict: 'sends-no-credential', note: 'silently: no error at all' },
-      python: { verdict: 'sends-no-credential', says: 'exec: missing token or clientCertificateData field in plugin output' },
+      python: {
+        verdict: 'sends-no-credential',
+        says: 'exec: missing token or clientCertificateData field in plugin output',
+      },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': `${NODE_EXEC}: applies whatever status holds`, python: PY_LOAD },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': `${NODE_EXEC}: applies whatever status holds`,
+      python: PY_LOAD,
+    },
   },
   {
-    trait: 'cert-without-key', answer: 'status holds clientCertificateData without clientKeyData', contractCheck: 'EP-CREDENTIAL-SHAPE',
+    trait: 'cert-without-key',
+    answer: 'status holds clientCertificateData without clientKeyData',
+    contractCheck: 'EP-CREDENTIAL-SHAPE',
     reproduce: { scenario: { credential: 'cert', cert: { omitKey: true } } },
     clients: {
       ...goClients({ verdict: 'refuses', says: 'exec plugin returned only certificate or key, not both' }),
@@ -210,50 +324,95 @@ export const DECODING: readonly DecodingRow[] = [
     why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: PY_LOAD },
   },
   {
-    trait: 'key-without-cert', answer: 'status holds clientKeyData without clientCertificateData', contractCheck: 'EP-CREDENTIAL-SHAPE',
+    trait: 'key-without-cert',
+    answer: 'status holds clientKeyData without clientCertificateData',
+    contractCheck: 'EP-CREDENTIAL-SHAPE',
     reproduce: { scenario: { credential: 'cert', cert: { omitCert: true } } },
     clients: {
       ...goClients({ verdict: 'refuses', says: 'exec plugin returned only certificate or key, not both' }),
       'client-node': { verdict: 'sends-no-credential', note: 'silently: TLS goes on without a client certificate' },
-      python: { verdict: 'sends-no-credential', says: 'exec: missing token or clientCertificateData field in plugin output' },
+      python: {
+        verdict: 'sends-no-credential',
+        says: 'exec: missing token or clientCertificateData field in plugin output',
+      },
     },
     why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: PY_LOAD },
   },
   {
-    trait: 'cert-key-mismatch', answer: 'the client certificate comes with the key of another one', contractCheck: 'EP-CERT-VALID',
+    trait: 'cert-key-mismatch',
+    answer: 'the client certificate comes with the key of another one',
+    contractCheck: 'EP-CERT-VALID',
     reproduce: { scenario: { credential: 'cert', cert: { mismatchedKey: true } } },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'failed parsing client key/certificate: tls: private key does not match public key' }),
-      'client-node': { verdict: 'refuses', says: 'key values mismatch', note: 'from TLS (fetch failed), not from the exec authenticator' },
-      python: { verdict: 'refuses', says: 'KEY_VALUES_MISMATCH', note: 'from TLS, after urllib3 retries the connection 3 times' },
+      ...goClients({
+        verdict: 'refuses',
+        says: 'failed parsing client key/certificate: tls: private key does not match public key',
+      }),
+      'client-node': {
+        verdict: 'refuses',
+        says: 'key values mismatch',
+        note: 'from TLS (fetch failed), not from the exec authenticator',
+      },
+      python: {
+        verdict: 'refuses',
+        says: 'KEY_VALUES_MISMATCH',
+        note: 'from TLS, after urllib3 retries the connection 3 times',
+      },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': `${CLIENT_GO_WHY}: tls.X509KeyPair`, 'client-node': 'undici TLS connect', python: 'urllib3/ssl load_cert_chain' },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': `${CLIENT_GO_WHY}: tls.X509KeyPair`,
+      'client-node': 'undici TLS connect',
+      python: 'urllib3/ssl load_cert_chain',
+    },
   },
   {
-    trait: 'token-and-cert', answer: 'status holds a token and a client certificate',
+    trait: 'token-and-cert',
+    answer: 'status holds a token and a client certificate',
     reproduce: { scenario: { credential: 'both' } },
     clients: {
       ...goClients({ verdict: 'accepts', note: 'sends both' }),
       'client-node': { verdict: 'accepts', note: 'sends both' },
       python: { verdict: 'accepts', note: 'sends the token only: the certificate is ignored when a token is there' },
     },
-    why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': `${NODE_EXEC}: applyAuthentication`, python: `${PY_LOAD}: if 'token' in status … elif 'clientCertificateData' in status` },
+    why: {
+      kubectl: CLIENT_GO_WHY,
+      'client-go': CLIENT_GO_WHY,
+      'client-node': `${NODE_EXEC}: applyAuthentication`,
+      python: `${PY_LOAD}: if 'token' in status … elif 'clientCertificateData' in status`,
+    },
   },
   {
-    trait: 'cert-only', answer: 'status holds a client certificate and its key, no token',
+    trait: 'cert-only',
+    answer: 'status holds a client certificate and its key, no token',
     reproduce: { scenario: { credential: 'cert' } },
-    clients: { ...goClients({ verdict: 'accepts' }), 'client-node': { verdict: 'accepts' }, python: { verdict: 'accepts', note: 'written to temporary files for urllib3' } },
+    clients: {
+      ...goClients({ verdict: 'accepts' }),
+      'client-node': { verdict: 'accepts' },
+      python: { verdict: 'accepts', note: 'written to temporary files for urllib3' },
+    },
     why: { python: PY_LOAD },
   },
   {
-    trait: 'expired', answer: 'expirationTimestamp is already past (a minute ago)', contractCheck: 'EP-EXPIRY-FORMAT',
+    trait: 'expired',
+    answer: 'expirationTimestamp is already past (a minute ago)',
+    contractCheck: 'EP-EXPIRY-FORMAT',
     reproduce: { scenario: { expiresInSeconds: -60 } },
     clients: {
-      ...goClients({ verdict: 'accepts', note: 'uses it for the request it ran the plugin for, then runs the plugin again' }),
+      ...goClients({
+        verdict: 'accepts',
+        note: 'uses it for the request it ran the plugin for, then runs the plugin again',
+      }),
       'client-node': { verdict: 'accepts', note: 'uses it, then runs the plugin again on the next request' },
-      python: { verdict: 'accepts', note: 'uses it; a token within 5 minutes of expiry makes every later request run the plugin' },
+      python: {
+        verdict: 'accepts',
+        note: 'uses it; a token within 5 minutes of expiry makes every later request run the plugin',
+      },
     },
-    why: { 'client-go': `${CLIENT_GO_WHY}: getCreds`, python: 'kubernetes/config/kube_config.py _is_expired (EXPIRY_SKEW_PREVENTION_DELAY = 5 minutes)' },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: getCreds`,
+      python: 'kubernetes/config/kube_config.py _is_expired (EXPIRY_SKEW_PREVENTION_DELAY = 5 minutes)',
+    },
   },
 ];
 
@@ -263,10 +422,62 @@ export const DECODING: readonly DecodingRow[] = [
  * left out (client-node reads neither apiVersion nor kind).
  */
 export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
-  'client-go': ['no-answer', 'exit-nonzero', 'not-json', 'apiVersion-missing', 'apiVersion-unknown', 'kind-wrong', 'timestamp-not-rfc3339', 'apiVersion-other', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
-  kubectl: ['no-answer', 'exit-nonzero', 'not-json', 'apiVersion-missing', 'apiVersion-unknown', 'kind-wrong', 'timestamp-not-rfc3339', 'apiVersion-other', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
-  'client-node': ['no-answer', 'exit-nonzero', 'not-json', 'yaml', 'status-missing', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
-  python: ['no-answer', 'exit-nonzero', 'not-json', 'yaml', 'apiVersion-missing', 'kind-missing', 'status-missing', 'apiVersion-unknown', 'apiVersion-other', 'no-credential', 'cert-without-key', 'key-without-cert', 'cert-key-mismatch'],
+  'client-go': [
+    'no-answer',
+    'exit-nonzero',
+    'not-json',
+    'apiVersion-missing',
+    'apiVersion-unknown',
+    'kind-wrong',
+    'timestamp-not-rfc3339',
+    'apiVersion-other',
+    'status-missing',
+    'no-credential',
+    'cert-without-key',
+    'key-without-cert',
+    'cert-key-mismatch',
+  ],
+  kubectl: [
+    'no-answer',
+    'exit-nonzero',
+    'not-json',
+    'apiVersion-missing',
+    'apiVersion-unknown',
+    'kind-wrong',
+    'timestamp-not-rfc3339',
+    'apiVersion-other',
+    'status-missing',
+    'no-credential',
+    'cert-without-key',
+    'key-without-cert',
+    'cert-key-mismatch',
+  ],
+  'client-node': [
+    'no-answer',
+    'exit-nonzero',
+    'not-json',
+    'yaml',
+    'status-missing',
+    'no-credential',
+    'cert-without-key',
+    'key-without-cert',
+    'cert-key-mismatch',
+  ],
+  python: [
+    'no-answer',
+    'exit-nonzero',
+    'not-json',
+    'yaml',
+    'apiVersion-missing',
+    'kind-missing',
+    'status-missing',
+    'apiVersion-unknown',
+    'apiVersion-other',
+    'no-credential',
+    'cert-without-key',
+    'key-without-cert',
+    'cert-key-mismatch',
+  ],
 };
 
 export interface AnsweredRun {
@@ -337,9 +548,13 @@ export function predictClient(client: ClientName, traits: readonly AnswerTrait[]
     if (!traits.includes(trait)) continue;
     const row = DECODING.find((r) => r.trait === trait)!;
     const o = row.clients[client];
-    if (o.verdict !== 'accepts') return { verdict: o.verdict, row, because: `${row.answer}: ${client} ${describeOutcome(o)}` };
+    if (o.verdict !== 'accepts')
+      return { verdict: o.verdict, row, because: `${row.answer}: ${client} ${describeOutcome(o)}` };
   }
-  const notes = traits.map((t) => DECODING.find((r) => r.trait === t)).filter((r): r is DecodingRow => Boolean(r?.clients[client].note)).map((r) => `${r.answer}: ${r.clients[client].note}`);
+  const notes = traits
+    .map((t) => DECODING.find((r) => r.trait === t))
+    .filter((r): r is DecodingRow => Boolean(r?.clients[client].note))
+    .map((r) => `${r.answer}: ${r.clients[client].note}`);
   return { verdict: 'accepts', because: notes.length ? notes.join('; ') : `nothing in the answer troubles ${client}` };
 }
 
@@ -357,7 +572,8 @@ export function describeOutcome(o: ClientOutcome): string {
 
 /** How each client runs a plugin: facts for users, checked by decoding.test.ts against the fake plugin's log. */
 export interface InvocationRow {
-  id: 'exec-info' | 'stdin-not-interactive' | 'never-with-terminal' | 'always-without-terminal' | 'provide-cluster-info';
+  id:
+    'exec-info' | 'stdin-not-interactive' | 'never-with-terminal' | 'always-without-terminal' | 'provide-cluster-info';
   question: string;
   clients: Record<ClientName, string>;
   /** The answer as decoding.test.ts observes it through the fake plugin's record of the run. */
@@ -367,36 +583,66 @@ export interface InvocationRow {
 
 export const INVOCATION: readonly InvocationRow[] = [
   {
-    id: 'exec-info', question: 'Is KUBERNETES_EXEC_INFO set?',
-    clients: { kubectl: 'yes', 'client-go': 'yes', 'client-node': 'no: a plugin that needs it (to pick the answer\'s version) fails', python: 'yes' },
+    id: 'exec-info',
+    question: 'Is KUBERNETES_EXEC_INFO set?',
+    clients: {
+      kubectl: 'yes',
+      'client-go': 'yes',
+      'client-node': "no: a plugin that needs it (to pick the answer's version) fails",
+      python: 'yes',
+    },
     observed: { kubectl: true, 'client-go': true, 'client-node': false, python: true },
     why: { 'client-node': NODE_EXEC, python: PY_EXEC },
   },
   {
-    id: 'stdin-not-interactive', question: 'What is the plugin\'s stdin when the client is not interactive?',
-    clients: { kubectl: '/dev/null', 'client-go': '/dev/null', 'client-node': 'an open pipe nobody writes to: a plugin that reads it hangs', python: 'the script\'s own stdin, inherited (the probe\'s is /dev/null, as under cron or CI)' },
+    id: 'stdin-not-interactive',
+    question: "What is the plugin's stdin when the client is not interactive?",
+    clients: {
+      kubectl: '/dev/null',
+      'client-go': '/dev/null',
+      'client-node': 'an open pipe nobody writes to: a plugin that reads it hangs',
+      python: "the script's own stdin, inherited (the probe's is /dev/null, as under cron or CI)",
+    },
     observed: { kubectl: '/dev/null', 'client-go': '/dev/null', 'client-node': 'pipe', python: '/dev/null' },
-    why: { 'client-go': `${CLIENT_GO_WHY}: cmd.Stdin only when interactive`, 'client-node': `${NODE_EXEC}: child_process.spawn defaults`, python: `${PY_EXEC}: stdin=None` },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: cmd.Stdin only when interactive`,
+      'client-node': `${NODE_EXEC}: child_process.spawn defaults`,
+      python: `${PY_EXEC}: stdin=None`,
+    },
   },
   {
-    id: 'never-with-terminal', question: 'interactiveMode Never, run from a terminal: is the plugin told spec.interactive=true?',
-    clients: { kubectl: 'no', 'client-go': 'no', 'client-node': 'no (never; and no KUBERNETES_EXEC_INFO at all)', python: 'yes: it ignores interactiveMode and decides from sys.stdout.isatty(), then hands the plugin its stdin' },
+    id: 'never-with-terminal',
+    question: 'interactiveMode Never, run from a terminal: is the plugin told spec.interactive=true?',
+    clients: {
+      kubectl: 'no',
+      'client-go': 'no',
+      'client-node': 'no (never; and no KUBERNETES_EXEC_INFO at all)',
+      python: 'yes: it ignores interactiveMode and decides from sys.stdout.isatty(), then hands the plugin its stdin',
+    },
     observed: { kubectl: false, 'client-go': false, 'client-node': false, python: true },
     why: { 'client-go': `${CLIENT_GO_WHY}: isInteractive`, python: `${PY_EXEC}: is_interactive = sys.stdout.isatty()` },
   },
   {
-    id: 'always-without-terminal', question: 'interactiveMode Always, no terminal: does the client run the plugin?',
-    clients: { kubectl: 'no: "exec plugin cannot support interactive mode: standard input is not a terminal"', 'client-go': 'no: "exec plugin cannot support interactive mode: standard input is not a terminal"', 'client-node': 'yes, non-interactively', python: 'yes, non-interactively' },
+    id: 'always-without-terminal',
+    question: 'interactiveMode Always, no terminal: does the client run the plugin?',
+    clients: {
+      kubectl: 'no: "exec plugin cannot support interactive mode: standard input is not a terminal"',
+      'client-go': 'no: "exec plugin cannot support interactive mode: standard input is not a terminal"',
+      'client-node': 'yes, non-interactively',
+      python: 'yes, non-interactively',
+    },
     observed: { kubectl: false, 'client-go': false, 'client-node': true, python: true },
     why: { 'client-go': `${CLIENT_GO_WHY}: isInteractive` },
   },
   {
-    id: 'provide-cluster-info', question: 'provideClusterInfo: true: what is spec.cluster?',
+    id: 'provide-cluster-info',
+    question: 'provideClusterInfo: true: what is spec.cluster?',
     clients: {
       kubectl: 'server, certificate-authority-data, config (from the client.authentication.k8s.io/exec extension)',
       'client-go': 'server, certificate-authority-data, config (from the client.authentication.k8s.io/exec extension)',
       'client-node': 'absent (no KUBERNETES_EXEC_INFO)',
-      python: 'the kubeconfig\'s cluster entry as written (its extensions list included, a CA file as a path) plus config',
+      python:
+        "the kubeconfig's cluster entry as written (its extensions list included, a CA file as a path) plus config",
     },
     observed: {
       kubectl: ['certificate-authority-data', 'config', 'server'],

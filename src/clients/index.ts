@@ -31,13 +31,21 @@ export interface ProbeAvailability {
 }
 
 /** Every client credprov knows, in report order, with whether this machine can run it (and why not). */
-export async function availableProbes(o: ProbeOptions = {}, names: readonly ClientName[] = CLIENT_NAMES): Promise<ProbeAvailability[]> {
-  return Promise.all(names.map(async (name) => {
-    const probe = probeFor(name, o);
-    try {
-      return { probe, availability: await probe.available() };
-    } catch (e) {
-      return { probe, availability: { ok: false as const, reason: `cannot tell whether ${name} can run: ${(e as Error).message}` } };
-    }
-  }));
+export async function availableProbes(
+  o: ProbeOptions = {},
+  names: readonly ClientName[] = CLIENT_NAMES,
+): Promise<ProbeAvailability[]> {
+  return Promise.all(
+    names.map(async (name) => {
+      const probe = probeFor(name, o);
+      try {
+        return { probe, availability: await probe.available() };
+      } catch (e) {
+        return {
+          probe,
+          availability: { ok: false as const, reason: `cannot tell whether ${name} can run: ${(e as Error).message}` },
+        };
+      }
+    }),
+  );
 }

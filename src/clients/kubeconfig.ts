@@ -38,14 +38,18 @@ export function probeKubeconfig(k: ProbeKubeconfig): Record<string, unknown> {
     apiVersion: 'v1',
     kind: 'Config',
     'current-context': context,
-    clusters: [{
-      name: cluster,
-      cluster: {
-        server: k.server,
-        'certificate-authority-data': Buffer.from(k.caPem).toString('base64'),
-        ...(k.clusterConfig !== undefined ? { extensions: [{ name: EXEC_CLUSTER_EXTENSION, extension: k.clusterConfig }] } : {}),
+    clusters: [
+      {
+        name: cluster,
+        cluster: {
+          server: k.server,
+          'certificate-authority-data': Buffer.from(k.caPem).toString('base64'),
+          ...(k.clusterConfig !== undefined
+            ? { extensions: [{ name: EXEC_CLUSTER_EXTENSION, extension: k.clusterConfig }] }
+            : {}),
+        },
       },
-    }],
+    ],
     contexts: [{ name: context, context: { cluster, user } }],
     users: [{ name: user, user: { exec } }],
   };

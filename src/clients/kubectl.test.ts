@@ -21,9 +21,13 @@ describe('the kubectl probe reads kubectl -v=6', () => {
     expect(parseKubectlStatuses(`${OK}${OK.replace('200 OK', '401 Unauthorized')}`)).toEqual([200, 401]);
   });
 
-  test('the error is kubectl\'s last error line on, without klog lines or the plugin\'s stderr before it', () => {
-    expect(kubectlErrorText(REFUSED)).toBe("Unable to connect to the server: getting credentials: exec plugin didn't return a status field");
-    expect(kubectlErrorText('error: You must be logged in to the server (Unauthorized)\r\n')).toBe('error: You must be logged in to the server (Unauthorized)');
+  test("the error is kubectl's last error line on, without klog lines or the plugin's stderr before it", () => {
+    expect(kubectlErrorText(REFUSED)).toBe(
+      "Unable to connect to the server: getting credentials: exec plugin didn't return a status field",
+    );
+    expect(kubectlErrorText('error: You must be logged in to the server (Unauthorized)\r\n')).toBe(
+      'error: You must be logged in to the server (Unauthorized)',
+    );
     expect(kubectlErrorText('something else went wrong\n')).toBe('something else went wrong');
   });
 

@@ -27,12 +27,20 @@ import { kubeCacheRoot, versionDir } from '../cluster/binaries/cache.ts';
 import { formatMs } from '../core/duration.ts';
 import { shellQuote } from '../core/shell-script.ts';
 import { defaultClientEnv, resolveProbeOptions, type ProbeOptions } from './common.ts';
-import type { ClientAvailability, ClientProbe, ClientTarget, ProbeResponse, ProbeSession, StartOptions } from './probe.ts';
+import type {
+  ClientAvailability,
+  ClientProbe,
+  ClientTarget,
+  ProbeResponse,
+  ProbeSession,
+  StartOptions,
+} from './probe.ts';
 
 /** Every response status client-go logged at -v=6, in order ("" when it got none: the request never left). */
 export function parseKubectlStatuses(output: string): number[] {
   const out: number[] = [];
-  for (const m of output.matchAll(/"Response" verb="[A-Z]+" url="[^"]*" status="(\d{3})?/g)) if (m[1]) out.push(Number(m[1]));
+  for (const m of output.matchAll(/"Response" verb="[A-Z]+" url="[^"]*" status="(\d{3})?/g))
+    if (m[1]) out.push(Number(m[1]));
   return out;
 }
 
@@ -85,13 +93,31 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
         try {
           await access(bin, constants.X_OK);
         } catch {
-          return { ok: false, reason: `no kubectl ${r.kubeVersion} at ${bin}: run \`scripts/credprov binaries ensure --kube-version ${r.kubeVersion}\` (scripts/setup.sh --cluster builds the default one), or set CREDPROV_KUBECTL` };
+          return {
+            ok: false,
+            reason: `no kubectl ${r.kubeVersion} at ${bin}: run \`scripts/credprov binaries ensure --kube-version ${r.kubeVersion}\` (scripts/setup.sh --cluster builds the default one), or set CREDPROV_KUBECTL`,
+          };
         }
-        const v = await execa(bin, ['version', '--client', '-o', 'json'], { reject: false, timeout: 30_000, env: { KUBERC: 'off' } });
+        const v = await execa(bin, ['version', '--client', '-o', 'json'], {
+          reject: false,
+          timeout: 30_000,
+          env: { KUBERC: 'off' },
+        });
         try {
-          return { ok: true, version: (JSON.parse(String(v.stdout)) as { clientVersion: { gitVersion: string } }).clientVersion.gitVersion };
+          return {
+            ok: true,
+            version: (JSON.parse(String(v.stdout)) as { clientVersion: { gitVersion: string } }).clientVersion
+              .gitVersion,
+          };
         } catch {
-          return { ok: false, reason: `${bin} does not run: ${String(v.stderr || v.stdout).trim().split('\n')[0] ?? `exit ${v.exitCode}`}` };
+          return {
+            ok: false,
+            reason: `${bin} does not run: ${
+              String(v.stderr || v.stdout)
+                .trim()
+                .split('\n')[0] ?? `exit ${v.exitCode}`
+            }`,
+          };
         }
       })();
       return availability;
@@ -124,8 +150,18 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
         const t0 = performance.now();
         const ms = () => Math.round(performance.now() - t0);
         if (closed) return Promise.resolve({ seq: n, error: 'the kubectl session is closed', ms: 0 });
-        const args = ['--kubeconfig', target.kubeconfig, ...(target.context ? ['--context', target.context] : []), 'get', '--raw', path, '-v=6'];
-        const [file, argv] = so.terminal ? ['script', ['-q', '-e', '-c', [bin, ...args].map(shellQuote).join(' '), '/dev/null']] : [bin, args];
+        const args = [
+          '--kubeconfig',
+          target.kubeconfig,
+          ...(target.context ? ['--context', target.context] : []),
+          'get',
+          '--raw',
+          path,
+          '-v=6',
+        ];
+        const [file, argv] = so.terminal
+          ? ['script', ['-q', '-e', '-c', [bin, ...args].map(shellQuote).join(' '), '/dev/null']]
+          : [bin, args];
         return new Promise((resolve) => {
           // Its own process group: a timeout kills kubectl and the plugin it is waiting for.
           const child = spawn(file, argv, { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -171,7 +207,11 @@ export function kubectlProbe(o: ProbeOptions = {}): ClientProbe {
               if (!log.endsWith('\n')) log += '\n';
               const statuses = parseKubectlStatuses(diagnostics);
               const status = statuses[statuses.length - 1];
-              const failure = timedOut ? `no answer within ${formatMs(so.timeoutMs)}: kubectl is stuck (a plugin that never answers blocks it); kubectl and its plugin were killed` : code !== 0 ? redact(kubectlErrorText(diagnostics) || `kubectl exited with code ${code}`) : undefined;
+              const failure = timedOut
+                ? `no answer within ${formatMs(so.timeoutMs)}: kubectl is stuck (a plugin that never answers blocks it); kubectl and its plugin were killed`
+                : code !== 0
+                  ? redact(kubectlErrorText(diagnostics) || `kubectl exited with code ${code}`)
+                  : undefined;
               resolve({
                 seq: n,
                 ...(status !== undefined ? { status } : {}),

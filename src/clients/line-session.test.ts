@@ -16,8 +16,12 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', ()
 
 async function session(answers: unknown[]) {
   return startLineProcess({
-    client: 'client-go', file: process.execPath, args: ['-e', SCRIPTED, JSON.stringify(answers)], env: process.env,
-    timeoutMs: 10_000, redactor: new Redactor().add(SECRET),
+    client: 'client-go',
+    file: process.execPath,
+    args: ['-e', SCRIPTED, JSON.stringify(answers)],
+    env: process.env,
+    timeoutMs: 10_000,
+    redactor: new Redactor().add(SECRET),
   });
 }
 
@@ -25,7 +29,10 @@ describe('line session', () => {
   it('passes on status, error and the transport errors a client retried past, with secrets redacted', async () => {
     const s = await session([
       { status: 200 },
-      { status: 200, transportErrors: [`write tcp 127.0.0.1:1->127.0.0.1:2: use of closed network connection (${SECRET})`] },
+      {
+        status: 200,
+        transportErrors: [`write tcp 127.0.0.1:1->127.0.0.1:2: use of closed network connection (${SECRET})`],
+      },
       { error: `getting credentials: exec: ${SECRET}` },
       { status: 401, transportErrors: [] },
     ]);
@@ -33,7 +40,11 @@ describe('line session', () => {
       const answers = [await s.request('/a'), await s.request('/b'), await s.request('/c'), await s.request('/d')];
       expect(answers.map(({ ms: _ms, ...a }) => a)).toEqual([
         { seq: 1, status: 200 },
-        { seq: 2, status: 200, transportErrors: [`write tcp 127.0.0.1:1->127.0.0.1:2: use of closed network connection (${REDACTED})`] },
+        {
+          seq: 2,
+          status: 200,
+          transportErrors: [`write tcp 127.0.0.1:1->127.0.0.1:2: use of closed network connection (${REDACTED})`],
+        },
         { seq: 3, error: `getting credentials: exec: ${REDACTED}` },
         { seq: 4, status: 401 },
       ]);

@@ -59,7 +59,12 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
     });
     exitHookInstalled = true;
   }
-  const child = spawn(spec.file, spec.args, { env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(spec.cwd ? { cwd: spec.cwd } : {}) });
+  const child = spawn(spec.file, spec.args, {
+    env: spec.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(spec.cwd ? { cwd: spec.cwd } : {}),
+  });
   live.add(child);
   let stderr = '';
   child.stderr!.setEncoding('utf8');
@@ -138,8 +143,17 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
   const parsed = typeof first === 'string' ? parseAnswer(first) : undefined;
   if (!parsed?.ready) {
     await close();
-    const why = first === 'timeout' ? `printed nothing within ${formatMs(spec.startTimeoutMs ?? 30_000)}` : parsed?.fatal ? parsed.fatal : first === undefined ? `${exited ?? 'ended'} before it was ready` : `said ${JSON.stringify(first.slice(0, 200))}`;
-    throw new Error(`the ${spec.client} probe could not start: ${redact(why)}${stderr.trim() && !parsed?.fatal ? ` (stderr: ${lastStderr()})` : ''}`);
+    const why =
+      first === 'timeout'
+        ? `printed nothing within ${formatMs(spec.startTimeoutMs ?? 30_000)}`
+        : parsed?.fatal
+          ? parsed.fatal
+          : first === undefined
+            ? `${exited ?? 'ended'} before it was ready`
+            : `said ${JSON.stringify(first.slice(0, 200))}`;
+    throw new Error(
+      `the ${spec.client} probe could not start: ${redact(why)}${stderr.trim() && !parsed?.fatal ? ` (stderr: ${lastStderr()})` : ''}`,
+    );
   }
 
   let seq = 0;
@@ -149,25 +163,41 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
       const n = ++seq;
       const t0 = performance.now();
       const ms = () => Math.round(performance.now() - t0);
-      if (dead || exited) return { seq: n, error: `the ${spec.client} probe is not running (${dead ?? exited})`, ms: 0 };
+      if (dead || exited)
+        return { seq: n, error: `the ${spec.client} probe is not running (${dead ?? exited})`, ms: 0 };
       child.stdin!.write(`${JSON.stringify({ path })}\n`);
       const line = await nextLine(spec.timeoutMs);
       if (line === 'timeout') {
         dead = `killed after request ${n} got no answer within ${formatMs(spec.timeoutMs)}`;
         killGroup(child);
-        return { seq: n, error: `no answer within ${formatMs(spec.timeoutMs)}: ${spec.client} is stuck (a plugin that never answers blocks it); the probe and its plugins were killed`, ms: ms() };
+        return {
+          seq: n,
+          error: `no answer within ${formatMs(spec.timeoutMs)}: ${spec.client} is stuck (a plugin that never answers blocks it); the probe and its plugins were killed`,
+          ms: ms(),
+        };
       }
       if (line === undefined) {
         dead = exited ?? 'ended';
-        return { seq: n, error: `the ${spec.client} probe ${dead} during the request${stderr.trim() ? ` (stderr: ${lastStderr()})` : ''}`, ms: ms() };
+        return {
+          seq: n,
+          error: `the ${spec.client} probe ${dead} during the request${stderr.trim() ? ` (stderr: ${lastStderr()})` : ''}`,
+          ms: ms(),
+        };
       }
       const a = parseAnswer(line);
-      if (!a) return { seq: n, error: `the ${spec.client} probe answered ${JSON.stringify(redact(line).slice(0, 200))}, not a JSON answer`, ms: ms() };
+      if (!a)
+        return {
+          seq: n,
+          error: `the ${spec.client} probe answered ${JSON.stringify(redact(line).slice(0, 200))}, not a JSON answer`,
+          ms: ms(),
+        };
       return {
         seq: n,
         ...(typeof a.status === 'number' && a.status > 0 ? { status: a.status } : {}),
         ...(typeof a.error === 'string' && a.error ? { error: redact(a.error) } : {}),
-        ...(Array.isArray(a.transportErrors) && a.transportErrors.length > 0 ? { transportErrors: a.transportErrors.map((e) => redact(String(e))) } : {}),
+        ...(Array.isArray(a.transportErrors) && a.transportErrors.length > 0
+          ? { transportErrors: a.transportErrors.map((e) => redact(String(e))) }
+          : {}),
         ms: ms(),
       };
     };

@@ -5,18 +5,33 @@ import { answerTraits, predictClient } from './decoding.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 const later = new Date(Date.now() + 3_600_000).toISOString();
-const run = (stdout: string, more: Partial<{ exitCode: number; timedOut: boolean; strays: Array<{ holds: string[] }> }> = {}) => ({ exitCode: 0, timedOut: false, stdout, ...more });
+const run = (
+  stdout: string,
+  more: Partial<{ exitCode: number; timedOut: boolean; strays: Array<{ holds: string[] }> }> = {},
+) => ({ exitCode: 0, timedOut: false, stdout, ...more });
 const answer = (o: Record<string, unknown>) => run(JSON.stringify(o));
 
 describe('answerTraits', () => {
   test('a good answer has none that troubles a client', () => {
-    expect(answerTraits(answer({ apiVersion: V1, kind: 'ExecCredential', status: { token: 't', expirationTimestamp: later } }), V1)).toEqual([]);
+    expect(
+      answerTraits(
+        answer({ apiVersion: V1, kind: 'ExecCredential', status: { token: 't', expirationTimestamp: later } }),
+        V1,
+      ),
+    ).toEqual([]);
   });
 
   test('each defect is named', () => {
     expect(answerTraits(answer({ apiVersion: V1, status: { token: 't' } }), V1)).toEqual(['kind-missing']);
-    expect(answerTraits(answer({ kind: 'ExecCredential', status: { token: 't' } }), V1)).toEqual(['apiVersion-missing']);
-    expect(answerTraits(answer({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 't' } }), V1)).toEqual(['apiVersion-other']);
+    expect(answerTraits(answer({ kind: 'ExecCredential', status: { token: 't' } }), V1)).toEqual([
+      'apiVersion-missing',
+    ]);
+    expect(
+      answerTraits(
+        answer({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 't' } }),
+        V1,
+      ),
+    ).toEqual(['apiVersion-other']);
     expect(answerTraits(answer({ apiVersion: V1, kind: 'ExecCredential' }), V1)).toEqual(['status-missing']);
     expect(answerTraits(answer({ apiVersion: V1, kind: 'ExecCredential', status: {} }), V1)).toEqual(['no-credential']);
     expect(answerTraits(run(`apiVersion: ${V1}\nkind: ExecCredential\nstatus:\n  token: t\n`), V1)).toEqual(['yaml']);
@@ -30,10 +45,21 @@ describe('answerTraits', () => {
     const a = issueClientCertificate();
     const b = issueClientCertificate();
     const base = { apiVersion: V1, kind: 'ExecCredential' };
-    expect(answerTraits(answer({ ...base, status: { clientCertificateData: a.certPem, clientKeyData: a.keyPem } }), V1)).toEqual(['cert-only']);
-    expect(answerTraits(answer({ ...base, status: { token: 't', clientCertificateData: a.certPem, clientKeyData: a.keyPem } }), V1)).toEqual(['token-and-cert']);
-    expect(answerTraits(answer({ ...base, status: { clientCertificateData: a.certPem } }), V1)).toEqual(['cert-without-key']);
-    expect(answerTraits(answer({ ...base, status: { clientCertificateData: a.certPem, clientKeyData: b.keyPem } }), V1)).toEqual(['cert-key-mismatch', 'cert-only']);
+    expect(
+      answerTraits(answer({ ...base, status: { clientCertificateData: a.certPem, clientKeyData: a.keyPem } }), V1),
+    ).toEqual(['cert-only']);
+    expect(
+      answerTraits(
+        answer({ ...base, status: { token: 't', clientCertificateData: a.certPem, clientKeyData: a.keyPem } }),
+        V1,
+      ),
+    ).toEqual(['token-and-cert']);
+    expect(answerTraits(answer({ ...base, status: { clientCertificateData: a.certPem } }), V1)).toEqual([
+      'cert-without-key',
+    ]);
+    expect(
+      answerTraits(answer({ ...base, status: { clientCertificateData: a.certPem, clientKeyData: b.keyPem } }), V1),
+    ).toEqual(['cert-key-mismatch', 'cert-only']);
   });
 });
 
@@ -46,7 +72,7 @@ describe('predictClient', () => {
     expect(p.because).toContain("missing key 'kind'");
   });
 
-  test('the first trait in the client\'s own check order decides', () => {
+  test("the first trait in the client's own check order decides", () => {
     // The Python client looks at apiVersion before kind; client-go never minds a missing kind.
     expect(predictClient('python', ['apiVersion-missing', 'kind-missing']).row?.trait).toBe('apiVersion-missing');
     expect(predictClient('kubectl', ['apiVersion-missing', 'kind-missing']).row?.trait).toBe('apiVersion-missing');

@@ -40,11 +40,35 @@ interface FakeRun {
   exitCode: number;
 }
 
-async function setup(name: string, scenario: Record<string, unknown>, exec: Partial<ExecConfig> = {}): Promise<{ kubeconfig: string; runs: () => Promise<FakeRun[]> }> {
+async function setup(
+  name: string,
+  scenario: Record<string, unknown>,
+  exec: Partial<ExecConfig> = {},
+): Promise<{ kubeconfig: string; runs: () => Promise<FakeRun[]> }> {
   const log = join(tmp(), `${name}.jsonl`);
-  const config: ExecConfig = { command: FAKE, args: ['--scenario', JSON.stringify({ ...scenario, log })], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false, ...exec };
-  const kubeconfig = await writeProbeKubeconfig(join(tmp(), `${name}.kubeconfig`), { server: endpoint.server, caPem: endpoint.caPem, exec: config, resolvedCommand: FAKE });
-  const runs = async () => (existsSync(log) ? (await readFile(log, 'utf8')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeRun) : []);
+  const config: ExecConfig = {
+    command: FAKE,
+    args: ['--scenario', JSON.stringify({ ...scenario, log })],
+    env: [],
+    apiVersion: V1,
+    interactiveMode: 'Never',
+    provideClusterInfo: false,
+    ...exec,
+  };
+  const kubeconfig = await writeProbeKubeconfig(join(tmp(), `${name}.kubeconfig`), {
+    server: endpoint.server,
+    caPem: endpoint.caPem,
+    exec: config,
+    resolvedCommand: FAKE,
+  });
+  const runs = async () =>
+    existsSync(log)
+      ? (await readFile(log, 'utf8'))
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as FakeRun)
+      : [];
   return { kubeconfig, runs };
 }
 
@@ -58,7 +82,10 @@ function describeClient(probe: ClientProbe, availability: { ok: boolean; reason?
       try {
         const path = `/version?client=${c}`;
         const answers = [await session.request(path), await session.request(path)];
-        expect(answers.map((a) => [a.seq, a.status, a.error])).toEqual([[1, 200, undefined], [2, 200, undefined]]);
+        expect(answers.map((a) => [a.seq, a.status, a.error])).toEqual([
+          [1, 200, undefined],
+          [2, 200, undefined],
+        ]);
         const seen = endpoint.requests().filter((r) => r.url === path);
         expect(seen.map((r) => r.credential?.kind)).toEqual(['bearer', 'bearer']);
         expect((await runs()).length).toBeGreaterThanOrEqual(1);
@@ -91,7 +118,8 @@ function describeClient(probe: ClientProbe, availability: { ok: boolean; reason?
         await session.close();
       }
       // The plugin is gone: killed with the client, or by the probe.
-      for (let i = 0; i < 20 && markedProcesses(marker).some(isFakePluginOf(`${c}-hang`)); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 20 && markedProcesses(marker).some(isFakePluginOf(`${c}-hang`)); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(markedProcesses(marker).filter(isFakePluginOf(`${c}-hang`))).toEqual([]);
     }, 90_000);
 

@@ -47,16 +47,30 @@ export function pythonProbe(o: ProbeOptions = {}): ClientProbe {
         } catch {
           return { ok: false, reason: `no Python client venv at ${venv}: ${install}` };
         }
-        const v = await execa(python, ['-c', 'import kubernetes; print(kubernetes.__version__)'], { reject: false, timeout: 60_000 });
+        const v = await execa(python, ['-c', 'import kubernetes; print(kubernetes.__version__)'], {
+          reject: false,
+          timeout: 60_000,
+        });
         const got = String(v.stdout).trim();
-        if (v.exitCode !== 0) return { ok: false, reason: `${python} cannot import kubernetes (${String(v.stderr).trim().split('\n').pop()}): ${install}` };
-        if (got !== version) return { ok: false, reason: `${venv} holds kubernetes ${got}, credprov pins ${version}: ${install}` };
+        if (v.exitCode !== 0)
+          return {
+            ok: false,
+            reason: `${python} cannot import kubernetes (${String(v.stderr).trim().split('\n').pop()}): ${install}`,
+          };
+        if (got !== version)
+          return { ok: false, reason: `${venv} holds kubernetes ${got}, credprov pins ${version}: ${install}` };
         return { ok: true, version: got };
       })();
       return availability;
     },
     async start(target: ClientTarget, so: StartOptions): Promise<ProbeSession> {
-      const args = [PYTHON_PROBE_SCRIPT, '--kubeconfig', target.kubeconfig, ...(target.context ? ['--context', target.context] : []), ...(so.terminal ? ['--terminal'] : [])];
+      const args = [
+        PYTHON_PROBE_SCRIPT,
+        '--kubeconfig',
+        target.kubeconfig,
+        ...(target.context ? ['--context', target.context] : []),
+        ...(so.terminal ? ['--terminal'] : []),
+      ];
       // -u: unbuffered, so each answer line leaves at once; -I: isolated, so the user's PYTHONPATH and site dir cannot change the client.
       return startLineProcess({
         client: 'python',

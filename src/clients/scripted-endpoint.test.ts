@@ -13,13 +13,24 @@ afterAll(async () => {
   await ep?.stop();
 });
 
-function get(path: string, o: { token?: string; cert?: { certPem: string; keyPem: string } } = {}): Promise<{ status: number; body: string }> {
+function get(
+  path: string,
+  o: { token?: string; cert?: { certPem: string; keyPem: string } } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${ep.server}${path}`, { ca: ep.caPem, headers: o.token ? { authorization: `Bearer ${o.token}` } : {}, ...(o.cert ? { cert: o.cert.certPem, key: o.cert.keyPem } : {}) }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      `${ep.server}${path}`,
+      {
+        ca: ep.caPem,
+        headers: o.token ? { authorization: `Bearer ${o.token}` } : {},
+        ...(o.cert ? { cert: o.cert.certPem, key: o.cert.keyPem } : {}),
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -54,14 +65,21 @@ describe('scripted endpoint', () => {
 });
 
 describe('probe options', () => {
-  test('client-go is taken at the cluster\'s release', () => {
+  test("client-go is taken at the cluster's release", () => {
     expect(clientGoVersionFor('v1.37.1')).toBe('v0.37.1');
     expect(clientGoVersionFor('1.34.5')).toBe('v0.34.5');
     expect(() => clientGoVersionFor('1.37')).toThrow(/not an exact Kubernetes version/);
-    expect([exactKubeVersion('1.36.5'), exactKubeVersion('v1.37.1'), exactKubeVersion('1.37')]).toEqual(['v1.36.5', 'v1.37.1', undefined]);
+    expect([exactKubeVersion('1.36.5'), exactKubeVersion('v1.37.1'), exactKubeVersion('1.37')]).toEqual([
+      'v1.36.5',
+      'v1.37.1',
+      undefined,
+    ]);
   });
 
-  test('the default client environment keeps credprov\'s, minus variables named like secrets', () => {
-    expect(defaultClientEnv({ PATH: '/bin', HOME: '/root', GITHUB_TOKEN: 'x', REGISTRY_PASSWORD: 'y' })).toEqual({ PATH: '/bin', HOME: '/root' });
+  test("the default client environment keeps credprov's, minus variables named like secrets", () => {
+    expect(defaultClientEnv({ PATH: '/bin', HOME: '/root', GITHUB_TOKEN: 'x', REGISTRY_PASSWORD: 'y' })).toEqual({
+      PATH: '/bin',
+      HOME: '/root',
+    });
   });
 });

@@ -23,7 +23,14 @@ import { createCA, issueServerCert } from '../core/tls.ts';
 export type CarriedCredential =
   | { kind: 'bearer'; tokenSha256: string; tokenLength: number }
   | { kind: 'client-certificate'; subject: string; fingerprint256: string; validTo: string }
-  | { kind: 'bearer+client-certificate'; tokenSha256: string; tokenLength: number; subject: string; fingerprint256: string; validTo: string };
+  | {
+      kind: 'bearer+client-certificate';
+      tokenSha256: string;
+      tokenLength: number;
+      subject: string;
+      fingerprint256: string;
+      validTo: string;
+    };
 
 export interface RecordedRequest {
   seq: number;
@@ -49,9 +56,22 @@ export interface ScriptedEndpoint {
 }
 
 /** The body of a 200: what kube-apiserver's /version says, marked as credprov's. */
-export const VERSION_BODY = { major: '1', minor: '0', gitVersion: 'v0.0.0-credprov-scripted-endpoint', platform: 'linux/amd64' };
+export const VERSION_BODY = {
+  major: '1',
+  minor: '0',
+  gitVersion: 'v0.0.0-credprov-scripted-endpoint',
+  platform: 'linux/amd64',
+};
 
-const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+const UNAUTHORIZED = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Unauthorized',
+  reason: 'Unauthorized',
+  code: 401,
+};
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -61,7 +81,11 @@ export async function startScriptedEndpoint(): Promise<ScriptedEndpoint> {
   try {
     const ca = await createCA(dir, 'credprov scripted endpoint CA');
     const cert = await issueServerCert(ca, dir, ['127.0.0.1', 'localhost']);
-    const [caPem, certPem, keyPem] = await Promise.all([readFile(ca.certPath, 'utf8'), readFile(cert.certPath, 'utf8'), readFile(cert.keyPath, 'utf8')]);
+    const [caPem, certPem, keyPem] = await Promise.all([
+      readFile(ca.certPath, 'utf8'),
+      readFile(cert.certPath, 'utf8'),
+      readFile(cert.keyPath, 'utf8'),
+    ]);
     // The keys are in memory now; nothing of them needs to stay on disk.
     await rm(dir, { recursive: true, force: true });
     const recorded: RecordedRequest[] = [];
@@ -117,7 +141,8 @@ function credentialOf(req: IncomingMessage, tokens: Set<string>): CarriedCredent
   if (token) tokens.add(token);
   const peer = (req.socket as TLSSocket).getPeerX509Certificate?.();
   const cert = peer ? describeCert(peer) : undefined;
-  if (token && cert) return { kind: 'bearer+client-certificate', tokenSha256: sha256(token), tokenLength: token.length, ...cert };
+  if (token && cert)
+    return { kind: 'bearer+client-certificate', tokenSha256: sha256(token), tokenLength: token.length, ...cert };
   if (token) return { kind: 'bearer', tokenSha256: sha256(token), tokenLength: token.length };
   if (cert) return { kind: 'client-certificate', ...cert };
   return undefined;

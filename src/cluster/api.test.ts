@@ -34,7 +34,12 @@ afterAll(async () => {
 
 describe('KubeApi', () => {
   test('applies server-side as the field manager credprov, forcing conflicts, and returns the stored object typed', async () => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns1' }, spec: { containers: [{ name: 'main', image: 'reg.test/x:v1', imagePullPolicy: 'Always' }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns1' },
+      spec: { containers: [{ name: 'main', image: 'reg.test/x:v1', imagePullPolicy: 'Always' }] },
+    };
     const [stored] = await api.apply<V1Pod>([pod]);
     const patch = fake.patches.at(-1)!;
     expect(patch.path).toBe('/api/v1/namespaces/ns1/pods/p');
@@ -45,30 +50,43 @@ describe('KubeApi', () => {
     expect(stored!.metadata?.uid).toBe('uid-1');
     expect(stored!.metadata?.creationTimestamp).toBeInstanceOf(Date);
     // The caller's object is left as it was given.
-    expect(pod).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns1' }, spec: { containers: [{ name: 'main', image: 'reg.test/x:v1', imagePullPolicy: 'Always' }] } });
+    expect(pod).toEqual({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns1' },
+      spec: { containers: [{ name: 'main', image: 'reg.test/x:v1', imagePullPolicy: 'Always' }] },
+    });
   });
 
-  test('a failed typed call is an ApiError naming the call, the object, the HTTP status and the API server\'s reason', async () => {
+  test("a failed typed call is an ApiError naming the call, the object, the HTTP status and the API server's reason", async () => {
     const err = await api.core.readNamespacedPod({ name: 'missing', namespace: 'ns1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).message).toBe('readNamespacedPod ns1/missing: HTTP 404 NotFound: pods "missing" not found');
+    expect((err as ApiError).message).toBe(
+      'readNamespacedPod ns1/missing: HTTP 404 NotFound: pods "missing" not found',
+    );
     expect((err as ApiError).status).toBe(404);
     expect((err as ApiError).statusReason).toBe('NotFound');
     expect((err as ApiError).serverMessage).toBe('pods "missing" not found');
     expect(isNotFound(err)).toBe(true);
-    await expect(unlessNotFound(api.core.readNamespacedPod({ name: 'missing', namespace: 'ns1' }))).resolves.toBeUndefined();
+    await expect(
+      unlessNotFound(api.core.readNamespacedPod({ name: 'missing', namespace: 'ns1' })),
+    ).resolves.toBeUndefined();
   });
 
-  test('a refusal that quotes a token shows neither it nor the kubeconfig\'s credentials', async () => {
+  test("a refusal that quotes a token shows neither it nor the kubeconfig's credentials", async () => {
     fake.route = (req, res, url) => {
       if (url.pathname !== '/api/v1/namespaces/ns1/pods/leaky') return false;
       json(res, 403, status(403, 'Forbidden', `token ${JWT} may not get pods`));
       return true;
     };
     try {
-      const err = await api.core.readNamespacedPod({ name: 'leaky', namespace: 'ns1' }).catch((e: unknown) => e) as ApiError;
+      const err = (await api.core
+        .readNamespacedPod({ name: 'leaky', namespace: 'ns1' })
+        .catch((e: unknown) => e)) as ApiError;
       expect(err.message).toBe('readNamespacedPod ns1/leaky: HTTP 403 Forbidden: token <redacted> may not get pods');
-      expect(JSON.stringify({ message: err.message, detail: err.detail, hint: err.hint, cause: String(err.cause) })).not.toMatch(new RegExp(`${TOKEN}|${JWT}`));
+      expect(
+        JSON.stringify({ message: err.message, detail: err.detail, hint: err.hint, cause: String(err.cause) }),
+      ).not.toMatch(new RegExp(`${TOKEN}|${JWT}`));
     } finally {
       fake.route = () => false;
     }
@@ -81,7 +99,9 @@ describe('KubeApi', () => {
       return true;
     };
     try {
-      await expect(api.core.readNamespacedPod({ name: 'anon', namespace: 'ns1' })).rejects.toThrow(new ApiError('readNamespacedPod ns1/anon: HTTP 401 Unauthorized', { status: 401 }));
+      await expect(api.core.readNamespacedPod({ name: 'anon', namespace: 'ns1' })).rejects.toThrow(
+        new ApiError('readNamespacedPod ns1/anon: HTTP 401 Unauthorized', { status: 401 }),
+      );
     } finally {
       fake.route = () => false;
     }
@@ -90,9 +110,12 @@ describe('KubeApi', () => {
   test('an API server that does not answer is named with its address and the reason, in one line', async () => {
     const port = await closedPort();
     const file = join(tmp(), 'kubeconfig-closed');
-    await writeFile(file, `apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:${port}', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: ${TOKEN}}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n`);
+    await writeFile(
+      file,
+      `apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:${port}', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: ${TOKEN}}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n`,
+    );
     const closed = await kubeApi({ kubeconfig: file });
-    const err = await closed.core.readNode({ name: 'n' }).catch((e: unknown) => e) as ApiError;
+    const err = (await closed.core.readNode({ name: 'n' }).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBeUndefined();
     expect(err.message).toMatch(new RegExp(`^readNode n: API server http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
@@ -108,7 +131,9 @@ describe('KubeApi', () => {
     };
     try {
       await expect(api.raw('/readyz')).resolves.toBe('ok');
-      await expect(api.raw('/nothing/here')).rejects.toThrow('GET /nothing/here: HTTP 404 NotFound: the server could not find the requested resource');
+      await expect(api.raw('/nothing/here')).rejects.toThrow(
+        'GET /nothing/here: HTTP 404 NotFound: the server could not find the requested resource',
+      );
     } finally {
       fake.route = () => false;
     }
@@ -126,13 +151,15 @@ describe('KubeApi', () => {
 describe('kubeApi with a bad kubeconfig', () => {
   test('a missing file is a ConfigError naming it', async () => {
     const file = join(tmp(), 'no-such-kubeconfig');
-    await expect(kubeApi({ kubeconfig: file })).rejects.toThrow(new ConfigError(`cannot read kubeconfig ${file}: ENOENT`));
+    await expect(kubeApi({ kubeconfig: file })).rejects.toThrow(
+      new ConfigError(`cannot read kubeconfig ${file}: ENOENT`),
+    );
   });
 
   test('a file that is not YAML is a ConfigError naming it, in one line that quotes none of the file', async () => {
     const file = join(tmp(), 'garbage-kubeconfig');
     await writeFile(file, `users:\n  - name: u\n    user: {token: ${TOKEN}\n  bad: [\n`);
-    const err = await kubeApi({ kubeconfig: file }).catch((e: unknown) => e) as ConfigError;
+    const err = (await kubeApi({ kubeconfig: file }).catch((e: unknown) => e)) as ConfigError;
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toMatch(new RegExp(`^kubeconfig ${file} cannot be loaded: `));
     expect(err.message).not.toContain(TOKEN);
@@ -142,6 +169,8 @@ describe('kubeApi with a bad kubeconfig', () => {
   test('a kubeconfig without a current cluster says so', async () => {
     const file = join(tmp(), 'empty-kubeconfig');
     await writeFile(file, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
-    await expect(kubeApi({ kubeconfig: file })).rejects.toThrow(new ConfigError(`kubeconfig ${file} has no current context with a cluster`));
+    await expect(kubeApi({ kubeconfig: file })).rejects.toThrow(
+      new ConfigError(`kubeconfig ${file} has no current context with a cluster`),
+    );
   });
 });

@@ -13,9 +13,24 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  ApiException, AuthenticationV1Api, AuthorizationV1Api, CoreV1Api, HttpMethod, IsomorphicFetchHttpLibrary, KubeConfig,
-  KubernetesObjectApi, PatchStrategy, RbacAuthorizationV1Api, RequestContext, ServerConfiguration, Watch,
-  createConfiguration, type Configuration, type KubernetesObject, type Middleware, type ResponseContext,
+  ApiException,
+  AuthenticationV1Api,
+  AuthorizationV1Api,
+  CoreV1Api,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  RbacAuthorizationV1Api,
+  RequestContext,
+  ServerConfiguration,
+  Watch,
+  createConfiguration,
+  type Configuration,
+  type KubernetesObject,
+  type Middleware,
+  type ResponseContext,
 } from '@kubernetes/client-node';
 // Not re-exported by the package's index; the typed APIs decode their answers with it, and watch events need the same.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
@@ -89,19 +104,30 @@ export function apiError(err: unknown, call: string, server?: string): CredprovE
     // For the codes its OpenAPI spec lists (401) client-node keeps only a word ("Unauthorized"), not the Status.
     const word = status ? undefined : /^Message: (.*)$/m.exec(err.message)?.[1];
     const reason = status?.reason ?? (word && /^[A-Z][A-Za-z]+$/.test(word) ? word : undefined);
-    const why = status?.message ?? (typeof err.body === 'string' ? err.body.split('\n')[0] ?? '' : '');
-    return new ApiError(scrubber.text(`${call}: HTTP ${code}${reason ? ` ${reason}` : ''}${why ? `: ${why.slice(0, 400)}` : ''}`), {
-      status: code, ...(reason ? { statusReason: reason } : {}), ...(status?.message ? { serverMessage: scrubber.text(status.message) } : {}),
-    });
+    const why = status?.message ?? (typeof err.body === 'string' ? (err.body.split('\n')[0] ?? '') : '');
+    return new ApiError(
+      scrubber.text(`${call}: HTTP ${code}${reason ? ` ${reason}` : ''}${why ? `: ${why.slice(0, 400)}` : ''}`),
+      {
+        status: code,
+        ...(reason ? { statusReason: reason } : {}),
+        ...(status?.message ? { serverMessage: scrubber.text(status.message) } : {}),
+      },
+    );
   }
   // A watch the server refused: client-node's Watch keeps only the status.
   const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof statusCode === 'number') return new ApiError(scrubber.text(`${call}: HTTP ${statusCode} ${errorMessage(err)}`), { status: statusCode });
+  if (typeof statusCode === 'number')
+    return new ApiError(scrubber.text(`${call}: HTTP ${statusCode} ${errorMessage(err)}`), { status: statusCode });
   // No answer: fetch says "fetch failed" and keeps the reason in its cause (ECONNREFUSED, a certificate error, a timeout).
   // (Duck-typed: a socket's error comes from another realm than undici's under jest.)
   const e = (err ?? {}) as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   const cause = typeof e.cause?.message === 'string' ? e.cause : undefined;
-  const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'no answer in time' : (cause ? `${cause.code ? `${cause.code}: ` : ''}${cause.message}` : errorMessage(err));
+  const reason =
+    e.name === 'TimeoutError' || e.name === 'AbortError'
+      ? 'no answer in time'
+      : cause
+        ? `${cause.code ? `${cause.code}: ` : ''}${cause.message}`
+        : errorMessage(err);
   return new ApiError(scrubber.text(`${call}: ${server ? `API server ${server}: ` : ''}${reason.split('\n')[0]}`), {
     hint: 'is the environment up? (`credprov status`)',
   });
@@ -109,8 +135,13 @@ export function apiError(err: unknown, call: string, server?: string): CredprovE
 
 /** What a typed call was about, from its parameter object: `readNamespacedPod default/x`. */
 function describeCall(method: string, param: unknown): string {
-  const p = (param && typeof param === 'object' ? param : {}) as { name?: unknown; namespace?: unknown; body?: { kind?: unknown; metadata?: { name?: unknown } } };
-  const name = typeof p.name === 'string' ? p.name : typeof p.body?.metadata?.name === 'string' ? p.body.metadata.name : undefined;
+  const p = (param && typeof param === 'object' ? param : {}) as {
+    name?: unknown;
+    namespace?: unknown;
+    body?: { kind?: unknown; metadata?: { name?: unknown } };
+  };
+  const name =
+    typeof p.name === 'string' ? p.name : typeof p.body?.metadata?.name === 'string' ? p.body.metadata.name : undefined;
   const ns = typeof p.namespace === 'string' ? `${p.namespace}/` : '';
   return name ? `${method} ${ns}${name}` : ns ? `${method} in ${ns.slice(0, -1)}` : method;
 }
@@ -198,7 +229,11 @@ export class KubeApi {
     if (!cluster) throw new ConfigError('the kubeconfig has no current context with a cluster');
     this.kc = kc;
     this.server = cluster.server;
-    const configuration = createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: kc }, promiseMiddleware: [requestTimeout] });
+    const configuration = createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kc },
+      promiseMiddleware: [requestTimeout],
+    });
     this.core = guarded(new CoreV1Api(configuration), this.server);
     this.rbac = guarded(new RbacAuthorizationV1Api(configuration), this.server);
     this.authentication = guarded(new AuthenticationV1Api(configuration), this.server);
@@ -212,13 +247,24 @@ export class KubeApi {
    * field manager `credprov`, taking over fields another manager set (as
    * `kubectl apply --server-side --force-conflicts` did). Returns the objects as stored.
    */
-  async apply<T extends KubernetesObject = KubernetesObject>(objects: ReadonlyArray<KubernetesObject & Record<string, unknown>>): Promise<T[]> {
+  async apply<T extends KubernetesObject = KubernetesObject>(
+    objects: ReadonlyArray<KubernetesObject & Record<string, unknown>>,
+  ): Promise<T[]> {
     const out: T[] = [];
     for (const o of objects) {
       const what = `apply ${o.kind ?? 'object'} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? '(no name)'}`;
       try {
         // client-node fills in apiVersion and namespace on the object it is given: give it a copy.
-        out.push(await this.objects.patch(structuredClone(o), undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as T);
+        out.push(
+          (await this.objects.patch(
+            structuredClone(o),
+            undefined,
+            undefined,
+            FIELD_MANAGER,
+            true,
+            PatchStrategy.ServerSideApply,
+          )) as T,
+        );
       } catch (err) {
         throw apiError(err, what, this.server);
       }
@@ -234,7 +280,8 @@ export class KubeApi {
       context.setSignal(AbortSignal.timeout(timeoutMs));
       const response = await new IsomorphicFetchHttpLibrary().send(context).toPromise();
       const body = await response.body.text();
-      if (response.httpStatusCode < 200 || response.httpStatusCode > 299) throw new ApiException(response.httpStatusCode, 'raw GET', body, response.headers);
+      if (response.httpStatusCode < 200 || response.httpStatusCode > 299)
+        throw new ApiException(response.httpStatusCode, 'raw GET', body, response.headers);
       return body;
     } catch (err) {
       throw apiError(err, `GET ${path}`, this.server);
@@ -258,8 +305,18 @@ export class KubeApi {
    * an error, or abort()). Resolves once the API server answered, with the
    * handle that closes it. Use watchObjects (watch.ts) for restarts and 410s.
    */
-  async openWatch(path: string, query: Record<string, string | boolean>, onEvent: (type: WatchEventType, object: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
-    return this.watcher.watch(path, query, (type: string, object: unknown) => onEvent(type as WatchEventType, object), done);
+  async openWatch(
+    path: string,
+    query: Record<string, string | boolean>,
+    onEvent: (type: WatchEventType, object: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    return this.watcher.watch(
+      path,
+      query,
+      (type: string, object: unknown) => onEvent(type as WatchEventType, object),
+      done,
+    );
   }
 
   /** Closes pooled connections (a later call opens new ones). */
@@ -279,7 +336,10 @@ export async function kubeApi(t: ApiTarget): Promise<KubeApi> {
   try {
     text = await readFile(t.kubeconfig, 'utf8');
   } catch (err) {
-    throw new ConfigError(`cannot read kubeconfig ${t.kubeconfig}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`, { file: t.kubeconfig });
+    throw new ConfigError(
+      `cannot read kubeconfig ${t.kubeconfig}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
+      { file: t.kubeconfig },
+    );
   }
   const known = clients.get(t.kubeconfig);
   if (known?.text === text) return known.api;
@@ -289,9 +349,13 @@ export async function kubeApi(t: ApiTarget): Promise<KubeApi> {
     kc.makePathsAbsolute(dirname(t.kubeconfig));
   } catch (err) {
     // The parser's message may quote the file (keys, tokens): its first line only.
-    throw new ConfigError(`kubeconfig ${t.kubeconfig} cannot be loaded: ${scrubber.text(errorMessage(err).split('\n')[0] ?? '')}`, { file: t.kubeconfig });
+    throw new ConfigError(
+      `kubeconfig ${t.kubeconfig} cannot be loaded: ${scrubber.text(errorMessage(err).split('\n')[0] ?? '')}`,
+      { file: t.kubeconfig },
+    );
   }
-  if (!kc.getCurrentCluster()) throw new ConfigError(`kubeconfig ${t.kubeconfig} has no current context with a cluster`, { file: t.kubeconfig });
+  if (!kc.getCurrentCluster())
+    throw new ConfigError(`kubeconfig ${t.kubeconfig} has no current context with a cluster`, { file: t.kubeconfig });
   const api = new KubeApi(kc);
   clients.set(t.kubeconfig, { text, api });
   return api;

@@ -32,7 +32,10 @@ export function providerByName(name: ProviderName, o: ProviderOptions = {}): Env
   }
 }
 
-export async function detectProvider(o: ProviderOptions = {}, order: ProviderName[] = DETECT_ORDER): Promise<EnvironmentProvider> {
+export async function detectProvider(
+  o: ProviderOptions = {},
+  order: ProviderName[] = DETECT_ORDER,
+): Promise<EnvironmentProvider> {
   const log = o.log ?? noopLogger;
   const reasons: string[] = [];
   for (const name of order) {
@@ -42,15 +45,24 @@ export async function detectProvider(o: ProviderOptions = {}, order: ProviderNam
     log.debug(`provider ${name} passed over: ${a.reason}`);
     reasons.push(`${name}: ${a.reason}`);
   }
-  throw new PrerequisiteError('no environment provider can run on this machine', { detail: reasons.join('\n'), hint: "run 'credprov doctor' for what each provider needs" });
+  throw new PrerequisiteError('no environment provider can run on this machine', {
+    detail: reasons.join('\n'),
+    hint: "run 'credprov doctor' for what each provider needs",
+  });
 }
 
-export async function resolveProvider(name: ProviderName | 'auto', o: ProviderOptions = {}): Promise<EnvironmentProvider> {
+export async function resolveProvider(
+  name: ProviderName | 'auto',
+  o: ProviderOptions = {},
+): Promise<EnvironmentProvider> {
   return name === 'auto' ? detectProvider(o) : providerByName(name, o);
 }
 
 /** The environment an earlier `credprov up` left running under `name`, if any. */
-export async function readEnvironment(name: string, env: NodeJS.ProcessEnv = process.env): Promise<Environment | undefined> {
+export async function readEnvironment(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Environment | undefined> {
   try {
     return JSON.parse(await readFile(join(stateDir(env), 'env', name, 'env.json'), 'utf8')) as Environment;
   } catch {

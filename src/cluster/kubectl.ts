@@ -10,15 +10,27 @@ export interface KubeTarget {
   kubeconfig: string;
 }
 
-export async function kubectl(t: KubeTarget, args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<string> {
+export async function kubectl(
+  t: KubeTarget,
+  args: string[],
+  opts: { input?: string; timeoutMs?: number } = {},
+): Promise<string> {
   const argv = [`--kubeconfig=${t.kubeconfig}`, ...args];
-  const r = await execa(t.kubectl, argv, { reject: false, all: true, timeout: opts.timeoutMs ?? 60_000, ...(opts.input !== undefined ? { input: opts.input } : {}) });
+  const r = await execa(t.kubectl, argv, {
+    reject: false,
+    all: true,
+    timeout: opts.timeoutMs ?? 60_000,
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
+  });
   if (r.failed) {
-    throw new CommandError(`kubectl ${args.slice(0, 2).join(' ')} failed: ${firstLine(String(r.stderr || r.shortMessage || ''))}`, {
-      argv: [t.kubectl, ...argv],
-      output: String(r.all ?? ''),
-      ...(r.exitCode === undefined ? {} : { exitCode: r.exitCode }),
-    });
+    throw new CommandError(
+      `kubectl ${args.slice(0, 2).join(' ')} failed: ${firstLine(String(r.stderr || r.shortMessage || ''))}`,
+      {
+        argv: [t.kubectl, ...argv],
+        output: String(r.all ?? ''),
+        ...(r.exitCode === undefined ? {} : { exitCode: r.exitCode }),
+      },
+    );
   }
   return r.stdout;
 }
@@ -30,9 +42,16 @@ export async function kubectlJson<T = unknown>(t: KubeTarget, args: string[]): P
 /** `kubectl apply -f -` with objects given as JSON (server-side apply; idempotent). */
 export async function apply(t: KubeTarget, objects: unknown[]): Promise<void> {
   const list = { apiVersion: 'v1', kind: 'List', items: objects };
-  await kubectl(t, ['apply', '--server-side', '--force-conflicts', '--field-manager=credprov', '-f', '-'], { input: JSON.stringify(list) });
+  await kubectl(t, ['apply', '--server-side', '--force-conflicts', '--field-manager=credprov', '-f', '-'], {
+    input: JSON.stringify(list),
+  });
 }
 
 function firstLine(s: string): string {
-  return (s.trim().split('\n').find((l) => l.trim()) ?? '').slice(0, 300);
+  return (
+    s
+      .trim()
+      .split('\n')
+      .find((l) => l.trim()) ?? ''
+  ).slice(0, 300);
 }

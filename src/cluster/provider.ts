@@ -43,8 +43,8 @@ export const CAPABILITY_TEXT: Record<Capability, string> = {
   hostRegistries: "pull from registries on this host's loopback",
   hostContainerd: "reach the node's containerd from this host",
   kubeletFiles: "read and write the kubelet's files from this host",
-  clusterCA: "sign client certificates with the cluster CA",
-  apiserverAuthn: "wire a token webhook and an authentication config into kube-apiserver",
+  clusterCA: 'sign client certificates with the cluster CA',
+  apiserverAuthn: 'wire a token webhook and an authentication config into kube-apiserver',
 };
 
 /** The kubelet's own files, where they are reachable from this host (capability kubeletFiles). */

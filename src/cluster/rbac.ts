@@ -15,17 +15,34 @@ export interface AudienceGrant {
 }
 
 /** Lets every node (group system:nodes) request tokens for `audience`; returns the role's name. */
-export async function allowNodesTokenAudience(t: ApiTarget, audience: string, opts: AudienceGrant = {}): Promise<string> {
+export async function allowNodesTokenAudience(
+  t: ApiTarget,
+  audience: string,
+  opts: AudienceGrant = {},
+): Promise<string> {
   const name = opts.name ?? `credprov-audience-${audience.replace(/[^a-z0-9.-]/gi, '-').toLowerCase()}`.slice(0, 63);
   const scoped = opts.namespace ? { namespace: opts.namespace } : {};
   const [role, binding] = opts.namespace ? ['Role', 'RoleBinding'] : ['ClusterRole', 'ClusterRoleBinding'];
-  await (await kubeApi(t)).apply([
+  await (
+    await kubeApi(t)
+  ).apply([
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: role, metadata: { name, ...scoped },
-      rules: [{ apiGroups: [''], resources: [audience], verbs: ['request-serviceaccounts-token-audience'], ...(opts.serviceAccounts ? { resourceNames: opts.serviceAccounts } : {}) }],
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: role,
+      metadata: { name, ...scoped },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: [audience],
+          verbs: ['request-serviceaccounts-token-audience'],
+          ...(opts.serviceAccounts ? { resourceNames: opts.serviceAccounts } : {}),
+        },
+      ],
     },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: binding, metadata: { name, ...scoped },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: binding,
+      metadata: { name, ...scoped },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: role, name },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }],
     },
@@ -45,14 +62,20 @@ export interface ReadGrant {
 
 /** Creates `namespace` and lets `group` get and list `resources` in it: exactly what a read-only client probe needs. */
 export async function allowGroupRead(t: ApiTarget, g: ReadGrant): Promise<void> {
-  await (await kubeApi(t)).apply([
+  await (
+    await kubeApi(t)
+  ).apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: g.namespace } },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: g.name, namespace: g.namespace },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: g.name, namespace: g.namespace },
       rules: [{ apiGroups: [''], resources: g.resources, verbs: ['get', 'list'] }],
     },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: g.name, namespace: g.namespace },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: g.name, namespace: g.namespace },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: g.name },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g.group }],
     },

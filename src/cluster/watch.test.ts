@@ -24,21 +24,28 @@ beforeEach(() => {
 
 /** Waits for the pod's container to terminate, as pods.ts does, recording every state it was shown. */
 function untilTerminated(timeoutMs = 5000, seen: Array<Change<V1Pod>['type']> = []): Promise<number> {
-  return watchUntil<V1Pod, number>(api, {
-    what: 'pod default/p to terminate',
-    list: async () => {
-      const l = await api.core.listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=p' }) as V1PodList;
-      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+  return watchUntil<V1Pod, number>(
+    api,
+    {
+      what: 'pod default/p to terminate',
+      list: async () => {
+        const l = (await api.core.listNamespacedPod({
+          namespace: 'default',
+          fieldSelector: 'metadata.name=p',
+        })) as V1PodList;
+        return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+      },
+      path: '/api/v1/namespaces/default/pods',
+      query: { fieldSelector: 'metadata.name=p' },
+      decode: (o) => api.decode<V1Pod>(o, 'V1Pod'),
+      timeoutMs,
     },
-    path: '/api/v1/namespaces/default/pods',
-    query: { fieldSelector: 'metadata.name=p' },
-    decode: (o) => api.decode<V1Pod>(o, 'V1Pod'),
-    timeoutMs,
-  }, (c) => {
-    seen.push(c.type);
-    if (c.type === 'DELETED') throw new Error('pod default/p was deleted');
-    return c.object.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
-  });
+    (c) => {
+      seen.push(c.type);
+      if (c.type === 'DELETED') throw new Error('pod default/p was deleted');
+      return c.object.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
+    },
+  );
 }
 
 const waiting = { waiting: { reason: 'ContainerCreating' } };
@@ -51,7 +58,7 @@ describe('watchUntil', () => {
     expect(fake.requests.some((r) => r.includes('watch=true'))).toBe(false);
   });
 
-  test('watches from the list\'s resourceVersion, with bookmarks, and answers on the event that settles it', async () => {
+  test("watches from the list's resourceVersion, with bookmarks, and answers on the event that settles it", async () => {
     fake.podList = () => ({ items: [podAt('10', waiting)], resourceVersion: '10' });
     const watches: WatchStream[] = [];
     fake.onWatch = (w) => {
@@ -83,14 +90,26 @@ describe('watchUntil', () => {
     };
     await expect(untilTerminated()).resolves.toBe(0);
     expect(watches.map((w) => w.query.get('resourceVersion'))).toEqual(['20', '25']);
-    expect(fake.requests.filter((r) => r.startsWith('GET /api/v1/namespaces/default/pods?') && !r.includes('watch=true'))).toHaveLength(1);
+    expect(
+      fake.requests.filter((r) => r.startsWith('GET /api/v1/namespaces/default/pods?') && !r.includes('watch=true')),
+    ).toHaveLength(1);
   });
 
   test('starts over with a fresh list when the watch says 410 Gone (resourceVersion too old)', async () => {
     let lists = 0;
-    fake.podList = () => (++lists === 1 ? { items: [podAt('30', waiting)], resourceVersion: '30' } : { items: [podAt('40', terminated)], resourceVersion: '40' });
+    fake.podList = () =>
+      ++lists === 1
+        ? { items: [podAt('30', waiting)], resourceVersion: '30' }
+        : { items: [podAt('40', terminated)], resourceVersion: '40' };
     fake.onWatch = (w) => {
-      w.send('ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version: 30 (35)' });
+      w.send('ERROR', {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 410,
+        reason: 'Expired',
+        message: 'too old resource version: 30 (35)',
+      });
       w.end();
     };
     await expect(untilTerminated()).resolves.toBe(0);
@@ -122,7 +141,7 @@ describe('watchUntil', () => {
     await watch!.closed;
   });
 
-  test('a watch the API server refuses (403) fails at once with the API server\'s words', async () => {
+  test("a watch the API server refuses (403) fails at once with the API server's words", async () => {
     fake.podList = () => ({ items: [podAt('70', waiting)], resourceVersion: '70' });
     fake.route = (req, res, url) => {
       if (url.searchParams.get('watch') !== 'true') return false;

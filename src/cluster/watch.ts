@@ -45,7 +45,11 @@ type Session<R> = { value: R } | { relist: true } | { ended: unknown };
  * (the object went away, say); the error ends the wait. Throws TimeoutError
  * when `timeoutMs` passes first.
  */
-export async function watchUntil<T extends ObjectMeta, R>(api: KubeApi, spec: WatchSpec<T>, step: (change: Change<T>) => R | undefined): Promise<R> {
+export async function watchUntil<T extends ObjectMeta, R>(
+  api: KubeApi,
+  spec: WatchSpec<T>,
+  step: (change: Change<T>) => R | undefined,
+): Promise<R> {
   /** Where the next watch starts; undefined: list first. */
   let resourceVersion: string | undefined;
   let lastWatchError: unknown;
@@ -53,41 +57,54 @@ export async function watchUntil<T extends ObjectMeta, R>(api: KubeApi, spec: Wa
   const open = new Set<() => void>();
 
   /** One watch, until `step` answers, the server ends it, or it must start over (410). */
-  const session = (from: string): Promise<Session<R>> => new Promise((resolve, reject) => {
-    let settled = false;
-    let controller: AbortController | undefined;
-    const close = () => controller?.abort();
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      open.delete(close);
-      close();
-      fn();
-    };
-    open.add(close);
-    const onEvent = (type: WatchEventType, raw: unknown) => {
-      if (settled) return;
-      try {
-        if (type === 'ERROR') {
-          const status = raw as { code?: number; reason?: string; message?: string };
-          if (status.code === 410) return settle(() => resolve({ relist: true }));
-          const reason = `watch ${spec.path}: HTTP ${status.code ?? '?'}${status.reason ? ` ${status.reason}` : ''}${status.message ? `: ${status.message}` : ''}`;
-          return settle(() => reject(new ApiError(reason, { ...(status.code ? { status: status.code } : {}), ...(status.reason ? { statusReason: status.reason } : {}) })));
+  const session = (from: string): Promise<Session<R>> =>
+    new Promise((resolve, reject) => {
+      let settled = false;
+      let controller: AbortController | undefined;
+      const close = () => controller?.abort();
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        open.delete(close);
+        close();
+        fn();
+      };
+      open.add(close);
+      const onEvent = (type: WatchEventType, raw: unknown) => {
+        if (settled) return;
+        try {
+          if (type === 'ERROR') {
+            const status = raw as { code?: number; reason?: string; message?: string };
+            if (status.code === 410) return settle(() => resolve({ relist: true }));
+            const reason = `watch ${spec.path}: HTTP ${status.code ?? '?'}${status.reason ? ` ${status.reason}` : ''}${status.message ? `: ${status.message}` : ''}`;
+            return settle(() =>
+              reject(
+                new ApiError(reason, {
+                  ...(status.code ? { status: status.code } : {}),
+                  ...(status.reason ? { statusReason: status.reason } : {}),
+                }),
+              ),
+            );
+          }
+          resourceVersion = (raw as ObjectMeta).metadata?.resourceVersion ?? resourceVersion;
+          if (type === 'BOOKMARK') return;
+          const value = step({ type, object: spec.decode(raw) });
+          if (value !== undefined) settle(() => resolve({ value }));
+        } catch (err) {
+          settle(() => reject(err));
         }
-        resourceVersion = (raw as ObjectMeta).metadata?.resourceVersion ?? resourceVersion;
-        if (type === 'BOOKMARK') return;
-        const value = step({ type, object: spec.decode(raw) });
-        if (value !== undefined) settle(() => resolve({ value }));
-      } catch (err) {
-        settle(() => reject(err));
-      }
-    };
-    const ended = (err: unknown) => settle(() => resolve((err as { statusCode?: number } | null)?.statusCode === 410 ? { relist: true } : { ended: err }));
-    api.openWatch(spec.path, { ...spec.query, resourceVersion: from, allowWatchBookmarks: true }, onEvent, ended).then((c) => {
-      controller = c;
-      if (settled || finished) c.abort();
-    }, ended);
-  });
+      };
+      const ended = (err: unknown) =>
+        settle(() =>
+          resolve((err as { statusCode?: number } | null)?.statusCode === 410 ? { relist: true } : { ended: err }),
+        );
+      api
+        .openWatch(spec.path, { ...spec.query, resourceVersion: from, allowWatchBookmarks: true }, onEvent, ended)
+        .then((c) => {
+          controller = c;
+          if (settled || finished) c.abort();
+        }, ended);
+    });
 
   const run = async (): Promise<R> => {
     let backoffMs = 100;
@@ -113,7 +130,8 @@ export async function watchUntil<T extends ObjectMeta, R>(api: KubeApi, spec: Wa
       // A server-side timeout or a dropped connection is normal: reopen from where it stopped.
       // A refusal (403, 404 …) will not get better by asking again.
       const status = (s.ended as { statusCode?: number } | null)?.statusCode;
-      if (status !== undefined && status >= 400 && status < 500 && status !== 429) throw apiError(s.ended, `watch ${spec.path}`, api.server);
+      if (status !== undefined && status >= 400 && status < 500 && status !== 429)
+        throw apiError(s.ended, `watch ${spec.path}`, api.server);
       if (s.ended) lastWatchError = s.ended;
       if (Date.now() - startedAt < 1000) {
         await sleep(backoffMs);
@@ -127,7 +145,11 @@ export async function watchUntil<T extends ObjectMeta, R>(api: KubeApi, spec: Wa
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const base = spec.timeoutMessage?.() ?? `${spec.what}: no outcome within ${Math.round(spec.timeoutMs / 1000)}s`;
-      reject(new TimeoutError(lastWatchError ? `${base} (last watch error: ${apiError(lastWatchError, 'watch', api.server).reason})` : base));
+      reject(
+        new TimeoutError(
+          lastWatchError ? `${base} (last watch error: ${apiError(lastWatchError, 'watch', api.server).reason})` : base,
+        ),
+      );
     }, spec.timeoutMs);
   });
   const running = run();

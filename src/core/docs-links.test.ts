@@ -9,13 +9,20 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 
-interface BrokenLink { file: string; line: number; link: string; why: string }
+interface BrokenLink {
+  file: string;
+  line: number;
+  link: string;
+  why: string;
+}
 
 /** Markdown files whose links are checked, relative to the root: README.md and docs/**. */
 function docFiles(root: string): string[] {
   const files = existsSync(join(root, 'README.md')) ? ['README.md'] : [];
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.md')) files.push(path);
@@ -37,7 +44,10 @@ function proseLines(text: string): { line: number; raw: string; prose: string }[
       if (marker && marker[0] === fence[0] && marker.length >= fence.length && raw.trim() === marker) fence = undefined;
       return;
     }
-    if (marker) { fence = marker; return; }
+    if (marker) {
+      fence = marker;
+      return;
+    }
     out.push({ line: i + 1, raw, prose: raw.replace(CODE_SPAN, (m) => ' '.repeat(m.length)) });
   });
   return out;
@@ -50,7 +60,11 @@ function githubSlug(heading: string): string {
     .replace(/`([^`]*)`/g, '$1') // code spans: their content
     .replace(/<[^>]+>/g, '') // inline HTML tags
     .replace(/(\*\*|__|\*|_)(.+?)\1/g, '$2'); // emphasis
-  return rendered.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return rendered
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Every anchor a Markdown text's headings produce, with GitHub's -1, -2 … suffixes for repeats. */
@@ -77,13 +91,19 @@ function linksOf(prose: string): string[] {
 }
 
 /** Why a link written in the file `from` does not resolve, or undefined when it does. */
-function problemWith(root: string, from: string, link: string, anchors: (file: string) => Set<string>): string | undefined {
+function problemWith(
+  root: string,
+  from: string,
+  link: string,
+  anchors: (file: string) => Set<string>,
+): string | undefined {
   if (link === '') return 'the link is empty';
   if (/^[a-z][a-z0-9+.-]*:/i.test(link) || link.startsWith('//')) return undefined; // external: https:, mailto:, …
   const hash = link.indexOf('#');
   const pathPart = decodeURIComponent(hash < 0 ? link : link.slice(0, hash));
   const fragment = hash < 0 ? undefined : decodeURIComponent(link.slice(hash + 1));
-  if (pathPart.startsWith('/')) return 'an absolute path, which GitHub resolves against the site, not the repository; use a relative one';
+  if (pathPart.startsWith('/'))
+    return 'an absolute path, which GitHub resolves against the site, not the repository; use a relative one';
   const target = pathPart === '' ? from : resolve(dirname(from), pathPart);
   const rel = relative(root, target);
   if (rel === '..' || rel.startsWith('../')) return `it leaves the repository (${rel})`;
@@ -133,12 +153,17 @@ describe('links in README.md and docs/', () => {
 
   test('a broken link is reported with its file, line, the link and why', () => {
     const at = join(ROOT, 'docs', 'example.md');
-    const problems = (text: string): string[] => brokenLinksIn(ROOT, at, text).map((b) => `${b.file}:${b.line}: ${b.link}: ${b.why}`);
-    expect(problems('see [x](nope/missing.md) and `[not a link](a.md)`\n')).toEqual(['docs/example.md:1: nope/missing.md: docs/nope/missing.md does not exist']);
+    const problems = (text: string): string[] =>
+      brokenLinksIn(ROOT, at, text).map((b) => `${b.file}:${b.line}: ${b.link}: ${b.why}`);
+    expect(problems('see [x](nope/missing.md) and `[not a link](a.md)`\n')).toEqual([
+      'docs/example.md:1: nope/missing.md: docs/nope/missing.md does not exist',
+    ]);
     expect(problems('[r](../package.json) [s](../README.md#no-such-heading)')).toEqual([
       'docs/example.md:1: ../README.md#no-such-heading: README.md has no heading whose anchor is #no-such-heading',
     ]);
-    expect(problems('[a](/etc/passwd) [b](../../outside.md) [c](https://example.com/x) [d](#here) [e](#there)\n# Here\n')).toEqual([
+    expect(
+      problems('[a](/etc/passwd) [b](../../outside.md) [c](https://example.com/x) [d](#here) [e](#there)\n# Here\n'),
+    ).toEqual([
       'docs/example.md:1: /etc/passwd: an absolute path, which GitHub resolves against the site, not the repository; use a relative one',
       'docs/example.md:1: ../../outside.md: it leaves the repository (../outside.md)',
       'docs/example.md:1: #there: docs/example.md has no heading whose anchor is #there',

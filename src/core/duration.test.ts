@@ -3,7 +3,14 @@ import { parseGoDuration } from './duration.ts';
 
 describe('parseGoDuration', () => {
   test.each([
-    ['0', 0], ['5m', 300_000], ['1h30m', 5_400_000], ['1.5s', 1500], ['300ms', 300], ['-2s', -2000], ['10us', 0.01], ['2h0m0s', 7_200_000],
+    ['0', 0],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['1.5s', 1500],
+    ['300ms', 300],
+    ['-2s', -2000],
+    ['10us', 0.01],
+    ['2h0m0s', 7_200_000],
   ])('parses %s as %d ms', (text, ms) => {
     expect(parseGoDuration(text)).toBeCloseTo(ms);
   });

@@ -1,7 +1,14 @@
 // Go's time.ParseDuration, which is what the kubelet uses for metav1.Duration
 // fields (defaultCacheDuration, cacheDuration) and what users type for --timeout.
 const UNIT_MS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
 };
 
 export function parseGoDuration(text: string): number | undefined {

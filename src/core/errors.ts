@@ -48,7 +48,8 @@ export class ConfigError extends CredprovError {
 
   constructor(reason: string, opts: { file?: string; problems?: FieldProblem[] } & ErrorParts = {}) {
     const problems = opts.problems ?? [];
-    const detail = opts.detail ?? (problems.length > 0 ? problems.map((p) => `${p.field}: ${p.message}`).join('\n') : undefined);
+    const detail =
+      opts.detail ?? (problems.length > 0 ? problems.map((p) => `${p.field}: ${p.message}`).join('\n') : undefined);
     super(reason, { ...opts, ...(detail === undefined ? {} : { detail }) });
     if (opts.file !== undefined) this.file = opts.file;
     this.problems = problems;

@@ -47,13 +47,20 @@ describe('HostsFile', () => {
 
   test('concurrent edits are serialised by the lock and none is lost', async () => {
     const hosts = new HostsFile(file);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => hosts.add({ address: '127.0.0.1', hostnames: [`r${i}.test`], owner: `registry/r${i}` })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        hosts.add({ address: '127.0.0.1', hostnames: [`r${i}.test`], owner: `registry/r${i}` }),
+      ),
+    );
     expect((await hosts.entries()).map((e) => e.owner).sort()).toHaveLength(8);
   });
 
   test('prune removes the entries of owners that are gone', async () => {
     const hosts = new HostsFile(file);
-    await hosts.add({ address: '127.0.0.1', hostnames: ['live.test'], owner: 'registry/live' }, { address: '127.0.0.1', hostnames: ['dead.test'], owner: 'registry/dead' });
+    await hosts.add(
+      { address: '127.0.0.1', hostnames: ['live.test'], owner: 'registry/live' },
+      { address: '127.0.0.1', hostnames: ['dead.test'], owner: 'registry/dead' },
+    );
     expect(await hosts.prune((o) => o === 'registry/dead')).toEqual(['registry/dead']);
     expect((await hosts.entries()).map((e) => e.owner)).toEqual(['registry/live']);
   });
@@ -61,11 +68,15 @@ describe('HostsFile', () => {
   test('a lock left by a dead run is broken after it goes stale, a live one times out with the lock path', async () => {
     await writeFile(`${file}.credprov.lock`, '1');
     const hosts = new HostsFile(file, { lockTimeoutMs: 100 });
-    await expect(hosts.add({ address: '127.0.0.1', hostnames: ['x.test'], owner: 'x' })).rejects.toThrow(/hosts\.credprov\.lock is held/);
+    await expect(hosts.add({ address: '127.0.0.1', hostnames: ['x.test'], owner: 'x' })).rejects.toThrow(
+      /hosts\.credprov\.lock is held/,
+    );
   });
 
   test('rejects hostnames that would corrupt the file', async () => {
     const hosts = new HostsFile(file);
-    await expect(hosts.add({ address: '127.0.0.1', hostnames: ['bad name\n1.2.3.4 evil'], owner: 'x' })).rejects.toThrow(/not a valid hostname/);
+    await expect(
+      hosts.add({ address: '127.0.0.1', hostnames: ['bad name\n1.2.3.4 evil'], owner: 'x' }),
+    ).rejects.toThrow(/not a valid hostname/);
   });
 });

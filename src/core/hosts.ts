@@ -59,8 +59,10 @@ export function isHostname(h: string): boolean {
 }
 
 export function validateEntry(e: HostEntry): void {
-  if (!OWNER_RE.test(e.owner)) throw new CredprovError(`hosts entry owner '${e.owner}' has characters outside [A-Za-z0-9._/:-]`);
-  for (const h of e.hostnames) if (!HOSTNAME_RE.test(h)) throw new CredprovError(`'${h}' is not a valid hostname for /etc/hosts`);
+  if (!OWNER_RE.test(e.owner))
+    throw new CredprovError(`hosts entry owner '${e.owner}' has characters outside [A-Za-z0-9._/:-]`);
+  for (const h of e.hostnames)
+    if (!HOSTNAME_RE.test(h)) throw new CredprovError(`'${h}' is not a valid hostname for /etc/hosts`);
 }
 
 /** Edits a hosts file in place of the real one (tests pass a temp file). */
@@ -120,7 +122,10 @@ export class HostsFile {
 
   private async write(text: string): Promise<void> {
     const tmp = join(dirname(this.path), `.${basename(this.path)}.credprov-${process.pid}`);
-    const mode = await stat(this.path).then((s) => s.mode & 0o777, () => 0o644);
+    const mode = await stat(this.path).then(
+      (s) => s.mode & 0o777,
+      () => 0o644,
+    );
     try {
       await writeFile(tmp, text, { mode });
       await chmod(tmp, mode);
@@ -131,7 +136,9 @@ export class HostsFile {
       // A bind-mounted /etc/hosts (containers) cannot be replaced, only rewritten.
       if (code === 'EBUSY' || code === 'EXDEV') return writeFile(this.path, text);
       if (code === 'EACCES' || code === 'EPERM') {
-        throw new PrerequisiteError(`cannot write ${this.path} (${code})`, { hint: 'run as root, or use registry hostnames that already resolve to 127.0.0.1' });
+        throw new PrerequisiteError(`cannot write ${this.path} (${code})`, {
+          hint: 'run as root, or use registry hostnames that already resolve to 127.0.0.1',
+        });
       }
       throw err;
     }
@@ -149,9 +156,15 @@ export class HostsFile {
         return () => rm(lockPath, { force: true });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const age = await stat(lockPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+        const age = await stat(lockPath).then(
+          (s) => Date.now() - s.mtimeMs,
+          () => 0,
+        );
         if (age > 30_000) await rm(lockPath, { force: true });
-        else if (Date.now() > deadline) throw new CredprovError(`${lockPath} is held by another process for more than ${this.lockTimeoutMs} ms`, { hint: `remove ${lockPath} if no credprov is running` });
+        else if (Date.now() > deadline)
+          throw new CredprovError(`${lockPath} is held by another process for more than ${this.lockTimeoutMs} ms`, {
+            hint: `remove ${lockPath} if no credprov is running`,
+          });
         else await sleep(25);
       }
     }

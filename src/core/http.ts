@@ -25,7 +25,11 @@ export interface TransportOptions {
   timeoutMs?: number;
 }
 
-export async function send(url: string | URL, req: HttpRequest = {}, opts: TransportOptions = {}): Promise<HttpResponse> {
+export async function send(
+  url: string | URL,
+  req: HttpRequest = {},
+  opts: TransportOptions = {},
+): Promise<HttpResponse> {
   const u = typeof url === 'string' ? new URL(url) : url;
   const isHttps = u.protocol === 'https:';
   const fn = isHttps ? httpsRequest : httpRequest;
@@ -35,7 +39,13 @@ export async function send(url: string | URL, req: HttpRequest = {}, opts: Trans
   return new Promise((resolve, reject) => {
     const r = fn(
       u,
-      { method: req.method ?? 'GET', headers, ...(isHttps && opts.ca ? { ca: opts.ca } : {}), timeout: opts.timeoutMs ?? 15_000, agent: false },
+      {
+        method: req.method ?? 'GET',
+        headers,
+        ...(isHttps && opts.ca ? { ca: opts.ca } : {}),
+        timeout: opts.timeoutMs ?? 15_000,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -52,7 +62,9 @@ export async function send(url: string | URL, req: HttpRequest = {}, opts: Trans
         });
       },
     );
-    r.on('timeout', () => r.destroy(new Error(`${req.method ?? 'GET'} ${u.href} timed out after ${opts.timeoutMs ?? 15_000} ms`)));
+    r.on('timeout', () =>
+      r.destroy(new Error(`${req.method ?? 'GET'} ${u.href} timed out after ${opts.timeoutMs ?? 15_000} ms`)),
+    );
     r.on('error', reject);
     if (body) r.write(body);
     r.end();

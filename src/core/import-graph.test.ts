@@ -24,7 +24,8 @@ function tsFiles(dir: string): string[] {
 function relativeImports(text: string): string[] {
   const out: string[] = [];
   // A statement that starts a line: comments ("// import x from …") and template strings do not.
-  const statements = /^[ \t]*(?:import\s+[^;'"`]*?\bfrom\s*|import\s*|export\s+(?:type\s+)?(?:\*|\{)[^;'"`]*?\bfrom\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  const statements =
+    /^[ \t]*(?:import\s+[^;'"`]*?\bfrom\s*|import\s*|export\s+(?:type\s+)?(?:\*|\{)[^;'"`]*?\bfrom\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
   for (const m of text.matchAll(statements)) out.push(m[1]!);
   for (const m of text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) out.push(m[1]!);
   return out;
@@ -122,15 +123,32 @@ const graph = importGraph(TREES.flatMap((t) => tsFiles(join(ROOT, t))).map((f) =
 
 describe('the import graph', () => {
   test('is read from the sources (the walker sees static, re-exported and dynamic imports)', () => {
-    expect(relativeImports(`import { a } from './a.ts';\nimport type {\n  B,\n} from "../b.ts";\nexport { c } from './c.ts';\nexport * from './c2.ts';\nimport './d.ts';\n// import { e } from './e.ts';\nexport const main = runnableModule('./main.ts');\nconst f = await import('./f.ts');\nimport { g } from 'node:fs';`))
-      .toEqual(['./a.ts', '../b.ts', './c.ts', './c2.ts', './d.ts', './f.ts']);
+    expect(
+      relativeImports(
+        `import { a } from './a.ts';\nimport type {\n  B,\n} from "../b.ts";\nexport { c } from './c.ts';\nexport * from './c2.ts';\nimport './d.ts';\n// import { e } from './e.ts';\nexport const main = runnableModule('./main.ts');\nconst f = await import('./f.ts');\nimport { g } from 'node:fs';`,
+      ),
+    ).toEqual(['./a.ts', '../b.ts', './c.ts', './c2.ts', './d.ts', './f.ts']);
     expect(graph.size).toBeGreaterThan(300);
-    expect(graph.get('registry/index.ts')).toEqual(expect.arrayContaining(['registry/container.ts', 'registry/process.ts', 'src/core/logger.ts']));
+    expect(graph.get('registry/index.ts')).toEqual(
+      expect.arrayContaining(['registry/container.ts', 'registry/process.ts', 'src/core/logger.ts']),
+    );
   });
 
   test('the circle finder finds circles, and only circles', () => {
-    const g: Graph = new Map([['a', ['b']], ['b', ['c', 'd']], ['c', ['a']], ['d', []], ['e', ['e']], ['f', ['d']]]);
-    expect(importCircles(g)).toEqual(expect.arrayContaining([['a', 'b', 'c', 'a'], ['e', 'e']]));
+    const g: Graph = new Map([
+      ['a', ['b']],
+      ['b', ['c', 'd']],
+      ['c', ['a']],
+      ['d', []],
+      ['e', ['e']],
+      ['f', ['d']],
+    ]);
+    expect(importCircles(g)).toEqual(
+      expect.arrayContaining([
+        ['a', 'b', 'c', 'a'],
+        ['e', 'e'],
+      ]),
+    );
     expect(importCircles(g)).toHaveLength(2);
   });
 
@@ -139,14 +157,27 @@ describe('the import graph', () => {
   });
 
   test('a model never imports the fakes it predicts (src/plugin/vendors, fixtures)', () => {
-    const offending = [...graph].filter(([f]) => f.startsWith('src/model/')).flatMap(([f, deps]) => deps.filter((d) => d.startsWith('src/plugin/vendors/') || d.startsWith('fixtures/')).map((d) => `${f} → ${d}`));
+    const offending = [...graph]
+      .filter(([f]) => f.startsWith('src/model/'))
+      .flatMap(([f, deps]) =>
+        deps.filter((d) => d.startsWith('src/plugin/vendors/') || d.startsWith('fixtures/')).map((d) => `${f} → ${d}`),
+      );
     expect(offending).toEqual([]);
   });
 
   test('registry/ depends on the core only (src/core, and src/testing in tests), never on the rest of src/ or on suites/', () => {
-    const offending = [...graph].filter(([f]) => f.startsWith('registry/')).flatMap(([f, deps]) => deps
-      .filter((d) => !d.startsWith('registry/') && !d.startsWith('src/core/') && !(f.endsWith('.test.ts') && d.startsWith('src/testing/')))
-      .map((d) => `${f} → ${d}`));
+    const offending = [...graph]
+      .filter(([f]) => f.startsWith('registry/'))
+      .flatMap(([f, deps]) =>
+        deps
+          .filter(
+            (d) =>
+              !d.startsWith('registry/') &&
+              !d.startsWith('src/core/') &&
+              !(f.endsWith('.test.ts') && d.startsWith('src/testing/')),
+          )
+          .map((d) => `${f} → ${d}`),
+      );
     expect(offending).toEqual([]);
   });
 });

@@ -39,6 +39,8 @@ describe('readInputText', () => {
 
   test('refuses a file over the limit, with the limit', async () => {
     await writeFile(join(dir(), 'big'), 'x'.repeat(3 * 1024 * 1024));
-    expect((await refusal(join(dir(), 'big'), { maxBytes: 1024 * 1024 })).reason).toBe(`${join(dir(), 'big')}: 3 MiB is too large; credprov reads input files of up to 1 MiB`);
+    expect((await refusal(join(dir(), 'big'), { maxBytes: 1024 * 1024 })).reason).toBe(
+      `${join(dir(), 'big')}: 3 MiB is too large; credprov reads input files of up to 1 MiB`,
+    );
   });
 });

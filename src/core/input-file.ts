@@ -45,7 +45,10 @@ export async function readInputText(path: string, o: InputFileOptions = {}): Pro
 export async function readInputBytes(path: string, o: InputFileOptions = {}): Promise<Buffer> {
   const max = o.maxBytes ?? MAX_INPUT_BYTES;
   const refuse = (what: string): never => {
-    throw new InputFileError(`${o.label ? `${o.label} ` : ''}${path}: ${what}`, { file: path, ...(o.hint ? { hint: o.hint } : {}) });
+    throw new InputFileError(`${o.label ? `${o.label} ` : ''}${path}: ${what}`, {
+      file: path,
+      ...(o.hint ? { hint: o.hint } : {}),
+    });
   };
   let fh: FileHandle | undefined;
   try {

@@ -23,7 +23,11 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 /** Writes to stderr so stdout stays machine-readable (JSON last lines, `true`/`false`). */
-export function stderrLogger(level: LogLevel = 'info', namespace = 'credprov', write = (s: string) => process.stderr.write(s)): Logger {
+export function stderrLogger(
+  level: LogLevel = 'info',
+  namespace = 'credprov',
+  write = (s: string) => process.stderr.write(s),
+): Logger {
   const emit = (l: LogLevel, msg: string) => {
     if (ORDER[l] < ORDER[level]) return;
     const prefix = l === 'info' ? '' : `${l}: `;

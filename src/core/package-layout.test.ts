@@ -8,12 +8,18 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('package layout', () => {
   test('a module named as a .ts source resolves to itself from a source caller', () => {
-    expect(runnableModule('../../fixtures/fake-credential-provider/main.ts', 'file:///pkg/src/plugin/fake-provider.ts')).toBe('/pkg/fixtures/fake-credential-provider/main.ts');
+    expect(
+      runnableModule('../../fixtures/fake-credential-provider/main.ts', 'file:///pkg/src/plugin/fake-provider.ts'),
+    ).toBe('/pkg/fixtures/fake-credential-provider/main.ts');
   });
 
   test('and to its compiled .js sibling from a compiled caller', () => {
-    expect(runnableModule('../../fixtures/fake-credential-provider/main.ts', 'file:///pkg/dist/src/plugin/fake-provider.js')).toBe('/pkg/dist/fixtures/fake-credential-provider/main.js');
-    expect(runnableModule('./pause/main.go', 'file:///pkg/dist/registry/image/test-images.js')).toBe('/pkg/dist/registry/image/pause/main.go');
+    expect(
+      runnableModule('../../fixtures/fake-credential-provider/main.ts', 'file:///pkg/dist/src/plugin/fake-provider.js'),
+    ).toBe('/pkg/dist/fixtures/fake-credential-provider/main.js');
+    expect(runnableModule('./pause/main.go', 'file:///pkg/dist/registry/image/test-images.js')).toBe(
+      '/pkg/dist/registry/image/pause/main.go',
+    );
   });
 
   test('the package root is the checkout, and the version is its package.json version', () => {

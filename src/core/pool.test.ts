@@ -13,7 +13,13 @@ test('mapPool keeps order, bounds concurrency and lets every item settle', async
     return ms * 2;
   });
   expect(most).toBe(2);
-  expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([60, 'item 1 broke', 40, 10, 30]);
+  expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([
+    60,
+    'item 1 broke',
+    40,
+    10,
+    30,
+  ]);
 });
 
 test('mapPool of nothing is nothing', async () => {

@@ -2,7 +2,11 @@
 // items' order; one item's failure neither stops the others nor is lost.
 
 /** Maps `items` through `fn`, at most `concurrency` at a time; every item settles. */
-export async function mapPool<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<Array<PromiseSettledResult<R>>> {
+export async function mapPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<Array<PromiseSettledResult<R>>> {
   const results = new Array<PromiseSettledResult<R>>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -13,7 +13,10 @@ export const silentProgress: Progress = {
   note: () => {},
 };
 
-export function stderrProgress(write = (s: string) => process.stderr.write(s), now = () => performance.now()): Progress {
+export function stderrProgress(
+  write = (s: string) => process.stderr.write(s),
+  now = () => performance.now(),
+): Progress {
   return {
     start(name) {
       const t0 = now();

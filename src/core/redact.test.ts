@@ -11,8 +11,18 @@ const leaks = (out: unknown, ...secrets: string[]) => secrets.filter((s) => JSON
 describe('Redactor.value: structured data', () => {
   test('redacts a secret-named key whatever its value: string, number, array, object', () => {
     const r = new Redactor();
-    const out = r.value({ a: { password: S1 }, b: { password: [S1, { value: S2 }] }, c: { token: { value: S2 } }, d: { password: 12345678 } });
-    expect(out).toEqual({ a: { password: REDACTED }, b: { password: REDACTED }, c: { token: REDACTED }, d: { password: REDACTED } });
+    const out = r.value({
+      a: { password: S1 },
+      b: { password: [S1, { value: S2 }] },
+      c: { token: { value: S2 } },
+      d: { password: 12345678 },
+    });
+    expect(out).toEqual({
+      a: { password: REDACTED },
+      b: { password: REDACTED },
+      c: { token: REDACTED },
+      d: { password: REDACTED },
+    });
   });
 
   test('keeps the kubelet response auth map (keys are registries) but redacts the passwords in it', () => {
@@ -30,14 +40,26 @@ describe('Redactor.value: structured data', () => {
 
 describe('Redactor.text: raw output', () => {
   test.each([
-    ['JSON, pretty', `{\n  "auth": {\n    "reg.io": {\n      "username": "u",\n      "password": "${S1}"\n    }\n  }\n}`],
+    [
+      'JSON, pretty',
+      `{\n  "auth": {\n    "reg.io": {\n      "username": "u",\n      "password": "${S1}"\n    }\n  }\n}`,
+    ],
     ['JSON, password an array', `{"auth":{"reg.io":{"username":"u","password":["${S1}","${S2}"]}}}`],
     ['JSON, password an object', `{"auth":{"reg.io":{"username":"u","password":{"v":"${S1}","w":["${S2}"]}}}}`],
     ['JSON, escaped quote in the secret', `{"password":"${S1}\\"${S2}"}`],
-    ['YAML response', `apiVersion: credentialprovider.kubelet.k8s.io/v1\nauth:\n  reg.io:\n    username: u\n    password: ${S1}\n    identitytoken: '${S2}'\n`],
-    ['YAML, password a block sequence', `auth:\n  reg.io:\n    password:\n      - ${S1}\n      - "${S2}"\n    username: u\n`],
+    [
+      'YAML response',
+      `apiVersion: credentialprovider.kubelet.k8s.io/v1\nauth:\n  reg.io:\n    username: u\n    password: ${S1}\n    identitytoken: '${S2}'\n`,
+    ],
+    [
+      'YAML, password a block sequence',
+      `auth:\n  reg.io:\n    password:\n      - ${S1}\n      - "${S2}"\n    username: u\n`,
+    ],
     ['YAML, password a flow mapping', `auth: {reg.io: {username: u, password: {a: ${S1}, b: ${S2}}}}\n`],
-    ['exec plugin YAML', `apiVersion: client.authentication.k8s.io/v1\nkind: ExecCredential\nstatus:\n  token: ${S1}\n  clientKeyData: "${S2}"\n`],
+    [
+      'exec plugin YAML',
+      `apiVersion: client.authentication.k8s.io/v1\nkind: ExecCredential\nstatus:\n  token: ${S1}\n  clientKeyData: "${S2}"\n`,
+    ],
     ['noise around JSON', `fetching...\n{"status":{"token":"${S1}"}} done`],
     ['key=value in a log line', `debug: login user=u password=${S1} token=${S2}`],
   ])('%s', (_, text) => {
@@ -56,9 +78,12 @@ describe('Redactor.text: raw output', () => {
 
   test('leaves what is not secret alone', () => {
     const r = new Redactor();
-    const text = '{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.io":{"username":"u"}}}';
+    const text =
+      '{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.io":{"username":"u"}}}';
     expect(r.text(text)).toBe(text);
-    expect(r.text('tokenAttributes: {serviceAccountTokenAudience: aud}')).toBe('tokenAttributes: {serviceAccountTokenAudience: aud}');
+    expect(r.text('tokenAttributes: {serviceAccountTokenAudience: aud}')).toBe(
+      'tokenAttributes: {serviceAccountTokenAudience: aud}',
+    );
     expect(r.text('cacheType: Token')).toBe('cacheType: Token');
   });
 });

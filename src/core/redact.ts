@@ -19,7 +19,8 @@ const SHAPES: RegExp[] = [
 
 // Credential-named keys: password, token and anything ending in them
 // (serviceAccountToken, identitytoken, registrytoken, access_token, client_secret …).
-const SECRET_KEY = /^([A-Za-z0-9_.-]*(token|secret|password|passwd)|auth|authorization|clientKeyData|client-key-data|api[_-]?key|private[_-]?key)$/i;
+const SECRET_KEY =
+  /^([A-Za-z0-9_.-]*(token|secret|password|passwd)|auth|authorization|clientKeyData|client-key-data|api[_-]?key|private[_-]?key)$/i;
 // `auth` is a secret in docker config.json (base64 user:password) but, in a
 // kubelet response, the map from registry to credentials: an object under it is walked, not hidden.
 const CONTAINER_KEY = /^auth$/i;
@@ -93,7 +94,8 @@ export class Redactor {
   private replaceKnown(input: string): string {
     let out = input;
     // Longest first so a secret that contains another is replaced whole.
-    for (const v of [...this.values].sort((a, b) => b.length - a.length)) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    for (const v of [...this.values].sort((a, b) => b.length - a.length))
+      if (out.includes(v)) out = out.split(v).join(REDACTED);
     for (const re of SHAPES) out = out.replace(re, REDACTED);
     return out;
   }
@@ -146,7 +148,8 @@ function jsonPass(text: string, found: string[]): string {
     const end = jsonValueEnd(text, start);
     if (end <= start) continue;
     const raw = text.slice(start, end);
-    if ((raw.startsWith('{') && CONTAINER_KEY.test(key)) || /^(true|false|null)$/.test(raw) || raw === `"${REDACTED}"`) continue;
+    if ((raw.startsWith('{') && CONTAINER_KEY.test(key)) || /^(true|false|null)$/.test(raw) || raw === `"${REDACTED}"`)
+      continue;
     let value: unknown = raw;
     try {
       value = JSON.parse(raw);
@@ -207,7 +210,10 @@ function yamlBlockPass(text: string, found: string[]): string {
         if (l.trim() === '') continue;
         const ind = l.length - l.trimStart().length;
         if (ind < indent || (ind === indent && !l.trimStart().startsWith('- '))) break;
-        const scalar = l.trim().replace(/^-\s+/, '').replace(/^["']?[A-Za-z0-9_.-]+["']?\s*:\s*/, '');
+        const scalar = l
+          .trim()
+          .replace(/^-\s+/, '')
+          .replace(/^["']?[A-Za-z0-9_.-]+["']?\s*:\s*/, '');
         if (scalar !== '') found.push(unquote(scalar));
         lines[j] = `${l.slice(0, ind)}${REDACTED}`;
         i = j;
@@ -227,7 +233,13 @@ function flowPass(text: string, found: string[]): string {
   const re = /([{,]\s*)(["']?)([A-Za-z0-9_.-]+)\2\s*:\s+(\{[^{}\n]*\}|\[[^[\]\n]*\]|[^,{}[\]\n]+)/g;
   return text.replace(re, (all, lead: string, q: string, key: string, value: string) => {
     const v = value.trim();
-    if (!isSecretKey(key) || v.includes(REDACTED) || NOT_SECRET.test(v) || (v.startsWith('{') && CONTAINER_KEY.test(key))) return all;
+    if (
+      !isSecretKey(key) ||
+      v.includes(REDACTED) ||
+      NOT_SECRET.test(v) ||
+      (v.startsWith('{') && CONTAINER_KEY.test(key))
+    )
+      return all;
     found.push(...flowScalars(v));
     return `${lead}${q}${key}${q}: ${REDACTED}`;
   });

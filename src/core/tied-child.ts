@@ -11,7 +11,9 @@ const SETPRIV = '/usr/bin/setpriv';
 /** The command line that runs `bin args` tied to this process's life (as is, where setpriv is missing). */
 export function tiedCommand(bin: string, args: readonly string[]): { file: string; args: string[] } {
   // The death signal is armed in the forked child and survives setpriv's exec of bin.
-  return existsSync(SETPRIV) ? { file: SETPRIV, args: ['--pdeathsig', 'KILL', '--', bin, ...args] } : { file: bin, args: [...args] };
+  return existsSync(SETPRIV)
+    ? { file: SETPRIV, args: ['--pdeathsig', 'KILL', '--', bin, ...args] }
+    : { file: bin, args: [...args] };
 }
 
 export function spawnTied(bin: string, args: readonly string[], options: SpawnOptions): ChildProcess {

@@ -28,10 +28,12 @@ export const systemClock: Clock = {
 };
 
 /** Waits `ms` (a negative wait is none). */
-export const sleep = (ms: number, clock: Clock = systemClock, signal?: AbortSignal): Promise<void> => clock.sleep(Math.max(0, ms), signal);
+export const sleep = (ms: number, clock: Clock = systemClock, signal?: AbortSignal): Promise<void> =>
+  clock.sleep(Math.max(0, ms), signal);
 
 /** Waits until the clock reads `at` (ms since the epoch); at once if that has passed. */
-export const sleepUntil = (at: number, clock: Clock = systemClock, signal?: AbortSignal): Promise<void> => sleep(at - clock.now(), clock, signal);
+export const sleepUntil = (at: number, clock: Clock = systemClock, signal?: AbortSignal): Promise<void> =>
+  sleep(at - clock.now(), clock, signal);
 
 export interface PollOptions {
   timeoutMs: number;
@@ -46,7 +48,10 @@ export interface PollOptions {
  * that; undefined once `timeoutMs` has passed. The probe always runs at least
  * once, and once more at the deadline, so a slow probe is not cut short.
  */
-export async function poll<T>(probe: () => Promise<T | undefined> | T | undefined, o: PollOptions): Promise<T | undefined> {
+export async function poll<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  o: PollOptions,
+): Promise<T | undefined> {
   const clock = o.clock ?? systemClock;
   const deadline = clock.now() + o.timeoutMs;
   for (;;) {
@@ -60,7 +65,11 @@ export async function poll<T>(probe: () => Promise<T | undefined> | T | undefine
 }
 
 /** poll(), but a timeout is a TimeoutError that says what was awaited and for how long. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, o: PollOptions): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  o: PollOptions,
+): Promise<T> {
   const value = await poll(probe, o);
   if (value === undefined) throw new TimeoutError(`${what}: not within ${Math.round(o.timeoutMs / 100) / 10}s`);
   return value;

@@ -14,7 +14,12 @@ export interface GoUrl {
 export type GoUrlResult = { ok: true; url: GoUrl } | { ok: false; error: string };
 
 // Bytes Go's encoding table allows unescaped in a host (encodeHost).
-const HOST_OK = new Set([..."!\"$&'()*+,-.:;<=>[]_~", ...'0123456789', ...'abcdefghijklmnopqrstuvwxyz', ...'ABCDEFGHIJKLMNOPQRSTUVWXYZ']);
+const HOST_OK = new Set([
+  ...'!"$&\'()*+,-.:;<=>[]_~',
+  ...'0123456789',
+  ...'abcdefghijklmnopqrstuvwxyz',
+  ...'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+]);
 
 /** url.Parse("https://" + s), with Go's error text. */
 export function parseSchemeless(s: string): GoUrlResult {
@@ -24,7 +29,10 @@ export function parseSchemeless(s: string): GoUrlResult {
 /** url.Parse for an absolute http(s) URL string. */
 export function parseGoUrl(raw: string): GoUrlResult {
   const [withoutFragment, fragment] = cut(raw, '#');
-  const fail = (msg: string, url = withoutFragment): GoUrlResult => ({ ok: false, error: `parse ${goQuote(url)}: ${msg}` });
+  const fail = (msg: string, url = withoutFragment): GoUrlResult => ({
+    ok: false,
+    error: `parse ${goQuote(url)}: ${msg}`,
+  });
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(withoutFragment)) return fail('net/url: invalid control character in URL');
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(withoutFragment);
@@ -46,7 +54,8 @@ export function parseGoUrl(raw: string): GoUrlResult {
     const parsedHost = parseHost(at < 0 ? authority : authority.slice(at + 1));
     if (typeof parsedHost !== 'string') return fail(parsedHost.error);
     host = parsedHost;
-    if (at >= 0 && !/^[-A-Za-z0-9._:~!$&'()*+,;=%@]*$/.test(authority.slice(0, at))) return fail('net/url: invalid userinfo');
+    if (at >= 0 && !/^[-A-Za-z0-9._:~!$&'()*+,;=%@]*$/.test(authority.slice(0, at)))
+      return fail('net/url: invalid userinfo');
   }
   const decodedPath = unescape(path, 'path');
   if (typeof decodedPath !== 'string') return fail(decodedPath.error);
@@ -67,7 +76,10 @@ function parseHost(host: string): string | { error: string } {
     if (!validOptionalPort(colonPort)) return { error: `invalid port ${goQuote(colonPort)} after host` };
     const inner = unescape(host.slice(1, close), 'host');
     if (typeof inner !== 'string') return inner;
-    if (!isIPv6(inner)) return { error: isIPv4(inner) ? 'invalid IP-literal' : `invalid host: ParseAddr(${goQuote(inner)}): unable to parse IP` };
+    if (!isIPv6(inner))
+      return {
+        error: isIPv4(inner) ? 'invalid IP-literal' : `invalid host: ParseAddr(${goQuote(inner)}): unable to parse IP`,
+      };
     return `[${inner}]${colonPort}`;
   }
   const colon = host.indexOf(':');
@@ -85,12 +97,14 @@ function validOptionalPort(port: string): boolean {
 function unescape(s: string, mode: 'host' | 'path'): string | { error: string } {
   const bytes: number[] = [];
   const raw = Buffer.from(s, 'utf8');
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     const c = raw[i]!;
     if (c === 0x25 /* % */) {
       const hex = raw.subarray(i + 1, i + 3).toString('latin1');
-      if (!/^[0-9a-fA-F]{2}$/.test(hex)) return { error: `invalid URL escape ${goQuote(raw.subarray(i, i + 3).toString('latin1'))}` };
-      if (mode === 'host' && parseInt(hex[0]!, 16) < 8 && hex !== '25') return { error: `invalid URL escape ${goQuote(`%${hex}`)}` };
+      if (!/^[0-9a-fA-F]{2}$/.test(hex))
+        return { error: `invalid URL escape ${goQuote(raw.subarray(i, i + 3).toString('latin1'))}` };
+      if (mode === 'host' && parseInt(hex[0]!, 16) < 8 && hex !== '25')
+        return { error: `invalid URL escape ${goQuote(`%${hex}`)}` };
       bytes.push(parseInt(hex, 16));
       i += 3;
       continue;

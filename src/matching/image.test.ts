@@ -6,7 +6,9 @@ import { normalizeImage, parseImageReference } from './image.ts';
 interface Vectors {
   image: { ref: string; expect: { repository?: string; tag?: string; digest?: string; error?: string } }[];
 }
-const vectors = JSON.parse(readFileSync(new URL('./testdata/kubelet-v1.37.1-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(
+  readFileSync(new URL('./testdata/kubelet-v1.37.1-vectors.json', import.meta.url), 'utf8'),
+) as Vectors;
 
 describe('normalizeImage agrees with the kubelet v1.37.1 parsers.ParseImageName on every recorded vector', () => {
   test.each(vectors.image.map((v) => [v.ref, v.expect] as const))('%j', (ref, want) => {
@@ -36,7 +38,12 @@ describe('normalizeImage', () => {
 
   test('keeps the port in the registry and drops the digest from the repository', () => {
     const d = `sha256:${'a'.repeat(64)}`;
-    expect(normalizeImage(`reg.io:5000/a/b@${d}`)).toMatchObject({ repository: 'reg.io:5000/a/b', registry: 'reg.io:5000', path: 'a/b', digest: d });
+    expect(normalizeImage(`reg.io:5000/a/b@${d}`)).toMatchObject({
+      repository: 'reg.io:5000/a/b',
+      registry: 'reg.io:5000',
+      path: 'a/b',
+      digest: d,
+    });
   });
 
   test('treats localhost and a first component with a dot, colon or capital as a registry', () => {
@@ -51,6 +58,8 @@ describe('normalizeImage', () => {
 
   test('rejects an invalid reference with a ConfigError carrying the kubelet reason', () => {
     expect(() => normalizeImage('NGINX')).toThrow(ConfigError);
-    expect(() => normalizeImage('reg.io/a//b')).toThrow('invalid image reference "reg.io/a//b": invalid reference format');
+    expect(() => normalizeImage('reg.io/a//b')).toThrow(
+      'invalid image reference "reg.io/a//b": invalid reference format',
+    );
   });
 });

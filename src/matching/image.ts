@@ -59,30 +59,38 @@ function splitDockerDomain(name: string): { domain: string; remainder: string } 
 
 /** Returns the distribution/reference error text, or the parsed parts. */
 export function parseImageReference(ref: string): { error: string } | Omit<NormalizedImage, 'input'> {
-  if (IDENTIFIER.test(ref)) return { error: `invalid repository name (${ref}), cannot specify 64-byte hexadecimal strings` };
+  if (IDENTIFIER.test(ref))
+    return { error: `invalid repository name (${ref}), cannot specify 64-byte hexadecimal strings` };
   const { domain, remainder } = splitDockerDomain(ref);
   const tagSep = remainder.indexOf(':');
   const remote = tagSep > -1 ? remainder.slice(0, tagSep) : remainder;
-  if (remote.toLowerCase() !== remote) return { error: `invalid reference format: repository name (${remote}) must be lowercase` };
+  if (remote.toLowerCase() !== remote)
+    return { error: `invalid reference format: repository name (${remote}) must be lowercase` };
   const full = `${domain}/${remainder}`;
   const m = REFERENCE.exec(full);
   if (!m) {
     if (full === '') return { error: 'repository name must have at least one component' };
-    if (REFERENCE.test(full.toLowerCase())) return { error: 'invalid reference format: repository name must be lowercase' };
+    if (REFERENCE.test(full.toLowerCase()))
+      return { error: 'invalid reference format: repository name must be lowercase' };
     return { error: 'invalid reference format' };
   }
   const name = m[1]!;
   const nm = ANCHORED_NAME.exec(name);
   const registry = nm?.[1] ?? '';
   const path = nm?.[2] ?? name;
-  if (path.length > NAME_TOTAL_LENGTH_MAX) return { error: `repository name must not be more than ${NAME_TOTAL_LENGTH_MAX} characters` };
+  if (path.length > NAME_TOTAL_LENGTH_MAX)
+    return { error: `repository name must not be more than ${NAME_TOTAL_LENGTH_MAX} characters` };
   const tag = m[2];
   const digest = m[3];
   if (digest !== undefined) {
     const [algorithm, hex] = digest.split(':') as [string, string];
     const want = DIGEST_HEX_LENGTH[algorithm];
     if (want === undefined) {
-      return { error: /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(digest) ? 'unsupported digest algorithm' : 'invalid checksum digest format' };
+      return {
+        error: /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(digest)
+          ? 'unsupported digest algorithm'
+          : 'invalid checksum digest format',
+      };
     }
     if (hex.length !== want) return { error: 'invalid checksum digest length' };
     if (!/^[a-f0-9]+$/.test(hex)) return { error: 'invalid checksum digest format' };

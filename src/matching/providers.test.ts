@@ -2,11 +2,20 @@ import { describe, expect, test } from '@jest/globals';
 import type { CredentialProviderConfig } from '../api/credentialprovider/types.ts';
 import { providersForImage } from './providers.ts';
 
-const provider = (name: string, matchImages: string[]) => ({ name, matchImages, defaultCacheDuration: '1m', apiVersion: 'credentialprovider.kubelet.k8s.io/v1' });
+const provider = (name: string, matchImages: string[]) => ({
+  name,
+  matchImages,
+  defaultCacheDuration: '1m',
+  apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+});
 const cfg: CredentialProviderConfig = {
   apiVersion: 'kubelet.config.k8s.io/v1',
   kind: 'CredentialProviderConfig',
-  providers: [provider('zeta', ['127.0.0.1:5000']), provider('alpha', ['127.0.0.1:5000/team', 'docker.io']), provider('mid', ['quay.io'])],
+  providers: [
+    provider('zeta', ['127.0.0.1:5000']),
+    provider('alpha', ['127.0.0.1:5000/team', 'docker.io']),
+    provider('mid', ['quay.io']),
+  ],
 };
 
 describe('providersForImage', () => {

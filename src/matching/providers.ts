@@ -31,15 +31,25 @@ export interface ProvidersForImage {
   invoked: string[];
 }
 
-export function providersForImage(cfg: CredentialProviderConfig, imageRef: string, kubeVersion = `1.${NEWEST_MINOR}`): ProvidersForImage {
+export function providersForImage(
+  cfg: CredentialProviderConfig,
+  imageRef: string,
+  kubeVersion = `1.${NEWEST_MINOR}`,
+): ProvidersForImage {
   const behaviour = behaviourFor(kubeVersion);
   const image = normalizeImage(imageRef);
   const verdicts = cfg.providers.map((p, configIndex): ProviderVerdict => {
-    const patterns = (p.matchImages ?? []).map((pattern) => ({ pattern, result: matchPattern(pattern, image.repository) }));
+    const patterns = (p.matchImages ?? []).map((pattern) => ({
+      pattern,
+      result: matchPattern(pattern, image.repository),
+    }));
     return { name: p.name, configIndex, invoked: patterns.some((v) => v.result.match), patterns };
   });
   // Before 1.33 the kubelet registered providers in a map and ranged over sorted names.
-  const ordered = behaviour.providerOrder === 'name' ? [...verdicts].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : verdicts;
+  const ordered =
+    behaviour.providerOrder === 'name'
+      ? [...verdicts].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      : verdicts;
   return {
     image,
     kubeVersion: `v1.${behaviour.minor}`,

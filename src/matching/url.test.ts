@@ -6,7 +6,9 @@ interface Vectors {
   match: { pattern: string; target: string; expect: { match: boolean; error?: string } }[];
   keyring: { key: string; image: string; expect: { found: boolean } }[];
 }
-const vectors = JSON.parse(readFileSync(new URL('./testdata/kubelet-v1.37.1-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(
+  readFileSync(new URL('./testdata/kubelet-v1.37.1-vectors.json', import.meta.url), 'utf8'),
+) as Vectors;
 
 describe('matchImage reproduces the reference table (shared/reference §3)', () => {
   test.each([
@@ -37,7 +39,9 @@ describe('matchPattern agrees with the kubelet v1.37.1 URLsMatchStr on every rec
 describe('the reason names the first rule that fails, in the kubelet order', () => {
   test('a missing port is reported before anything else, with the fix', () => {
     const r = matchImage('127.0.0.1', '127.0.0.1:5000/pause');
-    expect(r.reason).toBe('port differs: pattern has none, image has 5000 (ports must be equal as written; no default port)');
+    expect(r.reason).toBe(
+      'port differs: pattern has none, image has 5000 (ports must be equal as written; no default port)',
+    );
     expect(r.hint).toBe('add the port to the pattern: 127.0.0.1:5000');
     expect(r.detail?.step).toBe('port');
   });
@@ -96,7 +100,9 @@ describe('the reason names the first rule that fails, in the kubelet order', () 
   });
 
   test('a character class in a host is an invalid IP-literal to Go 1.26 url.Parse', () => {
-    expect(matchPattern('reg[0-9].io', 'reg1.io/x').reason).toBe('pattern is not a valid URL: parse "https://reg[0-9].io": invalid IP-literal');
+    expect(matchPattern('reg[0-9].io', 'reg1.io/x').reason).toBe(
+      'pattern is not a valid URL: parse "https://reg[0-9].io": invalid IP-literal',
+    );
   });
 
   test('bracketed IPv6 hosts with a port match; without a port they never do', () => {
@@ -112,9 +118,12 @@ describe('the reason names the first rule that fails, in the kubelet order', () 
 });
 
 describe('authKeyMatches follows BasicDockerKeyring.Add and Lookup of kubelet v1.37.1', () => {
-  test.each(vectors.keyring.map((v) => [v.key, v.image, v.expect.found] as const))('key %s for %s is %s', (key, image, found) => {
-    expect(authKeyMatches(key, image).match).toBe(found);
-  });
+  test.each(vectors.keyring.map((v) => [v.key, v.image, v.expect.found] as const))(
+    'key %s for %s is %s',
+    (key, image, found) => {
+      expect(authKeyMatches(key, image).match).toBe(found);
+    },
+  );
 
   test('schemes and a leading /v1/ or /v2/ are stripped from keys', () => {
     expect(authKeyToKeyringKey('https://index.docker.io/v1/')).toBe('index.docker.io');
@@ -128,6 +137,8 @@ describe('authKeyMatches follows BasicDockerKeyring.Add and Lookup of kubelet v1
 
   test('isDefaultRegistryMatch uses the upstream samples', () => {
     expect(['foo/bar', 'docker.io/foo/bar', 'index.docker.io/foo/bar', 'foo'].every(isDefaultRegistryMatch)).toBe(true);
-    expect(['', 'registry.tld/foo/bar', 'registry:5000/foo/bar', 'myhostdocker.io/foo/bar'].some(isDefaultRegistryMatch)).toBe(false);
+    expect(
+      ['', 'registry.tld/foo/bar', 'registry:5000/foo/bar', 'myhostdocker.io/foo/bar'].some(isDefaultRegistryMatch),
+    ).toBe(false);
   });
 });

@@ -45,7 +45,12 @@ function parts(url: GoUrl): UrlParts {
 export function matchPattern(pattern: string, target: string): MatchResult {
   const p = parseSchemeless(pattern);
   if (!p.ok) {
-    return { match: false, reason: `pattern is not a valid URL: ${p.error}`, hint: patternHint(pattern), detail: { step: 'parse' } };
+    return {
+      match: false,
+      reason: `pattern is not a valid URL: ${p.error}`,
+      hint: patternHint(pattern),
+      detail: { step: 'parse' },
+    };
   }
   const t = parseSchemeless(target);
   if (!t.ok) return { match: false, reason: `image is not a valid URL: ${t.error}`, detail: { step: 'parse' } };
@@ -58,7 +63,10 @@ export function matchPattern(pattern: string, target: string): MatchResult {
   if (pp.port !== tp.port) {
     const show = (x: string) => (x === '' ? 'none' : x);
     const hostsAgree = hostLabelsMatch(pp.labels, tp.labels);
-    const portHint = pp.port === '' ? `add the port to the pattern: ${pp.host}:${tp.port}${pp.path}` : `the image names ${tp.port === '' ? 'no port' : `port ${tp.port}`}; a pattern with a port only matches that exact port`;
+    const portHint =
+      pp.port === ''
+        ? `add the port to the pattern: ${pp.host}:${tp.port}${pp.path}`
+        : `the image names ${tp.port === '' ? 'no port' : `port ${tp.port}`}; a pattern with a port only matches that exact port`;
     return withHint({
       match: false,
       reason: `port differs: pattern has ${show(pp.port)}, image has ${show(tp.port)} (ports must be equal as written; no default port)${hostsAgree ? '' : '; the host differs too'}`,
@@ -83,7 +91,11 @@ export function matchPattern(pattern: string, target: string): MatchResult {
   for (let i = 0; i < pp.labels.length; i++) {
     const g = globMatch(pp.labels[i]!, tp.labels[i]!);
     if (g.error) {
-      return withHint({ match: false, reason: `host label ${i + 1} ${goQuote(pp.labels[i]!)} is not a valid glob: ${g.error}`, detail: { step: 'label', label: i, ...detail } });
+      return withHint({
+        match: false,
+        reason: `host label ${i + 1} ${goQuote(pp.labels[i]!)} is not a valid glob: ${g.error}`,
+        detail: { step: 'label', label: i, ...detail },
+      });
     }
     if (!g.match) {
       return withHint({
@@ -105,7 +117,11 @@ export function matchImage(pattern: string, imageRef: string): MatchResult {
   const image = normalizeImage(imageRef);
   const r = matchPattern(pattern, image.repository);
   const hint = r.hint ?? dockerHubHint(pattern, image);
-  return { ...r, ...(hint && !r.match ? { hint } : {}), detail: { step: r.detail?.step ?? 'parse', ...r.detail, image } };
+  return {
+    ...r,
+    ...(hint && !r.match ? { hint } : {}),
+    detail: { step: r.detail?.step ?? 'parse', ...r.detail, image },
+  };
 }
 
 /** The kubelet's keyring key for a response `auth` key (BasicDockerKeyring.Add), or undefined if it is ignored. */
@@ -129,11 +145,19 @@ export function authKeyMatches(key: string, repository: string): MatchResult {
   const keyringKey = authKeyToKeyringKey(key);
   if (keyringKey === undefined) {
     const p = parseGoUrl(key.startsWith('https://') || key.startsWith('http://') ? key : `https://${key}`);
-    return { match: false, reason: `auth key is ignored by the kubelet: ${p.ok ? 'unparseable' : p.error}`, detail: { step: 'parse' } };
+    return {
+      match: false,
+      reason: `auth key is ignored by the kubelet: ${p.ok ? 'unparseable' : p.error}`,
+      detail: { step: 'parse' },
+    };
   }
   const r = matchPattern(keyringKey, repository);
   if (!r.match && keyringKey === 'index.docker.io' && isDefaultRegistryMatch(repository)) {
-    return { match: true, reason: 'matched as the default registry (index.docker.io serves Docker Hub images)', detail: { ...r.detail, step: 'matched', key: keyringKey } };
+    return {
+      match: true,
+      reason: 'matched as the default registry (index.docker.io serves Docker Hub images)',
+      detail: { ...r.detail, step: 'matched', key: keyringKey },
+    };
   }
   return { ...r, detail: { step: r.detail?.step ?? 'parse', ...r.detail, key: keyringKey } };
 }

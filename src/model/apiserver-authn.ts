@@ -72,7 +72,11 @@ export class ApiServerAuthModel {
     if (p.token !== undefined) {
       const cachedAt = this.successCache.get(p.token);
       if (cachedAt !== undefined && now - cachedAt < TOKEN_SUCCESS_CACHE_MS) {
-        return { status: 200, because: `the token's success is cached for ${TOKEN_SUCCESS_CACHE_MS / 1000}s from its review ${((now - cachedAt) / 1000).toFixed(1)}s ago`, reviewed: false };
+        return {
+          status: 200,
+          because: `the token's success is cached for ${TOKEN_SUCCESS_CACHE_MS / 1000}s from its review ${((now - cachedAt) / 1000).toFixed(1)}s ago`,
+          reviewed: false,
+        };
       }
       const verdict = this.world.review(p.token, now);
       if (verdict === 'authenticated') {
@@ -80,9 +84,14 @@ export class ApiServerAuthModel {
         return { status: 200, because: 'the webhook accepted the token', reviewed: true };
       }
       this.successCache.delete(p.token);
-      return { status: 401, because: `the webhook refused the token (${verdict})${p.cert !== undefined ? ' and the certificate is not valid' : ''}`, reviewed: true };
+      return {
+        status: 401,
+        because: `the webhook refused the token (${verdict})${p.cert !== undefined ? ' and the certificate is not valid' : ''}`,
+        reviewed: true,
+      };
     }
-    if (p.cert !== undefined) return { status: 401, because: 'the client certificate is expired or not from the cluster CA', reviewed: false };
+    if (p.cert !== undefined)
+      return { status: 401, because: 'the client certificate is expired or not from the cluster CA', reviewed: false };
     return { status: 403, because: 'no credential: system:anonymous, whom RBAC does not allow', reviewed: false };
   }
 }
@@ -154,14 +163,39 @@ export class JwtAuthenticatorModel {
         this.cachedKids = this.jwks(now);
         this.keysExpiry = now;
         fetched = true;
-        signature = this.cachedKids.includes(t.kid) ? 'its kid was not among the cached keys, so the JWKS was fetched and has it' : '';
-        if (!signature) return { verdict: 'unknown', fetched, because: `kid ${t.kid} is not in the JWKS fetched for it (${this.cachedKids.join(', ') || 'no keys'})` };
+        signature = this.cachedKids.includes(t.kid)
+          ? 'its kid was not among the cached keys, so the JWKS was fetched and has it'
+          : '';
+        if (!signature)
+          return {
+            verdict: 'unknown',
+            fetched,
+            because: `kid ${t.kid} is not in the JWKS fetched for it (${this.cachedKids.join(', ') || 'no keys'})`,
+          };
       } else {
-        return { verdict: 'unknown', fetched, because: `kid ${t.kid} is not cached and the keys are fresher than ${JWKS_REFETCH_WINDOW_MS / 1000}s: no fetch` };
+        return {
+          verdict: 'unknown',
+          fetched,
+          because: `kid ${t.kid} is not cached and the keys are fresher than ${JWKS_REFETCH_WINDOW_MS / 1000}s: no fetch`,
+        };
       }
     }
-    if (t.expMs < now) return { verdict: 'expired', fetched, because: `${signature}, but exp passed ${((now - t.expMs) / 1000).toFixed(1)}s ago (no leeway)` };
-    if (t.nbfMs !== undefined && now + NBF_LEEWAY_MS < t.nbfMs) return { verdict: 'unknown', fetched, because: `${signature}, but nbf is more than ${NBF_LEEWAY_MS / 1000}s ahead` };
-    return { verdict: 'authenticated', fetched, because: `${signature}; exp in ${((t.expMs - now) / 1000).toFixed(1)}s` };
+    if (t.expMs < now)
+      return {
+        verdict: 'expired',
+        fetched,
+        because: `${signature}, but exp passed ${((now - t.expMs) / 1000).toFixed(1)}s ago (no leeway)`,
+      };
+    if (t.nbfMs !== undefined && now + NBF_LEEWAY_MS < t.nbfMs)
+      return {
+        verdict: 'unknown',
+        fetched,
+        because: `${signature}, but nbf is more than ${NBF_LEEWAY_MS / 1000}s ahead`,
+      };
+    return {
+      verdict: 'authenticated',
+      fetched,
+      because: `${signature}; exp in ${((t.expMs - now) / 1000).toFixed(1)}s`,
+    };
   }
 }

@@ -16,14 +16,20 @@ describe('credential cache model', () => {
   test('Registry entries serve every image of that host:port, not another registry', () => {
     const m = new CredentialCacheModel(60_000);
     m.pull(A, 0, { cacheKeyType: 'Registry' });
-    expect(m.pull(A2, 1000, { cacheKeyType: 'Registry' })).toMatchObject({ invoked: false, hit: { key: 'a.reg.test:5000' } });
+    expect(m.pull(A2, 1000, { cacheKeyType: 'Registry' })).toMatchObject({
+      invoked: false,
+      hit: { key: 'a.reg.test:5000' },
+    });
     expect(m.pull(B, 2000, { cacheKeyType: 'Registry' }).invoked).toBe(true);
   });
 
   test('a Global entry serves every image of the provider', () => {
     const m = new CredentialCacheModel(60_000);
     m.pull(A, 0, { cacheKeyType: 'Global' });
-    expect(m.pull(B, 1000, { cacheKeyType: 'Global' })).toMatchObject({ invoked: false, hit: { key: GLOBAL_CACHE_KEY } });
+    expect(m.pull(B, 1000, { cacheKeyType: 'Global' })).toMatchObject({
+      invoked: false,
+      hit: { key: GLOBAL_CACHE_KEY },
+    });
   });
 
   test('cacheDuration 0s, or none with a default of 0s, stores nothing; none uses the default', () => {

@@ -36,8 +36,7 @@ export interface ConcurrentDecision {
 }
 
 export type CacheDecision =
-  | { invoked: false; hit: CachedEntry; reason: string }
-  | { invoked: true; stored?: CachedEntry; reason: string };
+  { invoked: false; hit: CachedEntry; reason: string } | { invoked: true; stored?: CachedEntry; reason: string };
 
 /** The registry part of a request image (`reg.test:5000/a/b` → `reg.test:5000`). */
 export function registryOf(image: string): string {
@@ -64,19 +63,35 @@ export class CredentialCacheModel {
   /** A pull at `now`: a cache hit, or an exec whose `answer` is stored as the kubelet would store it. */
   pull(image: string, now: number, answer: PluginAnswer): CacheDecision {
     const hit = this.lookup(image, now);
-    if (hit) return { invoked: false, hit, reason: `cached under ${describeKey(hit.key)} until +${Math.round((hit.expiresAt - now) / 100) / 10}s` };
+    if (hit)
+      return {
+        invoked: false,
+        hit,
+        reason: `cached under ${describeKey(hit.key)} until +${Math.round((hit.expiresAt - now) / 100) / 10}s`,
+      };
     const lookedUp = `no live entry under ${image}, ${registryOf(image)} or ${GLOBAL_CACHE_KEY}`;
     const key = keyFor(answer.cacheKeyType, image);
-    if (key === undefined) return { invoked: true, reason: `${lookedUp}; cacheKeyType '${answer.cacheKeyType}' is invalid, so nothing is stored` };
+    if (key === undefined)
+      return {
+        invoked: true,
+        reason: `${lookedUp}; cacheKeyType '${answer.cacheKeyType}' is invalid, so nothing is stored`,
+      };
     const duration = answer.cacheDurationMs ?? this.defaultCacheDurationMs;
     if (duration === 0) {
-      const why = answer.cacheDurationMs === 0 ? 'the response says cacheDuration 0s' : 'no cacheDuration and defaultCacheDuration 0s';
+      const why =
+        answer.cacheDurationMs === 0
+          ? 'the response says cacheDuration 0s'
+          : 'no cacheDuration and defaultCacheDuration 0s';
       return { invoked: true, reason: `${lookedUp}; not stored: ${why}` };
     }
     const stored = { key, expiresAt: now + duration };
     this.entries.set(key, stored);
     const from = answer.cacheDurationMs === undefined ? 'defaultCacheDuration' : 'the response';
-    return { invoked: true, stored, reason: `${lookedUp}; stores ${describeKey(key)} for ${duration / 1000}s (${from})` };
+    return {
+      invoked: true,
+      stored,
+      reason: `${lookedUp}; stores ${describeKey(key)} for ${duration / 1000}s (${from})`,
+    };
   }
 
   /**
@@ -88,7 +103,10 @@ export class CredentialCacheModel {
   pullTogether(image: string, now: number, count: number, answer: PluginAnswer): ConcurrentDecision {
     const first = this.pull(image, now, answer);
     if (!first.invoked) return { execs: 0, reason: `all ${count} lookups hit: ${first.reason}` };
-    return { execs: 1, reason: `${count} concurrent lookups of ${image} share one exec (singleflight keyed by image); ${first.reason}` };
+    return {
+      execs: 1,
+      reason: `${count} concurrent lookups of ${image} share one exec (singleflight keyed by image); ${first.reason}`,
+    };
   }
 }
 

@@ -40,21 +40,41 @@ import { parseImageReference, normalizeImage } from '../matching/image.ts';
 import { authKeyToKeyringKey, matchImage } from '../matching/url.ts';
 import { keyringLookup, type Credential } from './pull-credentials.ts';
 
-export const POLICIES = ['NeverVerify', 'NeverVerifyPreloadedImages', 'NeverVerifyAllowlistedImages', 'AlwaysVerify'] as const;
+export const POLICIES = [
+  'NeverVerify',
+  'NeverVerifyPreloadedImages',
+  'NeverVerifyAllowlistedImages',
+  'AlwaysVerify',
+] as const;
 export type VerificationPolicy = (typeof POLICIES)[number];
 /** The kubelet's default when the gate is on and the field is unset (apis/config/v1beta1/defaults.go). */
 export const DEFAULT_POLICY: VerificationPolicy = 'NeverVerifyPreloadedImages';
 
 export type MustPullResult = 'credentialPolicyAllowed' | 'credentialRecordFound' | 'mustAuthenticate' | 'error';
-export const MUST_PULL_RESULTS: MustPullResult[] = ['credentialPolicyAllowed', 'credentialRecordFound', 'mustAuthenticate', 'error'];
+export const MUST_PULL_RESULTS: MustPullResult[] = [
+  'credentialPolicyAllowed',
+  'credentialRecordFound',
+  'mustAuthenticate',
+  'error',
+];
 /** What the container's status says: it ran, its pull failed (ErrImagePull, then ImagePullBackOff), or Never refused it. */
 export type ContainerOutcome = 'Running' | 'ErrImagePull' | 'ErrImageNeverPull';
 /** The kubelet's decisive event for the container's image. */
 export type EventKind = 'present-accessible' | 'present' | 'pulled' | 'pull-failed' | 'never-pull';
 
-export interface SecretCoordinates { uid: string; namespace: string; name: string }
-export interface RecordedSecret extends SecretCoordinates { credentialHash: string }
-export interface ServiceAccountCoordinates { uid: string; namespace: string; name: string }
+export interface SecretCoordinates {
+  uid: string;
+  namespace: string;
+  name: string;
+}
+export interface RecordedSecret extends SecretCoordinates {
+  credentialHash: string;
+}
+export interface ServiceAccountCoordinates {
+  uid: string;
+  namespace: string;
+  name: string;
+}
 export interface ImagePullCredentials {
   nodePodsAccessible?: boolean;
   kubernetesSecrets?: RecordedSecret[];
@@ -76,7 +96,11 @@ export interface NodeImage {
   intent?: boolean;
 }
 
-export interface AuthEntry { username: string; password: string; works: boolean }
+export interface AuthEntry {
+  username: string;
+  password: string;
+  works: boolean;
+}
 
 export interface PodSecret {
   name: string;
@@ -121,7 +145,13 @@ export interface EnsureCase {
 
 export interface EnsurePrediction {
   outcome: ContainerOutcome;
-  event: { kind: EventKind; type: 'Normal' | 'Warning'; reason: string; /** Exact text, or its prefix for pulls (durations follow). */ message: string; prefix: boolean };
+  event: {
+    kind: EventKind;
+    type: 'Normal' | 'Warning';
+    reason: string;
+    /** Exact text, or its prefix for pulls (durations follow). */ message: string;
+    prefix: boolean;
+  };
   /** The mustpull_checks_total result this EnsureImageExists counts; undefined when MustAttemptImagePull is not called. */
   check?: MustPullResult;
   /** A registry pull was attempted (a Pulling event). */
@@ -150,7 +180,12 @@ export function credentialHash(c: { username: string; password: string; email?: 
 
 /** encoding/json escapes <, > and & (HTML-safe) besides what JSON requires. */
 function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(s)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** fs_pullrecords.go cacheFilename: the file an intent (key: image) or a record (key: imageRef) lives in. */
@@ -190,7 +225,8 @@ export function allowlistPattern(pattern: string): { pattern: string; wildcard: 
   const wildcard = pattern.endsWith('/*');
   const trimmed = wildcard ? pattern.slice(0, -1) : pattern;
   if (trimmed.length === 0) throw new Error(`the supplied pattern is too short: ${pattern}`);
-  if (trimmed.includes('*')) throw new Error(`not a valid wildcard pattern, only patterns ending with '/*' are allowed: ${pattern}`);
+  if (trimmed.includes('*'))
+    throw new Error(`not a valid wildcard pattern, only patterns ending with '/*' are allowed: ${pattern}`);
   if (wildcard) {
     if (trimmed.length === 1) throw new Error('at least registry hostname is required');
     return { pattern: trimmed, wildcard };
@@ -216,12 +252,21 @@ export function allowlistMatches(allowlist: string[], image: string): boolean {
 }
 
 /** ImagePullPolicyEnforcer.RequireCredentialVerificationForImage. */
-export function requiresVerification(policy: VerificationPolicy, image: string, pulledByKubelet: boolean, allowlist: string[] = []): boolean {
+export function requiresVerification(
+  policy: VerificationPolicy,
+  image: string,
+  pulledByKubelet: boolean,
+  allowlist: string[] = [],
+): boolean {
   switch (policy) {
-    case 'NeverVerify': return false;
-    case 'NeverVerifyPreloadedImages': return pulledByKubelet;
-    case 'NeverVerifyAllowlistedImages': return !allowlistMatches(allowlist, image);
-    case 'AlwaysVerify': return true;
+    case 'NeverVerify':
+      return false;
+    case 'NeverVerifyPreloadedImages':
+      return pulledByKubelet;
+    case 'NeverVerifyAllowlistedImages':
+      return !allowlistMatches(allowlist, image);
+    case 'AlwaysVerify':
+      return true;
   }
 }
 
@@ -249,17 +294,39 @@ export function lookupCredentials(image: string, pod: PodCredentials): Lookup {
       meta.set(e, track(a));
       return [e];
     });
-  const fromSecrets = keyringLookup(pod.secrets.flatMap((s) => entries(`secret ${s.name}`, s.auths, (a) => ({
-    kind: 'secret', label: `secret ${s.name}`, works: a.works,
-    secret: { uid: s.uid, namespace: pod.namespace, name: s.name, credentialHash: credentialHash(a) },
-  }))), repository);
-  const invoked = (pod.providers ?? []).filter((p) => p.matchImages.some((m) => matchImage(m, image).match)
-    && !(p.serviceAccountMode && !pod.serviceAccount && (p.requireServiceAccount ?? true)));
-  const providerCredential = (p: PodProvider, a: AuthEntry): Tracked => (p.serviceAccountMode && pod.serviceAccount
-    ? { kind: 'service-account', label: `provider ${p.name} (service account ${pod.serviceAccount.name})`, works: a.works, sa: { uid: pod.serviceAccount.uid, namespace: pod.namespace, name: pod.serviceAccount.name } }
-    : { kind: 'node', label: `provider ${p.name}`, works: a.works });
-  const fromProviders = keyringLookup(invoked.flatMap((p) => entries(`provider ${p.name}`, p.auths, (a) => providerCredential(p, a))), repository);
-  return { credentials: [...fromSecrets, ...fromProviders].map((e) => meta.get(e)!), providersInvoked: invoked.map((p) => p.name) };
+  const fromSecrets = keyringLookup(
+    pod.secrets.flatMap((s) =>
+      entries(`secret ${s.name}`, s.auths, (a) => ({
+        kind: 'secret',
+        label: `secret ${s.name}`,
+        works: a.works,
+        secret: { uid: s.uid, namespace: pod.namespace, name: s.name, credentialHash: credentialHash(a) },
+      })),
+    ),
+    repository,
+  );
+  const invoked = (pod.providers ?? []).filter(
+    (p) =>
+      p.matchImages.some((m) => matchImage(m, image).match) &&
+      !(p.serviceAccountMode && !pod.serviceAccount && (p.requireServiceAccount ?? true)),
+  );
+  const providerCredential = (p: PodProvider, a: AuthEntry): Tracked =>
+    p.serviceAccountMode && pod.serviceAccount
+      ? {
+          kind: 'service-account',
+          label: `provider ${p.name} (service account ${pod.serviceAccount.name})`,
+          works: a.works,
+          sa: { uid: pod.serviceAccount.uid, namespace: pod.namespace, name: pod.serviceAccount.name },
+        }
+      : { kind: 'node', label: `provider ${p.name}`, works: a.works };
+  const fromProviders = keyringLookup(
+    invoked.flatMap((p) => entries(`provider ${p.name}`, p.auths, (a) => providerCredential(p, a))),
+    repository,
+  );
+  return {
+    credentials: [...fromSecrets, ...fromProviders].map((e) => meta.get(e)!),
+    providersInvoked: invoked.map((p) => p.name),
+  };
 }
 
 // ---- records ------------------------------------------------------------------------
@@ -271,12 +338,17 @@ function pullCredentialsOf(used: Tracked | undefined): ImagePullCredentials {
   return { kubernetesServiceAccounts: [used.sa] };
 }
 
-const byCoords = (a: SecretCoordinates, b: SecretCoordinates) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name) || cmp(a.uid, b.uid);
+const byCoords = (a: SecretCoordinates, b: SecretCoordinates) =>
+  cmp(a.namespace, b.namespace) || cmp(a.name, b.name) || cmp(a.uid, b.uid);
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** pulledRecordMergeNewCreds: the merged mapping for `name`, or undefined when nothing changes. */
-export function mergeCredentials(current: ImagePullCredentials | undefined, add: ImagePullCredentials): ImagePullCredentials | undefined {
-  if (!add.nodePodsAccessible && !add.kubernetesSecrets?.length && !add.kubernetesServiceAccounts?.length) return undefined;
+export function mergeCredentials(
+  current: ImagePullCredentials | undefined,
+  add: ImagePullCredentials,
+): ImagePullCredentials | undefined {
+  if (!add.nodePodsAccessible && !add.kubernetesSecrets?.length && !add.kubernetesServiceAccounts?.length)
+    return undefined;
   if (!current) return add;
   if (current.nodePodsAccessible) return undefined;
   if (add.nodePodsAccessible) return { nodePodsAccessible: true };
@@ -293,23 +365,34 @@ export function mergeCredentials(current: ImagePullCredentials | undefined, add:
     return changed ? { ...current, kubernetesSecrets: [...set.values()].sort(byCoords) } : undefined;
   }
   const have = current.kubernetesServiceAccounts ?? [];
-  const fresh = add.kubernetesServiceAccounts!.filter((s) => !have.some((h) => h.uid === s.uid && h.namespace === s.namespace && h.name === s.name));
+  const fresh = add.kubernetesServiceAccounts!.filter(
+    (s) => !have.some((h) => h.uid === s.uid && h.namespace === s.namespace && h.name === s.name),
+  );
   return fresh.length ? { ...current, kubernetesServiceAccounts: [...have, ...fresh].sort(byCoords) } : undefined;
 }
 
 /** writePulledRecordIfChanged: the record afterwards and whether the file was written. */
-function writeRecord(node: NodeImage, image: string, creds: ImagePullCredentials | undefined): { record: PulledRecord; written: boolean } {
+function writeRecord(
+  node: NodeImage,
+  image: string,
+  creds: ImagePullCredentials | undefined,
+): { record: PulledRecord; written: boolean } {
   const name = trimImageTagDigest(image);
-  if (!node.record) return { record: { imageRef: node.imageRef, credentialMapping: creds ? { [name]: creds } : {} }, written: true };
+  if (!node.record)
+    return { record: { imageRef: node.imageRef, credentialMapping: creds ? { [name]: creds } : {} }, written: true };
   const merged = creds ? mergeCredentials(node.record.credentialMapping[name], creds) : undefined;
   if (!merged) return { record: node.record, written: false };
-  return { record: { ...node.record, credentialMapping: { ...node.record.credentialMapping, [name]: merged } }, written: true };
+  return {
+    record: { ...node.record, credentialMapping: { ...node.record.credentialMapping, [name]: merged } },
+    written: true,
+  };
 }
 
 // ---- EnsureImageExists ----------------------------------------------------------
 
 const MESSAGES = {
-  presentAccessible: (image: string) => `Container image "${image}" already present on machine and can be accessed by the pod`,
+  presentAccessible: (image: string) =>
+    `Container image "${image}" already present on machine and can be accessed by the pod`,
   present: (image: string) => `Container image "${image}" already present on machine`,
   neverPull: (image: string) => `Container image "${image}" is not present with pull policy of Never`,
   pulled: (image: string) => `Successfully pulled image "${image}" in `,
@@ -323,35 +406,92 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
   let lookup: Lookup | undefined;
   const lookUp = () => (lookup ??= lookupCredentials(image, c.pod));
   const base = { recordWritten: false, recordCreated: false, intentWritten: false };
-  const done = (p: Omit<EnsurePrediction, 'lookedUp' | 'providersInvoked' | keyof typeof base> & Partial<typeof base>): EnsurePrediction =>
-    ({ ...base, ...p, lookedUp: lookup !== undefined, providersInvoked: lookup?.providersInvoked ?? [] });
-  const allowed = (check: MustPullResult | undefined, why: string, after: NodeImage = node, written = false): EnsurePrediction => done({
-    outcome: 'Running', check, pull: false, node: after, recordWritten: written, because: why,
-    event: gate
-      ? { kind: 'present-accessible', type: 'Normal', reason: 'Pulled', message: MESSAGES.presentAccessible(image), prefix: false }
-      : { kind: 'present', type: 'Normal', reason: 'Pulled', message: MESSAGES.present(image), prefix: false },
+  const done = (
+    p: Omit<EnsurePrediction, 'lookedUp' | 'providersInvoked' | keyof typeof base> & Partial<typeof base>,
+  ): EnsurePrediction => ({
+    ...base,
+    ...p,
+    lookedUp: lookup !== undefined,
+    providersInvoked: lookup?.providersInvoked ?? [],
   });
-  const neverPull = (check: MustPullResult | undefined, why: string): EnsurePrediction => done({
-    outcome: 'ErrImageNeverPull', check, pull: false, node, because: why,
-    event: { kind: 'never-pull', type: 'Warning', reason: 'ErrImageNeverPull', message: MESSAGES.neverPull(image), prefix: false },
-  });
+  const allowed = (
+    check: MustPullResult | undefined,
+    why: string,
+    after: NodeImage = node,
+    written = false,
+  ): EnsurePrediction =>
+    done({
+      outcome: 'Running',
+      check,
+      pull: false,
+      node: after,
+      recordWritten: written,
+      because: why,
+      event: gate
+        ? {
+            kind: 'present-accessible',
+            type: 'Normal',
+            reason: 'Pulled',
+            message: MESSAGES.presentAccessible(image),
+            prefix: false,
+          }
+        : { kind: 'present', type: 'Normal', reason: 'Pulled', message: MESSAGES.present(image), prefix: false },
+    });
+  const neverPull = (check: MustPullResult | undefined, why: string): EnsurePrediction =>
+    done({
+      outcome: 'ErrImageNeverPull',
+      check,
+      pull: false,
+      node,
+      because: why,
+      event: {
+        kind: 'never-pull',
+        type: 'Warning',
+        reason: 'ErrImageNeverPull',
+        message: MESSAGES.neverPull(image),
+        prefix: false,
+      },
+    });
   const pull = (check: MustPullResult | undefined, why: string): EnsurePrediction => {
     const { credentials } = lookUp();
     const used = credentials.find((x) => x.works);
     const works = used !== undefined || (credentials.length === 0 && c.pod.publicImage === true);
-    const tried = credentials.length === 0 ? 'an anonymous pull' : credentials.map((x) => `${x.label} (${x.works ? 'works' : 'refused'})`).join(' → ');
+    const tried =
+      credentials.length === 0
+        ? 'an anonymous pull'
+        : credentials.map((x) => `${x.label} (${x.works ? 'works' : 'refused'})`).join(' → ');
     if (!works) {
       return done({
-        outcome: 'ErrImagePull', check, pull: true, node, intentWritten: gate, because: `${why}; pull with ${tried}: refused`,
-        event: { kind: 'pull-failed', type: 'Warning', reason: 'Failed', message: MESSAGES.pullFailed(image), prefix: true },
+        outcome: 'ErrImagePull',
+        check,
+        pull: true,
+        node,
+        intentWritten: gate,
+        because: `${why}; pull with ${tried}: refused`,
+        event: {
+          kind: 'pull-failed',
+          type: 'Warning',
+          reason: 'Failed',
+          message: MESSAGES.pullFailed(image),
+          prefix: true,
+        },
       });
     }
     const after = gate ? writeRecord({ ...node, present: true }, image, pullCredentialsOf(used)) : undefined;
-    const recorded = used === undefined || used.kind === 'node' ? 'nodePodsAccessible' : used.kind === 'secret' ? `secret ${used.secret.name}` : `service account ${used.sa.name}`;
+    const recorded =
+      used === undefined || used.kind === 'node'
+        ? 'nodePodsAccessible'
+        : used.kind === 'secret'
+          ? `secret ${used.secret.name}`
+          : `service account ${used.sa.name}`;
     return done({
-      outcome: 'Running', check, pull: true,
+      outcome: 'Running',
+      check,
+      pull: true,
       node: { ...node, present: true, ...(after ? { record: after.record } : {}) },
-      recordWritten: after?.written ?? false, recordCreated: gate && !node.record, intentWritten: gate,
+      recordWritten: after?.written ?? false,
+      recordCreated: gate && !node.record,
+      intentWritten: gate,
       because: `${why}; pull with ${tried}${gate ? `, recorded as ${recorded}` : ''}`,
       event: { kind: 'pulled', type: 'Normal', reason: 'Pulled', message: MESSAGES.pulled(image), prefix: true },
     });
@@ -359,15 +499,27 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
 
   if (c.pullPolicy === 'Always') return pull(undefined, 'pull policy Always pulls every time');
   if (!node.present) {
-    return c.pullPolicy === 'Never' ? neverPull(undefined, 'not on the node and pull policy Never') : pull(undefined, 'not on the node');
+    return c.pullPolicy === 'Never'
+      ? neverPull(undefined, 'not on the node and pull policy Never')
+      : pull(undefined, 'not on the node');
   }
   if (!gate) return allowed(undefined, 'on the node and KubeletEnsureSecretPulledImages is off');
 
   const pulledByKubelet = node.record !== undefined || node.intent === true;
-  const provenance = node.record ? 'pulled by the kubelet (record)' : node.intent ? 'pulled by the kubelet (intent)' : 'preloaded (no record or intent)';
-  const requiring = (why: string): EnsurePrediction => (c.pullPolicy === 'Never' ? neverPull('mustAuthenticate', `${why}: must authenticate, and Never may not pull`) : pull('mustAuthenticate', `${why}: must authenticate`));
+  const provenance = node.record
+    ? 'pulled by the kubelet (record)'
+    : node.intent
+      ? 'pulled by the kubelet (intent)'
+      : 'preloaded (no record or intent)';
+  const requiring = (why: string): EnsurePrediction =>
+    c.pullPolicy === 'Never'
+      ? neverPull('mustAuthenticate', `${why}: must authenticate, and Never may not pull`)
+      : pull('mustAuthenticate', `${why}: must authenticate`);
   if (!requiresVerification(policy, image, pulledByKubelet, c.allowlist)) {
-    return allowed('credentialPolicyAllowed', `${provenance}; ${policy}${policy === 'NeverVerifyAllowlistedImages' ? ' (allowlisted)' : ''} needs no verification`);
+    return allowed(
+      'credentialPolicyAllowed',
+      `${provenance}; ${policy}${policy === 'NeverVerifyAllowlistedImages' ? ' (allowlisted)' : ''} needs no verification`,
+    );
   }
   const why = `${provenance}; ${policy}${policy === 'NeverVerifyAllowlistedImages' ? ' (not allowlisted)' : ''} verifies`;
   if (!node.record) return requiring(`${why}, and there is no record`);
@@ -375,30 +527,54 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
   const cached = node.record.credentialMapping[name];
   if (!cached) return requiring(`${why}, and the record has no entry for ${name}`);
   if (cached.nodePodsAccessible) return allowed('credentialRecordFound', `${why}: the record says nodePodsAccessible`);
-  if (!cached.kubernetesSecrets?.length && !cached.kubernetesServiceAccounts?.length) return requiring(`${why}, and the record names no credential`);
+  if (!cached.kubernetesSecrets?.length && !cached.kubernetesServiceAccounts?.length)
+    return requiring(`${why}, and the record names no credential`);
 
   const { credentials } = lookUp();
   const podSecrets = credentials.flatMap((x) => (x.kind === 'secret' ? [x.secret] : []));
-  const podSa = credentials.find((x): x is Extract<Tracked, { kind: 'service-account' }> => x.kind === 'service-account')?.sa;
+  const podSa = credentials.find(
+    (x): x is Extract<Tracked, { kind: 'service-account' }> => x.kind === 'service-account',
+  )?.sa;
   for (const s of podSecrets) {
     for (const r of cached.kubernetesSecrets ?? []) {
       const hashes = r.credentialHash.length > 0 && s.credentialHash === r.credentialHash;
       const coords = s.uid === r.uid && s.namespace === r.namespace && s.name === r.name;
       if (hashes) {
-        const w = coords ? { record: node.record, written: false } : writeRecord(node, image, { kubernetesSecrets: [s] });
-        return allowed('credentialRecordFound', `${why}: secret ${s.name} has the credential hash recorded for secret ${r.name}${coords ? '' : ` (its coordinates are added to the record)`}`, { ...node, record: w.record }, w.written);
+        const w = coords
+          ? { record: node.record, written: false }
+          : writeRecord(node, image, { kubernetesSecrets: [s] });
+        return allowed(
+          'credentialRecordFound',
+          `${why}: secret ${s.name} has the credential hash recorded for secret ${r.name}${coords ? '' : ` (its coordinates are added to the record)`}`,
+          { ...node, record: w.record },
+          w.written,
+        );
       }
       if (coords) {
         const w = writeRecord(node, image, { kubernetesSecrets: [s] });
-        return allowed('credentialRecordFound', `${why}: secret ${s.name} is the recorded secret (its new hash is recorded)`, { ...node, record: w.record }, w.written);
+        return allowed(
+          'credentialRecordFound',
+          `${why}: secret ${s.name} is the recorded secret (its new hash is recorded)`,
+          { ...node, record: w.record },
+          w.written,
+        );
       }
     }
   }
-  if (podSa && (cached.kubernetesServiceAccounts ?? []).some((r) => r.uid === podSa.uid && r.namespace === podSa.namespace && r.name === podSa.name)) {
+  if (
+    podSa &&
+    (cached.kubernetesServiceAccounts ?? []).some(
+      (r) => r.uid === podSa.uid && r.namespace === podSa.namespace && r.name === podSa.name,
+    )
+  ) {
     return allowed('credentialRecordFound', `${why}: service account ${podSa.name} is recorded`);
   }
   const offered = [...podSecrets.map((s) => `secret ${s.name}`), ...(podSa ? [`service account ${podSa.name}`] : [])];
-  return requiring(offered.length ? `${why}, and ${offered.join(', ')} ${offered.length === 1 ? 'is' : 'are'} not recorded` : `${why}, and the pod offers no secret or service-account credential`);
+  return requiring(
+    offered.length
+      ? `${why}, and ${offered.join(', ')} ${offered.length === 1 ? 'is' : 'are'} not recorded`
+      : `${why}, and the pod offers no secret or service-account credential`,
+  );
 }
 
 /** The mustpull_checks_total increments of a set of EnsureImageExists calls. */
@@ -440,7 +616,9 @@ export function afterRestart(c: RestartCase): RestartPrediction {
     rewritten,
     intentsConverted: converted,
     recordsDeleted: 0,
-    gauges: writes ? { pulledRecords: 'files on disk', pullIntents: 'files on disk' } : { pulledRecords: 0, pullIntents: 0 },
+    gauges: writes
+      ? { pulledRecords: 'files on disk', pullIntents: 'files on disk' }
+      : { pulledRecords: 0, pullIntents: 0 },
     because: `records in ${current} are read, not rewritten (${rewritten} older ones migrated); ${converted} intent(s) of present images become records; nothing is pruned at startup; the ondisk gauges are set only when a file is written or deleted${writes ? '' : ', so they read 0 until the next pull'}`,
   };
 }

@@ -149,17 +149,23 @@ class ClientGoSession implements ClientSessionModel {
     if (!this.connection) {
       const forHandshake = getCreds('TLS handshake');
       // A handshake that cannot get credentials fails the dial.
-      if ('error' in forHandshake) return { runs, error: forHandshake.error, because: [...steps, 'dial failed'].join('; ') };
+      if ('error' in forHandshake)
+        return { runs, error: forHandshake.error, because: [...steps, 'dial failed'].join('; ') };
       this.connection = { cert: forHandshake.cert };
     }
-    const status = this.world.serve(now, { ...(creds.token !== undefined ? { token: creds.token } : {}), ...(this.connection.cert !== undefined ? { cert: this.connection.cert } : {}) });
+    const status = this.world.serve(now, {
+      ...(creds.token !== undefined ? { token: creds.token } : {}),
+      ...(this.connection.cert !== undefined ? { cert: this.connection.cert } : {}),
+    });
     steps.push(`sent → ${status}`);
     if (status === 401) {
       if (creds === this.cached) {
         runs++;
         const r = this.world.runPlugin(now);
         if (r.ok) this.replace(r.credential);
-        steps.push(`401 with the cached credential → run (${r.ok ? 'cached for the next request' : 'failed, old one kept'}); the 401 is returned`);
+        steps.push(
+          `401 with the cached credential → run (${r.ok ? 'cached for the next request' : 'failed, old one kept'}); the 401 is returned`,
+        );
       } else {
         steps.push('401 for a credential already replaced → no run');
       }
@@ -188,7 +194,10 @@ class ClientNodeSession implements ClientSessionModel {
     let runs = 0;
     let why: string;
     if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt > now)) {
-      why = this.cached.expiresAt === undefined ? 'cached (no expirationTimestamp: kept for good)' : 'cached until its expirationTimestamp';
+      why =
+        this.cached.expiresAt === undefined
+          ? 'cached (no expirationTimestamp: kept for good)'
+          : 'cached until its expirationTimestamp';
     } else {
       runs++;
       const r = this.world.runPlugin(now);
@@ -197,8 +206,15 @@ class ClientNodeSession implements ClientSessionModel {
       this.cached = { ...r.credential };
     }
     const c = this.cached;
-    const status = this.world.serve(now, { ...(c.token !== undefined ? { token: c.token } : {}), ...(c.cert !== undefined ? { cert: c.cert } : {}) });
-    return { status, runs, because: `${why}; sent on a new connection → ${status}${status === 401 ? '; a 401 changes nothing' : ''}` };
+    const status = this.world.serve(now, {
+      ...(c.token !== undefined ? { token: c.token } : {}),
+      ...(c.cert !== undefined ? { cert: c.cert } : {}),
+    });
+    return {
+      status,
+      runs,
+      because: `${why}; sent on a new connection → ${status}${status === 401 ? '; a 401 changes nothing' : ''}`,
+    };
   }
 }
 
@@ -237,8 +253,12 @@ class PythonSession implements ClientSessionModel {
       this.loaded = true;
     }
     // The refresh hook exists only for a token (kube_config.py:530).
-    if (this.token !== undefined && this.expiresAt !== undefined && this.expiresAt - PYTHON_EXPIRY_SKEW_MS <= now) load('refresh hook (expires within 5 min)');
-    const status = this.world.serve(now, { ...(this.token !== undefined ? { token: this.token } : {}), ...(this.cert !== undefined ? { cert: this.cert } : {}) });
+    if (this.token !== undefined && this.expiresAt !== undefined && this.expiresAt - PYTHON_EXPIRY_SKEW_MS <= now)
+      load('refresh hook (expires within 5 min)');
+    const status = this.world.serve(now, {
+      ...(this.token !== undefined ? { token: this.token } : {}),
+      ...(this.cert !== undefined ? { cert: this.cert } : {}),
+    });
     steps.push(`sent → ${status}${status === 401 ? '; a 401 changes nothing' : ''}`);
     return { status, runs, because: steps.join('; ') };
   }

@@ -69,7 +69,11 @@ export function pluginLaunch(client: ClientName, s: ClientSetting): PluginLaunch
     case 'client-go': {
       const mode = s.user.interactiveMode;
       if (mode === 'Always' && !s.terminal) {
-        return { runs: false, error: 'getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal', because: 'client-go exec.go:242: interactiveMode Always needs stdin to be a terminal' };
+        return {
+          runs: false,
+          error: 'getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal',
+          because: 'client-go exec.go:242: interactiveMode Always needs stdin to be a terminal',
+        };
       }
       const interactive = mode === 'Always' || (mode === 'IfAvailable' && s.terminal);
       const spec: Record<string, unknown> = { interactive };
@@ -82,7 +86,12 @@ export function pluginLaunch(client: ClientName, s: ClientSetting): PluginLaunch
       };
     }
     case 'client-node':
-      return { runs: true, execInfo: null, stdinIsTerminal: false, because: 'client-node exec_auth.js:83: spawn without KUBERNETES_EXEC_INFO, stdin a pipe' };
+      return {
+        runs: true,
+        execInfo: null,
+        stdinIsTerminal: false,
+        because: 'client-node exec_auth.js:83: spawn without KUBERNETES_EXEC_INFO, stdin a pipe',
+      };
     case 'python': {
       const spec: Record<string, unknown> = { interactive: s.terminal };
       if (s.user.provideClusterInfo) spec.cluster = pythonCluster(s.cluster);

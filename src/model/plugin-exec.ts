@@ -47,9 +47,22 @@ export function kubeletExec(shape: PluginRunShape, timeoutMs = KUBELET_PLUGIN_TI
   const late = returnsAtMs >= timeoutMs;
   const held = shape.outputsCloseAtMs !== undefined && shape.outputsCloseAtMs > processDone;
   const because = [
-    killsPlugin ? `the plugin outlives the ${s(timeoutMs)} timeout and is killed (exec.CommandContext → Process.Kill)` : `the plugin exits at ${s(shape.exitsAtMs)}`,
-    held ? `a holder keeps its output open until ${s(shape.outputsCloseAtMs!)}: Cmd.Wait (no WaitDelay) reads stdout/stderr to their end, and nothing kills the holder` : 'its outputs close with it',
-    late ? 'Run returns after the deadline, so runPlugin reports ctx.Err() (context deadline exceeded), counts an error, and the pull goes on without the plugin\'s credentials' : 'Run returns before the deadline and the answer is decoded and used',
+    killsPlugin
+      ? `the plugin outlives the ${s(timeoutMs)} timeout and is killed (exec.CommandContext → Process.Kill)`
+      : `the plugin exits at ${s(shape.exitsAtMs)}`,
+    held
+      ? `a holder keeps its output open until ${s(shape.outputsCloseAtMs!)}: Cmd.Wait (no WaitDelay) reads stdout/stderr to their end, and nothing kills the holder`
+      : 'its outputs close with it',
+    late
+      ? "Run returns after the deadline, so runPlugin reports ctx.Err() (context deadline exceeded), counts an error, and the pull goes on without the plugin's credentials"
+      : 'Run returns before the deadline and the answer is decoded and used',
   ].join('; ');
-  return { returnsAtMs, result: late ? 'deadline-exceeded' : 'answer-used', killsPlugin, killsHolder: false, errorCounted: late, because };
+  return {
+    returnsAtMs,
+    result: late ? 'deadline-exceeded' : 'answer-used',
+    killsPlugin,
+    killsHolder: false,
+    errorCounted: late,
+    because,
+  };
 }

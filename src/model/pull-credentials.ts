@@ -103,22 +103,38 @@ export function predictPull(c: PullCase): PullPrediction {
   const repository = normalizeImage(c.image).repository;
   const secrets = c.secrets.filter((s) => s.exists !== false);
   const missing = c.secrets.filter((s) => s.exists === false).map((s) => s.name);
-  const fromSecrets = keyringLookup(secrets.flatMap((s) => entriesOf(`secret ${s.name}`, s.auths)), repository);
+  const fromSecrets = keyringLookup(
+    secrets.flatMap((s) => entriesOf(`secret ${s.name}`, s.auths)),
+    repository,
+  );
   const providers = (c.providers ?? []).filter((p) => p.matchImages.some((m) => matchImage(m, c.image).match));
   const fromNode = keyringLookup(entriesOf('node config.json', c.node ?? {}), repository);
-  const fromProviders = keyringLookup(providers.flatMap((p) => entriesOf(`provider ${p.name}`, p.auths)), repository);
+  const fromProviders = keyringLookup(
+    providers.flatMap((p) => entriesOf(`provider ${p.name}`, p.auths)),
+    repository,
+  );
   const offered = [...fromSecrets, ...fromNode, ...fromProviders];
-  const notes = missing.length > 0 ? ` (missing secret${missing.length > 1 ? 's' : ''} ${missing.join(', ')} skipped)` : '';
+  const notes =
+    missing.length > 0 ? ` (missing secret${missing.length > 1 ? 's' : ''} ${missing.join(', ')} skipped)` : '';
 
   if (offered.length === 0) {
     const pull = c.publicImage ? 'success' : 'failure';
-    return { pull, attempts: [], because: `no credential matches ${repository}${notes}: one anonymous pull, which ${c.publicImage ? 'works (public image)' : 'the registry refuses'}` };
+    return {
+      pull,
+      attempts: [],
+      because: `no credential matches ${repository}${notes}: one anonymous pull, which ${c.publicImage ? 'works (public image)' : 'the registry refuses'}`,
+    };
   }
   const attempts: Attempt[] = [];
   for (const e of offered) {
     attempts.push({ source: e.source, username: e.credential.username, works: e.credential.works });
     if (e.credential.works) {
-      return { pull: 'success', attempts, usedBy: e.source, because: `credentials tried in order ${show(attempts)}${notes}: the pull stops at the first that works` };
+      return {
+        pull: 'success',
+        attempts,
+        usedBy: e.source,
+        because: `credentials tried in order ${show(attempts)}${notes}: the pull stops at the first that works`,
+      };
     }
   }
   return { pull: 'failure', attempts, because: `credentials tried in order ${show(attempts)}${notes}: none works` };

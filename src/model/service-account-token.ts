@@ -106,8 +106,18 @@ interface Entry {
 }
 
 /** Whether RBAC grants a node the token audience for an SA (the SubjectAccessReview NodeRestriction sends). */
-export function audienceAllowed(grants: AudienceGrant[], audience: string, namespace: string, serviceAccount: string): AudienceGrant | undefined {
-  return grants.find((g) => (g.audience === audience || g.audience === '*') && (g.namespace === undefined || g.namespace === namespace) && (g.serviceAccounts === undefined || g.serviceAccounts.includes(serviceAccount)));
+export function audienceAllowed(
+  grants: AudienceGrant[],
+  audience: string,
+  namespace: string,
+  serviceAccount: string,
+): AudienceGrant | undefined {
+  return grants.find(
+    (g) =>
+      (g.audience === audience || g.audience === '*') &&
+      (g.namespace === undefined || g.namespace === namespace) &&
+      (g.serviceAccounts === undefined || g.serviceAccounts.includes(serviceAccount)),
+  );
 }
 
 export class ServiceAccountTokenModel {
@@ -120,12 +130,17 @@ export class ServiceAccountTokenModel {
 
   /** Token mode: tokenAttributes with an audience and the kubelet gate on. */
   get tokenMode(): boolean {
-    const gate = this.o.gates?.kubelet?.KubeletServiceAccountTokenForCredentialProviders ?? this.o.behaviour.gateDefaults.KubeletServiceAccountTokenForCredentialProviders;
+    const gate =
+      this.o.gates?.kubelet?.KubeletServiceAccountTokenForCredentialProviders ??
+      this.o.behaviour.gateDefaults.KubeletServiceAccountTokenForCredentialProviders;
     return gate === true && !!this.o.provider.tokenAttributes?.serviceAccountTokenAudience;
   }
 
   private get nodeAudienceRestriction(): boolean {
-    return this.o.gates?.apiserver?.ServiceAccountNodeAudienceRestriction ?? this.o.behaviour.gateDefaults.ServiceAccountNodeAudienceRestriction;
+    return (
+      this.o.gates?.apiserver?.ServiceAccountNodeAudienceRestriction ??
+      this.o.behaviour.gateDefaults.ServiceAccountNodeAudienceRestriction
+    );
   }
 
   /** The token a pod's pull sends: the kubelet's token manager caches one per (SA, audience, bound pod). */
@@ -142,28 +157,57 @@ export class ServiceAccountTokenModel {
     let tokenPresent = false;
     let tokenId = '';
     const none = (why: string, extra: Partial<PullPrediction> = {}): PullPrediction => ({
-      tokenRequested: false, tokenDenied: false, invoked: false, tokenPresent: false, cache: 'not-looked-up', credentials: 'none', pull: 'failure',
-      ...extra, because: [...steps, why].join('; '),
+      tokenRequested: false,
+      tokenDenied: false,
+      invoked: false,
+      tokenPresent: false,
+      cache: 'not-looked-up',
+      credentials: 'none',
+      pull: 'failure',
+      ...extra,
+      because: [...steps, why].join('; '),
     });
 
     if (this.tokenMode && ta) {
       const sa = pod.serviceAccount;
       if (!sa) {
-        if (ta.requireServiceAccount) return none('the pod has no service account name (static pod) and requireServiceAccount is true: plugin skipped, no credentials');
+        if (ta.requireServiceAccount)
+          return none(
+            'the pod has no service account name (static pod) and requireServiceAccount is true: plugin skipped, no credentials',
+          );
         steps.push('no service account name and requireServiceAccount false: invoked without a token');
       } else {
         const missing = (ta.requiredServiceAccountAnnotationKeys ?? []).filter((k) => !(k in sa.annotations));
-        if (missing.length > 0) return none(`required annotation ${missing.join(', ')} missing on SA ${sa.name}: plugin not invoked, no credentials`);
-        for (const k of [...(ta.requiredServiceAccountAnnotationKeys ?? []), ...(ta.optionalServiceAccountAnnotationKeys ?? [])]) if (k in sa.annotations) annotations[k] = sa.annotations[k]!;
+        if (missing.length > 0)
+          return none(
+            `required annotation ${missing.join(', ')} missing on SA ${sa.name}: plugin not invoked, no credentials`,
+          );
+        for (const k of [
+          ...(ta.requiredServiceAccountAnnotationKeys ?? []),
+          ...(ta.optionalServiceAccountAnnotationKeys ?? []),
+        ])
+          if (k in sa.annotations) annotations[k] = sa.annotations[k]!;
         const aud = ta.serviceAccountTokenAudience;
         if (this.nodeAudienceRestriction) {
           const grant = audienceAllowed(this.o.grants, aud, pod.namespace, sa.name);
-          if (!grant) return none(`NodeRestriction: no RBAC grant of request-serviceaccounts-token-audience on "${aud}" for SA ${pod.namespace}/${sa.name}: the TokenRequest is refused, plugin not invoked, no credentials`, { tokenRequested: true, tokenDenied: true });
-          steps.push(`token for audience "${aud}" allowed by ${grant.namespace ? `a Role in ${grant.namespace}` : 'a ClusterRole'}${grant.serviceAccounts ? ` naming ${grant.serviceAccounts.join(', ')}` : ''}`);
+          if (!grant)
+            return none(
+              `NodeRestriction: no RBAC grant of request-serviceaccounts-token-audience on "${aud}" for SA ${pod.namespace}/${sa.name}: the TokenRequest is refused, plugin not invoked, no credentials`,
+              { tokenRequested: true, tokenDenied: true },
+            );
+          steps.push(
+            `token for audience "${aud}" allowed by ${grant.namespace ? `a Role in ${grant.namespace}` : 'a ClusterRole'}${grant.serviceAccounts ? ` naming ${grant.serviceAccounts.join(', ')}` : ''}`,
+          );
         }
         tokenPresent = true;
         tokenId = ServiceAccountTokenModel.tokenIdentity(pod, aud);
-        saKey = [pod.namespace, sa.name, sa.uid, JSON.stringify(Object.entries(annotations).sort()), ...(ta.cacheType === 'Token' ? ['token', tokenId] : [])].join('|');
+        saKey = [
+          pod.namespace,
+          sa.name,
+          sa.uid,
+          JSON.stringify(Object.entries(annotations).sort()),
+          ...(ta.cacheType === 'Token' ? ['token', tokenId] : []),
+        ].join('|');
       }
     } else {
       annotations = {};
@@ -174,25 +218,60 @@ export class ServiceAccountTokenModel {
     for (const base of [image, registryOf(image), GLOBAL_CACHE_KEY]) {
       const e = this.entries.get(`${base}\u0000${saKey}`);
       if (e && !(now > e.expiresAt)) {
-        steps.push(`cache hit under ${base === GLOBAL_CACHE_KEY ? 'the global key' : base}${saKey ? ` + SA key (${ta?.cacheType === 'Token' ? 'same token' : 'same SA'})` : ''}`);
-        return { ...requested, invoked: false, tokenPresent: false, cache: 'hit', credentials: 'used', pull: answer.registryAccepts ? 'success' : 'failure', because: steps.join('; ') };
+        steps.push(
+          `cache hit under ${base === GLOBAL_CACHE_KEY ? 'the global key' : base}${saKey ? ` + SA key (${ta?.cacheType === 'Token' ? 'same token' : 'same SA'})` : ''}`,
+        );
+        return {
+          ...requested,
+          invoked: false,
+          tokenPresent: false,
+          cache: 'hit',
+          credentials: 'used',
+          pull: answer.registryAccepts ? 'success' : 'failure',
+          because: steps.join('; '),
+        };
       }
     }
-    steps.push(saKey ? `no cache entry for ${ta?.cacheType === 'Token' ? 'this token' : 'this SA'}: invoked` : 'no cache entry: invoked');
+    steps.push(
+      saKey
+        ? `no cache entry for ${ta?.cacheType === 'Token' ? 'this token' : 'this SA'}: invoked`
+        : 'no cache entry: invoked',
+    );
     const invoked = { ...requested, invoked: true, tokenPresent, annotations, cache: 'miss' as const };
 
-    if (tokenPresent && answer.password === 'token' && ta?.cacheType !== 'Token' && this.o.behaviour.rejectsTokenAsPassword) {
-      steps.push(`the answer's password is the SA token and cacheType is ${ta?.cacheType}: the kubelet refuses the response (rejectsTokenAsPassword), no credentials`);
+    if (
+      tokenPresent &&
+      answer.password === 'token' &&
+      ta?.cacheType !== 'Token' &&
+      this.o.behaviour.rejectsTokenAsPassword
+    ) {
+      steps.push(
+        `the answer's password is the SA token and cacheType is ${ta?.cacheType}: the kubelet refuses the response (rejectsTokenAsPassword), no credentials`,
+      );
       return { ...invoked, credentials: 'refused-token-as-password', pull: 'failure', because: steps.join('; ') };
     }
     const duration = answer.cacheDurationMs ?? this.o.provider.defaultCacheDurationMs;
     if (duration > 0) {
-      const base = answer.cacheKeyType === 'Image' ? image : answer.cacheKeyType === 'Registry' ? registryOf(image) : GLOBAL_CACHE_KEY;
+      const base =
+        answer.cacheKeyType === 'Image'
+          ? image
+          : answer.cacheKeyType === 'Registry'
+            ? registryOf(image)
+            : GLOBAL_CACHE_KEY;
       this.entries.set(`${base}\u0000${saKey}`, { expiresAt: now + duration });
-      steps.push(`stored under ${answer.cacheKeyType}${saKey ? ` + SA key${ta?.cacheType === 'Token' ? ' with the token hash' : ''}` : ''} for ${duration / 1000}s`);
+      steps.push(
+        `stored under ${answer.cacheKeyType}${saKey ? ` + SA key${ta?.cacheType === 'Token' ? ' with the token hash' : ''}` : ''} for ${duration / 1000}s`,
+      );
     } else steps.push('not cached (cacheDuration 0)');
-    steps.push(answer.registryAccepts ? 'the registry accepts the credentials' : 'the registry refuses the credentials');
-    return { ...invoked, credentials: 'used', pull: answer.registryAccepts ? 'success' : 'failure', because: steps.join('; ') };
+    steps.push(
+      answer.registryAccepts ? 'the registry accepts the credentials' : 'the registry refuses the credentials',
+    );
+    return {
+      ...invoked,
+      credentials: 'used',
+      pull: answer.registryAccepts ? 'success' : 'failure',
+      because: steps.join('; '),
+    };
   }
 }
 
@@ -211,13 +290,23 @@ export interface PredictedToken {
   lifetimeSeconds: number;
 }
 
-export function predictToken(o: { issuer: string; audience: string; pod: PodState & { serviceAccount: ServiceAccountState }; node: { name: string; uid: string } }): PredictedToken {
+export function predictToken(o: {
+  issuer: string;
+  audience: string;
+  pod: PodState & { serviceAccount: ServiceAccountState };
+  node: { name: string; uid: string };
+}): PredictedToken {
   const sa = o.pod.serviceAccount;
   return {
     iss: o.issuer,
     aud: [o.audience],
     sub: `system:serviceaccount:${o.pod.namespace}:${sa.name}`,
-    kubernetes: { namespace: o.pod.namespace, serviceaccount: { name: sa.name, uid: sa.uid }, pod: { name: o.pod.name, uid: o.pod.uid }, node: o.node },
+    kubernetes: {
+      namespace: o.pod.namespace,
+      serviceaccount: { name: sa.name, uid: sa.uid },
+      pod: { name: o.pod.name, uid: o.pod.uid },
+      node: o.node,
+    },
     lifetimeSeconds: DEFAULT_TOKEN_EXPIRATION_SECONDS,
   };
 }
@@ -227,12 +316,24 @@ export function predictToken(o: { issuer: string; audience: string; pod: PodStat
  * pod-bound token: deleting the pod or the SA does not touch the signature,
  * but the API server's validator (claims.go) then refuses it.
  */
-export function predictTokenValidity(s: { expired: boolean; podExists: boolean; serviceAccountExists: boolean }): { signature: 'valid' | 'invalid'; tokenReview: 'authenticated' | 'refused'; because: string } {
+export function predictTokenValidity(s: { expired: boolean; podExists: boolean; serviceAccountExists: boolean }): {
+  signature: 'valid' | 'invalid';
+  tokenReview: 'authenticated' | 'refused';
+  because: string;
+} {
   const signature = s.expired ? 'invalid' : 'valid';
-  const why = s.expired ? 'the token expired' : !s.serviceAccountExists ? 'the service account is gone (claims.go: GetServiceAccount fails)' : !s.podExists ? 'the bound pod is gone (claims.go: "service account token has been invalidated")' : '';
+  const why = s.expired
+    ? 'the token expired'
+    : !s.serviceAccountExists
+      ? 'the service account is gone (claims.go: GetServiceAccount fails)'
+      : !s.podExists
+        ? 'the bound pod is gone (claims.go: "service account token has been invalidated")'
+        : '';
   return {
     signature,
     tokenReview: why ? 'refused' : 'authenticated',
-    because: why ? `${why}; ${s.expired ? '' : 'the signature, issuer and audience still verify offline'}`.replace(/; $/, '') : 'pod and service account exist and the token is unexpired',
+    because: why
+      ? `${why}; ${s.expired ? '' : 'the signature, issuer and audience still verify offline'}`.replace(/; $/, '')
+      : 'pod and service account exist and the token is unexpired',
   };
 }

@@ -25,11 +25,19 @@ async function plugin(name: string, body: string): Promise<ExecPlugin> {
   const file = join(dir(), name);
   await writeFile(file, `#!/bin/sh\n${body}\n`);
   await chmod(file, 0o755);
-  return { config: { command: file, args: [], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false }, baseDir: dir() };
+  return {
+    config: { command: file, args: [], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false },
+    baseDir: dir(),
+  };
 }
 
 function run(p: ExecPlugin, timeoutMs: number) {
-  return runExecPlugin(p, { log: new InvocationLog(), timeoutMs, stdin: { kind: 'none' }, parentEnv: { PATH: process.env.PATH, [TEST_MARKER_ENV]: marker } });
+  return runExecPlugin(p, {
+    log: new InvocationLog(),
+    timeoutMs,
+    stdin: { kind: 'none' },
+    parentEnv: { PATH: process.env.PATH, [TEST_MARKER_ENV]: marker },
+  });
 }
 
 describe('runExecPlugin with hostile plugins', () => {
@@ -40,7 +48,9 @@ describe('runExecPlugin with hostile plugins', () => {
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(inv.exitCode).toBe(0);
     expect(inv.response).toBeDefined();
-    expect(inv.strays).toEqual([{ pid: expect.any(Number), cmdline: expect.stringMatching(/sleep 30$/), holds: ['stdout', 'stderr'] }]);
+    expect(inv.strays).toEqual([
+      { pid: expect.any(Number), cmdline: expect.stringMatching(/sleep 30$/), holds: ['stdout', 'stderr'] },
+    ]);
     expect(await markedAfter(marker)).toEqual([]);
   }, 20_000);
 

@@ -78,33 +78,48 @@ export interface ExecInvocation extends Invocation {
 }
 
 /** client-go's isInteractive: whether stdin is handed over, or why the plugin cannot run at all. */
-export function decideInteractive(mode: InteractiveMode, stdin: { isTerminal: boolean; unavailableMessage?: string }): { interactive: boolean } | { error: string } {
+export function decideInteractive(
+  mode: InteractiveMode,
+  stdin: { isTerminal: boolean; unavailableMessage?: string },
+): { interactive: boolean } | { error: string } {
   if (mode === 'Never') return { interactive: false };
   if (mode === 'IfAvailable') return { interactive: stdin.unavailableMessage === undefined && stdin.isTerminal };
   if (stdin.unavailableMessage !== undefined) {
-    return { error: `exec plugin cannot support interactive mode: standard input is unavailable${stdin.unavailableMessage ? `: ${stdin.unavailableMessage}` : ''}` };
+    return {
+      error: `exec plugin cannot support interactive mode: standard input is unavailable${stdin.unavailableMessage ? `: ${stdin.unavailableMessage}` : ''}`,
+    };
   }
-  if (!stdin.isTerminal) return { error: 'exec plugin cannot support interactive mode: standard input is not a terminal' };
+  if (!stdin.isTerminal)
+    return { error: 'exec plugin cannot support interactive mode: standard input is not a terminal' };
   return { interactive: true };
 }
 
 /** The ExecCredential client-go encodes into KUBERNETES_EXEC_INFO for this run. */
 export function execInfoFor(plugin: ExecPlugin, apiVersion: string, interactive: boolean): ExecCredential {
   // Field order as client-go encodes it (cluster before interactive), so the bytes match kubectl's.
-  const spec: ExecCredential['spec'] = plugin.config.provideClusterInfo && plugin.cluster ? { cluster: plugin.cluster, interactive } : { interactive };
+  const spec: ExecCredential['spec'] =
+    plugin.config.provideClusterInfo && plugin.cluster ? { cluster: plugin.cluster, interactive } : { interactive };
   return { kind: 'ExecCredential', apiVersion, spec };
 }
 
-export type ResolvedCommand = { ok: true; path: string; display: string } | { ok: false; error: string; notFound: boolean };
+export type ResolvedCommand =
+  { ok: true; path: string; display: string } | { ok: false; error: string; notFound: boolean };
 
 /**
  * Where client-go finds the binary: a command with a path separator is made
  * absolute against the kubeconfig's directory at load time; a bare name is
  * looked up on the client's PATH (not the PATH in exec.env).
  */
-export async function resolveExecCommand(plugin: ExecPlugin, parentEnv: NodeJS.ProcessEnv = process.env): Promise<ResolvedCommand> {
+export async function resolveExecCommand(
+  plugin: ExecPlugin,
+  parentEnv: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedCommand> {
   const { command, installHint } = plugin.config;
-  const notFound = (display: string): ResolvedCommand => ({ ok: false, notFound: true, error: notFoundMessage(display, installHint) });
+  const notFound = (display: string): ResolvedCommand => ({
+    ok: false,
+    notFound: true,
+    error: notFoundMessage(display, installHint),
+  });
   if (command.includes('/') || command.includes(sep)) {
     const path = isAbsolute(command) ? command : resolve(plugin.baseDir, command);
     const st = await stat(path).catch(() => undefined);
@@ -175,7 +190,15 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     case 'client-go': {
       const d = decideInteractive(plugin.config.interactiveMode, plan);
       if ('error' in d) {
-        return finish({ ...base, argv: [plugin.config.command, ...plugin.config.args], request: null, interactive: false, durationMs: 0, spawnError: d.error, decodeError: d.error });
+        return finish({
+          ...base,
+          argv: [plugin.config.command, ...plugin.config.args],
+          request: null,
+          interactive: false,
+          durationMs: 0,
+          spawnError: d.error,
+          decodeError: d.error,
+        });
       }
       interactive = d.interactive;
       stdinMode = { kind: interactive ? 'inherit' : 'ignore' };
@@ -209,7 +232,15 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   const resolved = await resolveExecCommand(plugin, parentEnv);
   const argv = [resolved.ok ? resolved.path : plugin.config.command, ...plugin.config.args];
   if (!resolved.ok) {
-    return finish({ ...base, argv, request: parsedRequest, interactive, durationMs: 0, spawnError: resolved.error, decodeError: resolved.error });
+    return finish({
+      ...base,
+      argv,
+      request: parsedRequest,
+      interactive,
+      durationMs: 0,
+      spawnError: resolved.error,
+      decodeError: resolved.error,
+    });
   }
 
   // Later entries win, as with Go's exec: exec.env over the client's, KUBERNETES_EXEC_INFO over both.
@@ -240,7 +271,8 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   };
   if (result.exitCode !== undefined) inv.exitCode = result.exitCode;
   if (result.signal) inv.signal = result.signal;
-  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES) inv.outputBytes = result.outputBytes;
+  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES)
+    inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
   // The token and key it printed, even in output client-go refuses (YAML, noise around JSON), so no report shows them.
   opts.redactor?.learn(inv.stdout).learn(inv.stderr);

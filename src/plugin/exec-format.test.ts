@@ -57,13 +57,20 @@ describe('execveFormatError: would execve refuse this file for its format?', () 
     const cafe = await file('cafe2', Buffer.from([0, 0, 0xca, 0xfe]));
     expect(execveFormatError(cafe, await binfmt('disabled', { cafe: CAFE }))).toBe('ENOEXEC');
     expect(execveFormatError(cafe, join(dir(), 'no-binfmt-mount'))).toBe('ENOEXEC');
-    expect(execveFormatError(cafe, await binfmt('enabled', { off: CAFE.replace('enabled', 'disabled') }))).toBe('ENOEXEC');
+    expect(execveFormatError(cafe, await binfmt('enabled', { off: CAFE.replace('enabled', 'disabled') }))).toBe(
+      'ENOEXEC',
+    );
   });
 });
 
 describe('binfmt_misc entries', () => {
   test('parses the magic, mask and offset, or the extension, as the kernel shows them', () => {
-    expect(parseBinfmtEntry('cafe', CAFE)).toEqual({ name: 'cafe', offset: 2, magic: Buffer.from([0xca, 0xfe]), mask: Buffer.from([0xff, 0xff]) });
+    expect(parseBinfmtEntry('cafe', CAFE)).toEqual({
+      name: 'cafe',
+      offset: 2,
+      magic: Buffer.from([0xca, 0xfe]),
+      mask: Buffer.from([0xff, 0xff]),
+    });
     expect(parseBinfmtEntry('jar', JAR)).toEqual({ name: 'jar', offset: 0, extension: 'jar' });
     expect(parseBinfmtEntry('off', 'disabled\nmagic cafe\n')).toBeUndefined();
   });

@@ -93,13 +93,22 @@ export function readBinfmtMisc(dir: string): BinfmtHandler[] {
 export function parseBinfmtEntry(name: string, text: string): BinfmtHandler | undefined {
   const lines = text.split('\n').map((l) => l.trim());
   if (lines[0] !== 'enabled') return undefined;
-  const field = (key: string) => lines.find((l) => l.startsWith(`${key} `))?.slice(key.length + 1).trim();
+  const field = (key: string) =>
+    lines
+      .find((l) => l.startsWith(`${key} `))
+      ?.slice(key.length + 1)
+      .trim();
   const extension = field('extension');
   if (extension !== undefined) return { name, offset: 0, extension: extension.replace(/^\./, '') };
   const magic = field('magic');
   if (!magic) return undefined;
   const mask = field('mask');
-  return { name, offset: Number(field('offset') ?? 0), magic: Buffer.from(magic, 'hex'), ...(mask ? { mask: Buffer.from(mask, 'hex') } : {}) };
+  return {
+    name,
+    offset: Number(field('offset') ?? 0),
+    magic: Buffer.from(magic, 'hex'),
+    ...(mask ? { mask: Buffer.from(mask, 'hex') } : {}),
+  };
 }
 
 /** The kernel's check_file(): the extension after the path's last dot, or the magic under its mask. */

@@ -12,7 +12,10 @@ const dir = useTempDir('credprov-fakeinst-');
 describe('installFakeProvider', () => {
   test('installs a wrapper the kubelet can run with an empty environment', async () => {
     const scenarioFile = join(dir(), "it's scenario.json");
-    await writeFile(scenarioFile, JSON.stringify({ rules: [{ match: '*.reg.example', auth: { '{registry}': { username: 'u', password: 'p' } } }] }));
+    await writeFile(
+      scenarioFile,
+      JSON.stringify({ rules: [{ match: '*.reg.example', auth: { '{registry}': { username: 'u', password: 'p' } } }] }),
+    );
     const logFile = join(dir(), 'requests.jsonl');
     await installFakeProvider({ binDir: join(dir(), 'bin'), name: 'fake', scenarioFile, logFile });
     const inv = await runKubeletPlugin({

@@ -12,7 +12,9 @@ import { readInvocationLog } from './invocation.ts';
 
 // The fake's main module: main.ts in a checkout, the compiled main.js in the npm package.
 export const FAKE_PROVIDER_MAIN = runnableModule('../../fixtures/fake-credential-provider/main.ts', import.meta.url);
-export const FAKE_PROVIDER_WRAPPER = fileURLToPath(new URL('../../fixtures/fake-credential-provider/credprov-fake-provider', import.meta.url));
+export const FAKE_PROVIDER_WRAPPER = fileURLToPath(
+  new URL('../../fixtures/fake-credential-provider/credprov-fake-provider', import.meta.url),
+);
 /** A catalogue plugin by name (fixtures/plugins/<name>). */
 export const catalogueDir = fileURLToPath(new URL('../../fixtures/plugins/', import.meta.url));
 
@@ -35,10 +37,12 @@ export async function installFakeProvider(o: FakeProviderInstall): Promise<strin
     '#!/bin/sh',
     '# credprov fake credential provider (installed by credprov; paths are absolute',
     '# because the kubelet may run plugins with a minimal environment).',
-    '# A provider entry\'s env (CREDPROV_FAKE_SCENARIO, CREDPROV_FAKE_LOG) wins over these defaults.',
+    "# A provider entry's env (CREDPROV_FAKE_SCENARIO, CREDPROV_FAKE_LOG) wins over these defaults.",
     `: "\${CREDPROV_FAKE_SCENARIO:=${o.scenarioFile.replace(/["\\$`]/g, '\\$&')}}"`,
     'export CREDPROV_FAKE_SCENARIO',
-    ...(o.logFile ? [`: "\${CREDPROV_FAKE_LOG:=${o.logFile.replace(/["\\$`]/g, '\\$&')}}"`, 'export CREDPROV_FAKE_LOG'] : []),
+    ...(o.logFile
+      ? [`: "\${CREDPROV_FAKE_LOG:=${o.logFile.replace(/["\\$`]/g, '\\$&')}}"`, 'export CREDPROV_FAKE_LOG']
+      : []),
     'CREDPROV_FAKE_ARGV0=$0',
     // Node's compile cache: the fake starts ~3x faster on every image pull.
     'NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE:-${TMPDIR:-/tmp}/credprov-node-compile-cache}',
@@ -57,7 +61,14 @@ export interface FakeRecord {
   /** argv[0] is the path the kubelet exec'd: <bin-dir>/<provider name>. */
   argv: string[];
   image?: string;
-  request: { apiVersion?: string; kind?: string; image?: string; serviceAccountToken?: string; serviceAccountAnnotations?: Record<string, string>; raw?: string };
+  request: {
+    apiVersion?: string;
+    kind?: string;
+    image?: string;
+    serviceAccountToken?: string;
+    serviceAccountAnnotations?: Record<string, string>;
+    raw?: string;
+  };
   tokenPresent: boolean;
   tokenSha256?: string;
   tokenAud?: string[];

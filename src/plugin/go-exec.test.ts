@@ -11,8 +11,17 @@ describe("Go's words for how a plugin ended", () => {
   });
 
   test("syscall.Signal's names, and Go's fallback for numbers it has no name for", () => {
-    expect(['SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGBUS', 'SIGFPE', 'SIGPIPE', 'SIGUSR1'].map(goSignalText)).toEqual([
-      'hangup', 'interrupt', 'quit', 'illegal instruction', 'bus error', 'floating point exception', 'broken pipe', 'user defined signal 1',
+    expect(
+      ['SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGBUS', 'SIGFPE', 'SIGPIPE', 'SIGUSR1'].map(goSignalText),
+    ).toEqual([
+      'hangup',
+      'interrupt',
+      'quit',
+      'illegal instruction',
+      'bus error',
+      'floating point exception',
+      'broken pipe',
+      'user defined signal 1',
     ]);
     expect(goSignalText('SIGSTKFLT')).toBe('stack fault');
     expect(goSignalText('SIGNOSUCH')).toBe('SIGNOSUCH');
@@ -23,7 +32,7 @@ describe("Go's words for how a plugin ended", () => {
     expect(goExitCode({ signal: 'SIGSEGV' })).toBe(-1);
   });
 
-  test('fork/exec errors with Go\'s errno strings', () => {
+  test("fork/exec errors with Go's errno strings", () => {
     expect(goForkExecError('/p', 'ENOEXEC')).toBe('fork/exec /p: exec format error');
     expect(goForkExecError('/p', 'EACCES')).toBe('fork/exec /p: permission denied');
   });

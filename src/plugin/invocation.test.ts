@@ -4,8 +4,17 @@ import { MAX_OUTPUT_BYTES } from './spawn.ts';
 
 function inv(stdout: string, totalBytes?: number): Invocation {
   return {
-    id: 'kp-0001', protocol: 'kubelet-credential-provider', startedAt: '', durationMs: 1, argv: ['/p'], envKeys: [], request: null,
-    stdout, stderr: '', timedOut: false, exitCode: 0,
+    id: 'kp-0001',
+    protocol: 'kubelet-credential-provider',
+    startedAt: '',
+    durationMs: 1,
+    argv: ['/p'],
+    envKeys: [],
+    request: null,
+    stdout,
+    stderr: '',
+    timedOut: false,
+    exitCode: 0,
     ...(totalBytes === undefined ? {} : { outputBytes: { stdout: totalBytes, stderr: 0 } }),
   };
 }
@@ -14,7 +23,9 @@ const TOTAL = MAX_OUTPUT_BYTES + 1_000_000;
 
 describe('cutResponse: is what the runner kept only the start of a response?', () => {
   test('says where stdout was cut when the kept part is one object not yet closed', () => {
-    expect(cutResponse(inv('{"apiVersion":"v1","auth":{"a":{"username":"u","password":"p"},"b":{"usern', TOTAL))).toBe(`stdout was cut at 4194304 bytes of ${TOTAL}`);
+    expect(cutResponse(inv('{"apiVersion":"v1","auth":{"a":{"username":"u","password":"p"},"b":{"usern', TOTAL))).toBe(
+      `stdout was cut at 4194304 bytes of ${TOTAL}`,
+    );
   });
 
   test('also when the object closed with only blanks after it: what followed the cut is unknown', () => {

@@ -69,7 +69,8 @@ export const MAX_LOGGED_OUTPUT = 64 * 1024;
 
 /** The invocation with stdout and stderr cut to MAX_LOGGED_OUTPUT characters each, saying so. */
 export function clipOutputs<T extends Invocation>(inv: T): T {
-  const clip = (s: string) => (s.length > MAX_LOGGED_OUTPUT ? `${s.slice(0, MAX_LOGGED_OUTPUT)}… (cut: ${s.length} characters in all)` : s);
+  const clip = (s: string) =>
+    s.length > MAX_LOGGED_OUTPUT ? `${s.slice(0, MAX_LOGGED_OUTPUT)}… (cut: ${s.length} characters in all)` : s;
   if (inv.stdout.length <= MAX_LOGGED_OUTPUT && inv.stderr.length <= MAX_LOGGED_OUTPUT) return inv;
   return { ...inv, stdout: clip(inv.stdout), stderr: clip(inv.stderr) };
 }

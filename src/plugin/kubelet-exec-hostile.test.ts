@@ -12,7 +12,12 @@ import { MAX_OUTPUT_BYTES } from './spawn.ts';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 const request = { apiVersion: V1, kind: 'CredentialProviderRequest' as const, image: 'reg.example/app' };
-const RESPONSE = JSON.stringify({ apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Registry', auth: { 'reg.example': { username: 'u', password: 'p' } } });
+const RESPONSE = JSON.stringify({
+  apiVersion: V1,
+  kind: 'CredentialProviderResponse',
+  cacheKeyType: 'Registry',
+  auth: { 'reg.example': { username: 'u', password: 'p' } },
+});
 
 const dir = useTempDir('credprov-kexec-hostile-');
 let marker = newMarker();
@@ -31,7 +36,12 @@ async function script(name: string, body: string): Promise<string> {
 }
 
 function run(path: string, timeoutMs: number) {
-  return runKubeletPlugin({ path, request, timeoutMs, parentEnv: { PATH: process.env.PATH, [TEST_MARKER_ENV]: marker } });
+  return runKubeletPlugin({
+    path,
+    request,
+    timeoutMs,
+    parentEnv: { PATH: process.env.PATH, [TEST_MARKER_ENV]: marker },
+  });
 }
 
 describe('runKubeletPlugin with hostile plugins', () => {
@@ -43,7 +53,9 @@ describe('runKubeletPlugin with hostile plugins', () => {
     expect(inv.timedOut).toBe(false);
     expect(inv.exitCode).toBe(0);
     expect(inv.response).toMatchObject({ cacheKeyType: 'Registry' });
-    expect(inv.strays).toEqual([{ pid: expect.any(Number), cmdline: expect.stringMatching(/sleep 30$/), holds: ['stdout', 'stderr'] }]);
+    expect(inv.strays).toEqual([
+      { pid: expect.any(Number), cmdline: expect.stringMatching(/sleep 30$/), holds: ['stdout', 'stderr'] },
+    ]);
     expect(await markedAfter(marker)).toEqual([]);
   }, 20_000);
 
@@ -67,7 +79,10 @@ describe('runKubeletPlugin with hostile plugins', () => {
   }, 20_000);
 
   test('is not held up by a setsid grandchild that closed its outputs, and kills it as a leftover', async () => {
-    const plugin = await script('grandchild', `cat >/dev/null\nsetsid sleep 30 </dev/null >/dev/null 2>&1 &\nprintf '%s' '${RESPONSE}'`);
+    const plugin = await script(
+      'grandchild',
+      `cat >/dev/null\nsetsid sleep 30 </dev/null >/dev/null 2>&1 &\nprintf '%s' '${RESPONSE}'`,
+    );
     const t0 = Date.now();
     const inv = await run(plugin, 10_000);
     expect(Date.now() - t0).toBeLessThan(2000);

@@ -9,7 +9,12 @@ import { useTempDir } from '../testing/tmp.ts';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 const request = { apiVersion: V1, kind: 'CredentialProviderRequest' as const, image: 'reg.example/app' };
-const goodResponse = JSON.stringify({ apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Registry', auth: { 'reg.example': { username: 'u', password: 'hunter22' } } });
+const goodResponse = JSON.stringify({
+  apiVersion: V1,
+  kind: 'CredentialProviderResponse',
+  cacheKeyType: 'Registry',
+  auth: { 'reg.example': { username: 'u', password: 'hunter22' } },
+});
 
 const dir = useTempDir('credprov-kexec-');
 
@@ -45,7 +50,11 @@ describe('runKubeletPlugin', () => {
     const inv = await runKubeletPlugin({
       path: plugin,
       parentEnv: { A: 'parent', B: 'parent', PATH: process.env.PATH },
-      env: [{ name: 'B', value: 'config' }, { name: 'C', value: 'first' }, { name: 'C', value: 'second' }],
+      env: [
+        { name: 'B', value: 'config' },
+        { name: 'C', value: 'first' },
+        { name: 'C', value: 'second' },
+      ],
       request,
     });
     expect(inv.stderr.trim()).toBe('A=parent B=config C=second');
@@ -60,7 +69,10 @@ describe('runKubeletPlugin', () => {
     const ok = await runKubeletPlugin({ path: plugin, request });
     expect(ok.exitCode).toBe(0);
     expect(ok.response).toMatchObject({ cacheKeyType: 'Registry' });
-    const wrong = await runKubeletPlugin({ path: plugin, request: { ...request, apiVersion: 'credentialprovider.kubelet.k8s.io/v1beta1' } });
+    const wrong = await runKubeletPlugin({
+      path: plugin,
+      request: { ...request, apiVersion: 'credentialprovider.kubelet.k8s.io/v1beta1' },
+    });
     expect(wrong.response).toBeUndefined();
     expect(wrong.decodeError).toMatch(/apiVersion/);
   });
@@ -74,7 +86,10 @@ describe('runKubeletPlugin', () => {
 
   test('does not decode a response cut at 4 MiB: the decode error says where it was cut, not what the cut broke', async () => {
     const head = `{"apiVersion":"${V1}","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.example":{"username":"u","password":"`;
-    const plugin = await script('huge-valid', `cat >/dev/null; printf '%s' '${head}'; head -c 5242880 /dev/zero | tr '\\0' p; printf '"}}}\\n'`);
+    const plugin = await script(
+      'huge-valid',
+      `cat >/dev/null; printf '%s' '${head}'; head -c 5242880 /dev/zero | tr '\\0' p; printf '"}}}\\n'`,
+    );
     const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 30_000 });
     const total = head.length + 5242880 + 5;
     expect(inv.outputBytes).toEqual({ stdout: total, stderr: 0 });

@@ -91,7 +91,8 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     stderr: result.stderr,
     timedOut: result.timedOut,
   };
-  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES) inv.outputBytes = result.outputBytes;
+  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES)
+    inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
   const spawnError = result.spawnErrorCode ? goForkExecError(file, result.spawnErrorCode) : undefined;
   if (spawnError) inv.spawnError = spawnError;

@@ -19,7 +19,16 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
 import { execveFormatError } from './exec-format.ts';
-import { farEnds, fdTarget, findStrays, killStrays, MARKER_ENV, newRunMarker, type OutputName, type StrayProcess } from './strays.ts';
+import {
+  farEnds,
+  fdTarget,
+  findStrays,
+  killStrays,
+  MARKER_ENV,
+  newRunMarker,
+  type OutputName,
+  type StrayProcess,
+} from './strays.ts';
 import { sleep } from '../core/time.ts';
 
 /** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
@@ -91,8 +100,19 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
   return new Promise((resolve) => {
     const marker = newRunMarker();
     const detached = p.stdin.kind !== 'inherit';
-    const stdio: StdioOptions = [p.stdin.kind === 'inherit' ? 'inherit' : p.stdin.kind === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'];
-    const failed = (code: string | undefined): ProcessResult => ({ stdout: '', stderr: '', outputBytes: { stdout: 0, stderr: 0 }, timedOut: false, spawnErrorCode: code ?? 'EUNKNOWN', strays: [] });
+    const stdio: StdioOptions = [
+      p.stdin.kind === 'inherit' ? 'inherit' : p.stdin.kind === 'ignore' ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+    ];
+    const failed = (code: string | undefined): ProcessResult => ({
+      stdout: '',
+      stderr: '',
+      outputBytes: { stdout: 0, stderr: 0 },
+      timedOut: false,
+      spawnErrorCode: code ?? 'EUNKNOWN',
+      strays: [],
+    });
     // Go's os/exec has no /bin/sh fallback: a file execve refuses never runs.
     if (p.file.includes('/') && execveFormatError(resolvePath(p.cwd ?? process.cwd(), p.file)) === 'ENOEXEC') {
       resolve(failed('ENOEXEC'));
@@ -101,7 +121,12 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     let child: ChildProcess;
     try {
       // Own process group (detached), so a timeout kills everything that stayed in it.
-      child = spawn(p.file, p.args, { env: { ...p.env, [MARKER_ENV]: marker }, detached, stdio, ...(p.cwd ? { cwd: p.cwd } : {}) });
+      child = spawn(p.file, p.args, {
+        env: { ...p.env, [MARKER_ENV]: marker },
+        detached,
+        stdio,
+        ...(p.cwd ? { cwd: p.cwd } : {}),
+      });
     } catch (e) {
       resolve(failed((e as NodeJS.ErrnoException).code));
       return;
@@ -115,7 +140,10 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
     // (farEnds). Not the plugin's fd 1 and 2: a shell may have pointed them
     // at /dev/null for a moment, and a path would match anyone's process.
     const ours = new Map<string, OutputName>();
-    for (const [stream, name] of [[child.stdout, 'stdout'], [child.stderr, 'stderr']] as const) {
+    for (const [stream, name] of [
+      [child.stdout, 'stdout'],
+      [child.stderr, 'stderr'],
+    ] as const) {
       const fd = (stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
       const target = fd !== undefined && fd >= 0 ? fdTarget(process.pid, fd) : undefined;
       if (target) ours.set(target, name);
@@ -156,7 +184,8 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       for (const cancel of timers) cancel();
       // Left behind: marked processes, and whoever holds an output that is still open.
       const outputs = outputsClosed ? new Map<string, OutputName>() : await farEnds(ours);
-      const look = () => findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
+      const look = () =>
+        findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
       let found = look();
       if (confirm && !outputsClosed && found.some((s) => s.holds.length > 0)) {
         // A holder gets one more chance: a background job of the plugin may
@@ -174,7 +203,9 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       child.stderr!.destroy();
       child.stdin?.destroy();
       // Members of its own group we killed at the timeout may still be dying: not leftovers.
-      const strays = found.filter((s) => s.holds.length > 0 || !groupWasKilled || s.pgid !== pid).map(({ pgid: _, ...s }) => s);
+      const strays = found
+        .filter((s) => s.holds.length > 0 || !groupWasKilled || s.pgid !== pid)
+        .map(({ pgid: _, ...s }) => s);
       resolve({
         stdout: out.text(),
         stderr: err.text(),
@@ -240,7 +271,6 @@ export function longTimeout(fn: () => void, ms: number): () => void {
   next();
   return () => clearTimeout(timer);
 }
-
 
 /** Keeps output up to MAX_OUTPUT_BYTES and counts the rest; the plugin is never blocked on a full pipe. */
 class Capture {

@@ -16,7 +16,7 @@ function sleeper(env: NodeJS.ProcessEnv = { PATH: process.env.PATH }): ChildProc
 }
 
 describe('findStrays', () => {
-  test('never reports an unmarked process by a guess, even when the plugin\'s outputs are unknown', () => {
+  test("never reports an unmarked process by a guess, even when the plugin's outputs are unknown", () => {
     // Unrelated processes with a pipe as stdout, like this one, are everywhere (shells, builds, log readers).
     const other = sleeper();
     const found = findStrays({ marker: 'no-such-run', outputs: new Map(), scanAll: true, guess: true });
@@ -25,7 +25,9 @@ describe('findStrays', () => {
   });
 
   test('ignores output targets that are paths: /dev/null is open everywhere', () => {
-    expect(findStrays({ marker: 'no-such-run', outputs: new Map([['/dev/null', 'stdout']]), scanAll: true })).toEqual([]);
+    expect(findStrays({ marker: 'no-such-run', outputs: new Map([['/dev/null', 'stdout']]), scanAll: true })).toEqual(
+      [],
+    );
   });
 
   test('finds an unmarked process only by the far end of our output socket', async () => {
@@ -64,6 +66,10 @@ describe('sweepOrphanedRuns', () => {
 
 test('warnOfOrphans names the pid and executable, never the arguments (they may carry secrets)', () => {
   const said: string[] = [];
-  warnOfOrphans({ warn: (m) => said.push(m) }, [{ pid: 4242, cmdline: '/opt/vendor/bin/plugin --password hunter2', holds: [] }]);
-  expect(said).toEqual(['killed pid 4242 (plugin): left running by a plugin run whose credprov died before it could clean up']);
+  warnOfOrphans({ warn: (m) => said.push(m) }, [
+    { pid: 4242, cmdline: '/opt/vendor/bin/plugin --password hunter2', holds: [] },
+  ]);
+  expect(said).toEqual([
+    'killed pid 4242 (plugin): left running by a plugin run whose credprov died before it could clean up',
+  ]);
 });

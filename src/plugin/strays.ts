@@ -47,7 +47,9 @@ export function sweepOrphanedRuns(): StrayProcess[] {
     const at = environ.indexOf(needle);
     if (at < 0) continue;
     const end = environ.indexOf(0, at);
-    const owner = /^(\d+)\./.exec(environ.subarray(at + needle.length, end < 0 ? undefined : end).toString('utf8'))?.[1];
+    const owner = /^(\d+)\./.exec(
+      environ.subarray(at + needle.length, end < 0 ? undefined : end).toString('utf8'),
+    )?.[1];
     // Markers without an owner pid (an older credprov) are left alone: nothing says their run ended.
     if (owner === undefined || isRunning(Number(owner))) continue;
     const stat = statOf(pid);
@@ -60,13 +62,19 @@ export function sweepOrphanedRuns(): StrayProcess[] {
 
 /** One warning per process a sweep killed, naming only its executable (its arguments may carry secrets). */
 export function warnOfOrphans(log: { warn(message: string): void }, orphans: StrayProcess[]): void {
-  for (const o of orphans) log.warn(`killed pid ${o.pid} (${basename(o.cmdline.split(' ')[0] ?? '')}): left running by a plugin run whose credprov died before it could clean up`);
+  for (const o of orphans)
+    log.warn(
+      `killed pid ${o.pid} (${basename(o.cmdline.split(' ')[0] ?? '')}): left running by a plugin run whose credprov died before it could clean up`,
+    );
 }
 
 /** Every process but this one (none where there is no /proc). */
 function otherProcesses(): number[] {
   try {
-    return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => pid !== process.pid);
+    return readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .map(Number)
+      .filter((pid) => pid !== process.pid);
   } catch {
     return [];
   }
@@ -120,7 +128,9 @@ export async function farEnds(ours: Map<string, OutputName>): Promise<Map<string
   }
   if (sockets.size === 0) return out;
   const table = await new Promise<string>((resolve) => {
-    execFile('ss', ['-x', '-a', '-n'], { timeout: 2000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => resolve(err ? '' : stdout));
+    execFile('ss', ['-x', '-a', '-n'], { timeout: 2000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
+      resolve(err ? '' : stdout),
+    );
   });
   // Netid State Recv-Q Send-Q Local-Address Local-Port(inode) Peer-Address Peer-Port(inode) …
   for (const line of table.split('\n')) {
@@ -214,7 +224,10 @@ const MAX_CMDLINE = 300;
 
 function cmdlineOf(pid: number): string {
   try {
-    const words = readFileSync(`/proc/${pid}/cmdline`).toString('utf8').split('\0').filter((w) => w !== '');
+    const words = readFileSync(`/proc/${pid}/cmdline`)
+      .toString('utf8')
+      .split('\0')
+      .filter((w) => w !== '');
     const text = words.join(' ');
     return text.length > MAX_CMDLINE ? `${text.slice(0, MAX_CMDLINE)}…` : text;
   } catch {

@@ -11,10 +11,19 @@ export interface Outcome {
 }
 
 export const pass = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'passed', message, evidence });
-export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'failed', message, evidence, cause: 'subject' });
+export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({
+  status: 'failed',
+  message,
+  evidence,
+  cause: 'subject',
+});
 export const skip = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skipped', message, evidence });
 
-export async function runCheck(check: Check, body: () => Promise<Outcome> | Outcome, now = () => new Date()): Promise<CheckResult> {
+export async function runCheck(
+  check: Check,
+  body: () => Promise<Outcome> | Outcome,
+  now = () => new Date(),
+): Promise<CheckResult> {
   const startedAt = now();
   const t0 = performance.now();
   let outcome: Outcome;

@@ -33,7 +33,12 @@ export function gridsOf(checks: CheckResult[]): Grid[] {
     }
     if (!g.rows.includes(row)) g.rows.push(row);
     if (!g.columns.includes(column)) g.columns.push(column);
-    (g.cells[row] ??= {})[column] = { checkId: c.id, status: c.status, text: c.cell.text ?? c.message, message: c.message };
+    (g.cells[row] ??= {})[column] = {
+      checkId: c.id,
+      status: c.status,
+      text: c.cell.text ?? c.message,
+      message: c.message,
+    };
   }
   return [...grids.values()];
 }

@@ -12,12 +12,24 @@ import type { CheckResult, RunReport } from './model.ts';
 import { writeReports } from './write.ts';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const inBrowser = testIf(CHROMIUM ? { ok: true } : { ok: false, reason: 'no Chromium (scripts/setup.sh installs Debian\'s chromium)' });
+const inBrowser = testIf(
+  CHROMIUM ? { ok: true } : { ok: false, reason: "no Chromium (scripts/setup.sh installs Debian's chromium)" },
+);
 const tmp = useTempDir('credprov-html-');
 const SECRET = 'canary-password-7f3a91';
 
 const check = (id: string, status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({
-  id, title: `title of ${id}`, level: 'MUST', source: 'KEP-2133', status, message: `message of ${id}`, evidence: [], startedAt: '2026-11-24T00:00:00Z', durationMs: 1, suite: 'matching', ...extra,
+  id,
+  title: `title of ${id}`,
+  level: 'MUST',
+  source: 'KEP-2133',
+  status,
+  message: `message of ${id}`,
+  evidence: [],
+  startedAt: '2026-11-24T00:00:00Z',
+  durationMs: 1,
+  suite: 'matching',
+  ...extra,
 });
 
 function sample(): RunReport {
@@ -25,10 +37,31 @@ function sample(): RunReport {
     tool: { name: 'credprov', version: '0.1.0', command: 'credprov run' },
     subject: { provider: 'local' },
     checks: [
-      check('MATCH-OK', 'passed', { comparison: { model: 'matching oracle', because: 'config order', predicted: ['a', 'b'], observed: ['a', 'b'], agree: true } }),
+      check('MATCH-OK', 'passed', {
+        comparison: {
+          model: 'matching oracle',
+          because: 'config order',
+          predicted: ['a', 'b'],
+          observed: ['a', 'b'],
+          agree: true,
+        },
+      }),
       check('MATCH-BAD', 'failed', {
-        comparison: { model: 'matching oracle', because: 'port differs', predicted: 'not exec\'d', observed: 'exec\'d', agree: false },
-        evidence: [{ kind: 'invocation', label: 'plugin invocations', data: [{ response: { stdout: `{"auth":{"reg":{"username":"u","password":"${SECRET}"}}}` } }] }, { kind: 'log', label: 'kubelet log excerpt', text: `<script>alert(1)</script> ${SECRET}` }],
+        comparison: {
+          model: 'matching oracle',
+          because: 'port differs',
+          predicted: "not exec'd",
+          observed: "exec'd",
+          agree: false,
+        },
+        evidence: [
+          {
+            kind: 'invocation',
+            label: 'plugin invocations',
+            data: [{ response: { stdout: `{"auth":{"reg":{"username":"u","password":"${SECRET}"}}}` } }],
+          },
+          { kind: 'log', label: 'kubelet log excerpt', text: `<script>alert(1)</script> ${SECRET}` },
+        ],
       }),
       check('MATCH-SKIPPED', 'skipped'),
     ],
@@ -57,39 +90,49 @@ describe('report.html', () => {
   let browser: import('puppeteer-core').Browser | undefined;
   afterAll(async () => browser?.close());
 
-  inBrowser('loads in Chromium without a network request; status and text filters work; no secret in the DOM', async () => {
-    const redactor = new Redactor();
-    redactor.add(SECRET);
-    const dir = join(tmp(), 'report');
-    await writeReports(sample(), dir, redactor);
-    const { launch } = await import('puppeteer-core');
-    browser = await launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-    const page = await browser.newPage();
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(`file://${join(dir, 'report.html')}`, { waitUntil: 'load' });
-    expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
-    const shown = () => page.$eval('#shown', (e) => e.textContent);
-    const visible = () => page.$$eval('#checks tr.check', (rows) => rows.filter((r) => !r.classList.contains('hidden')).map((r) => r.querySelector('b')?.textContent));
-    expect(await shown()).toBe('3 of 3 checks shown');
-    await page.click('input[data-status="passed"]');
-    expect(await visible()).toEqual(['MATCH-BAD', 'MATCH-SKIPPED']);
-    await page.type('#q', 'skipped');
-    expect(await visible()).toEqual(['MATCH-SKIPPED']);
-    expect(await shown()).toBe('1 of 3 checks shown');
-    const dom = await page.content();
-    expect(dom).not.toContain(SECRET);
-    expect(dom).toContain('&lt;redacted&gt;');
-    // A person looks at it too: the screenshot lands beside the report.
-    // Browser-side code as a string: the test program has no DOM types.
-    await page.evaluate(`(() => {
+  inBrowser(
+    'loads in Chromium without a network request; status and text filters work; no secret in the DOM',
+    async () => {
+      const redactor = new Redactor();
+      redactor.add(SECRET);
+      const dir = join(tmp(), 'report');
+      await writeReports(sample(), dir, redactor);
+      const { launch } = await import('puppeteer-core');
+      browser = await launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+      const page = await browser.newPage();
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      await page.goto(`file://${join(dir, 'report.html')}`, { waitUntil: 'load' });
+      expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
+      const shown = () => page.$eval('#shown', (e) => e.textContent);
+      const visible = () =>
+        page.$$eval('#checks tr.check', (rows) =>
+          rows.filter((r) => !r.classList.contains('hidden')).map((r) => r.querySelector('b')?.textContent),
+        );
+      expect(await shown()).toBe('3 of 3 checks shown');
+      await page.click('input[data-status="passed"]');
+      expect(await visible()).toEqual(['MATCH-BAD', 'MATCH-SKIPPED']);
+      await page.type('#q', 'skipped');
+      expect(await visible()).toEqual(['MATCH-SKIPPED']);
+      expect(await shown()).toBe('1 of 3 checks shown');
+      const dom = await page.content();
+      expect(dom).not.toContain(SECRET);
+      expect(dom).toContain('&lt;redacted&gt;');
+      // A person looks at it too: the screenshot lands beside the report.
+      // Browser-side code as a string: the test program has no DOM types.
+      await page.evaluate(`(() => {
       document.querySelector('#q').value = '';
       document.querySelectorAll('input[data-status]').forEach((b) => { b.checked = true; });
       document.querySelector('#q').dispatchEvent(new Event('input'));
       document.querySelector('#ev-1').open = true;
     })()`);
-    await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
-    expect(existsSync(join(dir, 'report.png'))).toBe(true);
-    if (process.env.CREDPROV_KEEP_SCREENSHOT) await (await import('node:fs/promises')).copyFile(join(dir, 'report.png'), process.env.CREDPROV_KEEP_SCREENSHOT);
-  }, 60_000);
+      await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
+      expect(existsSync(join(dir, 'report.png'))).toBe(true);
+      if (process.env.CREDPROV_KEEP_SCREENSHOT)
+        await (
+          await import('node:fs/promises')
+        ).copyFile(join(dir, 'report.png'), process.env.CREDPROV_KEEP_SCREENSHOT);
+    },
+    60_000,
+  );
 });

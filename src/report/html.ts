@@ -7,7 +7,8 @@
 import type { CheckResult, Evidence, RunReport } from './model.ts';
 import { gridsOf } from './grid.ts';
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const pretty = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
 export function toHtml(report: RunReport): string {
@@ -79,25 +80,50 @@ function suiteTable(report: RunReport): string {
 
 /** The suites' two-way tables (behaviour × client): each cell links to its check's row and evidence. */
 function grids(report: RunReport): string {
-  return gridsOf(report.checks).map((g) => {
-    const head = `<tr><th></th>${g.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;
-    const body = g.rows.map((r) => `<tr><th>${esc(r)}</th>${g.columns.map((col) => {
-      const c = g.cells[r]?.[col];
-      return c ? `<td class="${esc(c.status)}" title="${esc(c.message)}"><a href="#check-${esc(c.checkId)}">${esc(c.status.toUpperCase())}</a> ${esc(c.text)}</td>` : '<td>–</td>';
-    }).join('')}</tr>`).join('');
-    return `<h2>${esc(g.title)}</h2><table class="grid">${head}${body}</table>`;
-  }).join('\n');
+  return gridsOf(report.checks)
+    .map((g) => {
+      const head = `<tr><th></th>${g.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;
+      const body = g.rows
+        .map(
+          (r) =>
+            `<tr><th>${esc(r)}</th>${g.columns
+              .map((col) => {
+                const c = g.cells[r]?.[col];
+                return c
+                  ? `<td class="${esc(c.status)}" title="${esc(c.message)}"><a href="#check-${esc(c.checkId)}">${esc(c.status.toUpperCase())}</a> ${esc(c.text)}</td>`
+                  : '<td>–</td>';
+              })
+              .join('')}</tr>`,
+        )
+        .join('');
+      return `<h2>${esc(g.title)}</h2><table class="grid">${head}${body}</table>`;
+    })
+    .join('\n');
 }
 
 /** The qualification matrix (suite × version), when the report carries one (credprov qualify). */
 function matrix(report: RunReport): string {
-  const m = report.metrics?.matrix as { versions?: string[]; rows?: Array<{ suite: string; cells: Record<string, { status: string; reason?: string }> }> } | undefined;
+  const m = report.metrics?.matrix as
+    | {
+        versions?: string[];
+        rows?: Array<{ suite: string; cells: Record<string, { status: string; reason?: string }> }>;
+      }
+    | undefined;
   if (!m?.versions || !m.rows) return '';
   const head = `<tr><th>suite</th>${m.versions.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`;
-  const body = m.rows.map((r) => `<tr><td>${esc(r.suite)}</td>${m.versions!.map((v) => {
-    const cell = r.cells[v];
-    return cell ? `<td class="${esc(cell.status)}" title="${esc(cell.reason ?? '')}">${esc(cell.status)}${cell.reason ? `<br><small>${esc(cell.reason)}</small>` : ''}</td>` : '<td>–</td>';
-  }).join('')}</tr>`).join('');
+  const body = m.rows
+    .map(
+      (r) =>
+        `<tr><td>${esc(r.suite)}</td>${m
+          .versions!.map((v) => {
+            const cell = r.cells[v];
+            return cell
+              ? `<td class="${esc(cell.status)}" title="${esc(cell.reason ?? '')}">${esc(cell.status)}${cell.reason ? `<br><small>${esc(cell.reason)}</small>` : ''}</td>`
+              : '<td>–</td>';
+          })
+          .join('')}</tr>`,
+    )
+    .join('');
   return `<h2>Qualification matrix</h2><table id="matrix">${head}${body}</table>`;
 }
 
@@ -110,10 +136,12 @@ export function histogram(ms: number[]): string {
   const counts = new Array<number>(bins).fill(0);
   for (const v of ms) counts[Math.min(bins - 1, Math.floor((v - min) / width))]!++;
   const top = Math.max(...counts);
-  const bars = counts.map((n, i) => {
-    const h = (140 * n) / top;
-    return `<rect x="${40 + i * 26}" y="${160 - h}" width="22" height="${h}"><title>${(min + i * width).toFixed(1)}–${(min + (i + 1) * width).toFixed(1)} ms: ${n}</title></rect>`;
-  }).join('');
+  const bars = counts
+    .map((n, i) => {
+      const h = (140 * n) / top;
+      return `<rect x="${40 + i * 26}" y="${160 - h}" width="22" height="${h}"><title>${(min + i * width).toFixed(1)}–${(min + (i + 1) * width).toFixed(1)} ms: ${n}</title></rect>`;
+    })
+    .join('');
   const sorted = [...ms].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
   return `<h2>Plugin latency</h2><p>${ms.length} invocations · p50 ${q(0.5)} ms · p95 ${q(0.95)} ms · max ${max.toFixed(1)} ms</p>

@@ -1,14 +1,13 @@
 import type { CheckResult, RunReport } from './model.ts';
 
 const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
+  s
+    .replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
     // XML 1.0 forbids most control characters even when escaped.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 function evidenceText(c: CheckResult): string {
-  return c.evidence
-    .map((e) => `--- ${e.label}\n${'text' in e ? e.text : JSON.stringify(e.data, null, 2)}`)
-    .join('\n');
+  return c.evidence.map((e) => `--- ${e.label}\n${'text' in e ? e.text : JSON.stringify(e.data, null, 2)}`).join('\n');
 }
 
 /** junit.xml: one testsuite per run (per suite for credprov run), one testcase per check, classname = check level. */

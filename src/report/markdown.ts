@@ -27,10 +27,29 @@ export function toMarkdown(report: RunReport): string {
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const c of failures) {
-      lines.push(`### ${c.id} (${c.level}${c.cause === 'harness' ? ', harness error' : ''})`, '', c.message, '', `Requirement: ${c.source}`, '');
-      if (c.comparison) lines.push(`Predicted by ${c.comparison.model}: \`${short(c.comparison.predicted)}\`; observed: \`${short(c.comparison.observed)}\`.`, '');
+      lines.push(
+        `### ${c.id} (${c.level}${c.cause === 'harness' ? ', harness error' : ''})`,
+        '',
+        c.message,
+        '',
+        `Requirement: ${c.source}`,
+        '',
+      );
+      if (c.comparison)
+        lines.push(
+          `Predicted by ${c.comparison.model}: \`${short(c.comparison.predicted)}\`; observed: \`${short(c.comparison.observed)}\`.`,
+          '',
+        );
       for (const e of c.evidence) {
-        lines.push(`<details><summary>${e.label}</summary>`, '', '```', 'text' in e ? e.text : JSON.stringify(e.data, null, 2), '```', '</details>', '');
+        lines.push(
+          `<details><summary>${e.label}</summary>`,
+          '',
+          '```',
+          'text' in e ? e.text : JSON.stringify(e.data, null, 2),
+          '```',
+          '</details>',
+          '',
+        );
       }
     }
   }
@@ -50,11 +69,18 @@ function checkTable(checks: CheckResult[]): string[] {
 
 /** credprov run: one section per suite with its wall time; suite cases show the prediction next to what the kubelet did. */
 function suiteSections(report: RunReport): string[] {
-  const lines = ['## Suites', '', '| suite | checks | passed | failed | skipped | wall time |', '|---|---|---|---|---|---|'];
+  const lines = [
+    '## Suites',
+    '',
+    '| suite | checks | passed | failed | skipped | wall time |',
+    '|---|---|---|---|---|---|',
+  ];
   for (const s of report.suites ?? []) {
     const cs = report.checks.filter((c) => c.suite === s.name);
     const n = (st: CheckResult['status']) => cs.filter((c) => c.status === st).length;
-    lines.push(`| ${s.name} | ${cs.length} | ${n('passed')} | ${n('failed')} | ${n('skipped')} | ${(s.durationMs / 1000).toFixed(1)} s |`);
+    lines.push(
+      `| ${s.name} | ${cs.length} | ${n('passed')} | ${n('failed')} | ${n('skipped')} | ${(s.durationMs / 1000).toFixed(1)} s |`,
+    );
   }
   lines.push('');
   for (const s of report.suites ?? []) {
@@ -64,11 +90,14 @@ function suiteSections(report: RunReport): string[] {
       lines.push('| status | level | id | predicted | kubelet | message |', '|---|---|---|---|---|---|');
       for (const c of cs) {
         const p = c.comparison;
-        lines.push(`| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${p ? cell(short(p.predicted)) : ''} | ${p ? cell(short(p.observed)) : ''} | ${cell(c.message)} |`);
+        lines.push(
+          `| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${p ? cell(short(p.predicted)) : ''} | ${p ? cell(short(p.observed)) : ''} | ${cell(c.message)} |`,
+        );
       }
     } else {
       lines.push('| status | level | id | title | message |', '|---|---|---|---|---|');
-      for (const c of cs) lines.push(`| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`);
+      for (const c of cs)
+        lines.push(`| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`);
     }
     lines.push('');
     lines.push(...matrixTables(cs));
@@ -81,14 +110,27 @@ function suiteSections(report: RunReport): string[] {
 export function gridTables(cs: CheckResult[]): string[] {
   const lines: string[] = [];
   for (const g of gridsOf(cs)) {
-    lines.push(`### ${cell(g.title)}`, '', `| | ${g.columns.map(cell).join(' | ')} |`, `|---|${g.columns.map(() => '---|').join('')}`);
+    lines.push(
+      `### ${cell(g.title)}`,
+      '',
+      `| | ${g.columns.map(cell).join(' | ')} |`,
+      `|---|${g.columns.map(() => '---|').join('')}`,
+    );
     for (const r of g.rows) {
-      lines.push(`| **${cell(r)}** | ${g.columns.map((col) => {
-        const c = g.cells[r]?.[col];
-        return c ? `${ICON[c.status]} ${cell(c.text)}` : '–';
-      }).join(' | ')} |`);
+      lines.push(
+        `| **${cell(r)}** | ${g.columns
+          .map((col) => {
+            const c = g.cells[r]?.[col];
+            return c ? `${ICON[c.status]} ${cell(c.text)}` : '–';
+          })
+          .join(' | ')} |`,
+      );
     }
-    lines.push('', 'Each cell is one check (its id, message and evidence: report.json, under the check\'s `cell`; report.html links each cell to them).', '');
+    lines.push(
+      '',
+      "Each cell is one check (its id, message and evidence: report.json, under the check's `cell`; report.html links each cell to them).",
+      '',
+    );
   }
   return lines;
 }
@@ -102,7 +144,12 @@ export function matrixTables(cs: CheckResult[]): string[] {
       const rows = e.data.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null);
       const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
       const text = (v: unknown) => cell(v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-      lines.push(`### ${c.id}: matrix (${ICON[c.status]})`, '', `| ${columns.map(cell).join(' | ')} |`, `|${columns.map(() => '---|').join('')}`);
+      lines.push(
+        `### ${c.id}: matrix (${ICON[c.status]})`,
+        '',
+        `| ${columns.map(cell).join(' | ')} |`,
+        `|${columns.map(() => '---|').join('')}`,
+      );
       for (const r of rows) lines.push(`| ${columns.map((k) => text(r[k])).join(' | ')} |`);
       lines.push('');
     }

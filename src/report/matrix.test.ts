@@ -2,17 +2,51 @@ import { describe, expect, test } from '@jest/globals';
 import type { CheckResult, RunReport } from './model.ts';
 import { buildMatrix, matrixToJunit, matrixToMarkdown } from './matrix.ts';
 
-const c = (id: string, suite: string, status: CheckResult['status'], message = 'm'): CheckResult => ({ id, title: id, level: 'MUST', source: 's', status, message, evidence: [], startedAt: '', durationMs: 0, suite });
-const report = (checks: CheckResult[]): RunReport => ({ tool: { name: 'credprov', version: '0', command: 'x' }, subject: {}, checks, summary: { passed: 0, failed: 0, skipped: 0 }, startedAt: '', durationMs: 0 });
+const c = (id: string, suite: string, status: CheckResult['status'], message = 'm'): CheckResult => ({
+  id,
+  title: id,
+  level: 'MUST',
+  source: 's',
+  status,
+  message,
+  evidence: [],
+  startedAt: '',
+  durationMs: 0,
+  suite,
+});
+const report = (checks: CheckResult[]): RunReport => ({
+  tool: { name: 'credprov', version: '0', command: 'x' },
+  subject: {},
+  checks,
+  summary: { passed: 0, failed: 0, skipped: 0 },
+  startedAt: '',
+  durationMs: 0,
+});
 
 describe('qualification matrix', () => {
-  const m = buildMatrix([
-    { version: 'v1.36.5', report: report([c('A-1', 'matching', 'passed'), c('B-1', 'cache', 'failed', 'predicted 1 exec; the kubelet: 2')]) },
-    { version: 'v1.37.1', report: report([c('A-1', 'matching', 'passed'), c('B-1', 'cache', 'skipped', 'no cached kubelet')]) },
-  ], ['matching', 'cache']);
+  const m = buildMatrix(
+    [
+      {
+        version: 'v1.36.5',
+        report: report([
+          c('A-1', 'matching', 'passed'),
+          c('B-1', 'cache', 'failed', 'predicted 1 exec; the kubelet: 2'),
+        ]),
+      },
+      {
+        version: 'v1.37.1',
+        report: report([c('A-1', 'matching', 'passed'), c('B-1', 'cache', 'skipped', 'no cached kubelet')]),
+      },
+    ],
+    ['matching', 'cache'],
+  );
 
-  test('a cell is the suite\'s worst status on that version, with the first failing (or skipped) check as the reason', () => {
-    expect(m.rows[1]!.cells['v1.36.5']).toMatchObject({ status: 'failed', failed: 1, reason: 'B-1: predicted 1 exec; the kubelet: 2' });
+  test("a cell is the suite's worst status on that version, with the first failing (or skipped) check as the reason", () => {
+    expect(m.rows[1]!.cells['v1.36.5']).toMatchObject({
+      status: 'failed',
+      failed: 1,
+      reason: 'B-1: predicted 1 exec; the kubelet: 2',
+    });
     expect(m.rows[1]!.cells['v1.37.1']).toMatchObject({ status: 'skipped', reason: 'B-1: no cached kubelet' });
     expect(m.rows[0]!.cells['v1.37.1']).toMatchObject({ status: 'passed', passed: 1 });
   });

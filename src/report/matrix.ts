@@ -24,22 +24,43 @@ export interface Matrix {
 export function cellFor(checks: CheckResult[], report?: string): MatrixCell {
   const n = (s: Status) => checks.filter((c) => c.status === s).length;
   const status: Status = n('failed') > 0 ? 'failed' : n('passed') > 0 ? 'passed' : 'skipped';
-  const why = checks.find((c) => c.status === 'failed') ?? (status === 'skipped' ? checks.find((c) => c.status === 'skipped') : undefined);
-  return { status, passed: n('passed'), failed: n('failed'), skipped: n('skipped'), ...(why ? { reason: `${why.id}: ${why.message}`.slice(0, 300) } : {}), ...(report ? { report } : {}) };
+  const why =
+    checks.find((c) => c.status === 'failed') ??
+    (status === 'skipped' ? checks.find((c) => c.status === 'skipped') : undefined);
+  return {
+    status,
+    passed: n('passed'),
+    failed: n('failed'),
+    skipped: n('skipped'),
+    ...(why ? { reason: `${why.id}: ${why.message}`.slice(0, 300) } : {}),
+    ...(report ? { report } : {}),
+  };
 }
 
 /** Builds the matrix from one run report per version (checks carry their suite). */
-export function buildMatrix(perVersion: Array<{ version: string; report: RunReport; reportPath?: string }>, suites: string[]): Matrix {
+export function buildMatrix(
+  perVersion: Array<{ version: string; report: RunReport; reportPath?: string }>,
+  suites: string[],
+): Matrix {
   return {
     versions: perVersion.map((p) => p.version),
     rows: suites.map((suite) => ({
       suite,
-      cells: Object.fromEntries(perVersion.map((p) => [p.version, cellFor(p.report.checks.filter((c) => c.suite === suite), p.reportPath)])),
+      cells: Object.fromEntries(
+        perVersion.map((p) => [
+          p.version,
+          cellFor(
+            p.report.checks.filter((c) => c.suite === suite),
+            p.reportPath,
+          ),
+        ]),
+      ),
     })),
   };
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 const ICON: Record<Status, string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
 
 export function matrixToJson(m: Matrix): string {
@@ -47,9 +68,28 @@ export function matrixToJson(m: Matrix): string {
 }
 
 export function matrixToMarkdown(m: Matrix, title = 'credprov qualify'): string {
-  const lines = [`# ${title}`, '', `| suite | ${m.versions.join(' | ')} |`, `|---|${m.versions.map(() => '---').join('|')}|`];
-  for (const r of m.rows) lines.push(`| ${r.suite} | ${m.versions.map((v) => { const c = r.cells[v]; return c ? `${ICON[c.status]} ${c.passed}/${c.passed + c.failed + c.skipped}` : '–'; }).join(' | ')} |`);
-  const notes = m.rows.flatMap((r) => m.versions.flatMap((v) => (r.cells[v]?.reason ? [`- **${r.suite} on ${v}** (${r.cells[v]!.status}): ${r.cells[v]!.reason!.replace(/\s+/g, ' ')}`] : [])));
+  const lines = [
+    `# ${title}`,
+    '',
+    `| suite | ${m.versions.join(' | ')} |`,
+    `|---|${m.versions.map(() => '---').join('|')}|`,
+  ];
+  for (const r of m.rows)
+    lines.push(
+      `| ${r.suite} | ${m.versions
+        .map((v) => {
+          const c = r.cells[v];
+          return c ? `${ICON[c.status]} ${c.passed}/${c.passed + c.failed + c.skipped}` : '–';
+        })
+        .join(' | ')} |`,
+    );
+  const notes = m.rows.flatMap((r) =>
+    m.versions.flatMap((v) =>
+      r.cells[v]?.reason
+        ? [`- **${r.suite} on ${v}** (${r.cells[v]!.status}): ${r.cells[v]!.reason!.replace(/\s+/g, ' ')}`]
+        : [],
+    ),
+  );
   if (notes.length) lines.push('', '## Why', '', ...notes);
   return `${lines.join('\n')}\n`;
 }
@@ -65,7 +105,17 @@ export function matrixToJunit(m: Matrix): string {
     });
     const failures = m.rows.filter((r) => r.cells[v]?.status === 'failed').length;
     const skipped = m.rows.filter((r) => r.cells[v]?.status === 'skipped').length;
-    return [`  <testsuite name="${esc(v)}" tests="${m.rows.length}" failures="${failures}" errors="0" skipped="${skipped}">`, ...cases, '  </testsuite>'].join('\n');
+    return [
+      `  <testsuite name="${esc(v)}" tests="${m.rows.length}" failures="${failures}" errors="0" skipped="${skipped}">`,
+      ...cases,
+      '  </testsuite>',
+    ].join('\n');
   });
-  return ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="credprov qualify">', ...suites, '</testsuites>', ''].join('\n');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<testsuites name="credprov qualify">',
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
 }

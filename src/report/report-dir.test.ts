@@ -41,7 +41,9 @@ describe('prepareReportDir', () => {
     const t0 = Date.now();
     const e = await refusal('/proc/credprov-report');
     expect(Date.now() - t0).toBeLessThan(2000);
-    expect(e.reason).toBe('--report-dir /proc/credprov-report: cannot create /proc/credprov-report (directories cannot be created there)');
+    expect(e.reason).toBe(
+      '--report-dir /proc/credprov-report: cannot create /proc/credprov-report (directories cannot be created there)',
+    );
   });
 
   test('refuses /proc itself: it cannot be written', async () => {
@@ -52,10 +54,14 @@ describe('prepareReportDir', () => {
     const file = join(dir(), 'a-file');
     await writeFile(file, 'x');
     expect((await refusal(file)).reason).toBe(`--report-dir ${file}: is a file, not a directory`);
-    expect((await refusal(join(file, 'sub'))).reason).toBe(`--report-dir ${join(file, 'sub')}: ${file} is not a directory`);
+    expect((await refusal(join(file, 'sub'))).reason).toBe(
+      `--report-dir ${join(file, 'sub')}: ${file} is not a directory`,
+    );
   });
 
   test('refuses a place where directories cannot be made (sysfs: EPERM even for root)', async () => {
-    expect((await refusal('/sys/credprov-report')).reason).toBe('--report-dir /sys/credprov-report: cannot create /sys/credprov-report (operation not permitted)');
+    expect((await refusal('/sys/credprov-report')).reason).toBe(
+      '--report-dir /sys/credprov-report: cannot create /sys/credprov-report (operation not permitted)',
+    );
   });
 });

@@ -23,13 +23,23 @@ const WHY: Record<string, string> = {
  * Resolves --report-dir (`given`; undefined for the default reports/<timestamp>/)
  * against `cwd`, creates it and proves it writable. Returns the absolute path.
  */
-export async function prepareReportDir(given: string | undefined, cwd: string, startedAt = new Date(), flag = '--report-dir'): Promise<string> {
+export async function prepareReportDir(
+  given: string | undefined,
+  cwd: string,
+  startedAt = new Date(),
+  flag = '--report-dir',
+): Promise<string> {
   if (given !== undefined && given.trim() === '') {
-    throw new UsageError(`${flag} "": the path is empty`, { hint: `name a directory, or leave ${flag} out for reports/<timestamp>/` });
+    throw new UsageError(`${flag} "": the path is empty`, {
+      hint: `name a directory, or leave ${flag} out for reports/<timestamp>/`,
+    });
   }
   const dir = given !== undefined ? resolve(cwd, given) : defaultReportDir(cwd, startedAt);
   const refuse = (why: string): never => {
-    throw new UsageError(`${flag} ${dir}: ${why}`, { hint: given === undefined ? `pass ${flag} with a directory you can write to` : 'pick a directory you can write to' });
+    throw new UsageError(`${flag} ${dir}: ${why}`, {
+      hint:
+        given === undefined ? `pass ${flag} with a directory you can write to` : 'pick a directory you can write to',
+    });
   };
 
   // The missing tail of the path, deepest first, and the nearest thing that exists.

@@ -6,17 +6,33 @@ import { toJson } from './json.ts';
 import { toJunit } from './junit.ts';
 import { toMarkdown } from './markdown.ts';
 
-const check = (id: string, level: 'MUST' | 'SHOULD' = 'MUST') => ({ id, title: `${id} holds`, level, source: 'KEP-2133' });
+const check = (id: string, level: 'MUST' | 'SHOULD' = 'MUST') => ({
+  id,
+  title: `${id} holds`,
+  level,
+  source: 'KEP-2133',
+});
 
 async function sample(): Promise<RunReport> {
   const checks = [
     await runCheck(check('a'), () => pass('fine')),
-    await runCheck(check('b', 'SHOULD'), () => fail('nope <&>', [{ kind: 'data', label: 'response', data: { auth: { 'r.io': { username: 'u', password: 'hunter22' } } } }])),
+    await runCheck(check('b', 'SHOULD'), () =>
+      fail('nope <&>', [
+        { kind: 'data', label: 'response', data: { auth: { 'r.io': { username: 'u', password: 'hunter22' } } } },
+      ]),
+    ),
     await runCheck(check('c'), () => {
       throw new Error('boom');
     }),
   ];
-  return { tool: { name: 'credprov', version: '0', command: 'certify kubelet-plugin' }, subject: {}, checks, summary: summarize(checks), startedAt: new Date(0).toISOString(), durationMs: 5 };
+  return {
+    tool: { name: 'credprov', version: '0', command: 'certify kubelet-plugin' },
+    subject: {},
+    checks,
+    summary: summarize(checks),
+    startedAt: new Date(0).toISOString(),
+    durationMs: 5,
+  };
 }
 
 describe('results model', () => {
@@ -44,8 +60,19 @@ describe('results model', () => {
   });
   test('credprov run: a JUnit testsuite per suite, and report.json and report.md carry suites and comparisons', async () => {
     const base = await sample();
-    const checks = base.checks.map((c, i) => ({ ...c, suite: i === 0 ? 'matching' : 'cache', ...(i === 0 ? { comparison: { model: 'oracle', because: 'b', predicted: 'x', observed: 'x', agree: true } } : {}) }));
-    const r: RunReport = { ...base, checks, suites: [{ name: 'matching', summary: 'm', durationMs: 1500 }, { name: 'cache', summary: 'c', durationMs: 2500 }] };
+    const checks = base.checks.map((c, i) => ({
+      ...c,
+      suite: i === 0 ? 'matching' : 'cache',
+      ...(i === 0 ? { comparison: { model: 'oracle', because: 'b', predicted: 'x', observed: 'x', agree: true } } : {}),
+    }));
+    const r: RunReport = {
+      ...base,
+      checks,
+      suites: [
+        { name: 'matching', summary: 'm', durationMs: 1500 },
+        { name: 'cache', summary: 'c', durationMs: 2500 },
+      ],
+    };
     const xml = toJunit(r);
     expect(xml).toContain('<testsuite name="matching" tests="1" failures="0" errors="0" skipped="0"');
     expect(xml).toContain('<testsuite name="cache" tests="2" failures="1" errors="1" skipped="0"');

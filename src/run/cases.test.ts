@@ -15,23 +15,49 @@ const B = check('B');
 const C = check('C');
 
 function suiteRun(o: { ci?: boolean; caps?: Partial<Capabilities> } = {}): SuiteRun {
-  const caps: Capabilities = { restartKubelet: true, swapKubeletBinary: false, installPlugins: true, hostRegistries: true, hostContainerd: true, kubeletFiles: false, clusterCA: true, apiserverAuthn: true, ...o.caps };
+  const caps: Capabilities = {
+    restartKubelet: true,
+    swapKubeletBinary: false,
+    installPlugins: true,
+    hostRegistries: true,
+    hostContainerd: true,
+    kubeletFiles: false,
+    clusterCA: true,
+    apiserverAuthn: true,
+    ...o.caps,
+  };
   return {
-    log: noopLogger, progress: silentProgress, artifactsDir: '/nonexistent', redactor: new Redactor(), processEnv: {}, ci: o.ci ?? false, environmentName: 'unit',
-    defer: () => { throw new Error('a case must not reach the suite\'s defer'); },
-    own: () => { throw new Error('a case must not reach the suite\'s own'); },
+    log: noopLogger,
+    progress: silentProgress,
+    artifactsDir: '/nonexistent',
+    redactor: new Redactor(),
+    processEnv: {},
+    ci: o.ci ?? false,
+    environmentName: 'unit',
+    defer: () => {
+      throw new Error("a case must not reach the suite's defer");
+    },
+    own: () => {
+      throw new Error("a case must not reach the suite's own");
+    },
     environment: { name: 'unit', provider: 'local' } as Environment,
     provider: { name: 'local' } as EnvironmentProvider,
     can: (c) => caps[c],
   };
 }
 
-const agreeing = (c: Check): CheckResult => judge(c, { prediction: { value: 1, model: 'unit model', because: 'one' }, observed: 1, show: String });
+const agreeing = (c: Check): CheckResult =>
+  judge(c, { prediction: { value: 1, model: 'unit model', because: 'one' }, observed: 1, show: String });
 
 describe('runCases', () => {
-  test('a throw becomes a harness failure of each of that case\'s checks; the other cases still report', async () => {
+  test("a throw becomes a harness failure of each of that case's checks; the other cases still report", async () => {
     const results = await runCases(suiteRun(), [
-      { checks: [A, B], run: async () => { throw new Error('registry went away'); } },
+      {
+        checks: [A, B],
+        run: async () => {
+          throw new Error('registry went away');
+        },
+      },
       caseOf(C, async () => agreeing(C)),
     ]);
     expect(results.map((r) => [r.id, r.status, r.cause ?? '', r.message])).toEqual([
@@ -42,7 +68,9 @@ describe('runCases', () => {
   });
 
   test('a check the case dropped, repeated or never declared is a harness failure, in the declared order', async () => {
-    const results = await runCases(suiteRun(), [{ checks: [A, B], run: async () => [agreeing(B), agreeing(C), agreeing(B)] }]);
+    const results = await runCases(suiteRun(), [
+      { checks: [A, B], run: async () => [agreeing(B), agreeing(C), agreeing(B)] },
+    ]);
     expect(results.map((r) => `${r.id}:${r.status}`)).toEqual(['A:failed', 'B:passed', 'C:failed', 'B:failed']);
     expect(results[0]!.message).toBe('the case of A, B gave no result for check A');
     expect(results[2]!.message).toMatch(/reported check C which it does not declare/);
@@ -52,26 +80,36 @@ describe('runCases', () => {
   test('a case needing a capability the provider lacks is skipped with the reason, and fails under CI', async () => {
     const needy: Case = caseOf(A, async () => agreeing(A), { needs: ['kubeletFiles'] });
     const [skippedHere] = await runCases(suiteRun(), [needy]);
-    expect(skippedHere).toMatchObject({ status: 'skipped', message: expect.stringContaining("kubeletFiles (read and write the kubelet's files from this host)") });
+    expect(skippedHere).toMatchObject({
+      status: 'skipped',
+      message: expect.stringContaining("kubeletFiles (read and write the kubelet's files from this host)"),
+    });
     const [failedInCI] = await runCases(suiteRun({ ci: true }), [needy]);
     expect(failedInCI).toMatchObject({ status: 'failed', cause: 'harness' });
   });
 
   test('cleanups run last first after each case, and failure evidence is collected only for a failing case', async () => {
     const order: string[] = [];
-    const results = await runCases(suiteRun(), [
-      caseOf(A, async (ctx) => {
-        ctx.defer(() => void order.push('A first'));
-        ctx.defer(() => void order.push('A second'));
-        ctx.onFailure(() => { order.push('A evidence'); return []; });
-        return agreeing(A);
-      }),
-      caseOf(B, async (ctx) => {
-        await ctx.own({ stop: async () => void order.push('B stopped') });
-        ctx.onFailure(() => [{ kind: 'text', label: 'kubelet log', text: 'E0101 boom' }]);
-        return judge(B, { prediction: { value: 1, model: 'unit model', because: 'one' }, observed: 2, show: String });
-      }),
-    ], { concurrency: 1 });
+    const results = await runCases(
+      suiteRun(),
+      [
+        caseOf(A, async (ctx) => {
+          ctx.defer(() => void order.push('A first'));
+          ctx.defer(() => void order.push('A second'));
+          ctx.onFailure(() => {
+            order.push('A evidence');
+            return [];
+          });
+          return agreeing(A);
+        }),
+        caseOf(B, async (ctx) => {
+          await ctx.own({ stop: async () => void order.push('B stopped') });
+          ctx.onFailure(() => [{ kind: 'text', label: 'kubelet log', text: 'E0101 boom' }]);
+          return judge(B, { prediction: { value: 1, model: 'unit model', because: 'one' }, observed: 2, show: String });
+        }),
+      ],
+      { concurrency: 1 },
+    );
     expect(order).toEqual(['A second', 'A first', 'B stopped']);
     expect(results[1]!.evidence.map((e) => e.label)).toEqual(['prediction and observation', 'kubelet log']);
   });
@@ -79,28 +117,36 @@ describe('runCases', () => {
   test('concurrency bounds how many cases run at once', async () => {
     let running = 0;
     let most = 0;
-    const slow = (c: Check) => caseOf(c, async () => {
-      most = Math.max(most, ++running);
-      await new Promise((r) => setTimeout(r, 20));
-      running--;
-      return agreeing(c);
-    });
+    const slow = (c: Check) =>
+      caseOf(c, async () => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 20));
+        running--;
+        return agreeing(c);
+      });
     await runCases(suiteRun(), [slow(A), slow(B), slow(C)], { concurrency: 2 });
     expect(most).toBe(2);
   });
 });
 
 describe('judge', () => {
-  const base = { prediction: { value: 'exec', model: 'cache model', because: 'entry expired' }, show: (v: string) => v };
+  const base = {
+    prediction: { value: 'exec', model: 'cache model', because: 'entry expired' },
+    show: (v: string) => v,
+  };
 
   test('agreement passes; disagreement fails on the subject with both sides and the hint', () => {
     expect(judge(A, { ...base, observed: 'exec' })).toMatchObject({ status: 'passed', comparison: { agree: true } });
     const r = judge(A, { ...base, observed: 'hit', onDisagree: 'the pods ran too early' });
-    expect(r).toMatchObject({ status: 'failed', cause: 'subject', comparison: { agree: false, predicted: 'exec', observed: 'hit' } });
+    expect(r).toMatchObject({
+      status: 'failed',
+      cause: 'subject',
+      comparison: { agree: false, predicted: 'exec', observed: 'hit' },
+    });
     expect(r.message).toBe('predicted exec (cache model: entry expired); the kubelet: hit (the pods ran too early)');
   });
 
-  test('an invalid comparison is the harness\'s failure, whatever it says', () => {
+  test("an invalid comparison is the harness's failure, whatever it says", () => {
     const r = judge(A, { ...base, observed: 'exec', invalidBecause: 'schedule slipped' });
     expect(r).toMatchObject({ status: 'failed', cause: 'harness', comparison: { agree: true } });
     expect(r.message).toMatch(/^schedule slipped; the kubelet: exec, as predicted/);
@@ -113,7 +159,7 @@ describe('judge', () => {
   });
 });
 
-test('reconcile keeps a suite\'s declared order and names what is missing', () => {
+test("reconcile keeps a suite's declared order and names what is missing", () => {
   const out = reconcile('suite s', [A, B], [agreeing(B)]);
   expect(out.map((r) => `${r.id}:${r.status}:${r.cause ?? ''}`)).toEqual(['A:failed:harness', 'B:passed:']);
   expect(out[0]!.message).toBe('suite s gave no result for check A');
@@ -124,9 +170,17 @@ test('something that finishes starting after its scope closed is stopped at once
   const scope = new Scope('unit', noopLogger);
   let stopped = false;
   let finishStarting!: (s: { stop(): Promise<void> }) => void;
-  const late = scope.own(new Promise<{ stop(): Promise<void> }>((r) => { finishStarting = r; }));
+  const late = scope.own(
+    new Promise<{ stop(): Promise<void> }>((r) => {
+      finishStarting = r;
+    }),
+  );
   await scope.close();
-  finishStarting({ stop: async () => { stopped = true; } });
+  finishStarting({
+    stop: async () => {
+      stopped = true;
+    },
+  });
   await late;
   await new Promise((r) => setImmediate(r));
   expect(stopped).toBe(true);

@@ -33,7 +33,11 @@ export interface Case {
 }
 
 /** The usual case: one check, one result. */
-export function caseOf(check: Check, run: (ctx: CaseContext) => Promise<CheckResult>, o: { needs?: Capability[] } = {}): Case {
+export function caseOf(
+  check: Check,
+  run: (ctx: CaseContext) => Promise<CheckResult>,
+  o: { needs?: Capability[] } = {},
+): Case {
   return { checks: [check], ...(o.needs ? { needs: o.needs } : {}), run };
 }
 
@@ -44,7 +48,9 @@ export interface RunCasesOptions {
 
 export async function runCases(ctx: SuiteRun, cases: Case[], o: RunCasesOptions = {}): Promise<CheckResult[]> {
   const settled = await mapPool(cases, o.concurrency ?? cases.length, (c) => runCase(ctx, c));
-  return settled.flatMap((s, i) => (s.status === 'fulfilled' ? s.value : cases[i]!.checks.map((check) => harnessFailed(check, s.reason))));
+  return settled.flatMap((s, i) =>
+    s.status === 'fulfilled' ? s.value : cases[i]!.checks.map((check) => harnessFailed(check, s.reason)),
+  );
 }
 
 async function runCase(suite: SuiteRun, c: Case): Promise<CheckResult[]> {
@@ -72,7 +78,11 @@ async function runCase(suite: SuiteRun, c: Case): Promise<CheckResult[]> {
   let results: CheckResult[];
   try {
     const returned = await c.run(ctx);
-    results = reconcile(`the case of ${c.checks.map((x) => x.id).join(', ')}`, c.checks, Array.isArray(returned) ? returned : [returned]);
+    results = reconcile(
+      `the case of ${c.checks.map((x) => x.id).join(', ')}`,
+      c.checks,
+      Array.isArray(returned) ? returned : [returned],
+    );
   } catch (err) {
     results = c.checks.map((check) => harnessFailed(check, err, [], startedAt));
   }
@@ -89,5 +99,7 @@ async function runCase(suite: SuiteRun, c: Case): Promise<CheckResult[]> {
   }
   for (const ns of namespaces) extra.push(...(await ns.finish(failed).catch(() => [])));
   await scope.close();
-  return extra.length === 0 ? results : results.map((r) => (r.status === 'failed' ? { ...r, evidence: [...r.evidence, ...extra] } : r));
+  return extra.length === 0
+    ? results
+    : results.map((r) => (r.status === 'failed' ? { ...r, evidence: [...r.evidence, ...extra] } : r));
 }

@@ -5,9 +5,12 @@ import { CredprovError } from '../core/errors.ts';
 import type { Environment, KubeletFiles } from '../cluster/provider.ts';
 
 function missing(env: Environment, field: string, capability: string): CredprovError {
-  return new CredprovError(`environment ${env.name} (provider ${env.provider}) has no ${field}: the suite needs capability ${capability}`, {
-    hint: `if its provider has it, the environment predates this credprov: credprov down --name ${env.name}, then run again`,
-  });
+  return new CredprovError(
+    `environment ${env.name} (provider ${env.provider}) has no ${field}: the suite needs capability ${capability}`,
+    {
+      hint: `if its provider has it, the environment predates this credprov: credprov down --name ${env.name}, then run again`,
+    },
+  );
 }
 
 /** The kubelet's root dir, config file and log on this host (capability kubeletFiles). */

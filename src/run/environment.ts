@@ -27,7 +27,9 @@ export interface EnsureOptions {
 export async function ensureEnvironment(wanted: EnvironmentSpec, o: EnsureOptions): Promise<Ensured> {
   const running = await readEnvironment(wanted.name, o.processEnv);
   const providerName = wanted.provider === 'auto' ? (running?.provider ?? 'auto') : wanted.provider;
-  const provider = await (o.providerFor ?? ((n) => resolveProvider(n, { log: o.log, env: o.processEnv })))(providerName);
+  const provider = await (o.providerFor ?? ((n) => resolveProvider(n, { log: o.log, env: o.processEnv })))(
+    providerName,
+  );
   if (running && running.provider === provider.name) {
     const status = await provider.status(running);
     const delta = compareSpecs(running.spec, wanted);
@@ -36,9 +38,12 @@ export async function ensureEnvironment(wanted: EnvironmentSpec, o: EnsureOption
       const environment = await provider.restartKubelet(running, kubeletChange(wanted), o.progress);
       return { environment, provider, action: 'restarted-kubelet' };
     }
-    o.log.info(`environment '${wanted.name}' ${status.ready ? 'does not match the spec' : 'is not healthy'}; bringing up a new one`);
+    o.log.info(
+      `environment '${wanted.name}' ${status.ready ? 'does not match the spec' : 'is not healthy'}; bringing up a new one`,
+    );
   }
-  if (running || (await listEnvironmentNames(o.processEnv)).includes(wanted.name)) await provider.down(running ?? wanted.name, o.progress);
+  if (running || (await listEnvironmentNames(o.processEnv)).includes(wanted.name))
+    await provider.down(running ?? wanted.name, o.progress);
   const environment = await provider.up(wanted, o.progress, { keep: o.keepOnFailure ?? false });
   return { environment, provider, action: 'brought-up' };
 }

@@ -6,8 +6,32 @@ export type { PreparedSuite, Stoppable, Suite, SuiteRun, SuiteSetup } from './su
 export { caseOf, runCases, type Case, type CaseContext, type RunCasesOptions } from './cases.ts';
 export { agrees, judge, type Judgement, type Prediction } from './prediction.ts';
 export { harnessFailed, notRun } from './results.ts';
-export { answer, kubeletEvidence, prepareFleet, pullFailure, runPod, startLabRegistry, type Fleet, type FleetMember, type LabRegistry, type PodRun, type PullResult } from './lab.ts';
-export { containerLog, createPod, deletePod, podEvents, podOutcome, waitForPodEvents, waitForPodOutcome, watchPod, type PodEvent, type PodOptions, type PodOutcome } from './pods.ts';
+export {
+  answer,
+  kubeletEvidence,
+  prepareFleet,
+  pullFailure,
+  runPod,
+  startLabRegistry,
+  type Fleet,
+  type FleetMember,
+  type LabRegistry,
+  type PodRun,
+  type PullResult,
+} from './lab.ts';
+export {
+  containerLog,
+  createPod,
+  deletePod,
+  podEvents,
+  podOutcome,
+  waitForPodEvents,
+  waitForPodOutcome,
+  watchPod,
+  type PodEvent,
+  type PodOptions,
+  type PodOutcome,
+} from './pods.ts';
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';

@@ -16,7 +16,16 @@ import type { Environment } from '../cluster/provider.ts';
 import type { Rule, ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
 import type { Evidence } from '../report/model.ts';
-import { createPod, deletePod, logExcerpt, podEvents, waitForPodOutcome, type PodEvent, type PodOptions, type PodOutcome } from './pods.ts';
+import {
+  createPod,
+  deletePod,
+  logExcerpt,
+  podEvents,
+  waitForPodOutcome,
+  type PodEvent,
+  type PodOptions,
+  type PodOutcome,
+} from './pods.ts';
 import type { SuiteSetup } from './suite.ts';
 
 export interface LabRegistry {
@@ -36,18 +45,31 @@ export interface LabRegistry {
   stop(o?: { keepLogAs?: string }): Promise<void>;
 }
 
-export async function startLabRegistry(ctx: SuiteSetup, name: string, o: { username?: string } = {}): Promise<LabRegistry> {
+export async function startLabRegistry(
+  ctx: SuiteSetup,
+  name: string,
+  o: { username?: string } = {},
+): Promise<LabRegistry> {
   // `username`: the account name the fakes hand out (ECR tokens always say AWS); default the lab's name.
   const user = generatedUser(o.username ?? name);
   const wrongPassword = randomBytes(12).toString('hex');
   ctx.redactor.add(user.password);
   ctx.redactor.add(wrongPassword);
-  const registry = await processProvider({ logger: ctx.log }).start({ name: `${name}-${randomBytes(3).toString('hex')}`, auth: Auth.htpasswd([user]), tls: true, logger: ctx.log, progress: ctx.progress });
+  const registry = await processProvider({ logger: ctx.log }).start({
+    name: `${name}-${randomBytes(3).toString('hex')}`,
+    auth: Auth.htpasswd([user]),
+    tls: true,
+    logger: ctx.log,
+    progress: ctx.progress,
+  });
   const marker = `credprov-${name}-${randomBytes(3).toString('hex')}`;
   let image: BuiltImage | undefined;
   const routed: string[] = [];
   return {
-    registry, user, wrongPassword, marker,
+    registry,
+    user,
+    wrongPassword,
+    marker,
     async push(repository, tag = 'v1') {
       image ??= await busyboxImage({ marker });
       await registry.push(image, { name: repository, tag });
@@ -58,13 +80,19 @@ export async function startLabRegistry(ctx: SuiteSetup, name: string, o: { usern
       return image.manifest.digest;
     },
     async serveAs(env, imageHost) {
-      if (!env.containerd) throw new Error(`environment ${env.name} has no containerd config path to route ${imageHost} through`);
-      routed.push(imageHost === registry.host ? await registry.trustForContainerd(env.containerd.certsDir) : await registry.serveAs(env.containerd.certsDir, imageHost));
+      if (!env.containerd)
+        throw new Error(`environment ${env.name} has no containerd config path to route ${imageHost} through`);
+      routed.push(
+        imageHost === registry.host
+          ? await registry.trustForContainerd(env.containerd.certsDir)
+          : await registry.serveAs(env.containerd.certsDir, imageHost),
+      );
     },
     async stop(so = {}) {
       if (so.keepLogAs) {
         const text = await readFile(registry.logFile, 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFile(join(ctx.artifactsDir, so.keepLogAs), ctx.redactor.text(text)).catch(() => {});
+        if (text !== undefined)
+          await writeFile(join(ctx.artifactsDir, so.keepLogAs), ctx.redactor.text(text)).catch(() => {});
       }
       await Promise.all(routed.splice(0).map((d) => rm(d, { recursive: true, force: true })));
       await registry.stop();
@@ -95,7 +123,11 @@ export interface Fleet {
   redactArtifacts(): Promise<void>;
 }
 
-export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: { kubeletConfig?: Record<string, unknown> } = {}): Promise<Fleet> {
+export async function prepareFleet(
+  ctx: SuiteSetup,
+  members: FleetMember[],
+  o: { kubeletConfig?: Record<string, unknown> } = {},
+): Promise<Fleet> {
   const dir = join(ctx.artifactsDir, 'fakes');
   const logFile = join(dir, 'plugin-invocations.jsonl');
   await rm(dir, { recursive: true, force: true });
@@ -104,7 +136,12 @@ export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: {
   const plugins: Record<string, string> = {};
   for (const m of members) {
     await writeFile(scenarioFile(m.name), JSON.stringify(m.scenario, null, 2));
-    plugins[m.name] = await installFakeProvider({ binDir: join(dir, 'bin'), name: m.name, scenarioFile: scenarioFile(m.name), logFile });
+    plugins[m.name] = await installFakeProvider({
+      binDir: join(dir, 'bin'),
+      name: m.name,
+      scenarioFile: scenarioFile(m.name),
+      logFile,
+    });
   }
   const config: CredentialProviderConfig = {
     apiVersion: 'kubelet.config.k8s.io/v1',
@@ -118,7 +155,10 @@ export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: {
     })),
   } as CredentialProviderConfig;
   return {
-    spec: { credentialProvider: { plugins, config: config as unknown as Record<string, unknown> }, ...(o.kubeletConfig ? { kubelet: { config: o.kubeletConfig } } : {}) },
+    spec: {
+      credentialProvider: { plugins, config: config as unknown as Record<string, unknown> },
+      ...(o.kubeletConfig ? { kubelet: { config: o.kubeletConfig } } : {}),
+    },
     config,
     logFile,
     invocations: () => readFakeInvocations(logFile),
@@ -128,7 +168,9 @@ export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: {
       await rename(tmp, scenarioFile(name));
     },
     async redactArtifacts() {
-      for (const f of (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl'))) {
+      for (const f of (await readdir(dir).catch(() => [] as string[])).filter(
+        (n) => n.endsWith('.json') || n.endsWith('.jsonl'),
+      )) {
         const text = await readFile(join(dir, f), 'utf8').catch(() => undefined);
         if (text !== undefined) await writeFile(join(dir, f), ctx.redactor.text(text));
       }
@@ -141,13 +183,21 @@ export async function prepareFleet(ctx: SuiteSetup, members: FleetMember[], o: {
  * vendor plugin knows its registries) it answers `auth`, whose keys may use
  * {registry} and {image}; other images get the fake's "no credentials" exit 1.
  */
-export function answer(match: string[], auth: Record<string, { username: string; password: string }>, o: { cacheKeyType?: string; cacheDuration?: string | null; delay?: string } = {}): ScenarioFile & { rules: Rule[] } {
+export function answer(
+  match: string[],
+  auth: Record<string, { username: string; password: string }>,
+  o: { cacheKeyType?: string; cacheDuration?: string | null; delay?: string } = {},
+): ScenarioFile & { rules: Rule[] } {
   return {
-    rules: [{
-      match, auth, cacheKeyType: o.cacheKeyType ?? 'Image',
-      ...(o.cacheDuration === null ? {} : { cacheDuration: o.cacheDuration ?? '0s' }),
-      ...(o.delay ? { delay: o.delay } : {}),
-    }],
+    rules: [
+      {
+        match,
+        auth,
+        cacheKeyType: o.cacheKeyType ?? 'Image',
+        ...(o.cacheDuration === null ? {} : { cacheDuration: o.cacheDuration ?? '0s' }),
+        ...(o.delay ? { delay: o.delay } : {}),
+      },
+    ],
   };
 }
 
@@ -164,14 +214,24 @@ export interface PodRun {
 }
 
 /** Creates a pod, waits until its container ran or its pull failed, and returns both with the pod's events as evidence. Deletes it unless `keep`. */
-export async function runPod(env: Environment, o: PodOptions & { timeoutMs?: number; keep?: boolean }): Promise<PodRun> {
+export async function runPod(
+  env: Environment,
+  o: PodOptions & { timeoutMs?: number; keep?: boolean },
+): Promise<PodRun> {
   await createPod(env, o);
   try {
     const outcome = await waitForPodOutcome(env, o.name, o.timeoutMs ?? 90_000, o.namespace);
     const events = await podEvents(env, o.name, o.namespace);
     const pull: PullResult = outcome.kind === 'completed' ? 'success' : 'failure';
     const failure = pull === 'failure' ? pullFailure(events, outcome) : undefined;
-    return { name: o.name, outcome, pull, ...(failure ? { failure } : {}), events, evidence: [{ kind: 'event', label: `events of pod ${o.name} (${o.image})`, data: events }] };
+    return {
+      name: o.name,
+      outcome,
+      pull,
+      ...(failure ? { failure } : {}),
+      events,
+      evidence: [{ kind: 'event', label: `events of pod ${o.name} (${o.image})`, data: events }],
+    };
   } finally {
     if (!o.keep) await deletePod(env, o.name, o.namespace);
   }
@@ -179,9 +239,23 @@ export async function runPod(env: Environment, o: PodOptions & { timeoutMs?: num
 
 /** `unauthorized` when the registry refused the pull's credentials (or their absence); otherwise the kubelet's message, so a routing or image error is never mistaken for an auth refusal. */
 export function pullFailure(events: PodEvent[], outcome: PodOutcome): string {
-  const messages = [...events.filter((e) => e.reason === 'Failed').map((e) => e.message), outcome.kind === 'pull-failed' ? outcome.message : ''];
-  if (messages.some((m) => /401 Unauthorized|authorization failed|no basic auth credentials|unauthorized: authentication required/i.test(m))) return 'unauthorized';
-  return (messages.find((m) => m && !/^Error: (ErrImagePull|ImagePullBackOff)$/.test(m)) ?? messages.find(Boolean) ?? 'unknown').replace(/\s+/g, ' ').slice(0, 300);
+  const messages = [
+    ...events.filter((e) => e.reason === 'Failed').map((e) => e.message),
+    outcome.kind === 'pull-failed' ? outcome.message : '',
+  ];
+  if (
+    messages.some((m) =>
+      /401 Unauthorized|authorization failed|no basic auth credentials|unauthorized: authentication required/i.test(m),
+    )
+  )
+    return 'unauthorized';
+  return (
+    messages.find((m) => m && !/^Error: (ErrImagePull|ImagePullBackOff)$/.test(m)) ??
+    messages.find(Boolean) ??
+    'unknown'
+  )
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
 }
 
 /** Kubelet log lines about credential providers, for a failing case's evidence. */

@@ -11,7 +11,15 @@ import { normalizeImage, type NormalizedImage } from '../matching/image.ts';
 import { providersForImage } from '../matching/providers.ts';
 import { matchPattern } from '../matching/url.ts';
 import type { Check, CheckResult, Evidence } from '../report/model.ts';
-import { answer, kubeletEvidence, prepareFleet, runPod, startLabRegistry, type LabRegistry, type PullResult } from './lab.ts';
+import {
+  answer,
+  kubeletEvidence,
+  prepareFleet,
+  runPod,
+  startLabRegistry,
+  type LabRegistry,
+  type PullResult,
+} from './lab.ts';
 import { judge } from './prediction.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from './suite.ts';
 
@@ -80,18 +88,25 @@ export function liveMatchingSuite(o: LiveMatchingOptions): Suite {
       const pushes = new Set([...normalized.values()].map((n) => `${n.path}:${n.tag ?? (n.digest ? 'v1' : 'latest')}`));
       for (const p of pushes) await lab.push(p.slice(0, p.lastIndexOf(':')), p.slice(p.lastIndexOf(':') + 1));
       const repositories = [...new Set([...normalized.values()].map((n) => n.repository))];
-      const fleet = await prepareFleet(ctx, o.config.providers.map((p) => {
-        const a = o.answers?.[p.name] ?? { credentials: 'right' };
-        const password = a.credentials === 'right' ? lab.user.password : lab.wrongPassword;
-        return {
-          name: p.name,
-          matchImages: p.matchImages ?? [],
-          apiVersion: p.apiVersion,
-          // 0s and Image keys: every image is asked afresh, so each pull shows its own execs.
-          defaultCacheDuration: '0s',
-          scenario: answer(repositories, { [a.authKey ?? '{registry}']: { username: lab.user.username, password } }, { cacheKeyType: 'Image', cacheDuration: '0s' }),
-        };
-      }));
+      const fleet = await prepareFleet(
+        ctx,
+        o.config.providers.map((p) => {
+          const a = o.answers?.[p.name] ?? { credentials: 'right' };
+          const password = a.credentials === 'right' ? lab.user.password : lab.wrongPassword;
+          return {
+            name: p.name,
+            matchImages: p.matchImages ?? [],
+            apiVersion: p.apiVersion,
+            // 0s and Image keys: every image is asked afresh, so each pull shows its own execs.
+            defaultCacheDuration: '0s',
+            scenario: answer(
+              repositories,
+              { [a.authKey ?? '{registry}']: { username: lab.user.username, password } },
+              { cacheKeyType: 'Image', cacheDuration: '0s' },
+            ),
+          };
+        }),
+      );
       ctx.defer(() => fleet.redactArtifacts());
       return {
         needs: ['installPlugins', 'hostRegistries', 'restartKubelet'],
@@ -103,10 +118,23 @@ export function liveMatchingSuite(o: LiveMatchingOptions): Suite {
 }
 
 /** What the oracle says for one image: providers in invocation order, and whether the pull can work. */
-export function predictImage(cfg: CredentialProviderConfig, image: NormalizedImage, kubeVersion: string, answers: Record<string, FakeAnswer>): { providers: Array<{ name: string; invoked: boolean; order: number | null }>; pull: PullResult; reasons: string[]; because: string } {
+export function predictImage(
+  cfg: CredentialProviderConfig,
+  image: NormalizedImage,
+  kubeVersion: string,
+  answers: Record<string, FakeAnswer>,
+): {
+  providers: Array<{ name: string; invoked: boolean; order: number | null }>;
+  pull: PullResult;
+  reasons: string[];
+  because: string;
+} {
   const verdict = providersForImage(cfg, image.input, kubeVersion);
   const order = verdict.invoked;
-  const reasons = verdict.providers.map((p) => `${p.name}: ${p.invoked ? `invoked (${p.patterns.find((x) => x.result.match)?.pattern})` : p.patterns.map((x) => `${x.pattern}: ${x.result.reason}`).join('; ') || 'no matchImages'}`);
+  const reasons = verdict.providers.map(
+    (p) =>
+      `${p.name}: ${p.invoked ? `invoked (${p.patterns.find((x) => x.result.match)?.pattern})` : p.patterns.map((x) => `${x.pattern}: ${x.result.reason}`).join('; ') || 'no matchImages'}`,
+  );
   // The kubelet tries every credential whose auth key matches the image, in order, until a pull works;
   // with none it pulls anonymously, which this registry refuses.
   const usable = order.filter((name) => {
@@ -115,29 +143,57 @@ export function predictImage(cfg: CredentialProviderConfig, image: NormalizedIma
     return matchPattern(key, image.repository).match;
   });
   const works = usable.some((name) => (answers[name]?.credentials ?? 'right') === 'right');
-  const pullWhy = usable.length === 0
-    ? (order.length === 0 ? 'no provider matches, so an anonymous pull, which the registry refuses' : 'no returned auth key matches the image, so the kubelet pulls anonymously and the registry refuses')
-    : `credentials of ${usable.join(', ')} apply; ${works ? 'one is right and the kubelet tries each until a pull works' : 'none is right'}`;
+  const pullWhy =
+    usable.length === 0
+      ? order.length === 0
+        ? 'no provider matches, so an anonymous pull, which the registry refuses'
+        : 'no returned auth key matches the image, so the kubelet pulls anonymously and the registry refuses'
+      : `credentials of ${usable.join(', ')} apply; ${works ? 'one is right and the kubelet tries each until a pull works' : 'none is right'}`;
   reasons.push(`pull: ${pullWhy}`);
-  const matched = verdict.providers.filter((p) => p.invoked).map((p) => `${p.name} (${p.patterns.find((x) => x.result.match)?.pattern})`);
+  const matched = verdict.providers
+    .filter((p) => p.invoked)
+    .map((p) => `${p.name} (${p.patterns.find((x) => x.result.match)?.pattern})`);
   const because = `${image.repository}: ${matched.length ? `matches ${matched.join(', ')}${matched.length > 1 ? ` in ${verdict.order} order` : ''}` : 'matches no provider'}; ${pullWhy}`;
   return {
     because,
-    providers: cfg.providers.map((p) => ({ name: p.name, invoked: order.includes(p.name), order: order.includes(p.name) ? order.indexOf(p.name) : null })),
+    providers: cfg.providers.map((p) => ({
+      name: p.name,
+      invoked: order.includes(p.name),
+      order: order.includes(p.name) ? order.indexOf(p.name) : null,
+    })),
     pull: works ? 'success' : 'failure',
     reasons,
   };
 }
 
-async function runLive(run: SuiteRun, o: LiveMatchingOptions, lab: LabRegistry, fleet: Awaited<ReturnType<typeof prepareFleet>>, normalized: Map<string, NormalizedImage>): Promise<CheckResult[]> {
+async function runLive(
+  run: SuiteRun,
+  o: LiveMatchingOptions,
+  lab: LabRegistry,
+  fleet: Awaited<ReturnType<typeof prepareFleet>>,
+  normalized: Map<string, NormalizedImage>,
+): Promise<CheckResult[]> {
   const env = run.environment;
   const answers = o.answers ?? {};
   const startedAt = new Date();
   // The prediction is stated before any pod exists.
-  const predicted = new Map([...normalized].map(([ref, n]) => [ref, predictImage(o.config, n, env.kubeletVersion ?? env.kubeVersion, answers)] as const));
+  const predicted = new Map(
+    [...normalized].map(
+      ([ref, n]) => [ref, predictImage(o.config, n, env.kubeletVersion ?? env.kubeVersion, answers)] as const,
+    ),
+  );
   await lab.serveAs(env, lab.registry.host);
-  for (const host of new Set([...normalized.values()].map((n) => n.registry))) if (host !== lab.registry.host) await lab.serveAs(env, host);
-  const pods = await Promise.all([...normalized.keys()].map((ref, i) => runPod(env, { name: `${PREFIX}-${o.name}-${i}-${Date.now().toString(36)}`.slice(0, 63), image: ref, pullPolicy: 'Always' })));
+  for (const host of new Set([...normalized.values()].map((n) => n.registry)))
+    if (host !== lab.registry.host) await lab.serveAs(env, host);
+  const pods = await Promise.all(
+    [...normalized.keys()].map((ref, i) =>
+      runPod(env, {
+        name: `${PREFIX}-${o.name}-${i}-${Date.now().toString(36)}`.slice(0, 63),
+        image: ref,
+        pullPolicy: 'Always',
+      }),
+    ),
+  );
   const invocations = await fleet.invocations();
   const verdicts: ImageVerdict[] = [...normalized].map(([ref, n], i) => {
     const mine = invocations.filter((r) => r.image === n.repository).sort((a, b) => a.time.localeCompare(b.time));
@@ -146,13 +202,19 @@ async function runLive(run: SuiteRun, o: LiveMatchingOptions, lab: LabRegistry, 
     const providers = p.providers.map((pp) => ({
       name: pp.name,
       predicted: { invoked: pp.invoked, order: pp.order },
-      live: { invoked: liveOrder.includes(pp.name), order: liveOrder.includes(pp.name) ? liveOrder.indexOf(pp.name) : null },
+      live: {
+        invoked: liveOrder.includes(pp.name),
+        order: liveOrder.includes(pp.name) ? liveOrder.indexOf(pp.name) : null,
+      },
     }));
     const pod = pods[i]!;
     // Every predicted failure here is the registry refusing an anonymous or wrong login; any other failure disagrees.
-    const live: ImageVerdict['pull']['live'] = pod.pull === 'failure' && pod.failure !== 'unauthorized' ? `failure (${pod.failure})` : pod.pull;
+    const live: ImageVerdict['pull']['live'] =
+      pod.pull === 'failure' && pod.failure !== 'unauthorized' ? `failure (${pod.failure})` : pod.pull;
     const pull = { predicted: p.pull, live };
-    const agree = providers.every((x) => x.predicted.invoked === x.live.invoked && x.predicted.order === x.live.order) && pull.predicted === pull.live;
+    const agree =
+      providers.every((x) => x.predicted.invoked === x.live.invoked && x.predicted.order === x.live.order) &&
+      pull.predicted === pull.live;
     return { image: ref, requestImage: n.repository, providers, pull, reasons: p.reasons, agree };
   });
   o.onVerdicts?.(verdicts);
@@ -162,14 +224,39 @@ async function runLive(run: SuiteRun, o: LiveMatchingOptions, lab: LabRegistry, 
     const mine = verdicts.filter((v) => refs.includes(v.image));
     const evidence: Evidence[] = [
       { kind: 'data', label: 'per image: each provider predicted vs live, and the pull', data: mine },
-      { kind: 'invocation', label: `plugin invocations (${fleet.logFile})`, data: invocations.filter((r) => mine.some((v) => v.requestImage === r.image)).map((r) => ({ provider: r.provider, image: r.image, time: r.time, request: r.request, exitCode: r.response.exitCode })) },
+      {
+        kind: 'invocation',
+        label: `plugin invocations (${fleet.logFile})`,
+        data: invocations
+          .filter((r) => mine.some((v) => v.requestImage === r.image))
+          .map((r) => ({
+            provider: r.provider,
+            image: r.image,
+            time: r.time,
+            request: r.request,
+            exitCode: r.response.exitCode,
+          })),
+      },
       ...pods.filter((p, i) => refs.includes([...normalized.keys()][i]!)).flatMap((p) => p.evidence),
     ];
     const result = judge(c.check, {
-      prediction: { value: mine.map(summaryOf('predicted')), model: `matching oracle (src/matching) and version table (kubelet ${env.kubeletVersion ?? env.kubeVersion})`, because: mine.map((v) => predicted.get(v.image)!.because).join(' | ') },
+      prediction: {
+        value: mine.map(summaryOf('predicted')),
+        model: `matching oracle (src/matching) and version table (kubelet ${env.kubeletVersion ?? env.kubeVersion})`,
+        because: mine.map((v) => predicted.get(v.image)!.because).join(' | '),
+      },
       observed: mine.map(summaryOf('live')),
       show: (v) => v.join('; '),
-      evidence: mine.every((v) => v.agree) ? evidence : [...evidence, ...(await kubeletEvidence(env, ['credential provider', 'credentialprovider', ...mine.map((v) => v.requestImage)]))],
+      evidence: mine.every((v) => v.agree)
+        ? evidence
+        : [
+            ...evidence,
+            ...(await kubeletEvidence(env, [
+              'credential provider',
+              'credentialprovider',
+              ...mine.map((v) => v.requestImage),
+            ])),
+          ],
       startedAt,
     });
     results.push(result);
@@ -180,7 +267,10 @@ async function runLive(run: SuiteRun, o: LiveMatchingOptions, lab: LabRegistry, 
 /** `<image>: invoked a → b, pull success` for one side. */
 function summaryOf(side: 'predicted' | 'live'): (v: ImageVerdict) => string {
   return (v) => {
-    const invoked = v.providers.filter((p) => p[side].invoked).sort((a, b) => (a[side].order ?? 0) - (b[side].order ?? 0)).map((p) => p.name);
+    const invoked = v.providers
+      .filter((p) => p[side].invoked)
+      .sort((a, b) => (a[side].order ?? 0) - (b[side].order ?? 0))
+      .map((p) => p.name);
     return `${v.image}: ${invoked.length ? `invoked ${invoked.join(' → ')}` : 'no provider invoked'}, pull ${v.pull[side]}`;
   };
 }

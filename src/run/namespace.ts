@@ -16,20 +16,47 @@ export interface TestNamespace {
 
 /** Kubernetes names: lower case, at most 63 characters; a random suffix keeps runs and cases apart. */
 export function namespaceName(base: string): string {
-  const stem = base.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 55) || 'credprov';
+  const stem =
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 55) || 'credprov';
   return `${stem}-${randomBytes(3).toString('hex')}`;
 }
 
-export async function createNamespace(target: ApiTarget, name: string, o: { labels?: Record<string, string>; timeoutMs?: number } = {}): Promise<TestNamespace> {
+export async function createNamespace(
+  target: ApiTarget,
+  name: string,
+  o: { labels?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<TestNamespace> {
   const api = await kubeApi(target);
-  await api.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels } } }]);
+  await api.apply([
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels } },
+    },
+  ]);
   const ready = { timeoutMs: o.timeoutMs ?? 30_000, intervalMs: 100 };
-  const exists = (read: Promise<unknown>) => read.then(() => true, () => undefined);
+  const exists = (read: Promise<unknown>) =>
+    read.then(
+      () => true,
+      () => undefined,
+    );
   await Promise.all([
     // Pods without serviceAccountName are refused until the controller has made "default".
-    waitFor(`the default ServiceAccount of namespace ${name}`, () => exists(api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })), ready),
+    waitFor(
+      `the default ServiceAccount of namespace ${name}`,
+      () => exists(api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })),
+      ready,
+    ),
     // A pod's projected token volume waits for it: without it a pod would start late, skewing a case's timing.
-    waitFor(`kube-root-ca.crt in namespace ${name}`, () => exists(api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: name })), ready),
+    waitFor(
+      `kube-root-ca.crt in namespace ${name}`,
+      () => exists(api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: name })),
+      ready,
+    ),
   ]);
   return {
     name,
@@ -38,8 +65,17 @@ export async function createNamespace(target: ApiTarget, name: string, o: { labe
         await api.core.deleteNamespace({ name }).catch(() => {});
         return [];
       }
-      const events = await api.core.listNamespacedEvent({ namespace: name }).then((l) => l.items.map(eventLine), () => [] as string[]);
-      return [{ kind: 'event', label: `events of namespace ${name} (kept for inspection; it goes with the environment)`, data: events }];
+      const events = await api.core.listNamespacedEvent({ namespace: name }).then(
+        (l) => l.items.map(eventLine),
+        () => [] as string[],
+      );
+      return [
+        {
+          kind: 'event',
+          label: `events of namespace ${name} (kept for inspection; it goes with the environment)`,
+          data: events,
+        },
+      ];
     },
   };
 }

@@ -35,21 +35,27 @@ export interface PodOptions {
 /** Creates (server-side applies) the pod; returns it as the API server stored it. */
 export async function createPod(env: Environment, o: PodOptions): Promise<V1Pod> {
   const api = await kubeApi(env);
-  const [pod] = await api.apply<V1Pod>([{
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: o.name, namespace: o.namespace ?? 'default', labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels } },
-    spec: {
-      nodeName: env.nodeName,
-      restartPolicy: 'Never',
-      // The node has no cluster DNS; Default avoids a MissingClusterDNS warning in the evidence.
-      dnsPolicy: 'Default',
-      terminationGracePeriodSeconds: 0,
-      ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets.map((name) => ({ name })) } : {}),
-      ...(o.serviceAccountName ? { serviceAccountName: o.serviceAccountName } : {}),
-      containers: [{ name: 'main', image: o.image, imagePullPolicy: o.pullPolicy ?? 'Always' }],
+  const [pod] = await api.apply<V1Pod>([
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: o.name,
+        namespace: o.namespace ?? 'default',
+        labels: { 'app.kubernetes.io/managed-by': 'credprov', ...o.labels },
+      },
+      spec: {
+        nodeName: env.nodeName,
+        restartPolicy: 'Never',
+        // The node has no cluster DNS; Default avoids a MissingClusterDNS warning in the evidence.
+        dnsPolicy: 'Default',
+        terminationGracePeriodSeconds: 0,
+        ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets.map((name) => ({ name })) } : {}),
+        ...(o.serviceAccountName ? { serviceAccountName: o.serviceAccountName } : {}),
+        containers: [{ name: 'main', image: o.image, imagePullPolicy: o.pullPolicy ?? 'Always' }],
+      },
     },
-  }]);
+  ]);
   return pod!;
 }
 
@@ -58,7 +64,8 @@ export function podOutcome(pod: V1Pod): PodOutcome | undefined {
   const cs = pod.status?.containerStatuses?.[0];
   if (cs?.state?.terminated) return { kind: 'completed', exitCode: cs.state.terminated.exitCode, pod };
   const waiting = cs?.state?.waiting;
-  if (waiting?.reason && PULL_FAILURES.includes(waiting.reason)) return { kind: 'pull-failed', reason: waiting.reason, message: waiting.message ?? '', pod };
+  if (waiting?.reason && PULL_FAILURES.includes(waiting.reason))
+    return { kind: 'pull-failed', reason: waiting.reason, message: waiting.message ?? '', pod };
   return undefined;
 }
 
@@ -74,34 +81,55 @@ export interface WatchPodOptions {
  * `step` until it returns a value. A pod deleted meanwhile ends the wait with
  * an ApiError (404); the time limit ends it with a TimeoutError.
  */
-export async function watchPod<R>(t: ApiTarget, name: string, namespace: string, timeoutMs: number, step: (pod: V1Pod) => R | undefined, o: WatchPodOptions = {}): Promise<R> {
+export async function watchPod<R>(
+  t: ApiTarget,
+  name: string,
+  namespace: string,
+  timeoutMs: number,
+  step: (pod: V1Pod) => R | undefined,
+  o: WatchPodOptions = {},
+): Promise<R> {
   const api = await kubeApi(t);
   const fieldSelector = `metadata.name=${name}`;
   let last: V1Pod | undefined;
-  return watchUntil<V1Pod, R>(api, {
-    what: `pod ${namespace}/${name}`,
-    async list() {
-      const l: V1PodList = await api.core.listNamespacedPod({ namespace, fieldSelector });
-      if (l.items.length === 0 && !o.mayNotExistYet) throw new ApiError(`pod ${namespace}/${name} not found`, { status: 404, statusReason: 'NotFound' });
-      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+  return watchUntil<V1Pod, R>(
+    api,
+    {
+      what: `pod ${namespace}/${name}`,
+      async list() {
+        const l: V1PodList = await api.core.listNamespacedPod({ namespace, fieldSelector });
+        if (l.items.length === 0 && !o.mayNotExistYet)
+          throw new ApiError(`pod ${namespace}/${name} not found`, { status: 404, statusReason: 'NotFound' });
+        return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+      },
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
+      query: { fieldSelector },
+      decode: (object) => api.decode<V1Pod>(object, 'V1Pod'),
+      timeoutMs,
+      timeoutMessage: () =>
+        o.timeoutMessage?.(last) ?? `pod ${namespace}/${name}: no outcome within ${Math.round(timeoutMs / 1000)}s`,
     },
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
-    query: { fieldSelector },
-    decode: (object) => api.decode<V1Pod>(object, 'V1Pod'),
-    timeoutMs,
-    timeoutMessage: () => o.timeoutMessage?.(last) ?? `pod ${namespace}/${name}: no outcome within ${Math.round(timeoutMs / 1000)}s`,
-  }, (change) => {
-    if (change.type === 'DELETED') {
-      if (o.mayNotExistYet) return undefined;
-      throw new ApiError(`pod ${namespace}/${name} was deleted while the harness waited for it`, { status: 404, statusReason: 'NotFound' });
-    }
-    last = change.object;
-    return step(change.object);
-  });
+    (change) => {
+      if (change.type === 'DELETED') {
+        if (o.mayNotExistYet) return undefined;
+        throw new ApiError(`pod ${namespace}/${name} was deleted while the harness waited for it`, {
+          status: 404,
+          statusReason: 'NotFound',
+        });
+      }
+      last = change.object;
+      return step(change.object);
+    },
+  );
 }
 
 /** Waits until the pod's container terminated or its image pull failed. */
-export async function waitForPodOutcome(env: ApiTarget, name: string, timeoutMs: number, namespace = 'default'): Promise<PodOutcome> {
+export async function waitForPodOutcome(
+  env: ApiTarget,
+  name: string,
+  timeoutMs: number,
+  namespace = 'default',
+): Promise<PodOutcome> {
   return watchPod(env, name, namespace, timeoutMs, podOutcome, {
     timeoutMessage: (last) => {
       const waiting = last?.status?.containerStatuses?.[0]?.state?.waiting;
@@ -111,7 +139,12 @@ export async function waitForPodOutcome(env: ApiTarget, name: string, timeoutMs:
 }
 
 /** An Event as evidence: what the kubelet said, without the bookkeeping. */
-export const asPodEvent = (e: CoreV1Event): PodEvent => ({ type: e.type ?? '', reason: e.reason ?? '', message: e.message ?? '', ...(e.count ? { count: e.count } : {}) });
+export const asPodEvent = (e: CoreV1Event): PodEvent => ({
+  type: e.type ?? '',
+  reason: e.reason ?? '',
+  message: e.message ?? '',
+  ...(e.count ? { count: e.count } : {}),
+});
 
 export async function podEvents(env: ApiTarget, name: string, namespace = 'default'): Promise<PodEvent[]> {
   return (await podEventObjects(env, name, namespace)).items.map(asPodEvent);
@@ -127,27 +160,38 @@ async function podEventObjects(t: ApiTarget, name: string, namespace: string): P
  * events so far settle what the caller waits for; returns them. A repeated
  * event is one Event whose count grows, so it keeps its place.
  */
-export async function waitForPodEvents(t: ApiTarget, name: string, namespace: string, timeoutMs: number, enough: (events: PodEvent[]) => boolean, what: string): Promise<PodEvent[]> {
+export async function waitForPodEvents(
+  t: ApiTarget,
+  name: string,
+  namespace: string,
+  timeoutMs: number,
+  enough: (events: PodEvent[]) => boolean,
+  what: string,
+): Promise<PodEvent[]> {
   const api = await kubeApi(t);
   const fieldSelector = `involvedObject.name=${name}`;
   const seen = new Map<string, PodEvent>();
-  return watchUntil<CoreV1Event, PodEvent[]>(api, {
-    what: `events of pod ${namespace}/${name} ${what}`,
-    async list() {
-      const l = await podEventObjects(t, name, namespace);
-      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+  return watchUntil<CoreV1Event, PodEvent[]>(
+    api,
+    {
+      what: `events of pod ${namespace}/${name} ${what}`,
+      async list() {
+        const l = await podEventObjects(t, name, namespace);
+        return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+      },
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+      query: { fieldSelector },
+      decode: (object) => api.decode<CoreV1Event>(object, 'CoreV1Event'),
+      timeoutMs,
     },
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-    query: { fieldSelector },
-    decode: (object) => api.decode<CoreV1Event>(object, 'CoreV1Event'),
-    timeoutMs,
-  }, (change) => {
-    const key = change.object.metadata?.uid ?? change.object.metadata?.name ?? String(seen.size);
-    if (change.type === 'DELETED') seen.delete(key);
-    else seen.set(key, asPodEvent(change.object));
-    const events = [...seen.values()];
-    return enough(events) ? events : undefined;
-  });
+    (change) => {
+      const key = change.object.metadata?.uid ?? change.object.metadata?.name ?? String(seen.size);
+      if (change.type === 'DELETED') seen.delete(key);
+      else seen.set(key, asPodEvent(change.object));
+      const events = [...seen.values()];
+      return enough(events) ? events : undefined;
+    },
+  );
 }
 
 export async function containerLog(env: ApiTarget, name: string, namespace = 'default'): Promise<string> {
@@ -166,7 +210,12 @@ export async function deletePod(env: ApiTarget, name: string, namespace = 'defau
 }
 
 /** Lines of a component's log (local provider) that mention any of `needles`: evidence for a failing check. */
-export async function logExcerpt(env: Environment, component: string, needles: string[], max = 15): Promise<{ file: string; text: string } | undefined> {
+export async function logExcerpt(
+  env: Environment,
+  component: string,
+  needles: string[],
+  max = 15,
+): Promise<{ file: string; text: string } | undefined> {
   const file = join(env.logsDir, `${component}.log`);
   let text: string;
   try {

@@ -52,7 +52,13 @@ export function agrees<T>(j: Pick<Judgement<T>, 'prediction' | 'observed' | 'agr
 export function judge<T>(check: Check, j: Judgement<T>): CheckResult {
   const agree = agrees(j);
   const actor = j.actor ?? 'the kubelet';
-  const comparison: Comparison = { model: j.prediction.model, because: j.prediction.because, predicted: j.prediction.value, observed: j.observed, agree };
+  const comparison: Comparison = {
+    model: j.prediction.model,
+    because: j.prediction.because,
+    predicted: j.prediction.value,
+    observed: j.observed,
+    agree,
+  };
   const startedAt = j.startedAt ?? new Date();
   const compared = agree
     ? `${actor}: ${j.show(j.observed)}, as predicted (${j.prediction.because})`

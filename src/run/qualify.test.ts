@@ -7,7 +7,13 @@ import { describePlan, planVersions } from './qualify.ts';
 
 const tmp = useTempDir('credprov-qualify-');
 
-async function entry(root: string, kind: string, version: string, names: readonly string[], durationMs: number): Promise<void> {
+async function entry(
+  root: string,
+  kind: string,
+  version: string,
+  names: readonly string[],
+  durationMs: number,
+): Promise<void> {
   const dir = join(root, kind, version);
   await mkdir(dir, { recursive: true });
   const binaries: Record<string, { sha256: string; size: number }> = {};
@@ -15,7 +21,10 @@ async function entry(root: string, kind: string, version: string, names: readonl
     await writeFile(join(dir, n), 'x', { mode: 0o755 });
     binaries[n] = { sha256: '', size: 1 };
   }
-  await writeFile(join(dir, 'manifest.json'), JSON.stringify({ version, source: 'build', origin: 't', binaries, createdAt: '', durationMs }));
+  await writeFile(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ version, source: 'build', origin: 't', binaries, createdAt: '', durationMs }),
+  );
 }
 
 describe('qualify plan', () => {

@@ -37,33 +37,55 @@ export interface VersionPlan {
 export async function planVersions(versions: string[], cacheDir = defaultCacheDir()): Promise<VersionPlan[]> {
   const full = await listEntries(kubeCacheRoot(cacheDir), KUBE_BINARIES);
   // Earlier full builds on this machine say how long one takes here; the core-count guess otherwise.
-  const took = full.map((m) => m.durationMs).filter((d) => d > 0).sort((a, b) => a - b);
+  const took = full
+    .map((m) => m.durationMs)
+    .filter((d) => d > 0)
+    .sort((a, b) => a - b);
   const kubeMinutes = took.length ? Math.ceil(took[Math.floor(took.length / 2)]! / 60_000) : estimateColdBuildMinutes();
-  return Promise.all(versions.map(async (requested) => {
-    const v = parseKubeVersion(requested, '--kube-versions');
-    behaviourFor(v);
-    const exact = v.patch !== undefined ? full.find((m) => m.version === v.text)?.version : patchesOf(full.map((m) => m.version), v.minor)[0];
-    // The line the local provider will ensure (ensureContainerd): the newest the version table lists.
-    const line = containerdLineFor(v.text);
-    const cd = (await listContainerd(containerdCacheRoot(cacheDir))).find((m) => m.version.startsWith(`v${line.major}.${line.minor}.`));
-    return {
-      requested,
-      ...(exact ? { cachedKube: exact } : {}),
-      containerdLine: `${line.major}.${line.minor}`,
-      ...(cd ? { cachedContainerd: cd.version } : {}),
-      buildMinutes: (exact ? 0 : kubeMinutes) + (cd ? 0 : 3),
-    };
-  }));
+  return Promise.all(
+    versions.map(async (requested) => {
+      const v = parseKubeVersion(requested, '--kube-versions');
+      behaviourFor(v);
+      const exact =
+        v.patch !== undefined
+          ? full.find((m) => m.version === v.text)?.version
+          : patchesOf(
+              full.map((m) => m.version),
+              v.minor,
+            )[0];
+      // The line the local provider will ensure (ensureContainerd): the newest the version table lists.
+      const line = containerdLineFor(v.text);
+      const cd = (await listContainerd(containerdCacheRoot(cacheDir))).find((m) =>
+        m.version.startsWith(`v${line.major}.${line.minor}.`),
+      );
+      return {
+        requested,
+        ...(exact ? { cachedKube: exact } : {}),
+        containerdLine: `${line.major}.${line.minor}`,
+        ...(cd ? { cachedContainerd: cd.version } : {}),
+        buildMinutes: (exact ? 0 : kubeMinutes) + (cd ? 0 : 3),
+      };
+    }),
+  );
 }
 
 export function describePlan(plan: VersionPlan[]): string[] {
   const lines = plan.map((p) => {
-    const kube = p.cachedKube ? `kube ${p.cachedKube} cached` : `kube ${p.requested} to build (newest patch the Go module proxy can deliver)`;
-    const cd = p.cachedContainerd ? `containerd ${p.cachedContainerd} cached` : `containerd ${p.containerdLine}.x to build`;
+    const kube = p.cachedKube
+      ? `kube ${p.cachedKube} cached`
+      : `kube ${p.requested} to build (newest patch the Go module proxy can deliver)`;
+    const cd = p.cachedContainerd
+      ? `containerd ${p.cachedContainerd} cached`
+      : `containerd ${p.containerdLine}.x to build`;
     return `${p.requested}: ${kube}; ${cd}${p.buildMinutes ? ` (~${p.buildMinutes} min of building first)` : ''}`;
   });
   const total = plan.reduce((s, p) => s + p.buildMinutes, 0);
-  return [...lines, total ? `builds first: about ${total} min on this machine, once (cached afterwards)` : 'everything is cached: no build'];
+  return [
+    ...lines,
+    total
+      ? `builds first: about ${total} min on this machine, once (cached afterwards)`
+      : 'everything is cached: no build',
+  ];
 }
 
 export interface QualifyOptions {
@@ -98,14 +120,26 @@ export async function qualify(o: QualifyOptions): Promise<QualifyOutcome> {
       // One environment per version, torn down by runSuites before the next comes up.
       baseSpec: { ...o.baseSpec, name: `qualify-1-${v.minor}`, kubeVersion: v.text },
       artifactsDir: join(dir, 'artifacts'),
-      log: o.log, progress: o.progress, redactor: o.redactor, processEnv: o.processEnv,
+      log: o.log,
+      progress: o.progress,
+      redactor: o.redactor,
+      processEnv: o.processEnv,
       command: `${o.command} (Kubernetes ${v.text})`,
     });
     await writeReports(report, dir, o.redactor);
-    perVersion.push({ version: String(report.subject.kubeVersion ?? v.text), report, reportPath: join(dir, 'report.md') });
+    perVersion.push({
+      version: String(report.subject.kubeVersion ?? v.text),
+      report,
+      reportPath: join(dir, 'report.md'),
+    });
   }
-  const matrix = buildMatrix(perVersion, o.suites.map((s) => s.name));
-  const checks = perVersion.flatMap((p) => p.report.checks.map((c) => ({ ...c, suite: `${p.version}/${c.suite ?? ''}` })));
+  const matrix = buildMatrix(
+    perVersion,
+    o.suites.map((s) => s.name),
+  );
+  const checks = perVersion.flatMap((p) =>
+    p.report.checks.map((c) => ({ ...c, suite: `${p.version}/${c.suite ?? ''}` })),
+  );
   const aggregate: RunReport = {
     tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command },
     subject: { kubeVersions: perVersion.map((p) => p.version), suites: o.suites.map((s) => s.name) },

@@ -37,7 +37,10 @@ export function reconcile(owner: string, declared: Check[], results: CheckResult
   const wrong: CheckResult[] = [];
   for (const r of results) {
     const problem = !declaredIds.has(r.id) ? 'which it does not declare' : byId.has(r.id) ? 'twice' : undefined;
-    if (problem) wrong.push(harnessFailed(r, `${owner} reported check ${r.id} ${problem} (that result: ${r.status}, ${r.message})`));
+    if (problem)
+      wrong.push(
+        harnessFailed(r, `${owner} reported check ${r.id} ${problem} (that result: ${r.status}, ${r.message})`),
+      );
     else byId.set(r.id, r);
   }
   const ordered = declared.map((c) => byId.get(c.id) ?? harnessFailed(c, `${owner} gave no result for check ${c.id}`));

@@ -15,16 +15,41 @@ const CHECK: Check = { id: 'T-ONE', title: 'one', level: 'MUST', source: 'test' 
 class FakeProvider implements EnvironmentProvider {
   readonly name = 'local' as const;
   calls: string[] = [];
-  caps: Capabilities = { restartKubelet: true, swapKubeletBinary: true, installPlugins: true, hostRegistries: true, hostContainerd: true, kubeletFiles: true, clusterCA: true, apiserverAuthn: true };
+  caps: Capabilities = {
+    restartKubelet: true,
+    swapKubeletBinary: true,
+    installPlugins: true,
+    hostRegistries: true,
+    hostContainerd: true,
+    kubeletFiles: true,
+    clusterCA: true,
+    apiserverAuthn: true,
+  };
   private readonly state: string;
   constructor(state: string) {
     this.state = state;
   }
-  async isAvailable() { return { ok: true as const }; }
-  capabilities() { return this.caps; }
+  async isAvailable() {
+    return { ok: true as const };
+  }
+  capabilities() {
+    return this.caps;
+  }
   async up(spec: EnvironmentSpec): Promise<Environment> {
     this.calls.push('up');
-    const env: Environment = { name: spec.name, provider: 'local', spec, kubeVersion: spec.kubeVersion, kubeconfig: '/kc', binDir: '/b', kubectl: '/b/kubectl', nodeName: 'n', stateDir: join(this.state, 'env', spec.name), logsDir: '/l', startedAt: '' };
+    const env: Environment = {
+      name: spec.name,
+      provider: 'local',
+      spec,
+      kubeVersion: spec.kubeVersion,
+      kubeconfig: '/kc',
+      binDir: '/b',
+      kubectl: '/b/kubectl',
+      nodeName: 'n',
+      stateDir: join(this.state, 'env', spec.name),
+      logsDir: '/l',
+      startedAt: '',
+    };
     await mkdir(env.stateDir, { recursive: true });
     await writeFile(join(env.stateDir, 'env.json'), JSON.stringify(env));
     return env;
@@ -35,8 +60,12 @@ class FakeProvider implements EnvironmentProvider {
     await writeFile(join(env.stateDir, 'env.json'), JSON.stringify(next));
     return next;
   }
-  async status() { return { ready: true, components: [] }; }
-  async collectLogs() { this.calls.push('collectLogs'); }
+  async status() {
+    return { ready: true, components: [] };
+  }
+  async collectLogs() {
+    this.calls.push('collectLogs');
+  }
   watchComponents?: EnvironmentProvider['watchComponents'];
   async down(env: Environment | string) {
     this.calls.push('down');
@@ -44,7 +73,16 @@ class FakeProvider implements EnvironmentProvider {
   }
 }
 
-function suite(o: { config?: Record<string, unknown>; prepareError?: Error; needs?: PreparedSuite['needs']; outcome?: 'pass' | 'throw' | 'hang' | 'drop'; name?: string; deferred?: string[] } = {}): Suite & { cleaned: number } {
+function suite(
+  o: {
+    config?: Record<string, unknown>;
+    prepareError?: Error;
+    needs?: PreparedSuite['needs'];
+    outcome?: 'pass' | 'throw' | 'hang' | 'drop';
+    name?: string;
+    deferred?: string[];
+  } = {},
+): Suite & { cleaned: number } {
   const s = {
     name: o.name ?? 'fake',
     summary: 'fake',
@@ -109,24 +147,47 @@ describe('runSuites', () => {
 
   test('restarts only the kubelet when only kubelet settings differ, and leaves a reused environment running', async () => {
     await runSuites([suite()], opts({ keep: true }));
-    const { tornDown } = await runSuites([suite({ config: { imagePullCredentialsVerificationPolicy: 'AlwaysVerify' } })], opts());
+    const { tornDown } = await runSuites(
+      [suite({ config: { imagePullCredentialsVerificationPolicy: 'AlwaysVerify' } })],
+      opts(),
+    );
     expect(provider.calls).toEqual(['up', 'restartKubelet']);
     expect(tornDown).toBe(false);
   });
 
   test('a missing prerequisite skips the suite with the reason and the hint', async () => {
-    const { report } = await runSuites([suite({ prepareError: new PrerequisiteError('docker-registry missing', { hint: 'apt-get install docker-registry' }) })], opts());
-    expect(report.checks[0]).toMatchObject({ status: 'skipped', message: 'could not prepare suite fake: docker-registry missing (hint: apt-get install docker-registry)' });
+    const { report } = await runSuites(
+      [
+        suite({
+          prepareError: new PrerequisiteError('docker-registry missing', { hint: 'apt-get install docker-registry' }),
+        }),
+      ],
+      opts(),
+    );
+    expect(report.checks[0]).toMatchObject({
+      status: 'skipped',
+      message: 'could not prepare suite fake: docker-registry missing (hint: apt-get install docker-registry)',
+    });
   });
 
   test('under CI=true a missing prerequisite is a failure, never a skip', async () => {
-    const { report } = await runSuites([suite({ prepareError: new PrerequisiteError('docker-registry missing') })], opts({ processEnv: { CI: 'true' } }));
+    const { report } = await runSuites(
+      [suite({ prepareError: new PrerequisiteError('docker-registry missing') })],
+      opts({ processEnv: { CI: 'true' } }),
+    );
     expect(report.checks[0]).toMatchObject({ status: 'failed', cause: 'harness' });
   });
 
   test('a check a suite does not report is a harness failure, never silence', async () => {
     const { report } = await runSuites([suite({ outcome: 'drop' })], opts());
-    expect(report.checks).toEqual([expect.objectContaining({ id: CHECK.id, status: 'failed', cause: 'harness', message: `suite fake gave no result for check ${CHECK.id}` })]);
+    expect(report.checks).toEqual([
+      expect.objectContaining({
+        id: CHECK.id,
+        status: 'failed',
+        cause: 'harness',
+        message: `suite fake gave no result for check ${CHECK.id}`,
+      }),
+    ]);
   });
 
   test('what prepare deferred or owned is stopped, last first, also when prepare throws', async () => {
@@ -139,13 +200,20 @@ describe('runSuites', () => {
   test('a missing capability skips the suite, naming it', async () => {
     provider.caps = { ...provider.caps, installPlugins: false };
     const { report } = await runSuites([suite({ needs: ['installPlugins'] })], opts());
-    expect(report.checks[0]).toMatchObject({ status: 'skipped', message: "provider local cannot install plugins into the kubelet's plugin dir (installPlugins)" });
+    expect(report.checks[0]).toMatchObject({
+      status: 'skipped',
+      message: "provider local cannot install plugins into the kubelet's plugin dir (installPlugins)",
+    });
   });
 
   test('a suite that throws fails every check as a harness failure, collects the component logs and still cleans up', async () => {
     const s = suite({ outcome: 'throw' });
     const { report } = await runSuites([s], opts());
-    expect(report.checks[0]).toMatchObject({ status: 'failed', cause: 'harness', message: 'suite fake broke: pod API exploded' });
+    expect(report.checks[0]).toMatchObject({
+      status: 'failed',
+      cause: 'harness',
+      message: 'suite fake broke: pod API exploded',
+    });
     expect(s.cleaned).toBe(1);
     expect(provider.calls).toEqual(['up', 'collectLogs', 'down']);
   });
@@ -154,7 +222,9 @@ describe('runSuites', () => {
     let watching: AbortSignal | undefined;
     provider.watchComponents = (_env: Environment, signal: AbortSignal) => {
       watching = signal;
-      return new Promise((resolve) => setTimeout(() => resolve({ component: 'kubelet', why: 'panic: boom', logFile: '/l/kubelet.log' }), 50));
+      return new Promise((resolve) =>
+        setTimeout(() => resolve({ component: 'kubelet', why: 'panic: boom', logFile: '/l/kubelet.log' }), 50),
+      );
     };
     const first = suite({ outcome: 'hang' });
     const second = suite({ name: 'later' });
@@ -162,7 +232,12 @@ describe('runSuites', () => {
     const { report, abandoned } = await runSuites([first, second], opts());
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(report.checks.map((c) => [c.suite, c.status, c.cause, c.message])).toEqual([
-      ['fake', 'failed', 'harness', `kubelet died (panic: boom) during suite fake: no verdict (its log: ${join(state, 'artifacts', 'fake', 'logs', 'kubelet.log')})`],
+      [
+        'fake',
+        'failed',
+        'harness',
+        `kubelet died (panic: boom) during suite fake: no verdict (its log: ${join(state, 'artifacts', 'fake', 'logs', 'kubelet.log')})`,
+      ],
       ['later', 'failed', 'harness', 'not run: kubelet died (panic: boom) during suite fake'],
     ]);
     expect(abandoned).toBe("suite fake, cut short by kubelet's death");

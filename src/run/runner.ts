@@ -12,7 +12,13 @@ import { silentProgress, step, type Progress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { inCI } from '../core/ci.ts';
 import { CREDPROV_VERSION } from '../core/package-layout.ts';
-import { CAPABILITY_TEXT, type Capability, type ComponentDeath, type Environment, type EnvironmentProvider } from '../cluster/provider.ts';
+import {
+  CAPABILITY_TEXT,
+  type Capability,
+  type ComponentDeath,
+  type Environment,
+  type EnvironmentProvider,
+} from '../cluster/provider.ts';
 import { summarize, type CheckResult, type RunReport, type SuiteTiming } from '../report/model.ts';
 import { ensureEnvironment, type EnsureOptions } from './environment.ts';
 import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
@@ -20,7 +26,6 @@ import { harnessFailed, notRun, reconcile } from './results.ts';
 import { Scope } from './scope.ts';
 import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
 import { stopInProcessRegistries } from '../../registry/started.ts';
-
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();
@@ -83,7 +88,15 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     if (interrupted) break;
     const t0 = Date.now();
     const before = checks.length;
-    if (broken) checks.push(...suiteNotRun(suite, `not run: ${deathText(broken)} during suite ${broken.suite}`, new CredprovError('environment broken'), ci));
+    if (broken)
+      checks.push(
+        ...suiteNotRun(
+          suite,
+          `not run: ${deathText(broken)} during suite ${broken.suite}`,
+          new CredprovError('environment broken'),
+          ci,
+        ),
+      );
     else await runOne(suite);
     for (const c of checks.slice(before)) c.suite = suite.name;
     timings.push({ name: suite.name, summary: suite.summary, durationMs: Date.now() - t0 });
@@ -94,7 +107,12 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     await mkdir(artifactsDir, { recursive: true });
     const scope = new Scope(`suite ${suite.name}`, log);
     const setup: SuiteSetup = {
-      log, progress, artifactsDir, redactor, processEnv, ci,
+      log,
+      progress,
+      artifactsDir,
+      redactor,
+      processEnv,
+      ci,
       environmentName: applyDefaults(o.baseSpec).name,
       defer: (c) => scope.defer(c),
       own: (started) => scope.own(started),
@@ -117,13 +135,21 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       let ensured;
       try {
         if (interrupted) throw new CredprovError('interrupted before the environment was ready');
-        ensured = await ensureEnvironment(wanted, { log, progress, processEnv, keepOnFailure: o.keep ?? false, ...(o.providerFor ? { providerFor: o.providerFor } : {}) });
+        ensured = await ensureEnvironment(wanted, {
+          log,
+          progress,
+          processEnv,
+          keepOnFailure: o.keep ?? false,
+          ...(o.providerFor ? { providerFor: o.providerFor } : {}),
+        });
       } catch (err) {
         checks.push(...suiteNotRun(suite, `no environment for suite ${suite.name}: ${errorMessage(err)}`, err, ci));
         // A kubelet restart that failed leaves the environment's logs in place: keep them with the suite's artifacts.
         const running = await readEnvironment(wanted.name, processEnv).catch(() => undefined);
         if (running) {
-          const p = o.providerFor ? await o.providerFor(running.provider).catch(() => undefined) : await resolveProvider(running.provider, { log, env: processEnv }).catch(() => undefined);
+          const p = o.providerFor
+            ? await o.providerFor(running.provider).catch(() => undefined)
+            : await resolveProvider(running.provider, { log, env: processEnv }).catch(() => undefined);
           await p?.collectLogs(running, join(artifactsDir, 'logs')).catch(() => {});
         }
         return;
@@ -135,7 +161,14 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       const can = (c: Capability) => provider.capabilities()[c];
       const missing = (prepared.needs ?? []).filter((c) => !can(c));
       if (missing.length > 0) {
-        checks.push(...suiteNotRun(suite, `provider ${provider.name} cannot ${missing.map((m) => `${CAPABILITY_TEXT[m]} (${m})`).join(', ')}`, undefined, ci));
+        checks.push(
+          ...suiteNotRun(
+            suite,
+            `provider ${provider.name} cannot ${missing.map((m) => `${CAPABILITY_TEXT[m]} (${m})`).join(', ')}`,
+            undefined,
+            ci,
+          ),
+        );
         return;
       }
       const run = prepared.run;
@@ -145,8 +178,15 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
         if ('death' in outcome) {
           const d = outcome.death;
           broken = { ...d, suite: suite.name };
-          progress.note(`${d.component} died during suite ${suite.name}${d.why ? `: ${d.why}` : ''}; its checks fail now, and no later suite runs on ${environment.name}`);
-          results = suite.checks.map((c) => harnessFailed(c, `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (its log: ${join(artifactsDir, 'logs', basename(d.logFile))})` : ''}`));
+          progress.note(
+            `${d.component} died during suite ${suite.name}${d.why ? `: ${d.why}` : ''}; its checks fail now, and no later suite runs on ${environment.name}`,
+          );
+          results = suite.checks.map((c) =>
+            harnessFailed(
+              c,
+              `${deathText(d)} during suite ${suite.name}: no verdict${d.logFile ? ` (its log: ${join(artifactsDir, 'logs', basename(d.logFile))})` : ''}`,
+            ),
+          );
         } else results = reconcile(`suite ${suite.name}`, suite.checks, outcome.results);
       } catch (err) {
         // The suite itself broke (not one check): none of its checks may count as run.
@@ -154,7 +194,9 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       }
       checks.push(...results);
       if (results.some((r) => r.status === 'failed')) {
-        await provider.collectLogs(environment, join(artifactsDir, 'logs')).catch((e: unknown) => log.warn(`collecting logs: ${errorMessage(e)}`));
+        await provider
+          .collectLogs(environment, join(artifactsDir, 'logs'))
+          .catch((e: unknown) => log.warn(`collecting logs: ${errorMessage(e)}`));
       }
     } finally {
       activeCleanups.delete(cleanup);
@@ -165,7 +207,9 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   let tornDown = false;
   for (const e of environments) {
     if (e.ours && !o.keep) {
-      await e.provider.down(e.environment, progress).catch((err: unknown) => log.warn(`tearing down ${e.environment.name}: ${errorMessage(err)}`));
+      await e.provider
+        .down(e.environment, progress)
+        .catch((err: unknown) => log.warn(`tearing down ${e.environment.name}: ${errorMessage(err)}`));
       tornDown = true;
     }
   }
@@ -183,7 +227,12 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
   };
-  return { report, ...(last ? { environment: last } : {}), tornDown, ...(broken ? { abandoned: `suite ${broken.suite}, cut short by ${broken.component}'s death` } : {}) };
+  return {
+    report,
+    ...(last ? { environment: last } : {}),
+    tornDown,
+    ...(broken ? { abandoned: `suite ${broken.suite}, cut short by ${broken.component}'s death` } : {}),
+  };
 }
 
 type Watched = { results: CheckResult[] } | { death: ComponentDeath };
@@ -194,12 +243,19 @@ type Watched = { results: CheckResult[] } | { death: ComponentDeath };
  * waiting out its timeout against a cluster that cannot answer. The suite
  * itself cannot be stopped from outside; it runs on, unheard.
  */
-async function runWatched(run: () => Promise<CheckResult[]>, provider: EnvironmentProvider, environment: Environment): Promise<Watched> {
+async function runWatched(
+  run: () => Promise<CheckResult[]>,
+  provider: EnvironmentProvider,
+  environment: Environment,
+): Promise<Watched> {
   const running = Promise.resolve().then(run);
   if (!provider.watchComponents) return { results: await running };
   const stop = new AbortController();
   const never = new Promise<never>(() => {});
-  const died = provider.watchComponents(environment, stop.signal).then((death): Watched => ({ death }), () => never);
+  const died = provider.watchComponents(environment, stop.signal).then(
+    (death): Watched => ({ death }),
+    () => never,
+  );
   try {
     const outcome = await Promise.race([running.then((results): Watched => ({ results })), died]);
     if ('death' in outcome) running.catch(() => {});

@@ -38,9 +38,17 @@ export interface FakeApiServer {
 }
 
 const DISCOVERY = {
-  kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'v1',
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: 'v1',
   resources: [
-    { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+    {
+      name: 'pods',
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'],
+    },
     { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['list', 'watch'] },
   ],
 };
@@ -66,18 +74,24 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     route: () => false,
     async writeKubeconfig(dir, o = {}) {
       const file = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
-      await writeFile(file, stringify({
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'fake',
-        clusters: [{ name: 'fake', cluster: { server: fake.url, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'admin', user: { token: o.token ?? 'fake-admin-token-0123456789' } }],
-        contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'admin' } }],
-      }));
+      await writeFile(
+        file,
+        stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'fake',
+          clusters: [{ name: 'fake', cluster: { server: fake.url, 'insecure-skip-tls-verify': true } }],
+          users: [{ name: 'admin', user: { token: o.token ?? 'fake-admin-token-0123456789' } }],
+          contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'admin' } }],
+        }),
+      );
       return file;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -89,8 +103,21 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       if (req.method === 'GET' && url.pathname === '/api/v1') return json(res, 200, DISCOVERY);
       if (req.method === 'PATCH') {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        fake.patches.push({ path: url.pathname, query: url.searchParams, contentType: req.headers['content-type'], body });
-        return json(res, 200, { ...body, metadata: { ...(body.metadata as object), uid: 'uid-1', resourceVersion: '5', creationTimestamp: '2026-01-02T03:04:05Z' } });
+        fake.patches.push({
+          path: url.pathname,
+          query: url.searchParams,
+          contentType: req.headers['content-type'],
+          body,
+        });
+        return json(res, 200, {
+          ...body,
+          metadata: {
+            ...(body.metadata as object),
+            uid: 'uid-1',
+            resourceVersion: '5',
+            creationTimestamp: '2026-01-02T03:04:05Z',
+          },
+        });
       }
       const collection = /^\/api\/v1\/namespaces\/[^/]+\/(pods|events)$/.exec(url.pathname);
       if (req.method === 'GET' && collection) {
@@ -109,7 +136,12 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
           return;
         }
         const l = resource === 'pods' ? fake.podList() : fake.eventList();
-        return json(res, 200, { kind: resource === 'pods' ? 'PodList' : 'EventList', apiVersion: 'v1', metadata: { resourceVersion: l.resourceVersion }, items: l.items });
+        return json(res, 200, {
+          kind: resource === 'pods' ? 'PodList' : 'EventList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: l.resourceVersion },
+          items: l.items,
+        });
       }
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && m) return json(res, 404, status(404, 'NotFound', `pods "${m[2]}" not found`));
@@ -126,21 +158,42 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
 }
 
 /** A pod as the API server sends it, at a resourceVersion, with its first container's state. */
-export function podAt(resourceVersion: string, state: Record<string, unknown> | undefined, name = 'p'): Record<string, unknown> {
+export function podAt(
+  resourceVersion: string,
+  state: Record<string, unknown> | undefined,
+  name = 'p',
+): Record<string, unknown> {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion },
-    status: { phase: state?.terminated ? 'Succeeded' : 'Pending', ...(state ? { containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state }] } : {}) },
+    status: {
+      phase: state?.terminated ? 'Succeeded' : 'Pending',
+      ...(state
+        ? { containerStatuses: [{ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 0, state }] }
+        : {}),
+    },
   };
 }
 
 /** A core/v1 Event about pod `pod`, as the kubelet records it. */
-export function eventAt(resourceVersion: string, name: string, reason: string, message: string, o: { count?: number; pod?: string; type?: string } = {}): Record<string, unknown> {
+export function eventAt(
+  resourceVersion: string,
+  name: string,
+  reason: string,
+  message: string,
+  o: { count?: number; pod?: string; type?: string } = {},
+): Record<string, unknown> {
   return {
-    apiVersion: 'v1', kind: 'Event',
+    apiVersion: 'v1',
+    kind: 'Event',
     metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion },
     involvedObject: { kind: 'Pod', name: o.pod ?? 'p', namespace: 'default', fieldPath: 'spec.containers{main}' },
-    type: o.type ?? (reason === 'Failed' ? 'Warning' : 'Normal'), reason, message, count: o.count ?? 1,
-    firstTimestamp: '2026-01-02T03:04:05Z', lastTimestamp: '2026-01-02T03:04:05Z',
+    type: o.type ?? (reason === 'Failed' ? 'Warning' : 'Normal'),
+    reason,
+    message,
+    count: o.count ?? 1,
+    firstTimestamp: '2026-01-02T03:04:05Z',
+    lastTimestamp: '2026-01-02T03:04:05Z',
   };
 }

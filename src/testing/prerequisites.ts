@@ -19,16 +19,19 @@ export type TestFn = (title: string, fn: () => Promise<unknown> | void, timeoutM
 export function testIf(pre: Prerequisite, o: { optional?: boolean; env?: NodeJS.ProcessEnv } = {}): TestFn {
   if (pre.ok) return test;
   if (inCI(o.env ?? process.env) && !o.optional) {
-    const failing = (title: string) => test(title, () => {
-      throw new Error(`prerequisite missing: ${pre.reason}`);
-    });
+    const failing = (title: string) =>
+      test(title, () => {
+        throw new Error(`prerequisite missing: ${pre.reason}`);
+      });
     return failing;
   }
   return test.skip;
 }
 
 export function isRoot(): Prerequisite {
-  return process.getuid?.() === 0 ? { ok: true } : { ok: false, reason: 'must run as root (writes /etc/hosts, runs containerd)' };
+  return process.getuid?.() === 0
+    ? { ok: true }
+    : { ok: false, reason: 'must run as root (writes /etc/hosts, runs containerd)' };
 }
 
 export function all(...pres: Prerequisite[]): Prerequisite {

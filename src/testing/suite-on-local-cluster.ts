@@ -33,21 +33,31 @@ export interface SuiteOnLocalClusterOptions {
   teardownTimeoutMs?: number;
 }
 
-export async function suiteOnLocalCluster(suites: Suite | Suite[], o: SuiteOnLocalClusterOptions): Promise<SuiteOnLocalCluster> {
+export async function suiteOnLocalCluster(
+  suites: Suite | Suite[],
+  o: SuiteOnLocalClusterOptions,
+): Promise<SuiteOnLocalCluster> {
   const available = await localProvider().isAvailable();
-  const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+  const it = testIf(
+    all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+  );
   let outcome: Promise<RunOutcome> | undefined;
   let dir: string | undefined;
 
-  const run = (): Promise<RunOutcome> => (outcome ??= (async () => {
-    dir = await mkdtemp(join(tmpdir(), `credprov-${o.envName}-`));
-    return runSuites(Array.isArray(suites) ? suites : [suites], {
-      baseSpec: { name: o.envName, provider: 'local', ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}) },
-      artifactsDir: dir,
-      redactor: new Redactor(),
-      ...(o.keep ? { keep: true } : {}),
-    });
-  })());
+  const run = (): Promise<RunOutcome> =>
+    (outcome ??= (async () => {
+      dir = await mkdtemp(join(tmpdir(), `credprov-${o.envName}-`));
+      return runSuites(Array.isArray(suites) ? suites : [suites], {
+        baseSpec: {
+          name: o.envName,
+          provider: 'local',
+          ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+        },
+        artifactsDir: dir,
+        redactor: new Redactor(),
+        ...(o.keep ? { keep: true } : {}),
+      });
+    })());
 
   afterAll(async () => {
     // runSuites tears down what it brought up; this covers `keep` and a run that threw half way.
@@ -73,7 +83,9 @@ export async function suiteOnLocalCluster(suites: Suite | Suite[], o: SuiteOnLoc
 
 /** The ids a run reported that are not passed, with status, cause and message: expect it toEqual([]). */
 export function notPassed(checks: CheckResult[]): string[] {
-  return checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
+  return checks
+    .filter((c) => c.status !== 'passed')
+    .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
 }
 
 export const sortedIds = (checks: Array<Check | CheckResult>): string[] => checks.map((c) => c.id).sort();

@@ -13,7 +13,10 @@ export const SKEW_RULE = `a kubelet may be up to ${MAX_KUBELET_MINORS_BEHIND} mi
  * server, newest first, within the skew policy and the version table; the
  * test command builds their kubelets alone.
  */
-export const SKEW_KUBELET_VERSIONS = Array.from({ length: MAX_KUBELET_MINORS_BEHIND }, (_, i) => parseKubeVersion(DEFAULT_KUBE_VERSION).minor - 1 - i)
+export const SKEW_KUBELET_VERSIONS = Array.from(
+  { length: MAX_KUBELET_MINORS_BEHIND },
+  (_, i) => parseKubeVersion(DEFAULT_KUBE_VERSION).minor - 1 - i,
+)
   .filter((m) => SUPPORTED_MINORS.includes(m))
   .map((m) => `1.${m}`);
 
@@ -23,6 +26,7 @@ export function skewProblem(apiserver: string, kubelet: string): string | undefi
   const k = parseKubeVersion(kubelet, 'kubelet.version');
   const behind = a.minor - k.minor;
   if (behind < 0) return `kubelet ${k.text} is newer than kube-apiserver ${a.text}: ${SKEW_RULE}`;
-  if (behind > MAX_KUBELET_MINORS_BEHIND) return `kubelet ${k.text} is ${behind} minor versions older than kube-apiserver ${a.text}: ${SKEW_RULE}`;
+  if (behind > MAX_KUBELET_MINORS_BEHIND)
+    return `kubelet ${k.text} is ${behind} minor versions older than kube-apiserver ${a.text}: ${SKEW_RULE}`;
   return undefined;
 }

@@ -34,14 +34,28 @@ export interface KubeBehaviour {
 
 const ROWS: KubeBehaviour[] = [
   row(33, {
-    gateDefaults: { KubeletServiceAccountTokenForCredentialProviders: false, KubeletEnsureSecretPulledImages: false, ServiceAccountNodeAudienceRestriction: true },
-    cacheTypeRequired: false, configDirectory: false, rejectsTokenAsPassword: false,
-    pluginErrorsMetric: 'kubelet_credential_provider_plugin_errors', failCgroupV1Default: false,
-    containerdSupported: ['2.1.0', '2.0.4', '1.7.24', '1.6.36'], podInfraContainerImageFlag: true,
+    gateDefaults: {
+      KubeletServiceAccountTokenForCredentialProviders: false,
+      KubeletEnsureSecretPulledImages: false,
+      ServiceAccountNodeAudienceRestriction: true,
+    },
+    cacheTypeRequired: false,
+    configDirectory: false,
+    rejectsTokenAsPassword: false,
+    pluginErrorsMetric: 'kubelet_credential_provider_plugin_errors',
+    failCgroupV1Default: false,
+    containerdSupported: ['2.1.0', '2.0.4', '1.7.24', '1.6.36'],
+    podInfraContainerImageFlag: true,
   }),
   row(34, {
-    gateDefaults: { KubeletServiceAccountTokenForCredentialProviders: true, KubeletEnsureSecretPulledImages: false, ServiceAccountNodeAudienceRestriction: true },
-    failCgroupV1Default: false, containerdSupported: ['2.1.3', '2.0.6', '1.7.28', '1.6.39'], podInfraContainerImageFlag: true,
+    gateDefaults: {
+      KubeletServiceAccountTokenForCredentialProviders: true,
+      KubeletEnsureSecretPulledImages: false,
+      ServiceAccountNodeAudienceRestriction: true,
+    },
+    failCgroupV1Default: false,
+    containerdSupported: ['2.1.3', '2.0.6', '1.7.28', '1.6.39'],
+    podInfraContainerImageFlag: true,
   }),
   row(35, { containerdSupported: ['2.2.0', '2.1.5', '1.7.28'] }),
   row(36, { containerdSupported: ['2.3.0', '2.2.0'] }),
@@ -53,7 +67,11 @@ function row(minor: number, o: Partial<KubeBehaviour>): KubeBehaviour {
   return {
     minor,
     providerOrder: 'config',
-    gateDefaults: { KubeletServiceAccountTokenForCredentialProviders: true, KubeletEnsureSecretPulledImages: true, ServiceAccountNodeAudienceRestriction: true },
+    gateDefaults: {
+      KubeletServiceAccountTokenForCredentialProviders: true,
+      KubeletEnsureSecretPulledImages: true,
+      ServiceAccountNodeAudienceRestriction: true,
+    },
     tokenAttributesField: true,
     cacheTypeRequired: true,
     configDirectory: true,
@@ -94,19 +112,30 @@ export interface KubeVersion {
 /** Accepts 1.37, v1.37, 1.37.1, v1.37.1, 1.37.x. */
 export function parseKubeVersion(text: string, field = '--kube-version'): KubeVersion {
   const m = /^v?1\.(\d+)(?:\.(\d+|x))?(?:[-+].*)?$/.exec(text.trim());
-  if (!m) throw new ConfigError(`${field}: '${text}' is not a Kubernetes version`, { hint: 'write it as 1.37, v1.37 or v1.37.1' });
+  if (!m)
+    throw new ConfigError(`${field}: '${text}' is not a Kubernetes version`, {
+      hint: 'write it as 1.37, v1.37 or v1.37.1',
+    });
   const minor = Number(m[1]);
   const patch = m[2] === undefined || m[2] === 'x' ? undefined : Number(m[2]);
-  return { major: 1, minor, ...(patch === undefined ? {} : { patch }), text: `v1.${minor}${patch === undefined ? '' : `.${patch}`}` };
+  return {
+    major: 1,
+    minor,
+    ...(patch === undefined ? {} : { patch }),
+    text: `v1.${minor}${patch === undefined ? '' : `.${patch}`}`,
+  };
 }
 
 export function behaviourFor(version: KubeVersion | string): KubeBehaviour {
   const v = typeof version === 'string' ? parseKubeVersion(version) : version;
   const r = ROWS.find((x) => x.minor === v.minor);
   if (!r) {
-    throw new ConfigError(`Kubernetes ${v.text} is outside the versions credprov models (1.${OLDEST_MINOR} to 1.${NEWEST_MINOR})`, {
-      hint: `pick a version from 1.${OLDEST_MINOR} to 1.${NEWEST_MINOR}; the table lives in src/versions/table.ts`,
-    });
+    throw new ConfigError(
+      `Kubernetes ${v.text} is outside the versions credprov models (1.${OLDEST_MINOR} to 1.${NEWEST_MINOR})`,
+      {
+        hint: `pick a version from 1.${OLDEST_MINOR} to 1.${NEWEST_MINOR}; the table lives in src/versions/table.ts`,
+      },
+    );
   }
   return r;
 }

@@ -35,7 +35,8 @@ export const KEY_GLOBAL: Check = {
 
 export const DURATION_DEFAULT: Check = {
   id: 'CACHE-DURATION-DEFAULT',
-  title: "A response without cacheDuration is cached for the provider's defaultCacheDuration: a hit within it, an exec after it",
+  title:
+    "A response without cacheDuration is cached for the provider's defaultCacheDuration: a hit within it, an exec after it",
   level: 'MUST',
   source:
     "KEP-2133: cacheDuration is optional, the provider's defaultCacheDuration applies when it is unset; " +
@@ -44,7 +45,8 @@ export const DURATION_DEFAULT: Check = {
 
 export const DURATION_ZERO_RESPONSE: Check = {
   id: 'CACHE-DURATION-ZERO-RESPONSE',
-  title: 'cacheDuration 0s in the response means "do not cache", even with a long defaultCacheDuration: every pull execs the plugin',
+  title:
+    'cacheDuration 0s in the response means "do not cache", even with a long defaultCacheDuration: every pull execs the plugin',
   level: 'MUST',
   source:
     'KEP-2133: a cacheDuration of 0 means the credentials are not cached; ' +
@@ -84,7 +86,8 @@ export const ROTATION: Check = {
 
 export const SINGLEFLIGHT: Check = {
   id: 'CACHE-SINGLEFLIGHT',
-  title: 'Concurrent pulls of one image share one plugin exec (singleflight), even with cacheDuration 0s and serializeImagePulls: true',
+  title:
+    'Concurrent pulls of one image share one plugin exec (singleflight), even with cacheDuration 0s and serializeImagePulls: true',
   level: 'SHOULD',
   source:
     `${PLUGIN_GO}: p.group.Do(image, ExecPlugin) (singleflight keyed by image in non-token mode); ` +

@@ -30,19 +30,27 @@ export interface CacheLab {
   id: string;
 }
 
-const registryFor = (lab: Pick<CacheLab, 'main' | 'rotation'>, p: Plan): LabRegistry => (p.registry === 'rotation' ? lab.rotation : lab.main);
+const registryFor = (lab: Pick<CacheLab, 'main' | 'rotation'>, p: Plan): LabRegistry =>
+  p.registry === 'rotation' ? lab.rotation : lab.main;
 
 export function scenarioFor(p: Plan, user: { username: string; password: string }): ScenarioFile {
   // The auth key is the provider's glob, so a Registry or Global entry stored
   // for one host also carries credentials the keyring matches to the others.
   const auth = { [glob(p)]: { username: user.username, password: user.password } };
-  return answer([glob(p)], auth, { cacheKeyType: p.cacheKeyType, cacheDuration: p.cacheDuration, ...(p.delay ? { delay: p.delay } : {}) });
+  return answer([glob(p)], auth, {
+    cacheKeyType: p.cacheKeyType,
+    cacheDuration: p.cacheDuration,
+    ...(p.delay ? { delay: p.delay } : {}),
+  });
 }
 
 /** Starts the registries (owned: stopped after the suite), pushes the images, and writes the fleet. */
 export async function startCacheLab(ctx: SuiteSetup): Promise<CacheLab> {
   // Settled, not raced: a registry that starts after the other failed is still owned, so still stopped.
-  const started = await Promise.allSettled([ctx.own(startLabRegistry(ctx, 'cache')), ctx.own(startLabRegistry(ctx, 'cache-rot'))]);
+  const started = await Promise.allSettled([
+    ctx.own(startLabRegistry(ctx, 'cache')),
+    ctx.own(startLabRegistry(ctx, 'cache-rot')),
+  ]);
   const [main, rotation] = started.map((s) => {
     if (s.status === 'rejected') throw s.reason;
     return s.value;
@@ -122,7 +130,10 @@ export async function providerCase(ctx: CaseContext, lab: CacheLab, p: Plan): Pr
         decidedBy: i.decidedBy,
         exitCode: i.response.exitCode,
       }));
-      return [{ kind: 'invocation', label: `plugin execs of ${p.name} (${lab.fleet.logFile})`, data }, ...pods.flatMap((r) => r.evidence)];
+      return [
+        { kind: 'invocation', label: `plugin execs of ${p.name} (${lab.fleet.logFile})`, data },
+        ...pods.flatMap((r) => r.evidence),
+      ];
     },
   };
 }
@@ -140,6 +151,7 @@ async function pullingEventAt(env: Environment, namespace: string, pod: string):
 /** Why a pod's pull failed, in one line: the kubelet's last Failed event, else the outcome. */
 export function failedMessage(r: PodRun): string {
   const event = [...r.events].reverse().find((e) => e.reason === 'Failed');
-  const outcome = r.outcome.kind === 'pull-failed' ? `${r.outcome.reason}: ${r.outcome.message}` : `exit ${r.outcome.exitCode}`;
+  const outcome =
+    r.outcome.kind === 'pull-failed' ? `${r.outcome.reason}: ${r.outcome.message}` : `exit ${r.outcome.exitCode}`;
   return (event?.message ?? outcome).replace(/\s+/g, ' ').slice(0, 300);
 }

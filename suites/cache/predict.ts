@@ -43,7 +43,9 @@ export function predictPulls(p: Plan, pulls: Array<Pick<Pull, 'label' | 'request
   const model = newModel(p);
   const answer = modelAnswer(p);
   const decisions = pulls.map((x) => ({ label: x.label, decision: model.pull(x.request, x.atMs, answer) }));
-  const steps = decisions.map(({ label, decision }) => `${label}: ${decision.invoked ? 'exec' : 'hit'} (${decision.reason})`);
+  const steps = decisions.map(
+    ({ label, decision }) => `${label}: ${decision.invoked ? 'exec' : 'hit'} (${decision.reason})`,
+  );
   return {
     value: decisions.map(({ label, decision }) => ({ label, execs: decision.invoked ? 1 : 0 })),
     model: MODEL,
@@ -59,10 +61,17 @@ export function predictPulls(p: Plan, pulls: Array<Pick<Pull, 'label' | 'request
  */
 export function slippedSchedule(p: Plan, pulls: Pull[], done: Window[]): string | undefined {
   const planned = predictPulls(p, pulls).value;
-  const replayAt = (end: keyof Window) => predictPulls(p, pulls.map((x, i) => ({ ...x, atMs: done[i]?.[end] ?? x.atMs }))).value;
+  const replayAt = (end: keyof Window) =>
+    predictPulls(
+      p,
+      pulls.map((x, i) => ({ ...x, atMs: done[i]?.[end] ?? x.atMs })),
+    ).value;
   if (isDeepStrictEqual(replayAt('fromMs'), planned) && isDeepStrictEqual(replayAt('toMs'), planned)) return undefined;
   const when = pulls
-    .map((x, i) => `${x.label} planned +${secs(x.atMs)}, looked up in +${secs(done[i]?.fromMs ?? NaN)}…+${secs(done[i]?.toMs ?? NaN)}`)
+    .map(
+      (x, i) =>
+        `${x.label} planned +${secs(x.atMs)}, looked up in +${secs(done[i]?.fromMs ?? NaN)}…+${secs(done[i]?.toMs ?? NaN)}`,
+    )
     .join('; ');
   return `schedule slipped, the prediction no longer holds for when the pods really ran (${when})`;
 }
@@ -95,7 +104,8 @@ export const ALL_FAILED = 'all failed, no exec';
 export function predictRotation(p: Plan, request: string): RotationPrediction {
   const model = newModel(p);
   const stored = model.pull(request, 0, modelAnswer(p));
-  if (!stored.invoked || !stored.stored) throw new Error(`the model stores nothing for ${describePlan(p)}: not a rotation case`);
+  if (!stored.invoked || !stored.stored)
+    throw new Error(`the model stores nothing for ${describePlan(p)}: not a rotation case`);
   const expiryMs = stored.stored.expiresAt;
   // The model's own answer to "when is the first lookup that execs again": cached at expiry, gone just after.
   if (model.lookup(request, expiryMs) === undefined || model.lookup(request, expiryMs + 1) !== undefined) {

@@ -25,7 +25,8 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
     runs.push(first);
     const firstExecs = await provider.execs();
     if (first.pull !== 'success' || firstExecs.length !== 1) {
-      const what = first.pull === 'success' ? `saw ${firstExecs.length} execs instead of 1` : `failed: ${failedMessage(first)}`;
+      const what =
+        first.pull === 'success' ? `saw ${firstExecs.length} execs instead of 1` : `failed: ${failedMessage(first)}`;
       return judge(check, {
         prediction,
         observed: { whileCached: 'no first pull', reinvokedAtMs: null, recoveredAtMs: null, rotatedAtMs: NaN },
@@ -68,7 +69,10 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
         }
         return undefined;
       },
-      { timeoutMs: t0 + expiryMs + ROTATION_TOLERANCE_MS + ROTATION_GIVE_UP_MS - Date.now(), intervalMs: RETRY_PAUSE_MS },
+      {
+        timeoutMs: t0 + expiryMs + ROTATION_TOLERANCE_MS + ROTATION_GIVE_UP_MS - Date.now(),
+        intervalMs: RETRY_PAUSE_MS,
+      },
     );
     const reExec = (await provider.execs()).slice(1)[0];
     const seen: RotationSeen = {
@@ -99,7 +103,10 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
       observed: seen,
       show,
       agree: rotationAgrees,
-      evidence: [...(await provider.evidence(shown)), { kind: 'data', label: 'rotation recovery figures (seconds)', data: figures }],
+      evidence: [
+        ...(await provider.evidence(shown)),
+        { kind: 'data', label: 'rotation recovery figures (seconds)', data: figures },
+      ],
       startedAt,
     });
   });

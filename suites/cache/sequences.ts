@@ -3,7 +3,17 @@
 // cases. Each states the model's prediction for its planned schedule, runs
 // the pods, and is judged on the execs each pull caused; when the pods ran
 // too far from the plan for the prediction to hold, it is no verdict.
-import { caseOf, judge, poll, sleepUntil, type Case, type Check, type CheckResult, type Evidence, type PodRun } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  judge,
+  poll,
+  sleepUntil,
+  type Case,
+  type Check,
+  type CheckResult,
+  type Evidence,
+  type PodRun,
+} from '../../src/run/kit.ts';
 import { failedMessage, providerCase, type CacheLab, type ProviderCase } from './lab.ts';
 import { entryLifeMs, expiryPulls, keyPulls, POD_TIMEOUT_MS, zeroPulls, type Plan, type Pull } from './plan.ts';
 import { predictPulls, showPulls, slippedSchedule, type PullSeen, type Window } from './predict.ts';
@@ -50,7 +60,15 @@ async function timed(check: Check, provider: ProviderCase): Promise<CheckResult>
   const firstExec = await poll(async () => (await provider.execs())[0], { timeoutMs: POD_TIMEOUT_MS, intervalMs: 150 });
   if (!firstExec) {
     const run = await first;
-    return verdict(check, provider, pulls, [{ fromMs: 0, toMs: 0 }], [{ label: firstPull.label, execs: 0 }], [run], startedAt);
+    return verdict(
+      check,
+      provider,
+      pulls,
+      [{ fromMs: 0, toMs: 0 }],
+      [{ label: firstPull.label, execs: 0 }],
+      [run],
+      startedAt,
+    );
   }
   const t0 = Date.parse(firstExec.time);
   // The second pod at once, without waiting for the first to finish.
@@ -64,7 +82,10 @@ async function timed(check: Check, provider: ProviderCase): Promise<CheckResult>
     { label: withinLife.label, execs: afterSecond - 1 },
     { label: afterLife.label, execs: afterThird - afterSecond },
   ];
-  const done = [{ fromMs: 0, toMs: 0 }, ...[second, third].map((t) => ({ fromMs: t.createdAt - t0, toMs: t.lookedUpBy - t0 }))];
+  const done = [
+    { fromMs: 0, toMs: 0 },
+    ...[second, third].map((t) => ({ fromMs: t.createdAt - t0, toMs: t.lookedUpBy - t0 })),
+  ];
   return verdict(check, provider, pulls, done, seen, [firstRun, second.run, third.run], startedAt);
 }
 
@@ -84,7 +105,10 @@ async function verdict(
 ): Promise<CheckResult> {
   const failed = runs.filter((r) => r.pull === 'failure');
   const why = failed.map((r) => `${r.name}: ${failedMessage(r)}`).join('; ');
-  const failures = failed.length === 0 ? undefined : `${failed.length} pull(s) failed although the plugin's credentials are valid: ${why}`;
+  const failures =
+    failed.length === 0
+      ? undefined
+      : `${failed.length} pull(s) failed although the plugin's credentials are valid: ${why}`;
   const schedule: Evidence = {
     kind: 'data',
     label:

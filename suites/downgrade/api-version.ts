@@ -26,20 +26,34 @@ export function apiVersionCase(s: DowngradeSetting): Case {
       await s.fleet.rescript(PROVIDER, scenario(s.lab.user, step.answers));
       const providers = s.fleet.config.providers.map((p) => ({ ...p, apiVersion: step.config }));
       const config = { ...s.fleet.config, providers } as CredentialProviderConfig;
-      const credentialProvider = { ...env.spec.credentialProvider!, config: config as unknown as Record<string, unknown> };
+      const credentialProvider = {
+        ...env.spec.credentialProvider!,
+        config: config as unknown as Record<string, unknown>,
+      };
       env = await ctx.provider.restartKubelet(env, { credentialProvider }, ctx.progress);
       const kubeletLog = join(env.logsDir, 'kubelet.log');
       const logStart = (await stat(kubeletLog).catch(() => ({ size: 0 }))).size;
-      const pod = await runPod(env, { name: `down-api-${i}-${Date.now().toString(36)}`, image: IMAGE, pullPolicy: 'Always' });
+      const pod = await runPod(env, {
+        name: `down-api-${i}-${Date.now().toString(36)}`,
+        image: IMAGE,
+        pullPolicy: 'Always',
+      });
       // "response refused" only when the kubelet itself says so during this step, else the pod's own failure.
-      const refusedLine = pod.pull === 'failure'
-        ? (await readFile(kubeletLog)).subarray(logStart).toString('utf8').split('\n').find((l) => l.includes(REFUSED))
-        : undefined;
-      const why = pod.pull === 'failure' ? (refusedLine ? ' (response refused)' : ` (${pod.failure ?? 'unknown'})`) : '';
+      const refusedLine =
+        pod.pull === 'failure'
+          ? (await readFile(kubeletLog))
+              .subarray(logStart)
+              .toString('utf8')
+              .split('\n')
+              .find((l) => l.includes(REFUSED))
+          : undefined;
+      const why =
+        pod.pull === 'failure' ? (refusedLine ? ' (response refused)' : ` (${pod.failure ?? 'unknown'})`) : '';
       observed.push(`${label}: pull ${pod.pull}${why}`);
       evidence.push(...pod.evidence);
       const decoderError = decoderErrors[label];
-      if (decoderError) evidence.push({ kind: 'text', label: `credprov's decoder on the ${label} answer`, text: decoderError });
+      if (decoderError)
+        evidence.push({ kind: 'text', label: `credprov's decoder on the ${label} answer`, text: decoderError });
     }
     evidence.push(...(await kubeletEvidence(env, ['apiVersion from credential plugin response', 'did not match'])));
     return judge(RESPONSE_APIVERSION, { prediction, observed, show: (v) => v.join('; '), evidence, startedAt });

@@ -11,33 +11,51 @@ import { IMAGE, OTHER } from './plan.ts';
 import { predictFallback } from './predict.ts';
 
 export function fallbackCase(s: DowngradeSetting): Case {
-  return caseOf(NO_PROVIDER_FALLBACK, async (ctx) => {
-    const env = await resetKubelet(ctx, s);
-    const startedAt = new Date();
-    const { username, password } = s.lab.user;
-    const prediction = predictFallback(username);
-    // Removed again after the case: it would leak into every later suite.
-    const nodeConfig = join(kubeletFilesOf(env).rootDir, 'config.json');
-    const nodeAuth = { auths: { [normalizeImage(IMAGE).registry]: { auth: Buffer.from(`${username}:${password}`).toString('base64') } } };
-    ctx.defer(() => rm(nodeConfig, { force: true }));
-    await writeFile(nodeConfig, JSON.stringify(nodeAuth), { mode: 0o600 });
-    const images = [IMAGE, OTHER];
-    const tag = Date.now().toString(36);
-    const before = await Promise.all(images.map((image, i) => runPod(env, { name: `down-before-${i}-${tag}`, image, pullPolicy: 'Always' })));
-    const withoutConfig = await ctx.provider.restartKubelet(env, { credentialProvider: null }, ctx.progress);
-    const after = await Promise.all(images.map((image, i) => runPod(withoutConfig, { name: `down-after-${i}-${tag}`, image, pullPolicy: 'Always' })));
-    const execsAfter = (await s.fleet.invocations()).filter((i) => i.time >= startedAt.toISOString()).length;
-    return judge(NO_PROVIDER_FALLBACK, {
-      prediction,
-      observed: images.map((image, i) => ({ image, before: `${before[i]!.pull}`, after: `${after[i]!.pull}` })),
-      show: (v) => v.map((x) => `${x.image}: ${x.before} → ${x.after}`).join('; '),
-      evidence: [
-        ...before.flatMap((p) => p.evidence),
-        ...after.flatMap((p) => p.evidence),
-        { kind: 'data', label: 'plugin execs after the provider config was removed (of all pulls in this case)', data: { invocations: execsAfter } },
-        ...(await kubeletEvidence(env, ['config.json', 'credential provider'])),
-      ],
-      startedAt,
-    });
-  }, { needs: ['kubeletFiles'] });
+  return caseOf(
+    NO_PROVIDER_FALLBACK,
+    async (ctx) => {
+      const env = await resetKubelet(ctx, s);
+      const startedAt = new Date();
+      const { username, password } = s.lab.user;
+      const prediction = predictFallback(username);
+      // Removed again after the case: it would leak into every later suite.
+      const nodeConfig = join(kubeletFilesOf(env).rootDir, 'config.json');
+      const nodeAuth = {
+        auths: {
+          [normalizeImage(IMAGE).registry]: { auth: Buffer.from(`${username}:${password}`).toString('base64') },
+        },
+      };
+      ctx.defer(() => rm(nodeConfig, { force: true }));
+      await writeFile(nodeConfig, JSON.stringify(nodeAuth), { mode: 0o600 });
+      const images = [IMAGE, OTHER];
+      const tag = Date.now().toString(36);
+      const before = await Promise.all(
+        images.map((image, i) => runPod(env, { name: `down-before-${i}-${tag}`, image, pullPolicy: 'Always' })),
+      );
+      const withoutConfig = await ctx.provider.restartKubelet(env, { credentialProvider: null }, ctx.progress);
+      const after = await Promise.all(
+        images.map((image, i) =>
+          runPod(withoutConfig, { name: `down-after-${i}-${tag}`, image, pullPolicy: 'Always' }),
+        ),
+      );
+      const execsAfter = (await s.fleet.invocations()).filter((i) => i.time >= startedAt.toISOString()).length;
+      return judge(NO_PROVIDER_FALLBACK, {
+        prediction,
+        observed: images.map((image, i) => ({ image, before: `${before[i]!.pull}`, after: `${after[i]!.pull}` })),
+        show: (v) => v.map((x) => `${x.image}: ${x.before} → ${x.after}`).join('; '),
+        evidence: [
+          ...before.flatMap((p) => p.evidence),
+          ...after.flatMap((p) => p.evidence),
+          {
+            kind: 'data',
+            label: 'plugin execs after the provider config was removed (of all pulls in this case)',
+            data: { invocations: execsAfter },
+          },
+          ...(await kubeletEvidence(env, ['config.json', 'credential provider'])),
+        ],
+        startedAt,
+      });
+    },
+    { needs: ['kubeletFiles'] },
+  );
 }

@@ -19,7 +19,8 @@ export function gateOffCase(s: DowngradeSetting): Case {
       const env = ctx.environment;
       const kubeletVersion = env.kubeletVersion ?? env.kubeVersion;
       // A record-free image every node has: the pod runs whatever the provider config says.
-      if (!env.sandboxImage) throw new Error(`environment ${env.name} names no sandbox image for the pod that must keep running`);
+      if (!env.sandboxImage)
+        throw new Error(`environment ${env.name} names no sandbox image for the pod that must keep running`);
       const pod = `down-running-${Date.now().toString(36)}`;
       await createPod(env, { name: pod, image: env.sandboxImage, pullPolicy: 'Never' });
       ctx.defer(() => deletePod(env, pod));
@@ -31,15 +32,22 @@ export function gateOffCase(s: DowngradeSetting): Case {
         prediction: predictGateOffRefused(s.fleet.config, kubeletVersion),
         observed: refused.outcome,
         show: (v) => (v === refused.outcome && refused.error ? `${v}: ${refused.error.slice(0, 260)}` : v),
-        evidence: [{ kind: 'text', label: 'the kubelet\'s error, as the user sees it', text: refused.error || '(none: it started)' }],
+        evidence: [
+          {
+            kind: 'text',
+            label: "the kubelet's error, as the user sees it",
+            text: refused.error || '(none: it started)',
+          },
+        ],
         startedAt,
       });
 
       // 2. the documented fix: drop tokenAttributes, gate still off.
       const fixed = await tryStart(ctx, env, s.fleet.config, GATE_OFF);
-      const pull = fixed.outcome === 'starts'
-        ? await runPod(fixed.env, { name: `down-fix-${Date.now().toString(36)}`, image: IMAGE, pullPolicy: 'Always' })
-        : undefined;
+      const pull =
+        fixed.outcome === 'starts'
+          ? await runPod(fixed.env, { name: `down-fix-${Date.now().toString(36)}`, image: IMAGE, pullPolicy: 'Always' })
+          : undefined;
       const since = startedAt.toISOString();
       const repository = normalizeImage(IMAGE).repository;
       const execs = (await s.fleet.invocations()).filter((i) => i.time >= since && i.image === repository);
@@ -61,11 +69,19 @@ export function gateOffCase(s: DowngradeSetting): Case {
       });
 
       // 3. the pod that ran all along.
-      const after = await waitRunning(fixed.env, pod, 30_000)
-        .catch((err: unknown) => ({ phase: errorMessage(err), containerID: '', restartCount: -1, running: false }));
+      const after = await waitRunning(fixed.env, pod, 30_000).catch((err: unknown) => ({
+        phase: errorMessage(err),
+        containerID: '',
+        restartCount: -1,
+        running: false,
+      }));
       const keptResult = judge(PODS_KEEP_RUNNING, {
         prediction: predictPodKeepsRunning(before.restartCount),
-        observed: { running: after.running, sameContainer: after.containerID === before.containerID, restartCount: after.restartCount },
+        observed: {
+          running: after.running,
+          sameContainer: after.containerID === before.containerID,
+          restartCount: after.restartCount,
+        },
         show: (v) => `running ${v.running}, same container ${v.sameContainer}, restarts ${v.restartCount}`,
         evidence: [{ kind: 'data', label: 'container before and after', data: { before, after } }],
         startedAt,

@@ -18,14 +18,20 @@ import { gateToggleCase, kubeletOneMinorCase } from './records.ts';
 export const downgradeSuite: Suite = {
   name: 'downgrade',
   summary:
-    'rollback paths: the SA-token gate turned off (refusal, the documented fix, pods keep running), the provider config removed '
-    + '(fallback to node credentials), the response apiVersion switched between v1 and v1beta1, KubeletEnsureSecretPulledImages off and on, '
-    + 'and the kubelet downgraded one minor with records and a warm credential cache',
+    'rollback paths: the SA-token gate turned off (refusal, the documented fix, pods keep running), the provider config removed ' +
+    '(fallback to node credentials), the response apiVersion switched between v1 and v1beta1, KubeletEnsureSecretPulledImages off and on, ' +
+    'and the kubelet downgraded one minor with records and a warm credential cache',
   checks: DOWNGRADE_CHECKS,
   async prepare(ctx): Promise<PreparedSuite> {
     const lab = await ctx.own(startLabRegistry(ctx, 'down'));
     for (const image of ALL_IMAGES) await lab.push(normalizeImage(image).path, 'v1');
-    const provider = { name: PROVIDER, matchImages: MATCH_IMAGES, apiVersion: V1, defaultCacheDuration: '0s', scenario: scenario(lab.user) };
+    const provider = {
+      name: PROVIDER,
+      matchImages: MATCH_IMAGES,
+      apiVersion: V1,
+      defaultCacheDuration: '0s',
+      scenario: scenario(lab.user),
+    };
     const fleet = await prepareFleet(ctx, [provider]);
     ctx.defer(() => fleet.redactArtifacts());
     return {
@@ -39,9 +45,19 @@ export const downgradeSuite: Suite = {
         // Leave the environment as the runner expects it: the fake's usual answer, the suite's config, default gates.
         run.defer(async () => {
           await fleet.rescript(PROVIDER, scenario(lab.user));
-          await run.provider.restartKubelet(env, { credentialProvider: setting.baseProvider, featureGates: {} }, run.progress);
+          await run.provider.restartKubelet(
+            env,
+            { credentialProvider: setting.baseProvider, featureGates: {} },
+            run.progress,
+          );
         });
-        const cases = [gateOffCase(setting), fallbackCase(setting), apiVersionCase(setting), gateToggleCase(setting), kubeletOneMinorCase(setting)];
+        const cases = [
+          gateOffCase(setting),
+          fallbackCase(setting),
+          apiVersionCase(setting),
+          gateToggleCase(setting),
+          kubeletOneMinorCase(setting),
+        ];
         return runCases(run, cases, { concurrency: 1 });
       },
     };

@@ -92,16 +92,30 @@ export function outcomeOf(p: PodRun): ContainerOutcome | string {
 }
 
 /** A dockerconfigjson secret in `default` whose one auth key is the image's own host (the lab registry stands in for it); deleted after the case. */
-export async function createPullSecret(ctx: CaseContext, env: Environment, lab: LabRegistry, image: string): Promise<{ name: string; uid: string }> {
+export async function createPullSecret(
+  ctx: CaseContext,
+  env: Environment,
+  lab: LabRegistry,
+  image: string,
+): Promise<{ name: string; uid: string }> {
   const { username, password } = lab.user;
   const auth = Buffer.from(`${username}:${password}`).toString('base64');
   const config = { auths: { [normalizeImage(image).registry]: { username, password, auth } } };
   const api = await kubeApi(env);
-  const [stored] = await api.apply([{
-    apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson',
-    metadata: { name: PULL_SECRET, namespace: 'default' },
-    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
-  }]);
-  ctx.defer(() => api.core.deleteNamespacedSecret({ name: PULL_SECRET, namespace: 'default' }).then(() => undefined, () => undefined));
+  const [stored] = await api.apply([
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/dockerconfigjson',
+      metadata: { name: PULL_SECRET, namespace: 'default' },
+      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
+    },
+  ]);
+  ctx.defer(() =>
+    api.core.deleteNamespacedSecret({ name: PULL_SECRET, namespace: 'default' }).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   return { name: PULL_SECRET, uid: stored?.metadata?.uid ?? '' };
 }

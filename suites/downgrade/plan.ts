@@ -33,7 +33,9 @@ export function scenario(credentials: Credentials, apiVersion?: string): Scenari
   const s = answer([normalizeImage(IMAGE).repository, normalizeImage(OTHER).repository], auth, { cacheDuration: '0s' });
   if (apiVersion) s.rules[0]!.apiVersion = apiVersion;
   // The cache image: a Registry entry for 5 minutes, so a warm cache is there to lose on a kubelet restart.
-  s.rules.push(...answer([normalizeImage(VIA_PLUGIN).repository], auth, { cacheKeyType: 'Registry', cacheDuration: '5m' }).rules);
+  s.rules.push(
+    ...answer([normalizeImage(VIA_PLUGIN).repository], auth, { cacheKeyType: 'Registry', cacheDuration: '5m' }).rules,
+  );
   return s;
 }
 
@@ -42,7 +44,11 @@ export const VIA_PLUGIN_ANSWER = { cacheKeyType: 'Registry', cacheDurationMs: 30
 
 /** The SA-token gate case's config: every provider with tokenAttributes, as a user who rolled KEP-4412 out had it. */
 export function withTokenAttributes(config: CredentialProviderConfig): CredentialProviderConfig {
-  const tokenAttributes = { serviceAccountTokenAudience: 'credprov-down', cacheType: 'ServiceAccount', requireServiceAccount: false };
+  const tokenAttributes = {
+    serviceAccountTokenAudience: 'credprov-down',
+    cacheType: 'ServiceAccount',
+    requireServiceAccount: false,
+  };
   return { ...config, providers: config.providers.map((p) => ({ ...p, tokenAttributes })) } as CredentialProviderConfig;
 }
 
@@ -59,7 +65,8 @@ export const API_VERSION_STEPS: ApiVersionStep[] = [
   { config: V1, answers: V1 },
 ];
 
-export const stepLabel = (s: ApiVersionStep) => `config ${s.config.split('/')[1]}, plugin answers ${(s.answers ?? s.config).split('/')[1]}`;
+export const stepLabel = (s: ApiVersionStep) =>
+  `config ${s.config.split('/')[1]}, plugin answers ${(s.answers ?? s.config).split('/')[1]}`;
 
 /** The gate case's steps: whether KEP-2535's gate is on, and whether the pod carries the pull secret. */
 export const GATE_TOGGLE_STEPS = [

@@ -6,10 +6,27 @@
 import { describe, expect, test } from '@jest/globals';
 import { validateScenario } from '../../fixtures/fake-credential-provider/scenario.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { IMAGE, MATCH_IMAGES, OTHER, PROVIDER, RECORDED, RECORDED_MINOR, scenario, V1, V1BETA1, VIA_PLUGIN } from './plan.ts';
 import {
-  podWithSecret, predictApiVersionSteps, predictFallback, predictGateOffFix, predictGateOffRefused, predictGateToggle,
-  predictOneMinor, predictPodKeepsRunning,
+  IMAGE,
+  MATCH_IMAGES,
+  OTHER,
+  PROVIDER,
+  RECORDED,
+  RECORDED_MINOR,
+  scenario,
+  V1,
+  V1BETA1,
+  VIA_PLUGIN,
+} from './plan.ts';
+import {
+  podWithSecret,
+  predictApiVersionSteps,
+  predictFallback,
+  predictGateOffFix,
+  predictGateOffRefused,
+  predictGateToggle,
+  predictOneMinor,
+  predictPodKeepsRunning,
 } from './predict.ts';
 
 const CONFIG = {
@@ -22,9 +39,11 @@ const CREDENTIALS = { username: 'down', password: 'secret' };
 const SECRET = { name: 'down-pull-secret', uid: 'uid-1' };
 
 describe('downgrade predictions', () => {
-  test('the fake\'s scenarios pass its own strict validation, whatever apiVersion they pin', () => {
+  test("the fake's scenarios pass its own strict validation, whatever apiVersion they pin", () => {
     for (const apiVersion of [undefined, V1, V1BETA1]) {
-      expect(validateScenario(scenario({ ...CREDENTIALS, access: [] } as typeof CREDENTIALS, apiVersion)).problems).toEqual([]);
+      expect(
+        validateScenario(scenario({ ...CREDENTIALS, access: [] } as typeof CREDENTIALS, apiVersion)).problems,
+      ).toEqual([]);
     }
   });
 
@@ -43,7 +62,7 @@ describe('downgrade predictions', () => {
     ]);
   });
 
-  test('only the answer in another apiVersion than the provider entry\'s is refused', () => {
+  test("only the answer in another apiVersion than the provider entry's is refused", () => {
     const { prediction, decoderErrors } = predictApiVersionSteps();
     expect(prediction.value).toEqual([
       'config v1, plugin answers v1: pull success',
@@ -65,11 +84,15 @@ describe('downgrade predictions', () => {
   });
 
   test('a secret for another registry makes the gate chain degenerate (every step the same outcome)', () => {
-    expect(predictGateToggle(RECORDED, podWithSecret(OTHER, SECRET, CREDENTIALS)).degenerate).toMatch(/every step predicts/);
+    expect(predictGateToggle(RECORDED, podWithSecret(OTHER, SECRET, CREDENTIALS)).degenerate).toMatch(
+      /every step predicts/,
+    );
   });
 
   test('one minor down: the record still demands credentials, and the cache starts empty', () => {
-    expect(predictOneMinor(RECORDED_MINOR, VIA_PLUGIN, podWithSecret(RECORDED_MINOR, SECRET, CREDENTIALS)).value).toEqual({
+    expect(
+      predictOneMinor(RECORDED_MINOR, VIA_PLUGIN, podWithSecret(RECORDED_MINOR, SECRET, CREDENTIALS)).value,
+    ).toEqual({
       beforeDowngrade: 'plugin execs 1 for 2 pulls; record pull Running',
       afterDowngrade: 'plugin execs 1 for 1 pull; pod without credentials ErrImagePull',
     });

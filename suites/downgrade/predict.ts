@@ -13,7 +13,15 @@ import { ensureImageExists, type NodeImage, type PodCredentials } from '../../sr
 import { predictPull } from '../../src/model/pull-credentials.ts';
 import type { Prediction } from '../../src/run/kit.ts';
 import {
-  API_VERSION_STEPS, GATE_TOGGLE_STEPS, IMAGE, MATCH_IMAGES, OTHER, PROVIDER, stepLabel, VIA_PLUGIN_ANSWER, withTokenAttributes,
+  API_VERSION_STEPS,
+  GATE_TOGGLE_STEPS,
+  IMAGE,
+  MATCH_IMAGES,
+  OTHER,
+  PROVIDER,
+  stepLabel,
+  VIA_PLUGIN_ANSWER,
+  withTokenAttributes,
   type Credentials,
 } from './plan.ts';
 
@@ -21,8 +29,14 @@ export type StartOutcome = 'starts' | 'refuses to start';
 export const GATE_OFF = { [SA_TOKEN_GATE]: false };
 
 /** A `kubeletVersion` kubelet with the SA-token gate off, given the suite's config plus tokenAttributes. */
-export function predictGateOffRefused(config: CredentialProviderConfig, kubeletVersion: string): Prediction<StartOutcome> {
-  const problems = validateProviderConfig(withTokenAttributes(config), { kubeVersion: kubeletVersion, featureGates: GATE_OFF });
+export function predictGateOffRefused(
+  config: CredentialProviderConfig,
+  kubeletVersion: string,
+): Prediction<StartOutcome> {
+  const problems = validateProviderConfig(withTokenAttributes(config), {
+    kubeVersion: kubeletVersion,
+    featureGates: GATE_OFF,
+  });
   return {
     value: problems.length ? 'refuses to start' : 'starts',
     model: `config validator (validate-config --kube-version ${kubeletVersion} --feature-gates ${SA_TOKEN_GATE}=false)`,
@@ -38,7 +52,7 @@ export function predictGateOffFix(config: CredentialProviderConfig, kubeletVersi
     model: `config validator (${kubeletVersion}, gate off) and KEP-4412`,
     because: problems.length
       ? problems.map((p) => p.message).join('; ')
-      : 'without tokenAttributes the config is valid with the gate off, and the provider is exec\'d without a token',
+      : "without tokenAttributes the config is valid with the gate off, and the provider is exec'd without a token",
   };
 }
 
@@ -70,7 +84,11 @@ export interface FallbackView {
 export function predictFallback(username: string): Prediction<FallbackView[]> {
   const host = normalizeImage(IMAGE).registry;
   const works = { username, works: true };
-  const provider = { name: PROVIDER, matchImages: MATCH_IMAGES, auths: { [host]: works, [normalizeImage(OTHER).registry]: works } };
+  const provider = {
+    name: PROVIDER,
+    matchImages: MATCH_IMAGES,
+    auths: { [host]: works, [normalizeImage(OTHER).registry]: works },
+  };
   const node = { [host]: works };
   const predicted = [IMAGE, OTHER].map((image) => {
     const withProvider = predictPull({ image, secrets: [], providers: [provider], node });
@@ -81,7 +99,9 @@ export function predictFallback(username: string): Prediction<FallbackView[]> {
   return {
     value: predicted.map((p) => ({ image: p.image, before: p.withProvider.pull, after: p.without.pull })),
     model: 'pull credentials model (src/model/pull-credentials.ts: pod secrets, node config.json, providers)',
-    because: predicted.map((p) => `${p.image}: with the provider ${said(p.withProvider)}, without it ${said(p.without)}`).join('; '),
+    because: predicted
+      .map((p) => `${p.image}: with the provider ${said(p.withProvider)}, without it ${said(p.without)}`)
+      .join('; '),
   };
 }
 
@@ -93,7 +113,10 @@ export function predictApiVersionSteps(): { prediction: Prediction<string[]>; de
   const decoderErrors: Record<string, string> = {};
   const value = API_VERSION_STEPS.map((s) => {
     const stdout = JSON.stringify({
-      apiVersion: s.answers ?? s.config, kind: 'CredentialProviderResponse', cacheKeyType: 'Image', cacheDuration: '0s',
+      apiVersion: s.answers ?? s.config,
+      kind: 'CredentialProviderResponse',
+      cacheKeyType: 'Image',
+      cacheDuration: '0s',
       auth: { [normalizeImage(IMAGE).registry]: { username: 'u', password: 'p' } },
     });
     const decoded = decodeResponse(stdout, s.config);
@@ -104,14 +127,19 @@ export function predictApiVersionSteps(): { prediction: Prediction<string[]>; de
     decoderErrors,
     prediction: {
       value,
-      model: 'credprov\'s response decoder (src/api/credentialprovider/response.ts, the one certify uses)',
-      because: 'a response in another apiVersion than the provider entry\'s is refused, so its credentials never reach the pull',
+      model: "credprov's response decoder (src/api/credentialprovider/response.ts, the one certify uses)",
+      because:
+        "a response in another apiVersion than the provider entry's is refused, so its credentials never reach the pull",
     },
   };
 }
 
 /** A pod's pull secret for `image`'s registry, as the ensure-secret-pulled model reads it. */
-export function podWithSecret(image: string, secret: { name: string; uid: string }, credentials: Credentials): PodCredentials {
+export function podWithSecret(
+  image: string,
+  secret: { name: string; uid: string },
+  credentials: Credentials,
+): PodCredentials {
   const auths = { [normalizeImage(image).registry]: { ...credentials, works: true } };
   return { namespace: 'default', secrets: [{ name: secret.name, uid: secret.uid, auths }] };
 }
@@ -124,14 +152,26 @@ const absent = (image: string): NodeImage => ({ present: false, imageRef: `image
  * left. `degenerate` when every step predicts the same outcome (credentials that never cover the image):
  * such a chain tests nothing.
  */
-export function predictGateToggle(image: string, withSecret: PodCredentials): { prediction: Prediction<string[]>; degenerate?: string } {
+export function predictGateToggle(
+  image: string,
+  withSecret: PodCredentials,
+): { prediction: Prediction<string[]>; degenerate?: string } {
   let node = absent(image);
   const steps = GATE_TOGGLE_STEPS.map((s) => {
-    const p = ensureImageExists({ image, pullPolicy: 'IfNotPresent', gateEnabled: s.gate, node, pod: s.withSecret ? withSecret : NO_CREDENTIALS });
+    const p = ensureImageExists({
+      image,
+      pullPolicy: 'IfNotPresent',
+      gateEnabled: s.gate,
+      node,
+      pod: s.withSecret ? withSecret : NO_CREDENTIALS,
+    });
     node = p.node;
     return { step: s.label, outcome: p.outcome, because: p.because };
   });
-  const degenerate = new Set(steps.map((p) => p.outcome)).size < 2 ? `every step predicts ${steps[0]!.outcome} (${steps[0]!.because})` : undefined;
+  const degenerate =
+    new Set(steps.map((p) => p.outcome)).size < 2
+      ? `every step predicts ${steps[0]!.outcome} (${steps[0]!.because})`
+      : undefined;
   return {
     ...(degenerate ? { degenerate } : {}),
     prediction: {
@@ -151,12 +191,29 @@ export interface OneMinorView {
  * Records and a warm Registry cache entry on the newest kubelet, then one minor down: the record chain
  * through the downgrade, and the cache of a kubelet that just started (nothing in memory).
  */
-export function predictOneMinor(recorded: string, viaPlugin: string, withSecret: PodCredentials): Prediction<OneMinorView> {
-  const first = ensureImageExists({ image: recorded, pullPolicy: 'IfNotPresent', node: absent(recorded), pod: withSecret });
-  const after = ensureImageExists({ image: recorded, pullPolicy: 'IfNotPresent', node: first.node, pod: NO_CREDENTIALS });
+export function predictOneMinor(
+  recorded: string,
+  viaPlugin: string,
+  withSecret: PodCredentials,
+): Prediction<OneMinorView> {
+  const first = ensureImageExists({
+    image: recorded,
+    pullPolicy: 'IfNotPresent',
+    node: absent(recorded),
+    pod: withSecret,
+  });
+  const after = ensureImageExists({
+    image: recorded,
+    pullPolicy: 'IfNotPresent',
+    node: first.node,
+    pod: NO_CREDENTIALS,
+  });
   const repository = normalizeImage(viaPlugin).repository;
   const newestCache = new CredentialCacheModel(0);
-  const warm = [newestCache.pull(repository, 0, VIA_PLUGIN_ANSWER), newestCache.pull(repository, 1000, VIA_PLUGIN_ANSWER)];
+  const warm = [
+    newestCache.pull(repository, 0, VIA_PLUGIN_ANSWER),
+    newestCache.pull(repository, 1000, VIA_PLUGIN_ANSWER),
+  ];
   const cold = new CredentialCacheModel(0).pull(repository, 2000, VIA_PLUGIN_ANSWER);
   return {
     value: {

@@ -34,7 +34,9 @@ export function gateToggleCase(s: DowngradeSetting): Case {
     for (const [i, step] of GATE_TOGGLE_STEPS.entries()) {
       env = await ctx.provider.restartKubelet(env, { featureGates: { [ENSURE_GATE]: step.gate } }, ctx.progress);
       const pod = await runPod(env, {
-        name: `down-records-${i}-${tag}`, image: RECORDED, pullPolicy: 'IfNotPresent',
+        name: `down-records-${i}-${tag}`,
+        image: RECORDED,
+        pullPolicy: 'IfNotPresent',
         ...(step.withSecret ? { imagePullSecrets: [secret.name] } : {}),
       });
       observed.push(`${step.label}: ${outcomeOf(pod)}`);
@@ -50,47 +52,55 @@ export function gateToggleCase(s: DowngradeSetting): Case {
  * (its cache is in memory and starts empty).
  */
 export function kubeletOneMinorCase(s: DowngradeSetting): Case {
-  return caseOf(KUBELET_ONE_MINOR, async (ctx) => {
-    // The gate case before it left the kubelet at the suite's config and default gates.
-    const env = ctx.environment;
-    const older = `1.${parseKubeVersion(env.kubeVersion).minor - 1}`;
-    const kubelets = await listEntries(kubeCacheRoot(cacheDir(ctx.processEnv)), ['kubelet']).catch(() => []);
-    if (!kubelets.some((m) => parseKubeVersion(m.version).minor === parseKubeVersion(older).minor)) {
-      const build = `credprov binaries ensure --kube-version ${older} --only kubelet --skip-containerd`;
-      return notRun(KUBELET_ONE_MINOR, `no cached ${older} kubelet (build it: ${build})`, ctx.ci);
-    }
-    const startedAt = new Date();
-    const secret = await createPullSecret(ctx, env, s.lab, RECORDED_MINOR);
-    const prediction = predictOneMinor(RECORDED_MINOR, VIA_PLUGIN, podWithSecret(RECORDED_MINOR, secret, s.lab.user));
-    // An explicit undefined puts the control plane's kubelet back.
-    ctx.defer(async () => {
-      await ctx.provider.restartKubelet(env, { kubelet: { version: undefined } }, ctx.progress);
-    });
-    const tag = Date.now().toString(36);
-    const repository = normalizeImage(VIA_PLUGIN).repository;
-    const execs = async (since: string) => (await s.fleet.invocations()).filter((r) => r.time >= since && r.image === repository).length;
-    const pullRecorded = { image: RECORDED_MINOR, pullPolicy: 'IfNotPresent' as const };
-    const pullViaPlugin = { image: VIA_PLUGIN, pullPolicy: 'Always' as const };
-    const newestStart = new Date().toISOString();
-    const p1 = await runPod(env, { name: `down-minor-rec-${tag}`, ...pullRecorded, imagePullSecrets: [secret.name] });
-    const p2 = await runPod(env, { name: `down-minor-a-${tag}`, ...pullViaPlugin });
-    const p3 = await runPod(env, { name: `down-minor-b-${tag}`, ...pullViaPlugin });
-    const execsOnNewest = await execs(newestStart);
-    const downgraded = await ctx.provider.restartKubelet(env, { kubelet: { version: older } }, ctx.progress);
-    const olderStart = new Date().toISOString();
-    const p4 = await runPod(downgraded, { name: `down-minor-c-${tag}`, ...pullViaPlugin });
-    const p5 = await runPod(downgraded, { name: `down-minor-rec2-${tag}`, ...pullRecorded });
-    const versions = { before: env.kubeletVersion ?? env.kubeVersion, after: downgraded.kubeletVersion };
-    return judge(KUBELET_ONE_MINOR, {
-      prediction,
-      observed: {
-        beforeDowngrade: `plugin execs ${execsOnNewest} for 2 pulls; record pull ${outcomeOf(p1)}`,
-        afterDowngrade: `plugin execs ${await execs(olderStart)} for 1 pull; pod without credentials ${outcomeOf(p5)}`,
-      },
-      show: (v) => `before: ${v.beforeDowngrade}; after (${downgraded.kubeletVersion}): ${v.afterDowngrade}`,
-      evidence: [...[p1, p2, p3, p4, p5].flatMap((p) => p.evidence), { kind: 'data', label: 'kubelet versions', data: versions }],
-      actor: `the kubelets (${versions.before} → ${versions.after})`,
-      startedAt,
-    });
-  }, { needs: ['swapKubeletBinary'] });
+  return caseOf(
+    KUBELET_ONE_MINOR,
+    async (ctx) => {
+      // The gate case before it left the kubelet at the suite's config and default gates.
+      const env = ctx.environment;
+      const older = `1.${parseKubeVersion(env.kubeVersion).minor - 1}`;
+      const kubelets = await listEntries(kubeCacheRoot(cacheDir(ctx.processEnv)), ['kubelet']).catch(() => []);
+      if (!kubelets.some((m) => parseKubeVersion(m.version).minor === parseKubeVersion(older).minor)) {
+        const build = `credprov binaries ensure --kube-version ${older} --only kubelet --skip-containerd`;
+        return notRun(KUBELET_ONE_MINOR, `no cached ${older} kubelet (build it: ${build})`, ctx.ci);
+      }
+      const startedAt = new Date();
+      const secret = await createPullSecret(ctx, env, s.lab, RECORDED_MINOR);
+      const prediction = predictOneMinor(RECORDED_MINOR, VIA_PLUGIN, podWithSecret(RECORDED_MINOR, secret, s.lab.user));
+      // An explicit undefined puts the control plane's kubelet back.
+      ctx.defer(async () => {
+        await ctx.provider.restartKubelet(env, { kubelet: { version: undefined } }, ctx.progress);
+      });
+      const tag = Date.now().toString(36);
+      const repository = normalizeImage(VIA_PLUGIN).repository;
+      const execs = async (since: string) =>
+        (await s.fleet.invocations()).filter((r) => r.time >= since && r.image === repository).length;
+      const pullRecorded = { image: RECORDED_MINOR, pullPolicy: 'IfNotPresent' as const };
+      const pullViaPlugin = { image: VIA_PLUGIN, pullPolicy: 'Always' as const };
+      const newestStart = new Date().toISOString();
+      const p1 = await runPod(env, { name: `down-minor-rec-${tag}`, ...pullRecorded, imagePullSecrets: [secret.name] });
+      const p2 = await runPod(env, { name: `down-minor-a-${tag}`, ...pullViaPlugin });
+      const p3 = await runPod(env, { name: `down-minor-b-${tag}`, ...pullViaPlugin });
+      const execsOnNewest = await execs(newestStart);
+      const downgraded = await ctx.provider.restartKubelet(env, { kubelet: { version: older } }, ctx.progress);
+      const olderStart = new Date().toISOString();
+      const p4 = await runPod(downgraded, { name: `down-minor-c-${tag}`, ...pullViaPlugin });
+      const p5 = await runPod(downgraded, { name: `down-minor-rec2-${tag}`, ...pullRecorded });
+      const versions = { before: env.kubeletVersion ?? env.kubeVersion, after: downgraded.kubeletVersion };
+      return judge(KUBELET_ONE_MINOR, {
+        prediction,
+        observed: {
+          beforeDowngrade: `plugin execs ${execsOnNewest} for 2 pulls; record pull ${outcomeOf(p1)}`,
+          afterDowngrade: `plugin execs ${await execs(olderStart)} for 1 pull; pod without credentials ${outcomeOf(p5)}`,
+        },
+        show: (v) => `before: ${v.beforeDowngrade}; after (${downgraded.kubeletVersion}): ${v.afterDowngrade}`,
+        evidence: [
+          ...[p1, p2, p3, p4, p5].flatMap((p) => p.evidence),
+          { kind: 'data', label: 'kubelet versions', data: versions },
+        ],
+        actor: `the kubelets (${versions.before} → ${versions.after})`,
+        startedAt,
+      });
+    },
+    { needs: ['swapKubeletBinary'] },
+  );
 }

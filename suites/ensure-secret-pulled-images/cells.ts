@@ -15,8 +15,17 @@ import type { BuiltImage } from '../../registry/image/build.ts';
 import type { PodCredentials, PodProvider, VerificationPolicy } from '../../src/model/ensure-secret-pulled.ts';
 import { variant } from './images.ts';
 
-export type Source = 'none' | 'same-secret' | 'other-secret' | 'wrong-secret' | 'provider' | 'provider-sa-same' | 'provider-sa-other';
-export const SOURCES: Source[] = ['none', 'same-secret', 'other-secret', 'wrong-secret', 'provider', 'provider-sa-same', 'provider-sa-other'];
+export type Source =
+  'none' | 'same-secret' | 'other-secret' | 'wrong-secret' | 'provider' | 'provider-sa-same' | 'provider-sa-other';
+export const SOURCES: Source[] = [
+  'none',
+  'same-secret',
+  'other-secret',
+  'wrong-secret',
+  'provider',
+  'provider-sa-same',
+  'provider-sa-other',
+];
 export type Provenance = 'kubelet' | 'preloaded';
 export const PULL_POLICIES = ['IfNotPresent', 'Never'] as const;
 export type PullPolicy = (typeof PULL_POLICIES)[number];
@@ -59,7 +68,15 @@ export interface Cell {
   pod: string;
 }
 
-const SOURCE_CODE: Record<Source, string> = { none: 'none', 'same-secret': 'same', 'other-secret': 'other', 'wrong-secret': 'wrong', provider: 'prov', 'provider-sa-same': 'sasame', 'provider-sa-other': 'saother' };
+const SOURCE_CODE: Record<Source, string> = {
+  none: 'none',
+  'same-secret': 'same',
+  'other-secret': 'other',
+  'wrong-secret': 'wrong',
+  provider: 'prov',
+  'provider-sa-same': 'sasame',
+  'provider-sa-other': 'saother',
+};
 const kindOf = (s: Source): Kind => (s === 'provider' ? 'np' : s.startsWith('provider-sa') ? 'sa' : 'x');
 
 export interface Layout {
@@ -69,15 +86,25 @@ export interface Layout {
 }
 
 const prefixOf = (l: Layout, kind: Kind, allowlisted: boolean) => `${l.root}/${allowlisted ? 'al/' : ''}${kind}`;
-export const repoOf = (l: Layout, kind: Kind, allowlisted: boolean, cell: string) => (kind === 'x' ? prefixOf(l, kind, allowlisted) : `${prefixOf(l, kind, allowlisted)}/${cell}`);
+export const repoOf = (l: Layout, kind: Kind, allowlisted: boolean, cell: string) =>
+  kind === 'x' ? prefixOf(l, kind, allowlisted) : `${prefixOf(l, kind, allowlisted)}/${cell}`;
 /** The allowlist of the allowlist policy: one `/*` prefix. */
 export const allowlistOf = (l: Layout) => [`${l.host}/${l.root}/al/*`];
 /** matchImages of the node-mode and the service-account-mode provider. */
-export const providerPatterns = (l: Layout, kind: 'np' | 'sa') => [`${l.host}/${prefixOf(l, kind, false)}`, `${l.host}/${prefixOf(l, kind, true)}`];
+export const providerPatterns = (l: Layout, kind: 'np' | 'sa') => [
+  `${l.host}/${prefixOf(l, kind, false)}`,
+  `${l.host}/${prefixOf(l, kind, true)}`,
+];
 
 /** The cell whose image the prune check removes: the first policy is done with it, and its record names one secret. */
 export function pruneCellOf(cells: Cell[]): Cell {
-  const cell = cells.find((c) => c.phase === PHASES[0] && c.provenance === 'kubelet' && c.source === 'same-secret' && c.pullPolicy === 'IfNotPresent');
+  const cell = cells.find(
+    (c) =>
+      c.phase === PHASES[0] &&
+      c.provenance === 'kubelet' &&
+      c.source === 'same-secret' &&
+      c.pullPolicy === 'IfNotPresent',
+  );
   if (!cell) throw new Error('the matrix has no IfNotPresent/same-secret/kubelet cell under the first policy');
   return cell;
 }
@@ -90,11 +117,29 @@ export function buildCells(l: Layout, base: BuiltImage): Cell[] {
         for (const source of SOURCES) {
           for (const provenance of ['kubelet', 'preloaded'] as Provenance[]) {
             const kind = kindOf(source);
-            const name = [phase.code, pullPolicy === 'Never' ? 'never' : 'ifnp', SOURCE_CODE[source], provenance === 'kubelet' ? 'kub' : 'pre', ...(phase.allowlist ? [allowlisted ? 'al' : 'na'] : [])].join('-');
+            const name = [
+              phase.code,
+              pullPolicy === 'Never' ? 'never' : 'ifnp',
+              SOURCE_CODE[source],
+              provenance === 'kubelet' ? 'kub' : 'pre',
+              ...(phase.allowlist ? [allowlisted ? 'al' : 'na'] : []),
+            ].join('-');
             const repo = repoOf(l, kind, allowlisted, name);
             cells.push({
-              id: [pullPolicy, source, provenance, ...(phase.allowlist ? [allowlisted ? 'allowlisted' : 'not-allowlisted'] : [])].join('/'),
-              phase, pullPolicy, source, provenance, ...(phase.allowlist ? { allowlisted } : {}), kind, repo, tag: name,
+              id: [
+                pullPolicy,
+                source,
+                provenance,
+                ...(phase.allowlist ? [allowlisted ? 'allowlisted' : 'not-allowlisted'] : []),
+              ].join('/'),
+              phase,
+              pullPolicy,
+              source,
+              provenance,
+              ...(phase.allowlist ? { allowlisted } : {}),
+              kind,
+              repo,
+              tag: name,
               ref: `${l.host}/${repo}:${name}`,
               // The run's root in the marker: a cell's image ID never repeats across runs on one node.
               image: variant(base, `credprov ${l.root} ${name}`, repo, name),
@@ -127,7 +172,11 @@ export interface PodSpecBits {
 
 /** The second pod of a cell: its Kubernetes fields and what the model knows of its credentials. */
 export function secondPod(cell: Cell, id: Identities): { spec: PodSpecBits; creds: PodCredentials } {
-  const secretsFor: Partial<Record<Source, 'right' | 'right-copy' | 'wrong'>> = { 'same-secret': 'right', 'other-secret': 'right-copy', 'wrong-secret': 'wrong' };
+  const secretsFor: Partial<Record<Source, 'right' | 'right-copy' | 'wrong'>> = {
+    'same-secret': 'right',
+    'other-secret': 'right-copy',
+    'wrong-secret': 'wrong',
+  };
   const sa = cell.source === 'provider-sa-same' ? 'sa-a' : cell.source === 'provider-sa-other' ? 'sa-b' : 'default';
   const secret = secretsFor[cell.source];
   return podOf(id, secret ? [secret] : [], sa);
@@ -138,10 +187,18 @@ export function firstPod(cell: Cell, id: Identities): { spec: PodSpecBits; creds
   return cell.kind === 'sa' ? podOf(id, [], 'sa-a') : podOf(id, ['right'], 'default');
 }
 
-function podOf(id: Identities, secrets: Array<'right' | 'right-copy' | 'wrong'>, sa: 'default' | 'sa-a' | 'sa-b'): { spec: PodSpecBits; creds: PodCredentials } {
-  const auth = (s: 'right' | 'right-copy' | 'wrong') => (s === 'wrong' ? { ...id.wrong, works: false } : { ...id.right, works: true });
+function podOf(
+  id: Identities,
+  secrets: Array<'right' | 'right-copy' | 'wrong'>,
+  sa: 'default' | 'sa-a' | 'sa-b',
+): { spec: PodSpecBits; creds: PodCredentials } {
+  const auth = (s: 'right' | 'right-copy' | 'wrong') =>
+    s === 'wrong' ? { ...id.wrong, works: false } : { ...id.right, works: true };
   return {
-    spec: { ...(secrets.length ? { imagePullSecrets: secrets } : {}), ...(sa !== 'default' ? { serviceAccountName: sa } : {}) },
+    spec: {
+      ...(secrets.length ? { imagePullSecrets: secrets } : {}),
+      ...(sa !== 'default' ? { serviceAccountName: sa } : {}),
+    },
     creds: {
       namespace: id.namespace,
       serviceAccount: { name: sa, uid: id.saUids[sa] },

@@ -7,7 +7,8 @@ import type { Check } from '../../src/report/model.ts';
 import type { VerificationPolicy } from '../../src/model/ensure-secret-pulled.ts';
 
 const KEP = 'KEP-2535 (ensure secret pulled images)';
-const SRC = 'k8s.io/kubernetes v1.37.1 pkg/kubelet/images (image_manager.go EnsureImageExists, pullmanager/image_pull_manager.go MustAttemptImagePull, image_pull_policies.go)';
+const SRC =
+  'k8s.io/kubernetes v1.37.1 pkg/kubelet/images (image_manager.go EnsureImageExists, pullmanager/image_pull_manager.go MustAttemptImagePull, image_pull_policies.go)';
 
 const matrix = (policy: VerificationPolicy, id: string, what: string): Check => ({
   id: `ESPI-MATRIX-${id}`,
@@ -18,51 +19,74 @@ const matrix = (policy: VerificationPolicy, id: string, what: string): Check => 
 
 export const MATRIX: Record<VerificationPolicy, Check> = {
   NeverVerify: matrix('NeverVerify', 'NEVERVERIFY', ''),
-  NeverVerifyPreloadedImages: matrix('NeverVerifyPreloadedImages', 'NEVERVERIFYPRELOADED', ' (the default: the field left unset)'),
-  NeverVerifyAllowlistedImages: matrix('NeverVerifyAllowlistedImages', 'ALLOWLISTED', ' with an allowlist (each cell allowlisted or not)'),
+  NeverVerifyPreloadedImages: matrix(
+    'NeverVerifyPreloadedImages',
+    'NEVERVERIFYPRELOADED',
+    ' (the default: the field left unset)',
+  ),
+  NeverVerifyAllowlistedImages: matrix(
+    'NeverVerifyAllowlistedImages',
+    'ALLOWLISTED',
+    ' with an allowlist (each cell allowlisted or not)',
+  ),
   AlwaysVerify: matrix('AlwaysVerify', 'ALWAYSVERIFY', ''),
 };
 
 export const PLUGIN_PRESENT: Check = {
   id: 'ESPI-PLUGIN-INVOKED-FOR-PRESENT-IMAGE',
-  title: 'Credential providers are exec\'d for an image already on the node exactly when the kubelet looks up the pod\'s credentials: to match a record naming secrets or service accounts, or before a re-pull; never when the policy or a nodePodsAccessible record allows the image, nor for a record-less image with Never',
+  title:
+    "Credential providers are exec'd for an image already on the node exactly when the kubelet looks up the pod's credentials: to match a record naming secrets or service accounts, or before a re-pull; never when the policy or a nodePodsAccessible record allows the image, nor for a record-less image with Never",
   level: 'SHOULD',
   source: `reference §5.3 (UNCONFIRMED: "the pod's credentials are resolved lazily, which may invoke plugins even for images already present"); ${SRC} (getPodCredentials, sync.OnceValues)`,
 };
 
 export const RECORDS_FORMAT: Check = {
   id: 'ESPI-RECORDS-FORMAT',
-  title: 'Pull records and intents on disk: <kubelet root>/image_manager/{pulled,pulling}/sha256-<sha256(imageRef|image)>, JSON ImagePulledRecord/ImagePullIntent in the kubelet\'s config API version, directories 0700, files 0600, no leftover .tmp, no intent left after the pulls',
+  title:
+    "Pull records and intents on disk: <kubelet root>/image_manager/{pulled,pulling}/sha256-<sha256(imageRef|image)>, JSON ImagePulledRecord/ImagePullIntent in the kubelet's config API version, directories 0700, files 0600, no leftover .tmp, no intent left after the pulls",
   level: 'SHOULD',
   source: `${KEP}; k8s.io/kubernetes v1.37.1 pkg/kubelet/images/pullmanager/fs_pullrecords.go; reference §5.5`,
 };
 
 export const RECORDS_CONTENT: Check = {
   id: 'ESPI-RECORDS-CONTENT',
-  title: 'Each cell\'s pulled record holds the credential mapping the model predicts: the first pull\'s secret or service account, a matching secret\'s coordinates added, a re-pull\'s credentials merged (a non-SA provider\'s as nodePodsAccessible)',
+  title:
+    "Each cell's pulled record holds the credential mapping the model predicts: the first pull's secret or service account, a matching secret's coordinates added, a re-pull's credentials merged (a non-SA provider's as nodePodsAccessible)",
   level: 'SHOULD',
   source: `${KEP}; ${SRC} (writePulledRecordIfChanged, pulledRecordMergeNewCreds, trackedToImagePullCreds)`,
 };
 
 export const METRICS: Check = {
   id: 'ESPI-METRICS',
-  title: 'kubelet_imagemanager_image_mustpull_checks_total{result} moves per policy as the cells predict (retries of failing pods only add mustAuthenticate), and the ondisk_pulledrecords / ondisk_pullintents gauges match the files',
+  title:
+    'kubelet_imagemanager_image_mustpull_checks_total{result} moves per policy as the cells predict (retries of failing pods only add mustAuthenticate), and the ondisk_pulledrecords / ondisk_pullintents gauges match the files',
   level: 'SHOULD',
   source: 'k8s.io/kubernetes v1.37.1 pkg/kubelet/images/pullmanager/metrics.go (k/k PR #132812); reference §6',
 };
 
 export const RESTART: Check = {
   id: 'ESPI-RECORDS-SURVIVE-RESTART',
-  title: 'A kubelet restart keeps every pulled record byte for byte (none rewritten, none pruned); the ondisk gauges read 0 until the next write; the next policy\'s cells are decided from the records written before the restart',
+  title:
+    "A kubelet restart keeps every pulled record byte for byte (none rewritten, none pruned); the ondisk gauges read 0 until the next write; the next policy's cells are decided from the records written before the restart",
   level: 'MUST',
   source: `${KEP}; fs_pullrecords.go recordsVersionMigration, image_pull_manager.go initialize; reference §5.5`,
 };
 
 export const PRUNE: Check = {
   id: 'ESPI-RECORDS-PRUNE-ON-REMOVAL',
-  title: 'An image removed behind the kubelet\'s back (ctr images rm) keeps its pulled record after a wait and after a kubelet restart (pruning is an image-GC hook only); re-imported, it is still "pulled by the kubelet"',
+  title:
+    'An image removed behind the kubelet\'s back (ctr images rm) keeps its pulled record after a wait and after a kubelet restart (pruning is an image-GC hook only); re-imported, it is still "pulled by the kubelet"',
   level: 'SHOULD',
-  source: 'reference §5.5 ("Records of removed images are pruned (PruneUnknownRecords)"); kuberuntime_manager.go (imageGCHooks), images/image_gc_manager.go GarbageCollect/DeleteUnusedImages',
+  source:
+    'reference §5.5 ("Records of removed images are pruned (PruneUnknownRecords)"); kuberuntime_manager.go (imageGCHooks), images/image_gc_manager.go GarbageCollect/DeleteUnusedImages',
 };
 
-export const ESPI_CHECKS: Check[] = [...Object.values(MATRIX), PLUGIN_PRESENT, RECORDS_FORMAT, RECORDS_CONTENT, METRICS, RESTART, PRUNE];
+export const ESPI_CHECKS: Check[] = [
+  ...Object.values(MATRIX),
+  PLUGIN_PRESENT,
+  RECORDS_FORMAT,
+  RECORDS_CONTENT,
+  METRICS,
+  RESTART,
+  PRUNE,
+];

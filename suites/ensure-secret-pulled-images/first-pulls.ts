@@ -24,7 +24,8 @@ async function playFirstPulls(story: Story): Promise<FirstPulls> {
   const preloaded = cells.filter((c) => c.provenance === 'preloaded');
   const archive = multiImageArchive(preloaded.map((c) => ({ image: c.image, ref: c.ref })));
   await step(run.progress, `preload ${preloaded.length} images into containerd`, () =>
-    importImages(env, archive, join(run.artifactsDir, 'preloaded.tar')));
+    importImages(env, archive, join(run.artifactsDir, 'preloaded.tar')),
+  );
 
   const kubeletCells = cells.filter((c) => c.provenance === 'kubelet');
   const plans = firstPodPlans(kubeletCells, story);
@@ -33,7 +34,8 @@ async function playFirstPulls(story: Story): Promise<FirstPulls> {
   let runs: Map<string, PodRunResult>;
   try {
     runs = await step(run.progress, `first pulls: ${kubeletCells.length} images in ${plans.length} pods`, () =>
-      runPods(env, ids.namespace, 'first', plans, FIRST_PULLS_TIMEOUT_MS));
+      runPods(env, ids.namespace, 'first', plans, FIRST_PULLS_TIMEOUT_MS),
+    );
     await deletePods(env, ids.namespace, 'first');
     await sleep(AFTER_FIRST_PULLS_MS);
   } finally {
@@ -41,7 +43,8 @@ async function playFirstPulls(story: Story): Promise<FirstPulls> {
   }
   const outcome = new Map<string, string>();
   for (const p of plans) {
-    for (const c of p.containers) outcome.set(c.name, runs.get(p.name)?.containers.get(c.name)?.outcome ?? 'no outcome');
+    for (const c of p.containers)
+      outcome.set(c.name, runs.get(p.name)?.containers.get(c.name)?.outcome ?? 'no outcome');
   }
   return {
     baselineRecords,
@@ -68,10 +71,11 @@ function firstPodPlans(kubeletCells: Cell[], story: Story): PodPlan[] {
   return plans;
 }
 
-export const recordsFormatCase = (story: Story): Case => caseOf(RECORDS_FORMAT, async () => {
-  story.first = await story.play('the first pulls', () => playFirstPulls(story));
-  return recordsFormat(story, story.first);
-});
+export const recordsFormatCase = (story: Story): Case =>
+  caseOf(RECORDS_FORMAT, async () => {
+    story.first = await story.play('the first pulls', () => playFirstPulls(story));
+    return recordsFormat(story, story.first);
+  });
 
 function recordsFormat(story: Story, first: FirstPulls): CheckResult {
   const { cells, kubeletMinor } = story.fixture;
@@ -105,21 +109,30 @@ function recordsFormat(story: Story, first: FirstPulls): CheckResult {
     dirModes: Object.fromEntries(Object.entries(first.listing.dirModes).map(([k, m]) => [k, octal(m)])),
     kubeletCellsWithoutRecord: kubeletCells.filter((c) => !byName.has(recordOf(c))).map(cellKey),
     preloadedCellsWithRecord: preloaded.filter((c) => byName.has(recordOf(c))).map(cellKey),
-    recordKinds: distinct(mine.map((x) => (x.json ? `${String(x.json.kind)} ${String(x.json.apiVersion)}` : `unparsable: ${x.parseError}`))),
+    recordKinds: distinct(
+      mine.map((x) => (x.json ? `${String(x.json.kind)} ${String(x.json.apiVersion)}` : `unparsable: ${x.parseError}`)),
+    ),
     recordModes: distinct(mine.map((x) => octal(x.mode))),
-    recordsNamedAfterOtherRef: mine.filter((x) => x.json && recordFileName(String(x.json.imageRef)) !== x.name).map((x) => x.name),
+    recordsNamedAfterOtherRef: mine
+      .filter((x) => x.json && recordFileName(String(x.json.imageRef)) !== x.name)
+      .map((x) => x.name),
     intentsCaughtInFlight: intents.length > 0 ? 'some' : 'none',
     // None caught: intentsCaughtInFlight already disagrees; the kinds and modes then repeat the prediction.
     intentKinds: intents.length ? distinct(intents.map(([, x]) => intentKind(x.text))) : intentKinds(apiVersion),
-    intentModes: intents.length ? distinct(intents.map(([, x]) => octal(x.mode))) : predictRecordsFormat(kubeletMinor).value.intentModes,
-    intentsNamedAfterOtherImage: intents.filter(([name, x]) => namedAfterOtherImage(name, x.text)).map(([name]) => name),
+    intentModes: intents.length
+      ? distinct(intents.map(([, x]) => octal(x.mode)))
+      : predictRecordsFormat(kubeletMinor).value.intentModes,
+    intentsNamedAfterOtherImage: intents
+      .filter(([name, x]) => namedAfterOtherImage(name, x.text))
+      .map(([name]) => name),
     intentsLeftAfterPulls: first.listing.pulling.length,
     tmpLeft: first.listing.tmp,
   };
-  const show = (v: RecordsFormatView) => `${v.recordKinds.join(', ')} mode ${v.recordModes.join('/')}, dirs ${Object.values(v.dirModes).join('/')}; `
-    + `${v.kubeletCellsWithoutRecord.length} kubelet-pulled cell(s) without a record, ${v.preloadedCellsWithRecord.length} preloaded with one; `
-    + `intents caught in flight: ${v === observed ? intents.length : v.intentsCaughtInFlight} (${v.intentKinds.join(', ')}), `
-    + `left after the pulls: ${v.intentsLeftAfterPulls}; .tmp left: ${v.tmpLeft.length}`;
+  const show = (v: RecordsFormatView) =>
+    `${v.recordKinds.join(', ')} mode ${v.recordModes.join('/')}, dirs ${Object.values(v.dirModes).join('/')}; ` +
+    `${v.kubeletCellsWithoutRecord.length} kubelet-pulled cell(s) without a record, ${v.preloadedCellsWithRecord.length} preloaded with one; ` +
+    `intents caught in flight: ${v === observed ? intents.length : v.intentsCaughtInFlight} (${v.intentKinds.join(', ')}), ` +
+    `left after the pulls: ${v.intentsLeftAfterPulls}; .tmp left: ${v.tmpLeft.length}`;
   const onDisk = {
     record: mine.find((x) => x.json)?.json,
     intent: intents[0] ? { file: intents[0][0], text: intents[0][1].text } : 'none caught',
@@ -131,7 +144,9 @@ function recordsFormat(story: Story, first: FirstPulls): CheckResult {
     show,
     evidence: [
       { kind: 'data', label: 'a pulled record and an intent as found on disk', data: onDisk },
-      ...(first.firstFailed.length ? [{ kind: 'data' as const, label: 'first pulls that did not run', data: first.firstFailed.map(cellKey) }] : []),
+      ...(first.firstFailed.length
+        ? [{ kind: 'data' as const, label: 'first pulls that did not run', data: first.firstFailed.map(cellKey) }]
+        : []),
     ],
   });
 }

@@ -38,13 +38,30 @@ export async function fillNamespace(env: Environment, o: NamespaceContent): Prom
   const uid = (kind: keyof typeof read, name: string) =>
     waitFor(`${kind} ${ns}/${name}`, async () => (await read[kind](name).catch(() => undefined))?.metadata?.uid, wait);
   // The root CA comes from the controller-manager, some time after the namespace; a pod's token volume needs it.
-  await waitFor(`kube-root-ca.crt in ${ns}`, () =>
-    api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: ns }).then(() => true, () => undefined), wait);
+  await waitFor(
+    `kube-root-ca.crt in ${ns}`,
+    () =>
+      api.core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: ns }).then(
+        () => true,
+        () => undefined,
+      ),
+    wait,
+  );
   return {
-    namespace: ns, host: o.host, right: o.right, wrong: o.wrong, providers: o.providers,
-    secretUids: { right: await uid('secret', 'right'), 'right-copy': await uid('secret', 'right-copy'), wrong: await uid('secret', 'wrong') },
+    namespace: ns,
+    host: o.host,
+    right: o.right,
+    wrong: o.wrong,
+    providers: o.providers,
+    secretUids: {
+      right: await uid('secret', 'right'),
+      'right-copy': await uid('secret', 'right-copy'),
+      wrong: await uid('secret', 'wrong'),
+    },
     saUids: {
-      default: await uid('serviceaccount', 'default'), 'sa-a': await uid('serviceaccount', 'sa-a'), 'sa-b': await uid('serviceaccount', 'sa-b'),
+      default: await uid('serviceaccount', 'default'),
+      'sa-a': await uid('serviceaccount', 'sa-a'),
+      'sa-b': await uid('serviceaccount', 'sa-b'),
     },
   };
 }
@@ -63,7 +80,9 @@ function dockerSecret(namespace: string, name: string, host: string, c: Credenti
   const auth = Buffer.from(`${c.username}:${c.password}`).toString('base64');
   const config = { auths: { [host]: { username: c.username, password: c.password, auth } } };
   return {
-    apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson',
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/dockerconfigjson',
     metadata: { name, namespace, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
     data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
   };

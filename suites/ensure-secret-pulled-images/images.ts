@@ -9,12 +9,17 @@ export function variant(base: BuiltImage, marker: string, name: string, tag: str
   const cfg = JSON.parse(base.config.data.toString('utf8')) as { config: { Cmd?: string[] } };
   cfg.config.Cmd = ['/bin/busybox', 'echo', marker];
   const config = blob(MEDIA.config, Buffer.from(JSON.stringify(cfg)));
-  const manifest = blob(MEDIA.manifest, Buffer.from(JSON.stringify({
-    schemaVersion: 2,
-    mediaType: MEDIA.manifest,
-    config: descriptor(config),
-    layers: base.layers.map((l) => descriptor(l)),
-  })));
+  const manifest = blob(
+    MEDIA.manifest,
+    Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: MEDIA.manifest,
+        config: descriptor(config),
+        layers: base.layers.map((l) => descriptor(l)),
+      }),
+    ),
+  );
   return { name, tag, manifest, config, layers: base.layers };
 }
 
@@ -24,13 +29,17 @@ export function multiImageArchive(images: Array<{ image: BuiltImage; ref: string
   const index = {
     schemaVersion: 2,
     mediaType: MEDIA.index,
-    manifests: images.map(({ image, ref }) => descriptor(image.manifest, {
-      'io.containerd.image.name': ref,
-      'org.opencontainers.image.ref.name': ref.slice(ref.lastIndexOf(':') + 1),
-    })),
+    manifests: images.map(({ image, ref }) =>
+      descriptor(image.manifest, {
+        'io.containerd.image.name': ref,
+        'org.opencontainers.image.ref.name': ref.slice(ref.lastIndexOf(':') + 1),
+      }),
+    ),
   };
   const seen = new Set<string>();
-  const blobs = images.flatMap(({ image }) => [image.manifest, image.config, ...image.layers]).filter((b) => !seen.has(b.digest) && (seen.add(b.digest), true));
+  const blobs = images
+    .flatMap(({ image }) => [image.manifest, image.config, ...image.layers])
+    .filter((b) => !seen.has(b.digest) && (seen.add(b.digest), true));
   const entries: TarEntry[] = [
     { type: 'file', path: 'oci-layout', data: JSON.stringify({ imageLayoutVersion: '1.0.0' }) },
     { type: 'file', path: 'index.json', data: JSON.stringify(index) },

@@ -22,8 +22,18 @@ import { busyboxImage } from '../../registry/image/test-images.ts';
 import { step } from '../../src/core/progress.ts';
 import { createNamespace } from '../../src/run/namespace.ts';
 import {
-  kubeletFilesOf, mapPool, prepareFleet, runCases, startLabRegistry, type CheckResult, type Fleet, type LabRegistry, type PreparedSuite, type Suite,
-  type SuiteRun, type SuiteSetup,
+  kubeletFilesOf,
+  mapPool,
+  prepareFleet,
+  runCases,
+  startLabRegistry,
+  type CheckResult,
+  type Fleet,
+  type LabRegistry,
+  type PreparedSuite,
+  type Suite,
+  type SuiteRun,
+  type SuiteSetup,
 } from '../../src/run/kit.ts';
 import { parseKubeVersion } from '../../src/versions/table.ts';
 import { allowlistOf, buildCells, PHASES, type Cell, type Layout } from './cells.ts';
@@ -42,9 +52,10 @@ const PUSH_CONCURRENCY = 8;
 
 export const ensureSecretPulledImagesSuite: Suite = {
   name: 'ensure-secret-pulled-images',
-  summary: 'KEP-2535 on the real kubelet: per imagePullCredentialsVerificationPolicy, IfNotPresent/Never × the second pod\'s credentials '
-    + '(none, same secret, same credentials in another secret, wrong secret, provider, SA-mode provider with the same or another SA) '
-    + '× pulled by the kubelet or preloaded; records, metrics, restart and pruning',
+  summary:
+    "KEP-2535 on the real kubelet: per imagePullCredentialsVerificationPolicy, IfNotPresent/Never × the second pod's credentials " +
+    '(none, same secret, same credentials in another secret, wrong secret, provider, SA-mode provider with the same or another SA) ' +
+    '× pulled by the kubelet or preloaded; records, metrics, restart and pruning',
   checks: ESPI_CHECKS,
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const id = randomBytes(3).toString('hex');
@@ -61,7 +72,10 @@ export const ensureSecretPulledImagesSuite: Suite = {
     return {
       // registryPullQPS 0 (no limit): the first pulls come faster than the default 5/s, and a
       // "pull QPS exceeded" ErrImagePull is the harness's doing, not KEP-2535's.
-      spec: { ...fleet.spec, kubelet: { config: phaseConfig({ registryPullQPS: 0 }, PHASES[0]!, allowlistOf(layout)) } },
+      spec: {
+        ...fleet.spec,
+        kubelet: { config: phaseConfig({ registryPullQPS: 0 }, PHASES[0]!, allowlistOf(layout)) },
+      },
       // The kubelet's records (image_manager) and config are read on this host, and images imported and removed with ctr.
       needs: ['installPlugins', 'hostRegistries', 'restartKubelet', 'kubeletFiles', 'hostContainerd'],
       run: (run) => runSuite(run, { id, lab, fleet, layout, cells, audience }),
@@ -98,17 +112,34 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
 
   const right = { username: p.lab.user.username, password: p.lab.user.password };
   const wrong = { username: p.lab.user.username, password: p.lab.wrongPassword };
-  const ids = await fillNamespace(env, { namespace: namespace.name, host: p.layout.host, right, wrong, providers: podProviders(p.layout, right) });
+  const ids = await fillNamespace(env, {
+    namespace: namespace.name,
+    host: p.layout.host,
+    right,
+    wrong,
+    providers: podProviders(p.layout, right),
+  });
   const allowlist = allowlistOf(p.layout);
   const story = new Story({
-    run, fleet: p.fleet, cells: p.cells, ids, allowlist,
+    run,
+    fleet: p.fleet,
+    cells: p.cells,
+    ids,
+    allowlist,
     imageManager: join(kubeletFilesOf(env).rootDir, 'image_manager'),
     kubeletMinor: parseKubeVersion(env.kubeletVersion ?? env.kubeVersion).minor,
     matrix: predictMatrix(p.cells, ids, allowlist),
   });
   // In order: each case plays its part of the story on the node the one before left.
-  const cases = [recordsFormatCase(story), ...phaseCases(story), restartCase(story), pruneCase(story),
-    pluginPresentCase(story), recordsContentCase(story), metricsCase(story)];
+  const cases = [
+    recordsFormatCase(story),
+    ...phaseCases(story),
+    restartCase(story),
+    pruneCase(story),
+    pluginPresentCase(story),
+    recordsContentCase(story),
+    metricsCase(story),
+  ];
   const results = await runCases(run, cases, { concurrency: 1 });
   failed = results.some((r) => r.status === 'failed');
   return results;

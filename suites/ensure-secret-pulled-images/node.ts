@@ -20,7 +20,11 @@ function ctrArgs(env: Environment, args: string[]): [string, string[]] {
 async function ctr(env: Environment, args: string[]): Promise<string> {
   const [bin, argv] = ctrArgs(env, args);
   const r = await execa(bin, argv, { reject: false, all: true, timeout: 120_000 });
-  if (r.exitCode !== 0) throw new CommandError(`ctr ${args.slice(0, 2).join(' ')} failed`, { argv: [bin, ...argv], output: String(r.all ?? '') });
+  if (r.exitCode !== 0)
+    throw new CommandError(`ctr ${args.slice(0, 2).join(' ')} failed`, {
+      argv: [bin, ...argv],
+      output: String(r.all ?? ''),
+    });
   return r.stdout;
 }
 
@@ -37,12 +41,20 @@ export async function importImages(env: Environment, archive: Buffer, file: stri
 /** containerd's image names whose target is `manifestDigest` (the tag, the repo digest and the CRI's `sha256:<id>` ref). */
 export async function imageNames(env: Environment, manifestDigest: string): Promise<string[]> {
   const out = await ctr(env, ['images', 'ls']);
-  return out.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.includes(manifestDigest)).map((f) => f[0]!);
+  return out
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.includes(manifestDigest))
+    .map((f) => f[0]!);
 }
 
 /** Removes every image whose name contains `needle` (a run's own images, at the end). */
 export async function removeImagesNamed(env: Environment, needle: string): Promise<number> {
-  const names = (await ctr(env, ['images', 'ls', '-q'])).split('\n').map((l) => l.trim()).filter((n) => n.includes(needle));
+  const names = (await ctr(env, ['images', 'ls', '-q']))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((n) => n.includes(needle));
   for (let i = 0; i < names.length; i += 100) await ctr(env, ['images', 'rm', ...names.slice(i, i + 100)]);
   return names.length;
 }
@@ -103,13 +115,19 @@ export async function readRecords(imageManagerDir: string): Promise<RecordsListi
     const st = await stat(join(imageManagerDir, d)).catch(() => undefined);
     if (st) dirModes[d || 'image_manager'] = st.mode & 0o777;
   }
-  const [pulled, pulling] = await Promise.all([readDirFiles(join(imageManagerDir, 'pulled')), readDirFiles(join(imageManagerDir, 'pulling'))]);
+  const [pulled, pulling] = await Promise.all([
+    readDirFiles(join(imageManagerDir, 'pulled')),
+    readDirFiles(join(imageManagerDir, 'pulling')),
+  ]);
   return { dirModes, pulled: pulled.files, pulling: pulling.files, tmp: [...pulled.tmp, ...pulling.tmp] };
 }
 
-export async function readRecord(imageManagerDir: string, fileName: string): Promise<Record<string, unknown> | undefined> {
+export async function readRecord(
+  imageManagerDir: string,
+  fileName: string,
+): Promise<Record<string, unknown> | undefined> {
   const text = await readFile(join(imageManagerDir, 'pulled', fileName), 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : JSON.parse(text) as Record<string, unknown>;
+  return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
 }
 
 /**
@@ -164,7 +182,9 @@ export type Metrics = Map<string, number>;
 
 /** The kubelet's /metrics through the API server's node proxy. */
 export async function scrapeMetrics(env: Environment): Promise<Metrics> {
-  const text = await (await kubeApi(env)).raw(`/api/v1/nodes/${encodeURIComponent(env.nodeName)}/proxy/metrics`, 30_000);
+  const text = await (
+    await kubeApi(env)
+  ).raw(`/api/v1/nodes/${encodeURIComponent(env.nodeName)}/proxy/metrics`, 30_000);
   return parseMetrics(text);
 }
 
@@ -175,7 +195,12 @@ export function parseMetrics(text: string): Metrics {
     if (!line || line.startsWith('#')) continue;
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
     if (!m) continue;
-    const labels = m[2] ? [...m[2].slice(1, -1).matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((x) => `${x[1]}="${x[2]}"`).sort().join(',') : '';
+    const labels = m[2]
+      ? [...m[2].slice(1, -1).matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)]
+          .map((x) => `${x[1]}="${x[2]}"`)
+          .sort()
+          .join(',')
+      : '';
     out.set(labels ? `${m[1]}{${labels}}` : m[1]!, Number(m[3]));
   }
   return out;

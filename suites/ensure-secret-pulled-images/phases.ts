@@ -12,11 +12,25 @@ import { kubeletFilesOf, sleep, waitFor } from '../../src/run/kit.ts';
 import { PHASES, pruneCellOf, secondPod, type Phase } from './cells.ts';
 import { multiImageArchive } from './images.ts';
 import {
-  importImages, MUSTPULL, ONDISK_INTENTS, ONDISK_RECORDS, readRecord, readRecords, removeImage, scrapeMetrics, type Metrics, type RecordsListing,
+  importImages,
+  MUSTPULL,
+  ONDISK_INTENTS,
+  ONDISK_RECORDS,
+  readRecord,
+  readRecords,
+  removeImage,
+  scrapeMetrics,
+  type Metrics,
+  type RecordsListing,
 } from './node.ts';
 import { deletePods, runPods, type PodPlan } from './pods.ts';
 import {
-  BEFORE_METRICS_MS, phaseConfig, PHASE_TIMEOUT_MS, PRUNE_WAIT_MS, PULLS_SETTLE_TIMEOUT_MS, READ_INTERVAL_MS,
+  BEFORE_METRICS_MS,
+  phaseConfig,
+  PHASE_TIMEOUT_MS,
+  PRUNE_WAIT_MS,
+  PULLS_SETTLE_TIMEOUT_MS,
+  READ_INTERVAL_MS,
 } from './plan.ts';
 import { gcSettings, predictPruning, predictReimported, predictRestart } from './predict-records.ts';
 import { imageRefOf, predictPhaseMetrics } from './predict.ts';
@@ -38,18 +52,28 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
   const env = story.env;
   const metricsBefore = await scrapeMetrics(env);
   const plans: PodPlan[] = [
-    ...phaseCells.map((c) => ({ name: c.pod, containers: [{ name: 'main', image: c.ref, pullPolicy: c.pullPolicy }], ...secondPod(c, ids).spec })),
+    ...phaseCells.map((c) => ({
+      name: c.pod,
+      containers: [{ name: 'main', image: c.ref, pullPolicy: c.pullPolicy }],
+      ...secondPod(c, ids).spec,
+    })),
     ...extra.map((x) => x.plan),
   ];
   const runs = await step(run.progress, `${phase.policy}: ${plans.length} pods`, () =>
-    runPods(env, ids.namespace, phase.code, plans, PHASE_TIMEOUT_MS));
+    runPods(env, ids.namespace, phase.code, plans, PHASE_TIMEOUT_MS),
+  );
   await deletePods(env, ids.namespace, phase.code);
   // Retries of failing pods may still be pulling: the intents gauge is read once no pull is in flight.
   const noPullInFlight = async () => ((await readRecords(imageManager)).pulling.length === 0 ? true : undefined);
-  await waitFor('no pull in flight (empty image_manager/pulling)', noPullInFlight, { timeoutMs: PULLS_SETTLE_TIMEOUT_MS, intervalMs: READ_INTERVAL_MS });
+  await waitFor('no pull in flight (empty image_manager/pulling)', noPullInFlight, {
+    timeoutMs: PULLS_SETTLE_TIMEOUT_MS,
+    intervalMs: READ_INTERVAL_MS,
+  });
   await sleep(BEFORE_METRICS_MS);
   const metricsAfter = await scrapeMetrics(env);
-  const invocations = (await fleet.invocations().catch(() => [])).filter((x) => Date.parse(x.time) >= startedAt.getTime());
+  const invocations = (await fleet.invocations().catch(() => [])).filter(
+    (x) => Date.parse(x.time) >= startedAt.getTime(),
+  );
 
   const results: CellResult[] = [];
   for (const cell of phaseCells) {
@@ -59,8 +83,11 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
     const recordObserved = await readRecord(imageManager, recordFileName(imageRefOf(cell)));
     const observed = runs.get(cell.pod)?.containers.get('main');
     results.push({
-      cell, predicted, ...(observed ? { observed } : {}),
-      invocations: mine.length, tokenSubjects: [...new Set(mine.map((x) => x.tokenSub ?? '').filter(Boolean))],
+      cell,
+      predicted,
+      ...(observed ? { observed } : {}),
+      invocations: mine.length,
+      tokenSubjects: [...new Set(mine.map((x) => x.tokenSub ?? '').filter(Boolean))],
       ...(recordObserved ? { recordObserved } : {}),
     });
   }
@@ -78,7 +105,11 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
   const metrics = {
     policy: phase.policy,
     predicted: predictPhaseMetrics({
-      phaseIndex: index, cells, matrix, baselineRecords: first.baselineRecords, extra: extra.map((x) => x.prediction),
+      phaseIndex: index,
+      cells,
+      matrix,
+      baselineRecords: first.baselineRecords,
+      extra: extra.map((x) => x.prediction),
     }),
     observed: {
       ...Object.fromEntries(MUST_PULL_RESULTS.map((k) => [k, delta(MUSTPULL(k))])),
@@ -104,11 +135,16 @@ async function removeImageBehindKubelet(story: Story): Promise<PruneRun> {
     imageMaximumGCAge: gc.imageMaximumGCAge ?? '(default 0s)',
   };
   return {
-    cell, pruning: predictPruning(kubeletYaml), observed: { afterWait },
-    evidence: [{
-      kind: 'data', label: `ctr images rm (image of cell ${PHASES[0]!.policy} ${cell.id})`,
-      data: { removed, recordFile: join(imageManager, 'pulled', file), kubeletConfig },
-    }],
+    cell,
+    pruning: predictPruning(kubeletYaml),
+    observed: { afterWait },
+    evidence: [
+      {
+        kind: 'data',
+        label: `ctr images rm (image of cell ${PHASES[0]!.policy} ${cell.id})`,
+        data: { removed, recordFile: join(imageManager, 'pulled', file), kubeletConfig },
+      },
+    ],
   };
 }
 
@@ -128,7 +164,11 @@ async function restartInto(story: Story, phase: Phase): Promise<Restarted> {
 }
 
 /** Notes what the first restart did to the records, and imports the pruned image again for one more pod of `phase`. */
-async function afterFirstRestart(story: Story, phase: Phase, r: Restarted): Promise<{ prediction: EnsurePrediction; plan: PodPlan }> {
+async function afterFirstRestart(
+  story: Story,
+  phase: Phase,
+  r: Restarted,
+): Promise<{ prediction: EnsurePrediction; plan: PodPlan }> {
   const { run, ids, kubeletMinor, matrix } = story.fixture;
   const byName = new Map(r.after.pulled.map((x) => [x.name, x.text]));
   story.restart = {
@@ -142,17 +182,31 @@ async function afterFirstRestart(story: Story, phase: Phase, r: Restarted): Prom
       intentsConverted: r.before.pulling.length - r.after.pulling.length,
       ondiskGauges: { pulledRecords: r.metrics.get(ONDISK_RECORDS), pullIntents: r.metrics.get(ONDISK_INTENTS) },
     },
-    evidence: [{
-      kind: 'data', label: 'pulled records before / after the restart',
-      data: { before: r.before.pulled.length, after: r.after.pulled.length, files: r.after.pulled.map((x) => x.name) },
-    }],
+    evidence: [
+      {
+        kind: 'data',
+        label: 'pulled records before / after the restart',
+        data: {
+          before: r.before.pulled.length,
+          after: r.after.pulled.length,
+          files: r.after.pulled.map((x) => x.name),
+        },
+      },
+    ],
   };
   const prune = story.need(story.prune, 'the image removal');
   const kept = byName.has(recordFileName(imageRefOf(prune.cell)));
   prune.observed.afterRestart = kept ? 'kept' : 'pruned';
   // Re-imported behind the kubelet's back: still "pulled by the kubelet" while its record lives.
-  await importImages(story.env, multiImageArchive([{ image: prune.cell.image, ref: prune.cell.ref }]), join(run.artifactsDir, 'reimport.tar'));
+  await importImages(
+    story.env,
+    multiImageArchive([{ image: prune.cell.image, ref: prune.cell.ref }]),
+    join(run.artifactsDir, 'reimport.tar'),
+  );
   prune.reimported = predictReimported(prune.cell, phase, kept, matrix.second.get(prune.cell)!.node.record, ids);
-  const plan: PodPlan = { name: `${phase.code}-reimported`, containers: [{ name: 'main', image: prune.cell.ref, pullPolicy: 'Never' }] };
+  const plan: PodPlan = {
+    name: `${phase.code}-reimported`,
+    containers: [{ name: 'main', image: prune.cell.ref, pullPolicy: 'Never' }],
+  };
   return { prediction: prune.reimported, plan };
 }

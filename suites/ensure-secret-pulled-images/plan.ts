@@ -6,7 +6,8 @@ import { answer } from '../../src/run/kit.ts';
 import type { PodProvider } from '../../src/model/ensure-secret-pulled.ts';
 import { providerPatterns, type Layout, type Phase } from './cells.ts';
 
-export const MODEL = 'KEP-2535 model (src/model/ensure-secret-pulled.ts: kubelet v1.37.1 image_manager.go + pullmanager)';
+export const MODEL =
+  'KEP-2535 model (src/model/ensure-secret-pulled.ts: kubelet v1.37.1 image_manager.go + pullmanager)';
 export const NODE_PROVIDER = 'credprov-espi-node';
 export const SA_PROVIDER = 'credprov-espi-sa';
 
@@ -39,7 +40,11 @@ export function fleetMembers(layout: Layout, right: Credentials, audience: strin
     {
       name: SA_PROVIDER,
       matchImages: saMode,
-      tokenAttributes: { serviceAccountTokenAudience: audience, cacheType: 'ServiceAccount', requireServiceAccount: true },
+      tokenAttributes: {
+        serviceAccountTokenAudience: audience,
+        cacheType: 'ServiceAccount',
+        requireServiceAccount: true,
+      },
       scenario: { ...answer(saMode, { [layout.host]: right }), serviceAccount: { requireToken: true, audience } },
     },
   ];
@@ -50,13 +55,27 @@ export function podProviders(layout: Layout, right: Credentials): PodProvider[] 
   const auths = { [layout.host]: { ...right, works: true } };
   return [
     { name: NODE_PROVIDER, matchImages: providerPatterns(layout, 'np'), auths },
-    { name: SA_PROVIDER, matchImages: providerPatterns(layout, 'sa'), auths, serviceAccountMode: true, requireServiceAccount: true },
+    {
+      name: SA_PROVIDER,
+      matchImages: providerPatterns(layout, 'sa'),
+      auths,
+      serviceAccountMode: true,
+      requireServiceAccount: true,
+    },
   ];
 }
 
 /** The kubelet config of a phase: the current config without the two KEP-2535 fields, then the phase's. */
-export function phaseConfig(current: Record<string, unknown>, phase: Phase, allowlist: string[]): Record<string, unknown> {
-  const { imagePullCredentialsVerificationPolicy: _policy, preloadedImagesVerificationAllowlist: _allowlist, ...rest } = current;
+export function phaseConfig(
+  current: Record<string, unknown>,
+  phase: Phase,
+  allowlist: string[],
+): Record<string, unknown> {
+  const {
+    imagePullCredentialsVerificationPolicy: _policy,
+    preloadedImagesVerificationAllowlist: _allowlist,
+    ...rest
+  } = current;
   return {
     ...rest,
     ...(phase.set ? { imagePullCredentialsVerificationPolicy: phase.policy } : {}),

@@ -36,8 +36,13 @@ export interface PodRunResult {
 
 export function podManifest(env: Environment, ns: string, batch: string, p: PodPlan): Record<string, unknown> {
   return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov', [BATCH_LABEL]: batch } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: p.name,
+      namespace: ns,
+      labels: { 'app.kubernetes.io/managed-by': 'credprov', [BATCH_LABEL]: batch },
+    },
     spec: {
       nodeName: env.nodeName,
       restartPolicy: 'Never',
@@ -50,13 +55,16 @@ export function podManifest(env: Environment, ns: string, batch: string, p: PodP
   };
 }
 
-export function outcomeOf(state: { waiting?: { reason?: string }; terminated?: object; running?: object } | undefined): ContainerOutcome | undefined | string {
+export function outcomeOf(
+  state: { waiting?: { reason?: string }; terminated?: object; running?: object } | undefined,
+): ContainerOutcome | undefined | string {
   if (!state) return undefined;
   if (state.terminated || state.running) return 'Running';
   const reason = state.waiting?.reason;
   if (reason === 'ErrImagePull' || reason === 'ImagePullBackOff') return 'ErrImagePull';
   if (reason === 'ErrImageNeverPull') return 'ErrImageNeverPull';
-  if (reason === 'InvalidImageName' || reason === 'CreateContainerConfigError' || reason === 'CreateContainerError') return reason;
+  if (reason === 'InvalidImageName' || reason === 'CreateContainerConfigError' || reason === 'CreateContainerError')
+    return reason;
   return undefined;
 }
 
@@ -66,15 +74,26 @@ export function decisiveEvent(events: PodEvent[]): ContainerRun['event'] {
     const e = events.find(test);
     return e ? { kind, reason: e.reason, message: e.message } : undefined;
   };
-  return find('present-accessible', (e) => e.reason === 'Pulled' && /already present on machine and can be accessed by the pod/.test(e.message))
-    ?? find('pulled', (e) => e.reason === 'Pulled' && /^Successfully pulled image/.test(e.message))
-    ?? find('never-pull', (e) => e.reason === 'ErrImageNeverPull')
-    ?? find('pull-failed', (e) => e.reason === 'Failed' && /^Failed to pull image/.test(e.message))
-    ?? find('present', (e) => e.reason === 'Pulled' && /already present on machine/.test(e.message));
+  return (
+    find(
+      'present-accessible',
+      (e) => e.reason === 'Pulled' && /already present on machine and can be accessed by the pod/.test(e.message),
+    ) ??
+    find('pulled', (e) => e.reason === 'Pulled' && /^Successfully pulled image/.test(e.message)) ??
+    find('never-pull', (e) => e.reason === 'ErrImageNeverPull') ??
+    find('pull-failed', (e) => e.reason === 'Failed' && /^Failed to pull image/.test(e.message)) ??
+    find('present', (e) => e.reason === 'Pulled' && /already present on machine/.test(e.message))
+  );
 }
 
 /** Creates the pods, waits until every container ran or its image was refused, and reads their events. */
-export async function runPods(env: Environment, ns: string, batch: string, plans: PodPlan[], timeoutMs: number): Promise<Map<string, PodRunResult>> {
+export async function runPods(
+  env: Environment,
+  ns: string,
+  batch: string,
+  plans: PodPlan[],
+  timeoutMs: number,
+): Promise<Map<string, PodRunResult>> {
   const api = await kubeApi(env);
   await api.apply(plans.map((p) => podManifest(env, ns, batch, p)));
   const outcomes = new Map<string, string>();
@@ -87,47 +106,63 @@ export async function runPods(env: Environment, ns: string, batch: string, plans
   const untilTimeout = (err: unknown) => {
     if (!(err instanceof TimeoutError)) throw err;
   };
-  await watchUntil<V1Pod, true>(api, {
-    what: `pods of batch ${batch} in ${ns}`,
-    async list() {
-      const l: V1PodList = await api.core.listNamespacedPod({ namespace: ns, labelSelector });
-      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+  await watchUntil<V1Pod, true>(
+    api,
+    {
+      what: `pods of batch ${batch} in ${ns}`,
+      async list() {
+        const l: V1PodList = await api.core.listNamespacedPod({ namespace: ns, labelSelector });
+        return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+      },
+      path: path('pods'),
+      query: { labelSelector },
+      decode: (o) => api.decode<V1Pod>(o, 'V1Pod'),
+      timeoutMs,
     },
-    path: path('pods'),
-    query: { labelSelector },
-    decode: (o) => api.decode<V1Pod>(o, 'V1Pod'),
-    timeoutMs,
-  }, ({ type, object: pod }) => {
-    const name = pod.metadata?.name ?? '';
-    if (type === 'DELETED') return undefined;
-    pods.set(name, pod);
-    for (const cs of pod.status?.containerStatuses ?? []) {
-      const o = outcomeOf(cs.state);
-      if (o && !outcomes.has(key(name, cs.name))) outcomes.set(key(name, cs.name), o);
-    }
-    return outcomes.size >= total ? true : undefined;
-  }).catch(untilTimeout);
+    ({ type, object: pod }) => {
+      const name = pod.metadata?.name ?? '';
+      if (type === 'DELETED') return undefined;
+      pods.set(name, pod);
+      for (const cs of pod.status?.containerStatuses ?? []) {
+        const o = outcomeOf(cs.state);
+        if (o && !outcomes.has(key(name, cs.name))) outcomes.set(key(name, cs.name), o);
+      }
+      return outcomes.size >= total ? true : undefined;
+    },
+  ).catch(untilTimeout);
 
   const events = new Map<string, CoreV1Event>();
-  const eventsOf = (p: PodPlan, c: PodPlan['containers'][number]): PodEvent[] => [...events.values()]
-    .filter((e) => e.involvedObject.name === p.name && (e.involvedObject.fieldPath === `spec.containers{${c.name}}` || (e.message ?? '').includes(`"${c.image}"`)))
-    .map(asPodEvent);
-  const settled = () => plans.every((p) => p.containers.every((c) => !outcomes.has(key(p.name, c.name)) || decisiveEvent(eventsOf(p, c)) !== undefined));
-  await watchUntil<CoreV1Event, true>(api, {
-    what: `the image events of batch ${batch} in ${ns}`,
-    async list() {
-      const l: CoreV1EventList = await api.core.listNamespacedEvent({ namespace: ns });
-      return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+  const eventsOf = (p: PodPlan, c: PodPlan['containers'][number]): PodEvent[] =>
+    [...events.values()]
+      .filter(
+        (e) =>
+          e.involvedObject.name === p.name &&
+          (e.involvedObject.fieldPath === `spec.containers{${c.name}}` || (e.message ?? '').includes(`"${c.image}"`)),
+      )
+      .map(asPodEvent);
+  const settled = () =>
+    plans.every((p) =>
+      p.containers.every((c) => !outcomes.has(key(p.name, c.name)) || decisiveEvent(eventsOf(p, c)) !== undefined),
+    );
+  await watchUntil<CoreV1Event, true>(
+    api,
+    {
+      what: `the image events of batch ${batch} in ${ns}`,
+      async list() {
+        const l: CoreV1EventList = await api.core.listNamespacedEvent({ namespace: ns });
+        return { items: l.items, resourceVersion: l.metadata?.resourceVersion };
+      },
+      path: path('events'),
+      decode: (o) => api.decode<CoreV1Event>(o, 'CoreV1Event'),
+      timeoutMs: EVENTS_SETTLE_MS,
     },
-    path: path('events'),
-    decode: (o) => api.decode<CoreV1Event>(o, 'CoreV1Event'),
-    timeoutMs: EVENTS_SETTLE_MS,
-  }, ({ type, object: e }) => {
-    const id = e.metadata?.uid ?? e.metadata?.name ?? '';
-    if (type === 'DELETED') events.delete(id);
-    else events.set(id, e);
-    return settled() ? true : undefined;
-  }).catch(untilTimeout);
+    ({ type, object: e }) => {
+      const id = e.metadata?.uid ?? e.metadata?.name ?? '';
+      if (type === 'DELETED') events.delete(id);
+      else events.set(id, e);
+      return settled() ? true : undefined;
+    },
+  ).catch(untilTimeout);
 
   const out = new Map<string, PodRunResult>();
   for (const p of plans) {
@@ -137,7 +172,11 @@ export async function runPods(env: Environment, ns: string, batch: string, plans
       const mine = eventsOf(p, c);
       const waiting = podState?.status?.containerStatuses?.find((x) => x.name === c.name)?.state?.waiting?.reason;
       const ev = decisiveEvent(mine);
-      containers.set(c.name, { outcome: outcomes.get(key(p.name, c.name)) ?? `no outcome (${waiting ?? 'no status'})`, ...(ev ? { event: ev } : {}), events: mine });
+      containers.set(c.name, {
+        outcome: outcomes.get(key(p.name, c.name)) ?? `no outcome (${waiting ?? 'no status'})`,
+        ...(ev ? { event: ev } : {}),
+        events: mine,
+      });
     }
     out.set(p.name, { containers });
   }
@@ -146,5 +185,13 @@ export async function runPods(env: Environment, ns: string, batch: string, plans
 
 /** Deletes the batch's pods at once (grace period 0), without waiting for them to go. */
 export async function deletePods(env: Environment, ns: string, batch: string): Promise<void> {
-  await kubeApi(env).then((api) => api.core.deleteCollectionNamespacedPod({ namespace: ns, labelSelector: `${BATCH_LABEL}=${batch}`, gracePeriodSeconds: 0 })).catch(() => {});
+  await kubeApi(env)
+    .then((api) =>
+      api.core.deleteCollectionNamespacedPod({
+        namespace: ns,
+        labelSelector: `${BATCH_LABEL}=${batch}`,
+        gracePeriodSeconds: 0,
+      }),
+    )
+    .catch(() => {});
 }

@@ -2,8 +2,16 @@
 // format and content, what a restart does to them, whether removing an image
 // prunes its record), from the KEP-2535 model alone: no cluster, no clock.
 import {
-  afterRestart, ensureImageExists, pruneOnRemoval, recordApiVersion, RECORD_DIR_MODE, RECORD_FILE_MODE, type EnsurePrediction,
-  type NodeImage, type PrunePrediction, type PulledRecord,
+  afterRestart,
+  ensureImageExists,
+  pruneOnRemoval,
+  recordApiVersion,
+  RECORD_DIR_MODE,
+  RECORD_FILE_MODE,
+  type EnsurePrediction,
+  type NodeImage,
+  type PrunePrediction,
+  type PulledRecord,
 } from '../../src/model/ensure-secret-pulled.ts';
 import type { Prediction } from '../../src/run/kit.ts';
 import { secondPod, type Cell, type Identities, type Phase } from './cells.ts';
@@ -50,8 +58,9 @@ export function predictRecordsFormat(kubeletMinor: number): Prediction<RecordsFo
       tmpLeft: [],
     },
     model: MODEL,
-    because: `fs_pullrecords.go: sha256-<hex> names, ${apiVersion} JSON (kubelet 1.${kubeletMinor}), MkdirAll 0700, WriteFile 0600 to <file>.tmp then rename; `
-      + 'pullImage removes the intent after each pull',
+    because:
+      `fs_pullrecords.go: sha256-<hex> names, ${apiVersion} JSON (kubelet 1.${kubeletMinor}), MkdirAll 0700, WriteFile 0600 to <file>.tmp then rename; ` +
+      'pullImage removes the intent after each pull',
   };
 }
 
@@ -60,15 +69,16 @@ export function predictRecordsFormat(kubeletMinor: number): Prediction<RecordsFo
 export type RecordView = { imageRef: unknown; credentialMapping: unknown } | 'no record';
 
 export const recordView = (record: { imageRef?: unknown; credentialMapping?: unknown } | undefined): RecordView =>
-  (record ? { imageRef: record.imageRef, credentialMapping: record.credentialMapping ?? {} } : 'no record');
+  record ? { imageRef: record.imageRef, credentialMapping: record.credentialMapping ?? {} } : 'no record';
 
 export function predictRecordsContent(cells: CellPrediction[]): Prediction<Record<string, RecordView>> {
   return {
     value: Object.fromEntries(cells.map((r) => [cellKey(r.cell), recordView(r.predicted.node.record)])),
     model: MODEL,
-    because: 'the first pull records its secret (or SA-mode service account); a hash match through another secret adds that secret; '
-      + 'a re-pull merges the credential that worked (a node-mode provider\'s as nodePodsAccessible, which replaces the secrets); '
-      + 'preloaded images get a record only when re-pulled',
+    because:
+      'the first pull records its secret (or SA-mode service account); a hash match through another secret adds that secret; ' +
+      "a re-pull merges the credential that worked (a node-mode provider's as nodePodsAccessible, which replaces the secrets); " +
+      'preloaded images get a record only when re-pulled',
   };
 }
 
@@ -78,7 +88,12 @@ export const sameRecord = (a: RecordView | undefined, b: RecordView | undefined)
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -92,11 +107,19 @@ export interface RestartView {
 }
 
 /** What the first restart does to the files on disk just before it. */
-export function predictRestart(kubeletMinor: number, onDisk: { recordVersions: string[]; intentImages: string[] }): Prediction<RestartView> {
+export function predictRestart(
+  kubeletMinor: number,
+  onDisk: { recordVersions: string[]; intentImages: string[] },
+): Prediction<RestartView> {
   const intents = onDisk.intentImages.map((image) => ({ image, imagePresent: true }));
   const r = afterRestart({ kubeletMinor, recordVersions: onDisk.recordVersions, intents });
   return {
-    value: { recordsDeleted: r.recordsDeleted, recordsRewritten: r.rewritten, intentsConverted: r.intentsConverted, ondiskGauges: r.gauges },
+    value: {
+      recordsDeleted: r.recordsDeleted,
+      recordsRewritten: r.rewritten,
+      intentsConverted: r.intentsConverted,
+      ondiskGauges: r.gauges,
+    },
     model: MODEL,
     because: r.because,
   };
@@ -126,11 +149,19 @@ export function predictPruning(kubeletYaml: string): PrunePrediction {
  * "pulled by the kubelet". `record`: the record the model left it with.
  */
 export function predictReimported(
-  cell: Cell, phase: Phase, recordKept: boolean, record: PulledRecord | undefined, ids: Identities,
+  cell: Cell,
+  phase: Phase,
+  recordKept: boolean,
+  record: PulledRecord | undefined,
+  ids: Identities,
 ): EnsurePrediction {
   const node: NodeImage = { present: true, imageRef: imageRefOf(cell), ...(recordKept ? { record: record! } : {}) };
   return ensureImageExists({
-    policy: phase.set ? phase.policy : undefined, image: cell.ref, pullPolicy: 'Never', node, pod: secondPod({ ...cell, source: 'none' }, ids).creds,
+    policy: phase.set ? phase.policy : undefined,
+    image: cell.ref,
+    pullPolicy: 'Never',
+    node,
+    pod: secondPod({ ...cell, source: 'none' }, ids).creds,
   });
 }
 
@@ -144,7 +175,8 @@ export function predictPrune(pruning: PrunePrediction, reimported: EnsurePredict
   return {
     value: { afterWait: pruning.afterWait, afterRestart: pruning.afterRestart, reimportedPod: reimported.outcome },
     model: MODEL,
-    because: `${pruning.because}; the re-imported image then has a record, so under the default policy a pod without credentials and Never gets `
-      + `${reimported.outcome} (${reimported.because})`,
+    because:
+      `${pruning.because}; the re-imported image then has a record, so under the default policy a pod without credentials and Never gets ` +
+      `${reimported.outcome} (${reimported.because})`,
   };
 }

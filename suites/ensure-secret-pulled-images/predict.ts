@@ -5,7 +5,11 @@
 // where the suite's procedure depends on it: the record files there before
 // the run (here), and the files at the restart (predict-records.ts).
 import {
-  ensureImageExists, MUST_PULL_RESULTS, mustPullCounts, type EnsurePrediction, type NodeImage,
+  ensureImageExists,
+  MUST_PULL_RESULTS,
+  mustPullCounts,
+  type EnsurePrediction,
+  type NodeImage,
 } from '../../src/model/ensure-secret-pulled.ts';
 import type { Prediction } from '../../src/run/kit.ts';
 import { firstPod, PHASES, secondPod, type Cell, type Identities, type Phase } from './cells.ts';
@@ -26,8 +30,11 @@ export const cellKey = (c: Cell): string => `${c.phase.policy} ${c.id}`;
 /** The first pull of a kubelet-provenance cell, under the first policy, onto a node without the image. */
 export function predictFirstPull(cell: Cell, ids: Identities): EnsurePrediction {
   return ensureImageExists({
-    policy: PHASES[0]!.policy, image: cell.ref, pullPolicy: 'IfNotPresent',
-    node: { present: false, imageRef: imageRefOf(cell) }, pod: firstPod(cell, ids).creds,
+    policy: PHASES[0]!.policy,
+    image: cell.ref,
+    pullPolicy: 'IfNotPresent',
+    node: { present: false, imageRef: imageRefOf(cell) },
+    pod: firstPod(cell, ids).creds,
   });
 }
 
@@ -41,8 +48,12 @@ export function nodeBeforeSecondPod(cell: Cell, first: EnsurePrediction | undefi
 export function predictSecondPod(cell: Cell, node: NodeImage, ids: Identities, allowlist: string[]): EnsurePrediction {
   const phase = cell.phase;
   return ensureImageExists({
-    policy: phase.set ? phase.policy : undefined, allowlist: phase.allowlist ? allowlist : [], image: cell.ref,
-    pullPolicy: cell.pullPolicy, node, pod: secondPod(cell, ids).creds,
+    policy: phase.set ? phase.policy : undefined,
+    allowlist: phase.allowlist ? allowlist : [],
+    image: cell.ref,
+    pullPolicy: cell.pullPolicy,
+    node,
+    pod: secondPod(cell, ids).creds,
   });
 }
 
@@ -56,7 +67,9 @@ export interface MatrixPrediction {
 /** Every cell's first pull and second pod: each cell has an image of its own, so cells never meet another cell's record. */
 export function predictMatrix(cells: Cell[], ids: Identities, allowlist: string[]): MatrixPrediction {
   const first = new Map(cells.filter((c) => c.provenance === 'kubelet').map((c) => [c, predictFirstPull(c, ids)]));
-  const second = new Map(cells.map((c) => [c, predictSecondPod(c, nodeBeforeSecondPod(c, first.get(c)), ids, allowlist)]));
+  const second = new Map(
+    cells.map((c) => [c, predictSecondPod(c, nodeBeforeSecondPod(c, first.get(c)), ids, allowlist)]),
+  );
   return { first, second };
 }
 
@@ -74,11 +87,16 @@ export function outcomeCounts(views: Record<string, string>): string {
   return [...counts].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
 }
 
-export function predictPhase(phase: Phase, cells: CellPrediction[], allowlist: string[]): Prediction<Record<string, string>> {
+export function predictPhase(
+  phase: Phase,
+  cells: CellPrediction[],
+  allowlist: string[],
+): Prediction<Record<string, string>> {
   const value = Object.fromEntries(cells.map((r) => [r.cell.id, cellView(r.predicted)]));
   const policy = `${phase.policy}${phase.set ? '' : ' (unset: the default)'}${phase.allowlist ? ` with allowlist ${allowlist.join(', ')}` : ''}`;
   return {
-    value, model: MODEL,
+    value,
+    model: MODEL,
     because: `${policy}: ${outcomeCounts(value)} predicted from provenance, record and the pod's credentials (matrix evidence has each cell's reason)`,
   };
 }
@@ -94,7 +112,11 @@ export type MetricsView = Record<string, string | number>;
  * restart until one: the pulled-records gauge is then every record file.
  */
 export function predictPhaseMetrics(o: {
-  phaseIndex: number; cells: Cell[]; matrix: MatrixPrediction; baselineRecords: number; extra: EnsurePrediction[];
+  phaseIndex: number;
+  cells: Cell[];
+  matrix: MatrixPrediction;
+  baselineRecords: number;
+  extra: EnsurePrediction[];
 }): MetricsView {
   const phase = PHASES[o.phaseIndex]!;
   const upToPhase = new Set(PHASES.slice(0, o.phaseIndex + 1));
@@ -103,45 +125,63 @@ export function predictPhaseMetrics(o: {
   const counts = mustPullCounts(ofPhase);
   const retried = ofPhase.filter((p) => p.outcome !== 'Running').length;
   const created = (ps: EnsurePrediction[]) => ps.filter((p) => p.recordCreated).length;
-  const recordFiles = o.baselineRecords + created([...o.matrix.first.values()]) + created(o.cells.filter((c) => upToPhase.has(c.phase)).map(second));
+  const recordFiles =
+    o.baselineRecords +
+    created([...o.matrix.first.values()]) +
+    created(o.cells.filter((c) => upToPhase.has(c.phase)).map(second));
   const written = o.phaseIndex === 0 || o.cells.some((c) => c.phase === phase && second(c).recordWritten);
   return {
-    ...Object.fromEntries(MUST_PULL_RESULTS.map((k): [string, string | number] =>
-      [k, k === 'mustAuthenticate' && retried > 0 ? `>=${counts[k]}` : counts[k]])),
+    ...Object.fromEntries(
+      MUST_PULL_RESULTS.map((k): [string, string | number] => [
+        k,
+        k === 'mustAuthenticate' && retried > 0 ? `>=${counts[k]}` : counts[k],
+      ]),
+    ),
     ondisk_pulledrecords: written ? recordFiles : 0,
     ondisk_pullintents: 0,
   };
 }
 
-export function predictMetrics(rows: Array<{ policy: string; predicted: MetricsView }>): Prediction<Record<string, MetricsView>> {
+export function predictMetrics(
+  rows: Array<{ policy: string; predicted: MetricsView }>,
+): Prediction<Record<string, MetricsView>> {
   return {
     value: Object.fromEntries(rows.map((m) => [m.policy, m.predicted])),
     model: MODEL,
-    because: 'one mustpull check per EnsureImageExists of a present image with IfNotPresent/Never (a failing pod\'s retries add mustAuthenticate only); '
-      + 'the ondisk gauges are set to the file count on every write or delete, and read 0 after a restart until one',
+    because:
+      "one mustpull check per EnsureImageExists of a present image with IfNotPresent/Never (a failing pod's retries add mustAuthenticate only); " +
+      'the ondisk gauges are set to the file count on every write or delete, and read 0 after a restart until one',
   };
 }
 
 /** Observed agrees when every predicted number is equal, and every `>=n` is met. */
 export function metricsAgree(predicted: Record<string, MetricsView>, observed: Record<string, MetricsView>): boolean {
-  return Object.keys(predicted).every((policy) => Object.entries(predicted[policy]!).every(([k, v]) =>
-    (typeof v === 'string' ? Number(observed[policy]?.[k] ?? -1) >= Number(v.slice(2)) : observed[policy]?.[k] === v)));
+  return Object.keys(predicted).every((policy) =>
+    Object.entries(predicted[policy]!).every(([k, v]) =>
+      typeof v === 'string' ? Number(observed[policy]?.[k] ?? -1) >= Number(v.slice(2)) : observed[policy]?.[k] === v,
+    ),
+  );
 }
 
 // ---- ESPI-PLUGIN-INVOKED-FOR-PRESENT-IMAGE ------------------------------------------------
 
-export const execView = (execd: boolean): string => (execd ? 'exec\'d' : 'not exec\'d');
+export const execView = (execd: boolean): string => (execd ? "exec'd" : "not exec'd");
 /** The cells whose image a provider matches. */
 export const providerCells = <T extends CellPrediction>(cells: T[]): T[] => cells.filter((r) => r.cell.kind !== 'x');
 
 export function predictPluginExecs(cells: CellPrediction[]): Prediction<Record<string, string>> {
   const withProvider = providerCells(cells);
-  const execdWithoutPull = withProvider.filter((r) => r.predicted.providersInvoked.length > 0 && !r.predicted.pull).length;
+  const execdWithoutPull = withProvider.filter(
+    (r) => r.predicted.providersInvoked.length > 0 && !r.predicted.pull,
+  ).length;
   return {
-    value: Object.fromEntries(withProvider.map((r) => [cellKey(r.cell), execView(r.predicted.providersInvoked.length > 0)])),
+    value: Object.fromEntries(
+      withProvider.map((r) => [cellKey(r.cell), execView(r.predicted.providersInvoked.length > 0)]),
+    ),
     model: MODEL,
-    because: 'the pod\'s credentials are looked up lazily, at most once per EnsureImageExists: for a present image only to match a record '
-      + `naming secrets/service accounts under a verifying policy (${execdWithoutPull} cells exec a provider without pulling, e.g. Never + a SA-mode provider), `
-      + 'or right before a pull; never for an allowed image or a record-less image with Never',
+    because:
+      "the pod's credentials are looked up lazily, at most once per EnsureImageExists: for a present image only to match a record " +
+      `naming secrets/service accounts under a verifying policy (${execdWithoutPull} cells exec a provider without pulling, e.g. Never + a SA-mode provider), ` +
+      'or right before a pull; never for an allowed image or a record-less image with Never',
   };
 }

@@ -23,10 +23,14 @@ export interface Target {
 /** GET with a bearer token; the status, or 0 when no answer came. */
 export function getWithToken(t: Target, token: string, timeoutMs = 15_000): Promise<number> {
   return new Promise((resolve) => {
-    const req = request(`${t.server}${t.path}`, { ca: t.caPem, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      `${t.server}${t.path}`,
+      { ca: t.caPem, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, timeout: timeoutMs },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve(0));
     req.end();
@@ -44,7 +48,15 @@ interface Sent {
 }
 
 /** A request whose reviews are counted by fingerprint over its own window. */
-async function send(t: Target, hook: StartedTokenWebhook, label: string, token: string, fingerprint: string, which: Sent['carried'], first: number): Promise<Sent> {
+async function send(
+  t: Target,
+  hook: StartedTokenWebhook,
+  label: string,
+  token: string,
+  fingerprint: string,
+  which: Sent['carried'],
+  first: number,
+): Promise<Sent> {
   const before = hook.reviews().filter((r) => r.fingerprint === fingerprint).length;
   const at = Date.now() - first;
   const status = await getWithToken(t, token);
@@ -53,7 +65,10 @@ async function send(t: Target, hook: StartedTokenWebhook, label: string, token: 
 }
 
 /** Replays the API server model at the times the requests were sent, for a token issued at 0 and revoked at `revokedAt`. */
-function replay(sent: Sent[], revokedAt: number | undefined): Array<{ label: string; status: number; reviewed: boolean }> {
+function replay(
+  sent: Sent[],
+  revokedAt: number | undefined,
+): Array<{ label: string; status: number; reviewed: boolean }> {
   let clock = 0;
   const book = new TokenBook({ now: () => clock });
   const issued = book.issue('check').token;
@@ -76,7 +91,8 @@ function replay(sent: Sent[], revokedAt: number | undefined): Array<{ label: str
   });
 }
 
-const show = (v: Array<{ label: string; status: number; reviewed: boolean }>) => v.map((x) => `${x.label}: ${x.status}${x.reviewed ? ' (reviewed)' : ' (no review)'}`).join('; ');
+const show = (v: Array<{ label: string; status: number; reviewed: boolean }>) =>
+  v.map((x) => `${x.label}: ${x.status}${x.reviewed ? ' (reviewed)' : ' (no review)'}`).join('; ');
 const observedOf = (sent: Sent[]) => sent.map((s) => ({ label: s.label, status: s.status, reviewed: s.reviews > 0 }));
 
 export async function checkWebhookAuthenticates(t: Target, hook: StartedTokenWebhook): Promise<CheckResult> {
@@ -92,14 +108,19 @@ export async function checkWebhookAuthenticates(t: Target, hook: StartedTokenWeb
   const predicted = replay(sent, undefined);
   const review = hook.reviews().find((r) => r.fingerprint === issued.fingerprint);
   return judge(WEBHOOK_AUTHENTICATES, {
-    prediction: { value: predicted, model: MODEL, because: 'an issued token is accepted by the webhook (200 on what RBAC grants its group), an unknown one refused (401)' },
+    prediction: {
+      value: predicted,
+      model: MODEL,
+      because:
+        'an issued token is accepted by the webhook (200 on what RBAC grants its group), an unknown one refused (401)',
+    },
     observed: observedOf(sent),
     show,
     actor: 'kube-apiserver',
     startedAt,
     evidence: [
       { kind: 'data', label: 'requests', data: sent },
-      { kind: 'data', label: 'the webhook\'s review of the issued token', data: review ?? 'none' },
+      { kind: 'data', label: "the webhook's review of the issued token", data: review ?? 'none' },
     ],
   });
 }
@@ -121,14 +142,26 @@ export async function checkRevocationDelay(t: Target, hook: StartedTokenWebhook)
   sent.push(await send(t, hook, 'once more', tok.token, tok.fingerprint, 'issued', first));
   const predicted = replay(sent, revokedAt);
   return judge(REVOCATION_DELAY, {
-    prediction: { value: predicted, model: MODEL, because: `the success of a review is cached ${TOKEN_SUCCESS_CACHE_MS / 1000}s (TokenSuccessCacheTTL); refusals are not cached` },
+    prediction: {
+      value: predicted,
+      model: MODEL,
+      because: `the success of a review is cached ${TOKEN_SUCCESS_CACHE_MS / 1000}s (TokenSuccessCacheTTL); refusals are not cached`,
+    },
     observed: observedOf(sent),
     show,
     actor: 'kube-apiserver',
     startedAt,
     evidence: [
-      { kind: 'data', label: 'requests (ms from the first; reviews the webhook recorded during each)', data: { revokedAt, sent } },
-      { kind: 'data', label: 'webhook reviews of the token', data: hook.reviews().filter((r) => r.fingerprint === tok.fingerprint) },
+      {
+        kind: 'data',
+        label: 'requests (ms from the first; reviews the webhook recorded during each)',
+        data: { revokedAt, sent },
+      },
+      {
+        kind: 'data',
+        label: 'webhook reviews of the token',
+        data: hook.reviews().filter((r) => r.fingerprint === tok.fingerprint),
+      },
     ],
   });
 }

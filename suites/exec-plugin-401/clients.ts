@@ -12,13 +12,24 @@ import { probeKubeconfig } from '../../src/clients/kubeconfig.ts';
 import type { ClientName } from '../../src/clients/probe.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import type { ClientSetting } from '../../src/model/exec-info.ts';
-import { caseOf, harnessFailed, judge, notRun, type Case, type Check, type CheckResult, type Evidence, type SuiteRun } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  harnessFailed,
+  judge,
+  notRun,
+  type Case,
+  type Check,
+  type CheckResult,
+  type Evidence,
+  type SuiteRun,
+} from '../../src/run/kit.ts';
 import type { Behaviour, SessionPlan } from './behaviours.ts';
 import { clientCheck } from './checks.ts';
 import { plannedTimes, predictSession, type SessionView } from './predict.ts';
 import { runSession, type ClusterAccess, type ObservedSession } from './session.ts';
 
-export const MODEL = 'exec client models (src/model/exec-credential-cache.ts, exec-info.ts) + API server authn model (src/model/apiserver-authn.ts)';
+export const MODEL =
+  'exec client models (src/model/exec-credential-cache.ts, exec-info.ts) + API server authn model (src/model/apiserver-authn.ts)';
 export const NAMESPACE = 'credprov-exec-401';
 export const REQUEST_PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -31,18 +42,28 @@ export interface Shared {
 }
 
 /** One behaviour with one client: not run when the client is unavailable here, else its sessions against the model. */
-export function clientCase(b: Behaviour, client: ClientName, probe: ProbeAvailability | undefined, shared: Omit<Shared, 'ctx'>): Case {
+export function clientCase(
+  b: Behaviour,
+  client: ClientName,
+  probe: ProbeAvailability | undefined,
+  shared: Omit<Shared, 'ctx'>,
+): Case {
   const check = clientCheck(b, client);
   return caseOf(check, async (ctx) => {
     if (!probe?.availability.ok) {
-      return notRun(check, `${client} is not available here: ${probe && !probe.availability.ok ? probe.availability.reason : 'no probe'}`, ctx.ci);
+      return notRun(
+        check,
+        `${client} is not available here: ${probe && !probe.availability.ok ? probe.availability.reason : 'no probe'}`,
+        ctx.ci,
+      );
     }
     return runClientCheck(check, b, probe, { ...shared, ctx });
   });
 }
 
 /** The longest behaviours first, so a pool's tail is short. */
-export const sessionLength = (b: Behaviour) => b.sessions.reduce((n, s) => n + plannedTimes(s).at(-1)! + 1000 * s.steps.length, 0);
+export const sessionLength = (b: Behaviour) =>
+  b.sessions.reduce((n, s) => n + plannedTimes(s).at(-1)! + 1000 * s.steps.length, 0);
 
 async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailability, s: Shared): Promise<CheckResult> {
   const client = probe.probe.name;
@@ -53,63 +74,157 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
   try {
     for (const [i, plan] of b.sessions.entries()) {
       const subject = `${b.key}-${client}-${i}`;
-      observed.push(await runSession(plan, {
-        probe: probe.probe, hook: s.hook, files: s.files, cluster: s.cluster, redactor: s.ctx.redactor,
-        dir: join(s.ctx.artifactsDir, 'sessions', subject), subject, path: REQUEST_PATH, timeoutMs: REQUEST_TIMEOUT_MS,
-      }));
+      observed.push(
+        await runSession(plan, {
+          probe: probe.probe,
+          hook: s.hook,
+          files: s.files,
+          cluster: s.cluster,
+          redactor: s.ctx.redactor,
+          dir: join(s.ctx.artifactsDir, 'sessions', subject),
+          subject,
+          path: REQUEST_PATH,
+          timeoutMs: REQUEST_TIMEOUT_MS,
+        }),
+      );
     }
   } catch (err) {
-    return harnessFailed(check, `harness error running ${client}: ${errorMessage(err)}`, sessionEvidence(observed, s.hook), startedAt);
+    return harnessFailed(
+      check,
+      `harness error running ${client}: ${errorMessage(err)}`,
+      sessionEvidence(observed, s.hook),
+      startedAt,
+    );
   }
-  const modelSteps = planned.map((p, i) => `${b.sessions[i]!.label || 'session'}:\n  ${p.because.join('\n  ')}`).join('\n');
-  const evidence = [...sessionEvidence(observed, s.hook), { kind: 'text' as const, label: 'the model, step by step', text: modelSteps }];
+  const modelSteps = planned
+    .map((p, i) => `${b.sessions[i]!.label || 'session'}:\n  ${p.because.join('\n  ')}`)
+    .join('\n');
+  const evidence = [
+    ...sessionEvidence(observed, s.hook),
+    { kind: 'text' as const, label: 'the model, step by step', text: modelSteps },
+  ];
   // At the times the steps really ran, would the model say the same? If not, the schedule slipped (a loaded machine): no verdict on the client.
-  const replayed = b.sessions.map((plan, i) => predictSession(client, plan, settings[i]!, observed[i]!.steps.map((st) => st.at)));
+  const replayed = b.sessions.map((plan, i) =>
+    predictSession(
+      client,
+      plan,
+      settings[i]!,
+      observed[i]!.steps.map((st) => st.at),
+    ),
+  );
   const slipped = replayed.findIndex((r, i) => !isDeepStrictEqual(r.view, planned[i]!.view));
   const ranAt = slipped < 0 ? '' : observed[slipped]!.steps.map((st) => `+${(st.at / 1000).toFixed(1)}s`).join(', ');
   // A retry hides a transport error from the verdict (as from the client's user), not from the reader.
   const retried = observed.flatMap((o) => o.steps.flatMap((st) => st.response?.transportErrors ?? []));
   const views = observed.map((o) => o.view);
-  return judge({ ...check, cell: { ...check.cell!, text: cellText(b, views) } }, {
-    prediction: { value: planned.map((p) => p.view), model: MODEL, because: planned.map((p) => p.because[0]).filter((x, i, all) => all.indexOf(x) === i).join('; ') },
-    observed: views,
-    show: (v) => v.map(showView).join('; '),
-    actor: client,
-    evidence,
-    startedAt,
-    invalidBecause: slipped < 0 ? undefined
-      : `the schedule slipped: at the times the steps ran (${ranAt}) the model predicts ${showView(replayed[slipped]!.view)}, not the planned ${showView(planned[slipped]!.view)}; no verdict on ${client}`,
-    note: retried.length ? `${client} retried past ${retried.length} transport error${retried.length > 1 ? 's' : ''}, e.g. "${retried[0]}"; see the requests evidence` : undefined,
-  });
+  return judge(
+    { ...check, cell: { ...check.cell!, text: cellText(b, views) } },
+    {
+      prediction: {
+        value: planned.map((p) => p.view),
+        model: MODEL,
+        because: planned
+          .map((p) => p.because[0])
+          .filter((x, i, all) => all.indexOf(x) === i)
+          .join('; '),
+      },
+      observed: views,
+      show: (v) => v.map(showView).join('; '),
+      actor: client,
+      evidence,
+      startedAt,
+      invalidBecause:
+        slipped < 0
+          ? undefined
+          : `the schedule slipped: at the times the steps ran (${ranAt}) the model predicts ${showView(replayed[slipped]!.view)}, not the planned ${showView(planned[slipped]!.view)}; no verdict on ${client}`,
+      note: retried.length
+        ? `${client} retried past ${retried.length} transport error${retried.length > 1 ? 's' : ''}, e.g. "${retried[0]}"; see the requests evidence`
+        : undefined,
+    },
+  );
 }
 
 function settingFor(plan: SessionPlan, c: ClusterAccess): ClientSetting {
   // The cluster mapping exactly as the probe's kubeconfig writes it (what the Python client passes on as spec.cluster).
-  const kc = probeKubeconfig({ server: c.server, caPem: c.caPem, exec: { command: '', args: [], env: [], apiVersion: plan.user.apiVersion, interactiveMode: plan.user.interactiveMode, provideClusterInfo: plan.user.provideClusterInfo }, resolvedCommand: '', ...(plan.clusterConfig !== undefined ? { clusterConfig: plan.clusterConfig } : {}) }) as { clusters: Array<{ cluster: Record<string, unknown> }> };
-  return { user: plan.user, cluster: { raw: kc.clusters[0]!.cluster, server: c.server, caData: Buffer.from(c.caPem).toString('base64') }, terminal: plan.terminal };
+  const kc = probeKubeconfig({
+    server: c.server,
+    caPem: c.caPem,
+    exec: {
+      command: '',
+      args: [],
+      env: [],
+      apiVersion: plan.user.apiVersion,
+      interactiveMode: plan.user.interactiveMode,
+      provideClusterInfo: plan.user.provideClusterInfo,
+    },
+    resolvedCommand: '',
+    ...(plan.clusterConfig !== undefined ? { clusterConfig: plan.clusterConfig } : {}),
+  }) as { clusters: Array<{ cluster: Record<string, unknown> }> };
+  return {
+    user: plan.user,
+    cluster: { raw: kc.clusters[0]!.cluster, server: c.server, caData: Buffer.from(c.caPem).toString('base64') },
+    terminal: plan.terminal,
+  };
 }
 
 function sessionEvidence(observed: ObservedSession[], hook: StartedTokenWebhook): Evidence[] {
   return observed.flatMap((o) => {
-    const fingerprints = new Set(o.steps.flatMap((st) => st.runs ?? []).map((r) => r.tokenFingerprint).filter(Boolean));
-    const reviews = hook.reviews().filter((r) => fingerprints.has(r.fingerprint)).map(({ at, fingerprint, verdict, username }) => ({ at, fingerprint, verdict, ...(username ? { username } : {}) }));
+    const fingerprints = new Set(
+      o.steps
+        .flatMap((st) => st.runs ?? [])
+        .map((r) => r.tokenFingerprint)
+        .filter(Boolean),
+    );
+    const reviews = hook
+      .reviews()
+      .filter((r) => fingerprints.has(r.fingerprint))
+      .map(({ at, fingerprint, verdict, username }) => ({
+        at,
+        fingerprint,
+        verdict,
+        ...(username ? { username } : {}),
+      }));
     const label = o.label ? ` (${o.label})` : '';
     const ev: Evidence[] = [
-      { kind: 'invocation', label: `requests and the plugin runs during each${label}`, data: { steps: o.steps.map((st) => ({ ...st, runs: (st.runs ?? []).map(runSummary) })), runsOutsideRequests: o.outside.map(runSummary) } },
+      {
+        kind: 'invocation',
+        label: `requests and the plugin runs during each${label}`,
+        data: {
+          steps: o.steps.map((st) => ({ ...st, runs: (st.runs ?? []).map(runSummary) })),
+          runsOutsideRequests: o.outside.map(runSummary),
+        },
+      },
       { kind: 'data', label: `token webhook reviews of the tokens the plugin returned${label}`, data: reviews },
     ];
     if (o.notes.length) ev.push({ kind: 'text', label: `probe notes${label}`, text: o.notes.join('\n') });
-    if (o.clientLog.trim()) ev.push({ kind: 'log', label: `client log${label}`, text: o.clientLog.length > 6000 ? `…${o.clientLog.slice(-6000)}` : o.clientLog });
+    if (o.clientLog.trim())
+      ev.push({
+        kind: 'log',
+        label: `client log${label}`,
+        text: o.clientLog.length > 6000 ? `…${o.clientLog.slice(-6000)}` : o.clientLog,
+      });
     return ev;
   });
 }
 
 function runSummary(r: ObservedSession['outside'][number]): Record<string, unknown> {
-  return { time: r.time, exitCode: r.exitCode, ...(r.error ? { error: r.error } : {}), stdinIsTerminal: r.stdinIsTerminal, execInfo: r.execInfo, ...(r.apiVersion ? { answeredIn: r.apiVersion } : {}), ...(r.tokenFingerprint ? { tokenFingerprint: r.tokenFingerprint } : {}), ...(r.certFingerprint ? { certFingerprint: r.certFingerprint } : {}), ...(r.expirationTimestamp ? { expirationTimestamp: r.expirationTimestamp } : {}) };
+  return {
+    time: r.time,
+    exitCode: r.exitCode,
+    ...(r.error ? { error: r.error } : {}),
+    stdinIsTerminal: r.stdinIsTerminal,
+    execInfo: r.execInfo,
+    ...(r.apiVersion ? { answeredIn: r.apiVersion } : {}),
+    ...(r.tokenFingerprint ? { tokenFingerprint: r.tokenFingerprint } : {}),
+    ...(r.certFingerprint ? { certFingerprint: r.certFingerprint } : {}),
+    ...(r.expirationTimestamp ? { expirationTimestamp: r.expirationTimestamp } : {}),
+  };
 }
 
 function showView(v: SessionView): string {
-  const told = v.told.map((t) => `${describeInfo(t.execInfo)}${t.stdinIsTerminal ? ', stdin a terminal' : ''}`).join(' | ');
+  const told = v.told
+    .map((t) => `${describeInfo(t.execInfo)}${t.stdinIsTerminal ? ', stdin a terminal' : ''}`)
+    .join(' | ');
   return `${v.label ? `${v.label}: ` : ''}${v.requests.join(' → ')}${told ? ` [plugin told: ${told}]` : ''}${v.runsOutsideRequests ? ` (+${v.runsOutsideRequests} runs between requests)` : ''}`;
 }
 
@@ -123,10 +238,13 @@ function describeInfo(info: unknown): string {
 /** A few words per cell: the request sequence, or what the plugin was told per session. */
 function cellText(b: Behaviour, views: SessionView[]): string {
   if (b.show === 'requests') return views.map((v) => v.requests.join(' → ')).join('; ');
-  return views.map((v) => {
-    const t = v.told[0];
-    const what = !t ? 'not run' : `${describeInfo(t.execInfo).replace('no KUBERNETES_EXEC_INFO', 'no exec info')}${t.stdinIsTerminal ? ', tty' : ''}`;
-    return `${v.label}: ${what} → ${v.requests.map((r) => r.split('/')[0]).join(',')}`;
-  }).join('; ');
+  return views
+    .map((v) => {
+      const t = v.told[0];
+      const what = !t
+        ? 'not run'
+        : `${describeInfo(t.execInfo).replace('no KUBERNETES_EXEC_INFO', 'no exec info')}${t.stdinIsTerminal ? ', tty' : ''}`;
+      return `${v.label}: ${what} → ${v.requests.map((r) => r.split('/')[0]).join(',')}`;
+    })
+    .join('; ');
 }
-

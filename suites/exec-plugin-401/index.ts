@@ -32,7 +32,15 @@ import { availableProbes } from '../../src/clients/index.ts';
 import { CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { allowGroupRead } from '../../src/cluster/rbac.ts';
 import { errorMessage } from '../../src/core/errors.ts';
-import { caseOf, clusterCAOf, harnessFailed, runCases, type Case, type CheckResult, type Environment } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  clusterCAOf,
+  harnessFailed,
+  runCases,
+  type Case,
+  type CheckResult,
+  type Environment,
+} from '../../src/run/kit.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/kit.ts';
 import { checkRevocationDelay, checkWebhookAuthenticates, type Target } from './apiserver.ts';
 import { BEHAVIOURS } from './behaviours.ts';
@@ -48,12 +56,14 @@ const JWT_AUDIENCE = 'credprov-exec-401';
 
 export const execPlugin401Suite: Suite = {
   name: 'exec-plugin-401',
-  summary: "client exec credential plugins against a live API server that says 401 (credprov's token webhook): caching until expirationTimestamp, "
-    + 're-exec after a 401, revoked and expired tokens, a plugin repeating a refused token, client certificates and their rotation, provideClusterInfo, '
-    + "interactiveMode × terminal, v1 and v1beta1; per real client (kubectl, client-go, client-node, python), credprov's model predicts and the client "
-    + 'is compared. Cells read <status>/<plugin runs> per request',
+  summary:
+    "client exec credential plugins against a live API server that says 401 (credprov's token webhook): caching until expirationTimestamp, " +
+    're-exec after a 401, revoked and expired tokens, a plugin repeating a refused token, client certificates and their rotation, provideClusterInfo, ' +
+    "interactiveMode × terminal, v1 and v1beta1; per real client (kubectl, client-go, client-node, python), credprov's model predicts and the client " +
+    'is compared. Cells read <status>/<plugin runs> per request',
   checks: EXEC401_CHECKS,
-  needsBuild: "the client-go probe against the cluster's client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, seconds with a warm Go build cache)",
+  needsBuild:
+    "the client-go probe against the cluster's client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, seconds with a warm Go build cache)",
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const files = await ensureTokenWebhookFiles(ctx.environmentName, ctx.processEnv);
     const reviewLog = join(ctx.artifactsDir, 'webhook-reviews.jsonl');
@@ -61,9 +71,22 @@ export const execPlugin401Suite: Suite = {
     // Every token the webhook issues is a secret from birth.
     const book = new TokenBook({ onIssue: (t) => ctx.redactor.add(t) });
     const { address, certFile, keyFile } = files;
-    const hook = await ctx.own(startTokenWebhook({ address, port: files.port, certFile, keyFile, issueKeyFile: files.issueKeyFile, book, reviewLog, log: ctx.log }));
+    const hook = await ctx.own(
+      startTokenWebhook({
+        address,
+        port: files.port,
+        certFile,
+        keyFile,
+        issueKeyFile: files.issueKeyFile,
+        book,
+        reviewLog,
+        log: ctx.log,
+      }),
+    );
     // Up before the environment, as the webhook: a freshly started API server discovers the issuer at once.
-    const issuer = await ctx.own(startOidcIssuer({ address, port: files.issuerPort, certFile, keyFile, audiences: [JWT_AUDIENCE], log: ctx.log }));
+    const issuer = await ctx.own(
+      startOidcIssuer({ address, port: files.issuerPort, certFile, keyFile, audiences: [JWT_AUDIENCE], log: ctx.log }),
+    );
     const authenticationConfigFile = await ensureAuthenticationConfig(files, [JWT_AUDIENCE]);
     return {
       // Only the files' paths are in the spec: the API server is not tied to this webhook (issue-iam wires another one the same way).
@@ -71,7 +94,11 @@ export const execPlugin401Suite: Suite = {
       needs: ['apiserverAuthn', 'clusterCA'],
       run: async (run) => {
         const cluster = await clusterAccess(run.environment);
-        return runSuite(run, { hook, files, cluster }, new JwtProbe(issuer, { server: cluster.server, caPem: cluster.caPem }, ctx.redactor));
+        return runSuite(
+          run,
+          { hook, files, cluster },
+          new JwtProbe(issuer, { server: cluster.server, caPem: cluster.caPem }, ctx.redactor),
+        );
       },
     };
   },
@@ -80,23 +107,37 @@ export const execPlugin401Suite: Suite = {
 async function runSuite(ctx: SuiteRun, shared: Omit<Shared, 'ctx'>, jwtProbe: JwtProbe): Promise<CheckResult[]> {
   const env = ctx.environment;
   const target: Target = { server: shared.cluster.server, caPem: shared.cluster.caPem, path: REQUEST_PATH };
-  await allowGroupRead(env, { group: EXEC_PLUGIN_GROUP, namespace: NAMESPACE, resources: ['configmaps'], name: 'credprov-exec-401' });
+  await allowGroupRead(env, {
+    group: EXEC_PLUGIN_GROUP,
+    namespace: NAMESPACE,
+    resources: ['configmaps'],
+    name: 'credprov-exec-401',
+  });
   // The precondition of every other check: without it, none of them is a verdict.
-  const [wired] = await runCases(ctx, [caseOf(WEBHOOK_AUTHENTICATES, () => checkWebhookAuthenticates(target, shared.hook))]);
+  const [wired] = await runCases(ctx, [
+    caseOf(WEBHOOK_AUTHENTICATES, () => checkWebhookAuthenticates(target, shared.hook)),
+  ]);
   if (wired!.status !== 'passed') {
     const why = `not run: the API server does not authenticate through credprov's token webhook (${WEBHOOK_AUTHENTICATES.id}: ${wired!.message})`;
     return [wired!, ...EXEC401_CHECKS.filter((c) => c !== WEBHOOK_AUTHENTICATES).map((c) => harnessFailed(c, why))];
   }
   // The client-go probe is built against the cluster's client-go on first use (a failed build leaves client-go unavailable, with the reason).
-  await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: ctx.processEnv, progress: ctx.progress })
-    .catch((e: unknown) => ctx.log.warn(`building the client-go probe: ${errorMessage(e)}`));
-  const probes = new Map((await availableProbes({ kubeVersion: env.kubeVersion, env: ctx.processEnv })).map((p) => [p.probe.name, p]));
+  await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: ctx.processEnv, progress: ctx.progress }).catch(
+    (e: unknown) => ctx.log.warn(`building the client-go probe: ${errorMessage(e)}`),
+  );
+  const probes = new Map(
+    (await availableProbes({ kubeVersion: env.kubeVersion, env: ctx.processEnv })).map((p) => [p.probe.name, p]),
+  );
   const clients = BEHAVIOURS.flatMap((b) => CLIENT_NAMES.map((c) => ({ b, c })))
     .sort((x, y) => sessionLength(y.b) - sessionLength(x.b))
     .map(({ b, c }) => clientCase(b, c, probes.get(c), shared));
   // The revocation check waits out the API server's cache, and the JWT checks run one after another (its cached JWKS carries over):
   // both beside the client sessions, which the pool bounds.
-  const cases: Case[] = [caseOf(REVOCATION_DELAY, () => checkRevocationDelay(target, shared.hook)), jwtCase(jwtProbe), ...clients];
+  const cases: Case[] = [
+    caseOf(REVOCATION_DELAY, () => checkRevocationDelay(target, shared.hook)),
+    jwtCase(jwtProbe),
+    ...clients,
+  ];
   return [wired!, ...(await runCases(ctx, cases, { concurrency: CLIENT_CONCURRENCY + 2 }))];
 }
 
@@ -105,7 +146,13 @@ function jwtCase(probe: JwtProbe): Case {
     checks: JWT_CHECKS,
     async run() {
       const accepted = await checkJwtAccepted(probe);
-      if (accepted.status !== 'passed') return [accepted, ...JWT_CHECKS.slice(1).map((c) => harnessFailed(c, `not run: ${JWT_ACCEPTED.id} failed (${accepted.message})`))];
+      if (accepted.status !== 'passed')
+        return [
+          accepted,
+          ...JWT_CHECKS.slice(1).map((c) =>
+            harnessFailed(c, `not run: ${JWT_ACCEPTED.id} failed (${accepted.message})`),
+          ),
+        ];
       const expiry = await checkJwtExpiry(probe);
       return [accepted, expiry, await checkJwksKeyRemoved(probe)];
     },
@@ -113,9 +160,16 @@ function jwtCase(probe: JwtProbe): Case {
 }
 
 async function clusterAccess(env: Environment): Promise<ClusterAccess> {
-  const kc = parse(await readFile(env.kubeconfig, 'utf8')) as { clusters: Array<{ cluster: { server: string; 'certificate-authority': string } }> };
+  const kc = parse(await readFile(env.kubeconfig, 'utf8')) as {
+    clusters: Array<{ cluster: { server: string; 'certificate-authority': string } }>;
+  };
   const cluster = kc.clusters[0]!.cluster;
   // The CA the API server trusts for client certificates: the client-certificate behaviours sign theirs with it.
   const ca = clusterCAOf(env);
-  return { server: cluster.server, caPem: await readFile(cluster['certificate-authority'], 'utf8'), caCertFile: ca.certFile, caKeyFile: ca.keyFile };
+  return {
+    server: cluster.server,
+    caPem: await readFile(cluster['certificate-authority'], 'utf8'),
+    caCertFile: ca.certFile,
+    caKeyFile: ca.keyFile,
+  };
 }

@@ -13,7 +13,12 @@ import { jwtUsernameFor } from '../../src/authn/authentication-config.ts';
 import type { StartedOidcIssuer } from '../../src/authn/oidc-issuer.ts';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import type { Redactor } from '../../src/core/redact.ts';
-import { ApiServerAuthModel, JwtAuthenticatorModel, TOKEN_SUCCESS_CACHE_MS, type ModelJwt } from '../../src/model/apiserver-authn.ts';
+import {
+  ApiServerAuthModel,
+  JwtAuthenticatorModel,
+  TOKEN_SUCCESS_CACHE_MS,
+  type ModelJwt,
+} from '../../src/model/apiserver-authn.ts';
 import type { CheckResult } from '../../src/report/model.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { JWKS_KEY_REMOVED, JWT_ACCEPTED, JWT_EXPIRY } from './checks.ts';
@@ -28,21 +33,35 @@ export interface JwtTarget {
 }
 
 /** POST a SelfSubjectReview with a bearer token: the status and, when authenticated, the username the API server sees. */
-export function selfSubjectReview(t: JwtTarget, token: string, timeoutMs = 15_000): Promise<{ status: number; username?: string }> {
+export function selfSubjectReview(
+  t: JwtTarget,
+  token: string,
+  timeoutMs = 15_000,
+): Promise<{ status: number; username?: string }> {
   return new Promise((resolve) => {
-    const req = request(`${t.server}${SSR_PATH}`, { method: 'POST', ca: t.caPem, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += String(c)));
-      res.on('end', () => {
-        let username: string | undefined;
-        try {
-          username = (JSON.parse(body) as { status?: { userInfo?: { username?: string } } }).status?.userInfo?.username;
-        } catch {
-          // A 401 body is a Status; only a review names a user.
-        }
-        resolve({ status: res.statusCode ?? 0, ...(username ? { username } : {}) });
-      });
-    });
+    const req = request(
+      `${t.server}${SSR_PATH}`,
+      {
+        method: 'POST',
+        ca: t.caPem,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += String(c)));
+        res.on('end', () => {
+          let username: string | undefined;
+          try {
+            username = (JSON.parse(body) as { status?: { userInfo?: { username?: string } } }).status?.userInfo
+              ?.username;
+          } catch {
+            // A 401 body is a Status; only a review names a user.
+          }
+          resolve({ status: res.statusCode ?? 0, ...(username ? { username } : {}) });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve({ status: 0 }));
     req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
@@ -116,7 +135,10 @@ export class JwtProbe {
     return kid;
   }
 
-  async sign(subject: string, o: { exp?: number; kid?: string } = {}): Promise<{ token: string; fingerprint: string; key: string; expMs: number }> {
+  async sign(
+    subject: string,
+    o: { exp?: number; kid?: string } = {},
+  ): Promise<{ token: string; fingerprint: string; key: string; expMs: number }> {
     const token = await this.issuer.sign({ subject, ...o });
     this.redactor.add(token);
     const fingerprint = tokenFingerprint(token);
@@ -130,8 +152,19 @@ export class JwtProbe {
     const at = Date.now();
     const r = await selfSubjectReview(this.target, t.token);
     const endAt = Date.now();
-    const jwksFetches = this.issuer.fetches().filter((f) => f.what === 'jwks' && f.atMs >= at && f.atMs <= endAt).length;
-    return { label, key: t.key, fingerprint: t.fingerprint, at, endAt, status: r.status, ...(r.username ? { username: r.username } : {}), jwksFetches };
+    const jwksFetches = this.issuer
+      .fetches()
+      .filter((f) => f.what === 'jwks' && f.atMs >= at && f.atMs <= endAt).length;
+    return {
+      label,
+      key: t.key,
+      fingerprint: t.fingerprint,
+      at,
+      endAt,
+      status: r.status,
+      ...(r.username ? { username: r.username } : {}),
+      jwksFetches,
+    };
   }
 
   /** The model, fed these requests in order at the times they were sent (its state carries on to the next call). */
@@ -142,25 +175,52 @@ export class JwtProbe {
       const r = this.auth.serve(s.at, { token: s.fingerprint });
       const subject = this.tokens.get(s.fingerprint)!.subject;
       because.push(`${s.label} (${s.key}): ${r.reviewed ? this.last.because : r.because}`);
-      return { label: s.label, outcome: r.status === 200 ? `accepted as ${jwtUsernameFor(subject)}` : String(r.status), jwksFetched: this.last.fetched };
+      return {
+        label: s.label,
+        outcome: r.status === 200 ? `accepted as ${jwtUsernameFor(subject)}` : String(r.status),
+        jwksFetched: this.last.fetched,
+      };
     });
     return { outcomes, because };
   }
 
   fetchLog(since: number): Array<Record<string, unknown>> {
-    return this.issuer.fetches().filter((f) => f.atMs >= since).map((f) => ({ at: f.at, what: f.what, ...(f.kids ? { keys: f.kids.map((k) => `${this.keyName(k)} (${k})`) } : {}) }));
+    return this.issuer
+      .fetches()
+      .filter((f) => f.atMs >= since)
+      .map((f) => ({
+        at: f.at,
+        what: f.what,
+        ...(f.kids ? { keys: f.kids.map((k) => `${this.keyName(k)} (${k})`) } : {}),
+      }));
   }
 }
 
-const observedOf = (sent: Sent[]): Outcome[] => sent.map((s) => ({ label: s.label, outcome: s.status === 201 && s.username ? `accepted as ${s.username}` : String(s.status), jwksFetched: s.jwksFetches > 0 }));
-const show = (v: Outcome[]) => v.map((o) => `${o.label}: ${o.outcome}${o.jwksFetched ? ' (JWKS fetched)' : ''}`).join('; ');
+const observedOf = (sent: Sent[]): Outcome[] =>
+  sent.map((s) => ({
+    label: s.label,
+    outcome: s.status === 201 && s.username ? `accepted as ${s.username}` : String(s.status),
+    jwksFetched: s.jwksFetches > 0,
+  }));
+const show = (v: Outcome[]) =>
+  v.map((o) => `${o.label}: ${o.outcome}${o.jwksFetched ? ' (JWKS fetched)' : ''}`).join('; ');
 /** Requests for the evidence: times relative to `zero` (exp, the rotation, or the first request). */
-const requestsEvidence = (sent: Sent[], zero: number) => sent.map(({ label, key, fingerprint, at, endAt, status, username, jwksFetches }) => ({ label, key, tokenFingerprint: fingerprint, atMs: at - zero, tookMs: endAt - at, status, ...(username ? { username } : {}), jwksFetches }));
+const requestsEvidence = (sent: Sent[], zero: number) =>
+  sent.map(({ label, key, fingerprint, at, endAt, status, username, jwksFetches }) => ({
+    label,
+    key,
+    tokenFingerprint: fingerprint,
+    atMs: at - zero,
+    tookMs: endAt - at,
+    status,
+    ...(username ? { username } : {}),
+    jwksFetches,
+  }));
 
 export async function checkJwtAccepted(p: JwtProbe): Promise<CheckResult> {
   const startedAt = new Date();
   const tok = await p.sign('jwt-accepted');
-  const sent = [await p.send('a JWT from the issuer\'s current key', tok)];
+  const sent = [await p.send("a JWT from the issuer's current key", tok)];
   const predicted = p.predict(sent);
   return judge(JWT_ACCEPTED, {
     prediction: { value: predicted.outcomes, model: MODEL, because: predicted.because.join('; ') },
@@ -169,8 +229,12 @@ export async function checkJwtAccepted(p: JwtProbe): Promise<CheckResult> {
     actor: 'kube-apiserver',
     startedAt,
     evidence: [
-      { kind: 'data', label: 'SelfSubjectReview requests (ms from the first)', data: requestsEvidence(sent, sent[0]!.at) },
-      { kind: 'data', label: 'the issuer\'s discovery and JWKS fetches (this run)', data: p.fetchLog(0) },
+      {
+        kind: 'data',
+        label: 'SelfSubjectReview requests (ms from the first)',
+        data: requestsEvidence(sent, sent[0]!.at),
+      },
+      { kind: 'data', label: "the issuer's discovery and JWKS fetches (this run)", data: p.fetchLog(0) },
     ],
   });
 }
@@ -201,14 +265,22 @@ export async function checkJwtExpiry(p: JwtProbe): Promise<CheckResult> {
   const firstRefused = fresh.find((s) => s.status === 401);
   const lastAccepted = [...fresh].reverse().find((s) => s.status === 201);
   const r = judge(JWT_EXPIRY, {
-    prediction: { value: predicted.outcomes, model: MODEL, because: `no leeway on exp (go-oidc verify.go:306), a success cached ${TOKEN_SUCCESS_CACHE_MS / 1000}s: ${predicted.because.join('; ')}` },
+    prediction: {
+      value: predicted.outcomes,
+      model: MODEL,
+      because: `no leeway on exp (go-oidc verify.go:306), a success cached ${TOKEN_SUCCESS_CACHE_MS / 1000}s: ${predicted.because.join('; ')}`,
+    },
     observed,
     show,
     actor: 'kube-apiserver',
     startedAt,
     evidence: [
-      { kind: 'data', label: 'SelfSubjectReview requests (atMs from exp)', data: { exp: new Date(expMs).toISOString(), requests: requestsEvidence(sent, expMs) } },
-      { kind: 'data', label: 'the issuer\'s JWKS fetches during the check', data: p.fetchLog(startedAt.getTime()) },
+      {
+        kind: 'data',
+        label: 'SelfSubjectReview requests (atMs from exp)',
+        data: { exp: new Date(expMs).toISOString(), requests: requestsEvidence(sent, expMs) },
+      },
+      { kind: 'data', label: "the issuer's JWKS fetches during the check", data: p.fetchLog(startedAt.getTime()) },
     ],
   });
   const fact = `measured: a fresh JWT was last accepted at exp${lastAccepted ? rel(lastAccepted) : ' (never)'} and first refused at exp+${firstRefused ? rel(firstRefused) : ' (never)'}; a JWT verified at exp-3s was still accepted at exp+3s (success cache) and refused at exp+8s`;
@@ -226,7 +298,9 @@ export async function checkJwksKeyRemoved(p: JwtProbe, quietMs = 15_000): Promis
   await sleep(quietMs);
   const fresh = await p.sign('jwt-rotation', { kid: old });
   sent.push(await p.send(`old key, fresh token, rotation+${quietMs / 1000}s`, fresh));
-  sent.push(await p.send('new key (a kid the API server does not know)', await p.sign('jwt-rotation', { kid: replacement })));
+  sent.push(
+    await p.send('new key (a kid the API server does not know)', await p.sign('jwt-rotation', { kid: replacement })),
+  );
   sent.push(await p.send('old key, another fresh token, after that', await p.sign('jwt-rotation', { kid: old })));
   sent.push(await p.send('old key, the token accepted before rotation', first));
   sent.push(await p.send('old key, the fresh token accepted after rotation, again', fresh));
@@ -240,13 +314,17 @@ export async function checkJwksKeyRemoved(p: JwtProbe, quietMs = 15_000): Promis
     actor: 'kube-apiserver',
     startedAt,
     evidence: [
-      { kind: 'data', label: 'SelfSubjectReview requests (atMs from the rotation: key 2 added, key 1 removed from the JWKS)', data: requestsEvidence(sent, rotatedAt) },
-      { kind: 'data', label: 'the issuer\'s JWKS fetches during the check', data: fetches },
+      {
+        kind: 'data',
+        label: 'SelfSubjectReview requests (atMs from the rotation: key 2 added, key 1 removed from the JWKS)',
+        data: requestsEvidence(sent, rotatedAt),
+      },
+      { kind: 'data', label: "the issuer's JWKS fetches during the check", data: fetches },
     ],
   });
   const acceptedAfter = observed[1]!.outcome.startsWith('accepted') && !observed[1]!.jwksFetched;
   const fact = acceptedAfter
     ? `fact: a token signed by a key removed from the JWKS was still accepted ${quietMs / 1000}s after the removal with no JWKS fetch (no timer); the first token with a kid the API server did not know made it refetch, after which the removed key's tokens were refused (each refusal refetching again) except one still in the 10s success cache`
-    : 'fact: the removed key\'s tokens were not accepted after the removal (see the requests)';
+    : "fact: the removed key's tokens were not accepted after the removal (see the requests)";
   return { ...r, message: `${r.message}. ${fact}` };
 }

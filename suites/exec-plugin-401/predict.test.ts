@@ -29,7 +29,9 @@ describe('exec-plugin-401 plans', () => {
               if (s.steps[i]!.do === 'request') late += slow;
               return at;
             });
-            expect({ client, session: s.label, slow, view: predictSession(client, s, setting(s), times).view }).toEqual({ client, session: s.label, slow, view: base });
+            expect({ client, session: s.label, slow, view: predictSession(client, s, setting(s), times).view }).toEqual(
+              { client, session: s.label, slow, view: base },
+            );
           }
         }
       }
@@ -37,13 +39,31 @@ describe('exec-plugin-401 plans', () => {
   }
 
   test('the clients differ where the sources say they do (a sample of the table the suite draws)', () => {
-    const row = (key: string) => Object.fromEntries(CLIENT_NAMES.map((c) => {
-      const b = BEHAVIOURS.find((x) => x.key === key)!;
-      const s = b.sessions[0]!;
-      return [c, predictSession(c, s, setting(s), plannedTimes(s)).view.requests.join(' ')];
-    }));
-    expect(row('reexec-401')).toEqual({ kubectl: '401/2 200/1 200/1', 'client-go': '401/2 200/0 200/0', 'client-node': '401/1 401/0 401/0', python: '401/1 401/0 401/0' });
-    expect(row('revoked')).toEqual({ kubectl: '200/1 200/1 200/1 200/1', 'client-go': '200/1 200/0 401/1 200/0', 'client-node': '200/1 200/0 401/0 401/0', python: '200/1 200/0 401/0 401/0' });
-    expect(row('client-cert')).toEqual({ kubectl: '200/1 200/1 200/1 200/1', 'client-go': '200/1 200/0 200/1 200/0', 'client-node': '200/1 200/0 200/1 200/0', python: '200/1 200/0 401/0 401/0' });
+    const row = (key: string) =>
+      Object.fromEntries(
+        CLIENT_NAMES.map((c) => {
+          const b = BEHAVIOURS.find((x) => x.key === key)!;
+          const s = b.sessions[0]!;
+          return [c, predictSession(c, s, setting(s), plannedTimes(s)).view.requests.join(' ')];
+        }),
+      );
+    expect(row('reexec-401')).toEqual({
+      kubectl: '401/2 200/1 200/1',
+      'client-go': '401/2 200/0 200/0',
+      'client-node': '401/1 401/0 401/0',
+      python: '401/1 401/0 401/0',
+    });
+    expect(row('revoked')).toEqual({
+      kubectl: '200/1 200/1 200/1 200/1',
+      'client-go': '200/1 200/0 401/1 200/0',
+      'client-node': '200/1 200/0 401/0 401/0',
+      python: '200/1 200/0 401/0 401/0',
+    });
+    expect(row('client-cert')).toEqual({
+      kubectl: '200/1 200/1 200/1 200/1',
+      'client-go': '200/1 200/0 200/1 200/0',
+      'client-node': '200/1 200/0 200/1 200/0',
+      python: '200/1 200/0 401/0 401/0',
+    });
   });
 });

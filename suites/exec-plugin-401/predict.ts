@@ -44,11 +44,20 @@ export function plannedTimes(plan: SessionPlan): number[] {
   return plan.steps.map((s) => (t += s.afterMs));
 }
 
-export function predictSession(client: ClientName, plan: SessionPlan, setting: ClientSetting, times: number[]): SessionPrediction {
+export function predictSession(
+  client: ClientName,
+  plan: SessionPlan,
+  setting: ClientSetting,
+  times: number[],
+): SessionPrediction {
   const launch = pluginLaunch(client, setting);
   let clock = 0;
   const book = new TokenBook({ now: () => clock });
-  if (plan.plugin.kind === 'issuer') book.setPolicy(SUBJECT, { lifetimeMs: plan.plugin.lifetimeMs ?? DEFAULT_LIFETIME_MS, rejectNext: plan.plugin.rejectFirst ?? 0 });
+  if (plan.plugin.kind === 'issuer')
+    book.setPolicy(SUBJECT, {
+      lifetimeMs: plan.plugin.lifetimeMs ?? DEFAULT_LIFETIME_MS,
+      rejectNext: plan.plugin.rejectFirst ?? 0,
+    });
   const certNotAfter = new Map<string, number>();
   let runs = 0;
   const p = plan.plugin;
@@ -93,6 +102,7 @@ export function predictSession(client: ClientName, plan: SessionPlan, setting: C
     requests.push(`${r.status ?? 'error'}/${r.runs}`);
     because.push(`+${(at / 1000).toFixed(1)}s ${r.because}`);
   });
-  const told: Told[] = runs > 0 && launch.runs ? [{ execInfo: launch.execInfo, stdinIsTerminal: launch.stdinIsTerminal }] : [];
+  const told: Told[] =
+    runs > 0 && launch.runs ? [{ execInfo: launch.execInfo, stdinIsTerminal: launch.stdinIsTerminal }] : [];
   return { view: { label: plan.label, requests, told, runsOutsideRequests: 0 }, because: [launch.because, ...because] };
 }

@@ -76,13 +76,16 @@ export interface ObservedSession {
   notes: readonly string[];
 }
 
-
 export async function runSession(plan: SessionPlan, c: SessionContext): Promise<ObservedSession> {
   await mkdir(c.dir, { recursive: true });
   const log = join(c.dir, 'plugin-runs.jsonl');
   const scenarioFile = join(c.dir, 'scenario.json');
   await writeFile(scenarioFile, `${JSON.stringify({ ...scenarioFor(plan, c), log }, null, 2)}\n`);
-  if (plan.plugin.kind === 'issuer') c.hook.book.setPolicy(c.subject, { ...(plan.plugin.lifetimeMs ? { lifetimeMs: plan.plugin.lifetimeMs } : {}), rejectNext: plan.plugin.rejectFirst ?? 0 });
+  if (plan.plugin.kind === 'issuer')
+    c.hook.book.setPolicy(c.subject, {
+      ...(plan.plugin.lifetimeMs ? { lifetimeMs: plan.plugin.lifetimeMs } : {}),
+      rejectNext: plan.plugin.rejectFirst ?? 0,
+    });
   const exec: ExecConfig = {
     command: FAKE_EXEC_PLUGIN,
     args: ['--scenario', `@${scenarioFile}`],
@@ -93,12 +96,18 @@ export async function runSession(plan: SessionPlan, c: SessionContext): Promise<
     provideClusterInfo: plan.user.provideClusterInfo,
   };
   const kubeconfig = await writeProbeKubeconfig(join(c.dir, 'kubeconfig.json'), {
-    server: c.cluster.server, caPem: c.cluster.caPem, exec, resolvedCommand: FAKE_EXEC_PLUGIN,
+    server: c.cluster.server,
+    caPem: c.cluster.caPem,
+    exec,
+    resolvedCommand: FAKE_EXEC_PLUGIN,
     ...(plan.clusterConfig !== undefined ? { clusterConfig: plan.clusterConfig } : {}),
     names: { user: `exec-401-${c.subject}` },
   });
 
-  const session = await c.probe.start({ kubeconfig }, { timeoutMs: c.timeoutMs, terminal: plan.terminal, redactor: c.redactor });
+  const session = await c.probe.start(
+    { kubeconfig },
+    { timeoutMs: c.timeoutMs, terminal: plan.terminal, redactor: c.redactor },
+  );
   const steps: ObservedStep[] = [];
   let first: number | undefined;
   let lastEnd = Date.now();
@@ -133,7 +142,9 @@ export async function runSession(plan: SessionPlan, c: SessionContext): Promise<
   }
   const view: SessionView = {
     label: plan.label,
-    requests: steps.filter((s) => s.do === 'request').map((s) => `${s.response?.status ?? 'error'}/${s.runs?.length ?? 0}`),
+    requests: steps
+      .filter((s) => s.do === 'request')
+      .map((s) => `${s.response?.status ?? 'error'}/${s.runs?.length ?? 0}`),
     told: distinct(runs.map(told)),
     runsOutsideRequests: outside.length,
   };
@@ -146,11 +157,19 @@ function scenarioFor(plan: SessionPlan, c: SessionContext): Record<string, unkno
     return {
       credential: 'cert',
       expiresInSeconds: p.lifetimeSeconds,
-      cert: { signer: { certFile: c.cluster.caCertFile, keyFile: c.cluster.caKeyFile }, commonName: `credprov-exec-cert-${c.subject}`, organization: EXEC_PLUGIN_GROUP, lifetimeSeconds: p.lifetimeSeconds },
+      cert: {
+        signer: { certFile: c.cluster.caCertFile, keyFile: c.cluster.caKeyFile },
+        commonName: `credprov-exec-cert-${c.subject}`,
+        organization: EXEC_PLUGIN_GROUP,
+        lifetimeSeconds: p.lifetimeSeconds,
+      },
     };
   }
   if (p.kind === 'same-refused-token') return { token: refusedToken(c), expiresInSeconds: p.claimSeconds };
-  return { issuer: { url: c.files.url, caFile: c.files.caFile, keyFile: c.files.issueKeyFile, subject: c.subject }, expiresInSeconds: p.claimSeconds };
+  return {
+    issuer: { url: c.files.url, caFile: c.files.caFile, keyFile: c.files.issueKeyFile, subject: c.subject },
+    expiresInSeconds: p.claimSeconds,
+  };
 }
 
 const refused = new Map<string, string>();
@@ -168,7 +187,10 @@ function refusedToken(c: SessionContext): string {
 
 async function readRuns(file: string): Promise<PluginRun[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as PluginRun);
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as PluginRun);
 }
 
 function told(r: PluginRun): Told {

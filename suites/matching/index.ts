@@ -6,9 +6,24 @@
 // one local registry, so nothing leaves the machine.
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { liveMatchingSuite, type LiveCase } from '../../src/run/live-matching.ts';
-import { AUTH_KEY, DIGEST, DOCKER_IO, HOST_GLOB, LABEL_COUNT, ORDER, PATH_PREFIX, PORT, WRONG_AND_RIGHT } from './checks.ts';
+import {
+  AUTH_KEY,
+  DIGEST,
+  DOCKER_IO,
+  HOST_GLOB,
+  LABEL_COUNT,
+  ORDER,
+  PATH_PREFIX,
+  PORT,
+  WRONG_AND_RIGHT,
+} from './checks.ts';
 
-const provider = (name: string, ...matchImages: string[]) => ({ name, matchImages, apiVersion: 'credentialprovider.kubelet.k8s.io/v1', defaultCacheDuration: '0s' });
+const provider = (name: string, ...matchImages: string[]) => ({
+  name,
+  matchImages,
+  apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+  defaultCacheDuration: '0s',
+});
 
 export const MATCHING_CONFIG = {
   apiVersion: 'kubelet.config.k8s.io/v1',
@@ -41,9 +56,24 @@ export const MATCHING_CASES: LiveCase[] = [
   { check: LABEL_COUNT, images: [img('glob.match.test/app:v1'), img('a.b.c.glob.match.test/app:v1')] },
   {
     check: PORT,
-    images: [img('port.match.test:5000/app:v1'), img('port.match.test:5001/app:v1'), img('port.match.test/app:v1'), img('noport.match.test/app:v1'), img('noport.match.test:5000/app:v1'), img('noport.match.test:443/app:v1')],
+    images: [
+      img('port.match.test:5000/app:v1'),
+      img('port.match.test:5001/app:v1'),
+      img('port.match.test/app:v1'),
+      img('noport.match.test/app:v1'),
+      img('noport.match.test:5000/app:v1'),
+      img('noport.match.test:443/app:v1'),
+    ],
   },
-  { check: PATH_PREFIX, images: [img('path.match.test/team/app:v1'), img('path.match.test/teamx/app:v1'), img('path.match.test/other/app:v1'), img('pathglob.match.test/app:v1')] },
+  {
+    check: PATH_PREFIX,
+    images: [
+      img('path.match.test/team/app:v1'),
+      img('path.match.test/teamx/app:v1'),
+      img('path.match.test/other/app:v1'),
+      img('pathglob.match.test/app:v1'),
+    ],
+  },
   { check: ORDER, images: [img('order.match.test/app:v1')] },
   { check: WRONG_AND_RIGHT, images: [img('creds.match.test/app:v1')] },
   { check: AUTH_KEY, images: [img('authkey.match.test/app:v1')] },
@@ -53,7 +83,8 @@ export const MATCHING_CASES: LiveCase[] = [
 
 export const matchingSuite = liveMatchingSuite({
   name: 'matching',
-  summary: 'which providers the kubelet execs per image (host globs, label counts, ports, path prefixes, docker.io, digests), in what order, and whether the pull works, against the matching oracle',
+  summary:
+    'which providers the kubelet execs per image (host globs, label counts, ports, path prefixes, docker.io, digests), in what order, and whether the pull works, against the matching oracle',
   config: MATCHING_CONFIG,
   cases: MATCHING_CASES,
   answers: {

@@ -10,7 +10,8 @@ const DESIGN = 'design: Packaging APIs + Registry Auth (shared/seeds/004)';
 
 export const MISSING_THEN_CREATED: Check = {
   id: 'SECRETS-MISSING-SECRET-CREATED-LATER',
-  title: 'A pod whose imagePullSecret does not exist yet fails its pull, then starts once the secret is created (the kubelet retries with backoff)',
+  title:
+    'A pod whose imagePullSecret does not exist yet fails its pull, then starts once the secret is created (the kubelet retries with backoff)',
   level: 'MUST',
   source:
     `${DESIGN}: "you can create a Pod with an image pull secret that does not exist and create the pull secret a ` +
@@ -28,14 +29,15 @@ export const PLACEHOLDER_FILLED: Check = {
 
 export const IMMUTABLE: Check = {
   id: 'SECRETS-IMAGEPULLSECRETS-IMMUTABLE',
-  title: 'The API server refuses an update of a pod\'s imagePullSecrets; the pod keeps the ones it was created with',
+  title: "The API server refuses an update of a pod's imagePullSecrets; the pod keeps the ones it was created with",
   level: 'MUST',
   source: `${DESIGN}: "(verified) imagePullSecrets field on Pod is immutable"`,
 };
 
 export const EXPLICIT_NOT_MERGED: Check = {
   id: 'SECRETS-EXPLICIT-NOT-MERGED-WITH-SA',
-  title: 'A pod with explicit (wrong) imagePullSecrets does not get its service account\'s (right) pull secrets: the pull fails',
+  title:
+    "A pod with explicit (wrong) imagePullSecrets does not get its service account's (right) pull secrets: the pull fails",
   level: 'MUST',
   source: `${DESIGN}: "(verified) if Pod specifies imagePullSecrets then service account pull secrets will not be "added" to the Pod"`,
 };
@@ -43,7 +45,7 @@ export const EXPLICIT_NOT_MERGED: Check = {
 export const SA_LATE_NOT_ADOPTED: Check = {
   id: 'SECRETS-SA-SECRET-ADDED-LATER-NOT-ADOPTED',
   title:
-    'A pull secret added to the service account after the pod exists is not adopted: the pod\'s imagePullSecrets ' +
+    "A pull secret added to the service account after the pod exists is not adopted: the pod's imagePullSecrets " +
     'stay empty and the pull keeps failing after a kubelet retry',
   level: 'MUST',
   source:
@@ -64,13 +66,13 @@ export const EVERY_SECRET_TRIED: Check = {
 export const SECRET_AND_PROVIDER: Check = {
   id: 'SECRETS-SECRET-AND-PROVIDER',
   title:
-    'Pull secrets and a credential provider for the same image: every credential is tried, the pod\'s secrets ' +
+    "Pull secrets and a credential provider for the same image: every credential is tried, the pod's secrets " +
     'first (wrong secret + right provider pulls; right secret + wrong provider pulls without trying the ' +
-    'provider\'s)',
+    "provider's)",
   level: 'SHOULD',
   source:
     'KEP-2133: provider credentials are added to the keyring alongside pull secrets; kubelet secrets.go ' +
-    'MakeDockerKeyring unions the pod\'s secrets before the node and plugin keyrings, and PullImage tries each ' +
+    "MakeDockerKeyring unions the pod's secrets before the node and plugin keyrings, and PullImage tries each " +
     'credential until one works',
 };
 

@@ -32,7 +32,11 @@ export async function evidenceOf(
     out.push({ kind: 'data', label: `secret ${namespace}/${s} (redacted)`, data: await secretView(ctx, namespace, s) });
   }
   for (const sa of shown.serviceAccounts ?? []) {
-    out.push({ kind: 'data', label: `service account ${namespace}/${sa}`, data: await serviceAccountView(ctx, namespace, sa) });
+    out.push({
+      kind: 'data',
+      label: `service account ${namespace}/${sa}`,
+      data: await serviceAccountView(ctx, namespace, sa),
+    });
   }
   for (const repo of shown.repos ?? []) {
     const trail = await authTrail(fixture.lab, repositoryOf(repo));
@@ -42,7 +46,12 @@ export async function evidenceOf(
 }
 
 /** Registers, for when the case fails, the kubelet's log lines about its pods and repositories and the registry's about the latter. */
-export function onFailureLogs(ctx: CaseContext, fixture: Fixture, pods: readonly string[], repos: readonly Repo[]): void {
+export function onFailureLogs(
+  ctx: CaseContext,
+  fixture: Fixture,
+  pods: readonly string[],
+  repos: readonly Repo[],
+): void {
   const repositories = repos.map(repositoryOf);
   ctx.onFailure(async () => [
     ...(await kubeletEvidence(ctx.environment, [...pods, ...repositories])),
@@ -55,10 +64,17 @@ async function secretView(ctx: CaseContext, namespace: string, name: string): Pr
   try {
     const s = await (await kubeApi(ctx.environment)).core.readNamespacedSecret({ name, namespace });
     const raw = s.data?.['.dockerconfigjson'];
-    const decoded = raw === undefined ? undefined : (JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown);
+    const decoded =
+      raw === undefined ? undefined : (JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown);
     // The API server's second-precision time, as it sent it (client-node makes it a Date).
     const created = s.metadata?.creationTimestamp?.toISOString().replace('.000Z', 'Z');
-    const view = { name: s.metadata?.name, type: s.type, resourceVersion: s.metadata?.resourceVersion, created, dockerconfigjson: decoded };
+    const view = {
+      name: s.metadata?.name,
+      type: s.type,
+      resourceVersion: s.metadata?.resourceVersion,
+      created,
+      dockerconfigjson: decoded,
+    };
     return ctx.redactor.value(view);
   } catch (err) {
     return { name, error: errorMessage(err) };
@@ -68,7 +84,11 @@ async function secretView(ctx: CaseContext, namespace: string, name: string): Pr
 async function serviceAccountView(ctx: CaseContext, namespace: string, name: string): Promise<unknown> {
   try {
     const sa = await (await kubeApi(ctx.environment)).core.readNamespacedServiceAccount({ name, namespace });
-    return { name: sa.metadata?.name, resourceVersion: sa.metadata?.resourceVersion, imagePullSecrets: sa.imagePullSecrets ?? [] };
+    return {
+      name: sa.metadata?.name,
+      resourceVersion: sa.metadata?.resourceVersion,
+      imagePullSecrets: sa.imagePullSecrets ?? [],
+    };
   } catch (err) {
     return { name, error: errorMessage(err) };
   }

@@ -4,7 +4,14 @@
 // for. The cases share no object, so each one sets up only what it uses.
 import { kubeApi } from '../../src/cluster/api.ts';
 import { type CaseContext, type Fleet, type LabRegistry } from '../../src/run/kit.ts';
-import { SERVICE_ACCOUNTS, authsOf, type Accounts, type Login, type SecretName, type ServiceAccountName } from './plan.ts';
+import {
+  SERVICE_ACCOUNTS,
+  authsOf,
+  type Accounts,
+  type Login,
+  type SecretName,
+  type ServiceAccountName,
+} from './plan.ts';
 import type { World } from './predict.ts';
 
 export interface Fixture {
@@ -23,7 +30,11 @@ const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'credprov' };
 export function dockerSecret(namespace: string, name: string, auths: Record<string, Login>) {
   const entries = Object.entries(auths).map(([host, login]) => [
     host,
-    { username: login.username, password: login.password, auth: Buffer.from(`${login.username}:${login.password}`).toString('base64') },
+    {
+      username: login.username,
+      password: login.password,
+      auth: Buffer.from(`${login.username}:${login.password}`).toString('base64'),
+    },
   ]);
   const config = { auths: Object.fromEntries(entries) };
   return {

@@ -7,7 +7,13 @@ import { EVERY_SECRET_TRIED, SECRET_AND_PROVIDER } from './checks.ts';
 import { evidenceOf, onFailureLogs } from './evidence.ts';
 import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
 import { PROVIDER, imageOf, repositoryOf } from './plan.ts';
-import { MIX_SECRETS, predictEverySecretTried, predictSecretAndProvider, providerSource, secretSource } from './predict.ts';
+import {
+  MIX_SECRETS,
+  predictEverySecretTried,
+  predictSecretAndProvider,
+  providerSource,
+  secretSource,
+} from './predict.ts';
 import { firstOutcome } from './pulls.ts';
 import { authTrail, triedBy } from './registry-log.ts';
 
@@ -21,10 +27,18 @@ export function orderCases(fixture: Fixture): Case[] {
       const prediction = predictEverySecretTried(worldOf(fixture));
       const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['wrong', 'right'] });
       const image = imageOf(fixture.host, 'every');
-      await createPod(ctx.environment, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['wrong', 'right'] });
+      await createPod(ctx.environment, {
+        name: pod,
+        namespace,
+        image,
+        pullPolicy: 'Always',
+        imagePullSecrets: ['wrong', 'right'],
+      });
       const first = await firstOutcome(ctx.environment, pod, namespace);
       const trail = await authTrail(fixture.lab, repositoryOf('every'));
-      const seen = trail.map((a) => (a.ok ? 'accepted' : `${a.user === fixture.accounts.right.username ? 'the registry user' : a.user} refused`));
+      const seen = trail.map((a) =>
+        a.ok ? 'accepted' : `${a.user === fixture.accounts.right.username ? 'the registry user' : a.user} refused`,
+      );
       const order = trail.length ? ` (registry saw: ${seen.join(' → ')})` : '';
       return judge(EVERY_SECRET_TRIED, {
         prediction,
@@ -41,7 +55,9 @@ export function orderCases(fixture: Fixture): Case[] {
       const pods = ['mix-a', 'mix-b'] as const;
       onFailureLogs(ctx, fixture, pods, pods);
       const prediction = predictSecretAndProvider(worldOf(fixture));
-      const namespace = await caseNamespace(ctx, fixture, 'mix', { secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']] });
+      const namespace = await caseNamespace(ctx, fixture, 'mix', {
+        secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']],
+      });
       const [pullA, pullB] = await Promise.all(pods.map((pod) => pull(ctx, fixture, namespace, pod)));
       // An accepted request can only be the right credential: the provider's for mix-a, the secret's for mix-b.
       const [trailA, trailB] = await Promise.all(pods.map((pod) => authTrail(fixture.lab, repositoryOf(pod))));
@@ -49,11 +65,19 @@ export function orderCases(fixture: Fixture): Case[] {
       const observed = {
         wrongSecretRightProvider: {
           pull: pullA!.observed,
-          tried: triedBy(trailA!, { [secretWrong.username]: secretSource(MIX_SECRETS['mix-a']) }, providerSource(PROVIDER)),
+          tried: triedBy(
+            trailA!,
+            { [secretWrong.username]: secretSource(MIX_SECRETS['mix-a']) },
+            providerSource(PROVIDER),
+          ),
         },
         rightSecretWrongProvider: {
           pull: pullB!.observed,
-          tried: triedBy(trailB!, { [providerWrong.username]: providerSource(PROVIDER) }, secretSource(MIX_SECRETS['mix-b'])),
+          tried: triedBy(
+            trailB!,
+            { [providerWrong.username]: providerSource(PROVIDER) },
+            secretSource(MIX_SECRETS['mix-b']),
+          ),
         },
       };
       const invocations = await fixture.fleet.invocations().catch(() => []);
@@ -66,8 +90,15 @@ export function orderCases(fixture: Fixture): Case[] {
           `wrong secret + right provider: ${tried(v.wrongSecretRightProvider)}; ` +
           `right secret + wrong provider: ${tried(v.rightSecretWrongProvider)}`,
         evidence: [
-          ...(await evidenceOf(ctx, fixture, namespace, pods, { secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']], repos: pods })),
-          { kind: 'invocation', label: `provider invocations (${fixture.fleet.logFile})`, data: ctx.redactor.value(invocations) },
+          ...(await evidenceOf(ctx, fixture, namespace, pods, {
+            secrets: [MIX_SECRETS['mix-a'], MIX_SECRETS['mix-b']],
+            repos: pods,
+          })),
+          {
+            kind: 'invocation',
+            label: `provider invocations (${fixture.fleet.logFile})`,
+            data: ctx.redactor.value(invocations),
+          },
         ],
       });
     }),
@@ -77,6 +108,12 @@ export function orderCases(fixture: Fixture): Case[] {
 /** Creates the mixed case's pod `repo` (named after its repository, with its secret) and waits for its first pull. */
 async function pull(ctx: CaseContext, fixture: Fixture, namespace: string, repo: 'mix-a' | 'mix-b') {
   const image = imageOf(fixture.host, repo);
-  await createPod(ctx.environment, { name: repo, namespace, image, pullPolicy: 'Always', imagePullSecrets: [MIX_SECRETS[repo]] });
+  await createPod(ctx.environment, {
+    name: repo,
+    namespace,
+    image,
+    pullPolicy: 'Always',
+    imagePullSecrets: [MIX_SECRETS[repo]],
+  });
   return firstOutcome(ctx.environment, repo, namespace);
 }

@@ -22,12 +22,21 @@ export function podSpecCases(fixture: Fixture): Case[] {
       const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['right', 'wrong'] });
       const api = await kubeApi(ctx.environment);
       const image = imageOf(fixture.host, 'immutable');
-      await createPod(ctx.environment, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: [...IMMUTABLE_SECRETS.created] });
+      await createPod(ctx.environment, {
+        name: pod,
+        namespace,
+        image,
+        pullPolicy: 'Always',
+        imagePullSecrets: [...IMMUTABLE_SECRETS.created],
+      });
       let apiMessage = '';
       let update: 'refused' | 'accepted' = 'accepted';
       try {
         const body = { spec: { imagePullSecrets: IMMUTABLE_SECRETS.patched.map((name) => ({ name })) } };
-        await api.core.patchNamespacedPod({ name: pod, namespace, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+        await api.core.patchNamespacedPod(
+          { name: pod, namespace, body },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
       } catch (err) {
         update = 'refused';
         apiMessage = refusal(err);
@@ -44,7 +53,11 @@ export function podSpecCases(fixture: Fixture): Case[] {
           `the pod's imagePullSecrets: [${v.imagePullSecretsAfter.join(', ')}]`,
         evidence: [
           { kind: 'text', label: "the API server's answer to the patch", text: apiMessage || '(accepted)' },
-          { kind: 'data', label: `pod ${namespace}/${pod} spec.imagePullSecrets after the patch`, data: after.spec?.imagePullSecrets ?? [] },
+          {
+            kind: 'data',
+            label: `pod ${namespace}/${pod} spec.imagePullSecrets after the patch`,
+            data: after.spec?.imagePullSecrets ?? [],
+          },
         ],
       });
     }),
@@ -55,20 +68,36 @@ export function podSpecCases(fixture: Fixture): Case[] {
       const pod = 'explicit';
       onFailureLogs(ctx, fixture, [pod], ['explicit']);
       const prediction = predictExplicitNotMerged(worldOf(fixture));
-      const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['right', 'wrong'], serviceAccounts: ['with-right-secret'] });
+      const namespace = await caseNamespace(ctx, fixture, pod, {
+        secrets: ['right', 'wrong'],
+        serviceAccounts: ['with-right-secret'],
+      });
       const env = ctx.environment;
       const image = imageOf(fixture.host, 'explicit');
       const serviceAccountName = 'with-right-secret';
-      await createPod(env, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['wrong'], serviceAccountName });
+      await createPod(env, {
+        name: pod,
+        namespace,
+        image,
+        pullPolicy: 'Always',
+        imagePullSecrets: ['wrong'],
+        serviceAccountName,
+      });
       const created = await (await kubeApi(env)).core.readNamespacedPod({ name: pod, namespace });
       const first = await firstOutcome(env, pod, namespace);
-      const observed = { podImagePullSecrets: (created.spec?.imagePullSecrets ?? []).map((s) => s.name), pull: first.observed };
+      const observed = {
+        podImagePullSecrets: (created.spec?.imagePullSecrets ?? []).map((s) => s.name),
+        pull: first.observed,
+      };
       return judge(EXPLICIT_NOT_MERGED, {
         prediction,
         observed,
         startedAt,
         show: (v) => `pod.spec.imagePullSecrets [${v.podImagePullSecrets.join(', ')}], pull ${v.pull}`,
-        evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['wrong', 'right'], serviceAccounts: ['with-right-secret'] }),
+        evidence: await evidenceOf(ctx, fixture, namespace, [pod], {
+          secrets: ['wrong', 'right'],
+          serviceAccounts: ['with-right-secret'],
+        }),
       });
     }),
 
@@ -81,7 +110,13 @@ export function podSpecCases(fixture: Fixture): Case[] {
       const namespace = await caseNamespace(ctx, fixture, pod, { secrets: ['right'], serviceAccounts: ['late'] });
       const env = ctx.environment;
       const api = await kubeApi(env);
-      await createPod(env, { name: pod, namespace, image: imageOf(fixture.host, 'sa-late'), pullPolicy: 'Always', serviceAccountName: 'late' });
+      await createPod(env, {
+        name: pod,
+        namespace,
+        image: imageOf(fixture.host, 'sa-late'),
+        pullPolicy: 'Always',
+        serviceAccountName: 'late',
+      });
       const first = await firstOutcome(env, pod, namespace);
       let retry: Attempted = first;
       if (first.observed === 'failure') {
@@ -90,7 +125,10 @@ export function podSpecCases(fixture: Fixture): Case[] {
         retry = await afterRetry(env, pod, namespace, pullsBefore);
       }
       const now = await api.core.readNamespacedPod({ name: pod, namespace });
-      const observed = { podImagePullSecrets: (now.spec?.imagePullSecrets ?? []).map((s) => s.name), pullAfterRetry: retry.observed };
+      const observed = {
+        podImagePullSecrets: (now.spec?.imagePullSecrets ?? []).map((s) => s.name),
+        pullAfterRetry: retry.observed,
+      };
       return judge(SA_LATE_NOT_ADOPTED, {
         prediction,
         observed,

@@ -74,15 +74,26 @@ describe.each(HOSTS)('pull-secrets predictions, registry %s', (host) => {
 
   test("the pod's secret comes before the provider; the provider is tried only when the secret fails", () => {
     expect(predictSecretAndProvider(w).value).toEqual({
-      wrongSecretRightProvider: { pull: 'success', tried: [secretSource(MIX_SECRETS['mix-a']), providerSource(PROVIDER)] },
+      wrongSecretRightProvider: {
+        pull: 'success',
+        tried: [secretSource(MIX_SECRETS['mix-a']), providerSource(PROVIDER)],
+      },
       rightSecretWrongProvider: { pull: 'success', tried: [secretSource(MIX_SECRETS['mix-b'])] },
     });
-    expect(predictSecretAndProvider(w).value.wrongSecretRightProvider.tried).toEqual(['secret mix-wrong', 'provider credprov-secrets-mix']);
+    expect(predictSecretAndProvider(w).value.wrongSecretRightProvider.tried).toEqual([
+      'secret mix-wrong',
+      'provider credprov-secrets-mix',
+    ]);
   });
 
   test("the provider's matchImages cover the mixed repositories only", () => {
-    const provider = { name: PROVIDER, matchImages: providerMatchImages(host), auths: { [host]: { username: 'secrets', works: true } } };
-    const offered = (repo: 'mix-a' | 'mix-b' | 'every') => predictPull({ image: imageOf(host, repo), secrets: [], providers: [provider] }).pull;
+    const provider = {
+      name: PROVIDER,
+      matchImages: providerMatchImages(host),
+      auths: { [host]: { username: 'secrets', works: true } },
+    };
+    const offered = (repo: 'mix-a' | 'mix-b' | 'every') =>
+      predictPull({ image: imageOf(host, repo), secrets: [], providers: [provider] }).pull;
     expect([offered('mix-a'), offered('mix-b'), offered('every')]).toEqual(['success', 'success', 'failure']);
   });
 });

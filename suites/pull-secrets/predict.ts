@@ -6,7 +6,16 @@
 // did, in the shape the case observes it.
 import { predictPull, type PullPrediction, type SecretSource } from '../../src/model/pull-credentials.ts';
 import type { Prediction } from '../../src/run/kit.ts';
-import { IMMUTABLE_SECRETS, LATE_SECRET, PROVIDER, SECRETS, imageOf, providerMatchImages, type AccountName, type SecretName } from './plan.ts';
+import {
+  IMMUTABLE_SECRETS,
+  LATE_SECRET,
+  PROVIDER,
+  SECRETS,
+  imageOf,
+  providerMatchImages,
+  type AccountName,
+  type SecretName,
+} from './plan.ts';
 
 export const DESIGN = 'design: Packaging APIs + Registry Auth (shared/seeds/004)';
 export const MODEL =
@@ -27,7 +36,9 @@ export const providerSource = (name: string): string => `provider ${name}`;
 
 /** Auths for the registry with `account`'s user, or none (a placeholder). */
 function auths(w: World, account: AccountName | undefined) {
-  return account === undefined ? {} : { [w.host]: { username: w.accounts[account].username, works: account === 'right' } };
+  return account === undefined
+    ? {}
+    : { [w.host]: { username: w.accounts[account].username, works: account === 'right' } };
 }
 
 const secret = (w: World, name: SecretName): SecretSource => ({ name, auths: auths(w, SECRETS[name]) });
@@ -80,7 +91,8 @@ export function predictImmutable(): Prediction<ImmutableView> {
   return {
     value: { update: 'refused', imagePullSecretsAfter: [...IMMUTABLE_SECRETS.created] },
     model: DESIGN,
-    because: '"(verified) imagePullSecrets field on Pod is immutable": the API server refuses the update and the pod keeps its secrets',
+    because:
+      '"(verified) imagePullSecrets field on Pod is immutable": the API server refuses the update and the pod keeps its secrets',
   };
 }
 
@@ -146,9 +158,19 @@ export const MIX_SECRETS = { 'mix-a': 'mix-wrong', 'mix-b': 'right' } as const s
 
 /** SECRET_AND_PROVIDER: pull secrets and PROVIDER for the same image, one of the two wrong. */
 export function predictSecretAndProvider(w: World): Prediction<MixView> {
-  const provider = (account: AccountName) => [{ name: PROVIDER, matchImages: providerMatchImages(w.host), auths: auths(w, account) }];
-  const a = predictPull({ image: imageOf(w.host, 'mix-a'), secrets: [secret(w, MIX_SECRETS['mix-a'])], providers: provider('right') });
-  const b = predictPull({ image: imageOf(w.host, 'mix-b'), secrets: [secret(w, MIX_SECRETS['mix-b'])], providers: provider('providerWrong') });
+  const provider = (account: AccountName) => [
+    { name: PROVIDER, matchImages: providerMatchImages(w.host), auths: auths(w, account) },
+  ];
+  const a = predictPull({
+    image: imageOf(w.host, 'mix-a'),
+    secrets: [secret(w, MIX_SECRETS['mix-a'])],
+    providers: provider('right'),
+  });
+  const b = predictPull({
+    image: imageOf(w.host, 'mix-b'),
+    secrets: [secret(w, MIX_SECRETS['mix-b'])],
+    providers: provider('providerWrong'),
+  });
   const tried = (p: PullPrediction): Tried => ({ pull: p.pull, tried: p.attempts.map((x) => x.source) });
   return {
     value: { wrongSecretRightProvider: tried(a), rightSecretWrongProvider: tried(b) },

@@ -3,7 +3,14 @@
 // registry refused is `failure`; any other failure is `error: <message>`, so a
 // routing or image error is never mistaken for the refusal a case predicts.
 import { TimeoutError } from '../../src/core/errors.ts';
-import { podEvents, pullFailure, waitForPodOutcome, type Environment, type PodEvent, type PodOutcome } from '../../src/run/kit.ts';
+import {
+  podEvents,
+  pullFailure,
+  waitForPodOutcome,
+  type Environment,
+  type PodEvent,
+  type PodOutcome,
+} from '../../src/run/kit.ts';
 import { podOutcome, waitForPodEvents, watchPod } from '../../src/run/pods.ts';
 import { FIRST_OUTCOME_MS, RECOVERY_MS } from './plan.ts';
 import type { Pull } from './predict.ts';
@@ -42,22 +49,35 @@ export async function recovered(env: Environment, pod: string, namespace: string
 const FAILED_PULL = /^Failed to pull image/;
 
 /** Waits until the kubelet pulled again (more Pulling events than `pullsBefore`) and that pull ended, or the image was pulled. */
-export async function afterRetry(env: Environment, pod: string, namespace: string, pullsBefore: number): Promise<Attempted> {
+export async function afterRetry(
+  env: Environment,
+  pod: string,
+  namespace: string,
+  pullsBefore: number,
+): Promise<Attempted> {
   const failedBefore = countEvents(await podEvents(env, pod, namespace), 'Failed', FAILED_PULL);
   const retried = (events: PodEvent[]) =>
     countEvents(events, 'Pulling') > pullsBefore && countEvents(events, 'Failed', FAILED_PULL) > failedBefore;
   const pulled = (events: PodEvent[]) => events.some((e) => e.reason === 'Pulled');
   const enough = (events: PodEvent[]) => retried(events) || pulled(events);
-  const events = await waitForPodEvents(env, pod, namespace, RECOVERY_MS, enough, 'to show a retried pull').catch((err: unknown) => {
-    if (err instanceof TimeoutError) return undefined;
-    throw err;
-  });
-  if (!events) return { observed: 'error: the kubelet did not retry the pull in time', events: await podEvents(env, pod, namespace) };
+  const events = await waitForPodEvents(env, pod, namespace, RECOVERY_MS, enough, 'to show a retried pull').catch(
+    (err: unknown) => {
+      if (err instanceof TimeoutError) return undefined;
+      throw err;
+    },
+  );
+  if (!events)
+    return {
+      observed: 'error: the kubelet did not retry the pull in time',
+      events: await podEvents(env, pod, namespace),
+    };
   const outcome = await waitForPodOutcome(env, pod, 10_000, namespace);
   return { observed: observedOf(outcome, events), outcome, events };
 }
 
 /** Events of `reason` (and a message matching `message`), a repeated event counted as often as it happened. */
 export function countEvents(events: PodEvent[], reason: string, message?: RegExp): number {
-  return events.filter((e) => e.reason === reason && (!message || message.test(e.message))).reduce((n, e) => n + (e.count ?? 1), 0);
+  return events
+    .filter((e) => e.reason === reason && (!message || message.test(e.message)))
+    .reduce((n, e) => n + (e.count ?? 1), 0);
 }

@@ -8,14 +8,26 @@ const line = (level: string, msg: string, uri: string, userAgent: string) =>
   `time="2026-11-25T22:54:05.12Z" level=${level} msg=${msg} go.version=go1.19.8 http.request.host="127.0.0.1:5001" ` +
   `http.request.method=HEAD http.request.uri="${uri}" http.request.useragent=${userAgent} vars.name=secrets/mix-a vars.reference=v1`;
 const MANIFEST = '/v2/secrets/mix-a/manifests/v1?ns=secrets-31431b.registry.test%3A5001';
-const refused = (user: string) => line('error', `"error authenticating user \\"${user}\\": authentication failure"`, MANIFEST, 'containerd/v2.3.7');
+const refused = (user: string) =>
+  line('error', `"error authenticating user \\"${user}\\": authentication failure"`, MANIFEST, 'containerd/v2.3.7');
 const authorized = line('info', '"authorized request"', MANIFEST, 'containerd/v2.3.7');
 const push = line('info', '"authorized request"', '/v2/secrets/mix-a/blobs/uploads/', '');
 
 describe('the registry log reader', () => {
   test("containerd's attempts on one repository, in order, consecutive repeats folded, pushes left out", () => {
-    const log = [push, refused('secret-wrong-1'), refused('secret-wrong-1'), authorized, authorized, refused('other')].join('\n');
-    expect(parseAuthTrail(log, 'secrets/mix-a')).toEqual([{ user: 'secret-wrong-1', ok: false }, { ok: true }, { user: 'other', ok: false }]);
+    const log = [
+      push,
+      refused('secret-wrong-1'),
+      refused('secret-wrong-1'),
+      authorized,
+      authorized,
+      refused('other'),
+    ].join('\n');
+    expect(parseAuthTrail(log, 'secrets/mix-a')).toEqual([
+      { user: 'secret-wrong-1', ok: false },
+      { ok: true },
+      { user: 'other', ok: false },
+    ]);
     expect(parseAuthTrail(log, 'secrets/mix-b')).toEqual([]);
   });
 

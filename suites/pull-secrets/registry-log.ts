@@ -50,7 +50,17 @@ export function triedBy(trail: AuthAttempt[], refused: Record<string, string>, a
 export async function registryExcerpt(lab: LabRegistry, repositories: string[], ctx: SuiteSetup): Promise<Evidence[]> {
   const text = await readFile(lab.registry.logFile, 'utf8').catch(() => undefined);
   if (text === undefined) return [];
-  const lines = text.split('\n').filter((l) => repositories.some((r) => l.includes(`/v2/${r}/`))).slice(-20);
+  const lines = text
+    .split('\n')
+    .filter((l) => repositories.some((r) => l.includes(`/v2/${r}/`)))
+    .slice(-20);
   if (lines.length === 0) return [];
-  return [{ kind: 'log', label: 'registry log excerpt', file: lab.registry.logFile, text: ctx.redactor.text(lines.join('\n')) }];
+  return [
+    {
+      kind: 'log',
+      label: 'registry log excerpt',
+      file: lab.registry.logFile,
+      text: ctx.redactor.text(lines.join('\n')),
+    },
+  ];
 }

@@ -20,10 +20,18 @@ export function secretLaterCases(fixture: Fixture): Case[] {
       const prediction = predictMissingThenCreated(worldOf(fixture));
       const namespace = await caseNamespace(ctx, fixture, pod);
       const env = ctx.environment;
-      await createPod(env, { name: pod, namespace, image: imageOf(fixture.host, 'missing'), pullPolicy: 'Always', imagePullSecrets: [LATE_SECRET] });
+      await createPod(env, {
+        name: pod,
+        namespace,
+        image: imageOf(fixture.host, 'missing'),
+        pullPolicy: 'Always',
+        imagePullSecrets: [LATE_SECRET],
+      });
       const first = await firstOutcome(env, pod, namespace);
       if (first.observed === 'failure') {
-        await (await kubeApi(env)).apply([dockerSecret(namespace, LATE_SECRET, { [fixture.host]: fixture.accounts.right })]);
+        await (
+          await kubeApi(env)
+        ).apply([dockerSecret(namespace, LATE_SECRET, { [fixture.host]: fixture.accounts.right })]);
       }
       const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
       return judge(MISSING_THEN_CREATED, {
@@ -47,7 +55,9 @@ export function secretLaterCases(fixture: Fixture): Case[] {
       await createPod(env, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['placeholder'] });
       const first = await firstOutcome(env, pod, namespace);
       if (first.observed === 'failure') {
-        await (await kubeApi(env)).apply([dockerSecret(namespace, 'placeholder', { [fixture.host]: fixture.accounts.right })]);
+        await (
+          await kubeApi(env)
+        ).apply([dockerSecret(namespace, 'placeholder', { [fixture.host]: fixture.accounts.right })]);
       }
       const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
       return judge(PLACEHOLDER_FILLED, {

@@ -27,7 +27,9 @@ export const annotationsCase = (f: SuiteFixture): Case => ({
     const otherInvocations = invocations.filter((i) => i.tokenPod !== annotated.name);
     const skipLines = await f.kubeletLog([`${f.namespace}/${missingRequired.name}`, 'required annotation']);
     const annotationsOf = (sa: string): Evidence => ({
-      kind: 'data', label: `service account ${f.namespace}/${sa} annotations`, data: f.predictor.serviceAccount(sa).annotations,
+      kind: 'data',
+      label: `service account ${f.namespace}/${sa} annotations`,
+      data: f.predictor.serviceAccount(sa).annotations,
     });
     return [
       judge(ANNOTATIONS_PASSED, {

@@ -38,16 +38,23 @@ export const audienceCase = (f: SuiteFixture): Case => ({
     ]);
     await Promise.all([ungranted, notNamed].map((p) => deletePod(f.env, p.name, f.namespace)));
     const denialOf = async (pod: string): Promise<Denial> => {
-      const lines = await f.kubeletLog([`${f.namespace}/${pod}`, 'is not authorized to request tokens for audience'], 2);
+      const lines = await f.kubeletLog(
+        [`${f.namespace}/${pod}`, 'is not authorized to request tokens for audience'],
+        2,
+      );
       return { lines, text: lines.length ? errText(lines.at(-1)!) : undefined };
     };
     const [ungrantedDenial, namedDenial, notNamedDenial] = await Promise.all([
-      denialOf(ungranted.name), denialOf(named.name), denialOf(notNamed.name),
+      denialOf(ungranted.name),
+      denialOf(named.name),
+      denialOf(notNamed.name),
     ]);
     const ungrantedInvocations = await f.invocations(ungrantedPlan);
     const narrowedInvocations = await f.invocations(narrowedPlan);
     const observed = (denial: Denial, invocations: FakeInvocation[], ran: Ran): AudienceView => ({
-      tokenDenied: !!denial.text, invoked: invocations.length > 0, pull: ran.observed,
+      tokenDenied: !!denial.text,
+      invoked: invocations.length > 0,
+      pull: ran.observed,
     });
     const denialEvidence = (pod: string, denial: Denial): Evidence[] => [
       ...(denial.text ? [{ kind: 'text' as const, label: `the API server's denial (${pod})`, text: denial.text }] : []),
@@ -74,7 +81,8 @@ export const audienceCase = (f: SuiteFixture): Case => ({
           [named.name]: observed(namedDenial, podInvocations(narrowedInvocations, named.name), namedRun),
           [notNamed.name]: observed(notNamedDenial, podInvocations(narrowedInvocations, notNamed.name), notNamedRun),
         },
-        show: (v) => `${named.name}: ${showAudience(v[named.name]!)}; ${notNamed.name}: ${showAudience(v[notNamed.name]!)}`,
+        show: (v) =>
+          `${named.name}: ${showAudience(v[named.name]!)}; ${notNamed.name}: ${showAudience(v[notNamed.name]!)}`,
         note: notNamedDenial.text && `the API server said: ${notNamedDenial.text}`,
         evidence: [
           f.eventsEvidence(namedRun),

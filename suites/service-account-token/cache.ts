@@ -17,7 +17,10 @@ export const cacheCase = (f: SuiteFixture): Case => ({
     const startedAt = new Date();
     const serviceAccountPlan = f.plans.cacheByServiceAccount;
     const tokenPlan = f.plans.cacheByToken;
-    f.kubeletLinesOnFailure(ctx, [...CACHE_PODS.serviceAccount, ...CACHE_PODS.token].map((p) => p.name));
+    f.kubeletLinesOnFailure(
+      ctx,
+      [...CACHE_PODS.serviceAccount, ...CACHE_PODS.token].map((p) => p.name),
+    );
     const serviceAccountPrediction = predictCache(f.predictor, serviceAccountPlan, CACHE_PODS.serviceAccount);
     const tokenPrediction = predictCache(f.predictor, tokenPlan, CACHE_PODS.token);
     const runPod = (plan: ProviderPlan, p: PlannedPod) => f.runPod(p, labImage(plan));
@@ -33,7 +36,12 @@ export const cacheCase = (f: SuiteFixture): Case => ({
     const serviceAccountInvocations = await f.invocations(serviceAccountPlan);
     const tokenInvocations = await f.invocations(tokenPlan);
     const observed = (pods: PlannedPod[], runs: Ran[], invocations: FakeInvocation[]): Record<string, CacheView> =>
-      Object.fromEntries(pods.map((p, i) => [cachePodKey(p), { execs: podInvocations(invocations, p.name).length, pull: runs[i]!.observed }]));
+      Object.fromEntries(
+        pods.map((p, i) => [
+          cachePodKey(p),
+          { execs: podInvocations(invocations, p.name).length, pull: runs[i]!.observed },
+        ]),
+      );
     return [
       judge(CACHE_SERVICE_ACCOUNT, {
         prediction: serviceAccountPrediction,
@@ -52,7 +60,10 @@ export const cacheCase = (f: SuiteFixture): Case => ({
         show: showCache,
         evidence: [
           ...tokenRuns.map(f.eventsEvidence),
-          f.invocationEvidence(`invocations of ${tokenPlan.name} (two pods, distinct tokens: see tokenSha256)`, tokenInvocations),
+          f.invocationEvidence(
+            `invocations of ${tokenPlan.name} (two pods, distinct tokens: see tokenSha256)`,
+            tokenInvocations,
+          ),
         ],
       }),
     ];

@@ -43,13 +43,22 @@ export async function nodeMayRequestAudience(
   namespace: string,
   serviceAccount: string,
 ): Promise<{ allowed: boolean; reason?: string }> {
-  const out = await (await kubeApi(t)).authorization.createSubjectAccessReview({
+  const out = await (
+    await kubeApi(t)
+  ).authorization.createSubjectAccessReview({
     body: {
-      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
       spec: {
         user: `system:node:${node}`,
         groups: ['system:nodes', 'system:authenticated'],
-        resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace },
+        resourceAttributes: {
+          verb: 'request-serviceaccounts-token-audience',
+          group: '',
+          resource: audience,
+          name: serviceAccount,
+          namespace,
+        },
       },
     },
   });
@@ -77,16 +86,21 @@ function podSpec(p: SaPod): Record<string, unknown> {
 
 /** An API pod bound to the node, with its SA but no token volume (the plugin's token is the kubelet's own request). Returns it as stored. */
 export async function createSaPod(env: Environment, ns: string, p: SaPod): Promise<V1Pod> {
-  const [pod] = await (await kubeApi(env)).apply<V1Pod>([{
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
-    spec: {
-      nodeName: env.nodeName,
-      automountServiceAccountToken: false,
-      ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}),
-      ...podSpec(p),
+  const [pod] = await (
+    await kubeApi(env)
+  ).apply<V1Pod>([
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
+      spec: {
+        nodeName: env.nodeName,
+        automountServiceAccountToken: false,
+        ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}),
+        ...podSpec(p),
+      },
     },
-  }]);
+  ]);
   return pod!;
 }
 
@@ -119,7 +133,13 @@ export interface Ran {
 function saPodOutcome(pod: V1Pod): PodOutcome | undefined {
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   const failed = statuses.find((s) => s.state?.waiting?.reason && PULL_FAILURES.includes(s.state.waiting.reason));
-  if (failed) return { kind: 'pull-failed', reason: failed.state!.waiting!.reason!, message: failed.state!.waiting!.message ?? '', pod };
+  if (failed)
+    return {
+      kind: 'pull-failed',
+      reason: failed.state!.waiting!.reason!,
+      message: failed.state!.waiting!.message ?? '',
+      pod,
+    };
   const main = pod.status?.containerStatuses?.find((s) => s.name === 'main');
   if (main?.state?.terminated) return { kind: 'completed', exitCode: main.state.terminated.exitCode, pod };
   return undefined;
@@ -129,12 +149,14 @@ function saPodOutcome(pod: V1Pod): PodOutcome | undefined {
 export async function observe(env: Environment, name: string, ns: string, timeoutMs: number): Promise<Ran> {
   const outcome = await watchPod(env, name, ns, timeoutMs, saPodOutcome, {
     mayNotExistYet: true,
-    timeoutMessage: (last) => `pod ${ns}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s ` +
+    timeoutMessage: (last) =>
+      `pod ${ns}/${name} neither completed nor failed its pull within ${Math.round(timeoutMs / 1000)}s ` +
       `(${last ? `phase ${last.status?.phase ?? 'unknown'}` : 'never appeared'})`,
   });
   const events = await podEvents(env, name, ns).catch(() => [] as PodEvent[]);
   let observed: PullOutcome;
-  if (outcome.kind === 'completed') observed = outcome.exitCode === 0 ? 'success' : `error: container exited ${outcome.exitCode}`;
+  if (outcome.kind === 'completed')
+    observed = outcome.exitCode === 0 ? 'success' : `error: container exited ${outcome.exitCode}`;
   else {
     const why = pullFailure(events, outcome);
     observed = why === 'unauthorized' ? 'failure' : `error: ${why}`;
@@ -146,7 +168,10 @@ export async function observe(env: Environment, name: string, ns: string, timeou
 /** Kubelet log lines that contain every one of `needles` (the suite's namespace makes them this run's); needs capability kubeletFiles. */
 export async function kubeletLines(env: Environment, needles: string[], max = 6): Promise<string[]> {
   const text = await readFile(kubeletFilesOf(env).log, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => needles.every((n) => l.includes(n))).slice(-max);
+  return text
+    .split('\n')
+    .filter((l) => needles.every((n) => l.includes(n)))
+    .slice(-max);
 }
 
 /** The error text of a kubelet structured log line (err="…"), unescaped. */

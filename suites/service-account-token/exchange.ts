@@ -33,23 +33,39 @@ export const exchangeCase = (f: SuiteFixture): Case => ({
     const startedAt = new Date();
     const plan = f.plans.exchange;
     const pods = Object.values(EXCHANGE_PODS);
-    f.kubeletLinesOnFailure(ctx, pods.map((p) => p.name));
+    f.kubeletLinesOnFailure(
+      ctx,
+      pods.map((p) => p.name),
+    );
     const prediction = predictExchangeAccess(f.predictor, plan);
     const runs = await Promise.all(pods.map((p) => f.runPod(p, exchangeImage(plan, p.team))));
     await deletePod(f.env, EXCHANGE_PODS.other.name, f.namespace);
     const invocations = await f.invocations(plan);
-    const tokenHashes = new Map(pods.map((p) => [p.name, podInvocations(invocations, p.name).map((i) => i.tokenSha256!).filter(Boolean)]));
-    const validationsOf = (pod: string) => f.exchange.validations.filter((v) => tokenHashes.get(pod)?.includes(v.tokenSha256));
-    const observed = Object.fromEntries(pods.map((p, i): [string, ExchangeView] => {
-      const validations = validationsOf(p.name);
-      return [exchangePodKey(plan, p), {
-        invoked: podInvocations(invocations, p.name).length > 0,
-        tokenValidated: validations.length > 0 && validations.every((v) => v.ok),
-        pull: runs[i]!.observed,
-      }];
-    }));
-    const tokenRequests = f.exchangeRegistry.tokenServer!.requests
-      .filter((r) => r.account === EXCHANGE_USERNAME)
+    const tokenHashes = new Map(
+      pods.map((p) => [
+        p.name,
+        podInvocations(invocations, p.name)
+          .map((i) => i.tokenSha256!)
+          .filter(Boolean),
+      ]),
+    );
+    const validationsOf = (pod: string) =>
+      f.exchange.validations.filter((v) => tokenHashes.get(pod)?.includes(v.tokenSha256));
+    const observed = Object.fromEntries(
+      pods.map((p, i): [string, ExchangeView] => {
+        const validations = validationsOf(p.name);
+        return [
+          exchangePodKey(plan, p),
+          {
+            invoked: podInvocations(invocations, p.name).length > 0,
+            tokenValidated: validations.length > 0 && validations.every((v) => v.ok),
+            pull: runs[i]!.observed,
+          },
+        ];
+      }),
+    );
+    const tokenRequests = f.exchangeRegistry
+      .tokenServer!.requests.filter((r) => r.account === EXCHANGE_USERNAME)
       .map((r) => ({ method: r.method, scopes: r.scopes, status: r.status, granted: r.granted }));
     const access = judge(EXCHANGE_ACCESS, {
       prediction,
@@ -61,10 +77,15 @@ export const exchangeCase = (f: SuiteFixture): Case => ({
         f.invocationEvidence(`invocations of ${plan.name}`, invocations),
         {
           kind: 'data',
-          label: 'the token server\'s validations of these pods\' tokens (offline: JWKS signature, iss, aud, exp; online: TokenReview)',
+          label:
+            "the token server's validations of these pods' tokens (offline: JWKS signature, iss, aud, exp; online: TokenReview)",
           data: Object.fromEntries(pods.map((p) => [p.name, validationsOf(p.name).map(validationSummary)])),
         },
-        { kind: 'data', label: 'token requests with the exchange user (scopes asked, access granted)', data: tokenRequests },
+        {
+          kind: 'data',
+          label: 'token requests with the exchange user (scopes asked, access granted)',
+          data: tokenRequests,
+        },
       ],
     });
     return [access, await revocation(f, tokenHashes)];
@@ -79,7 +100,12 @@ async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): 
   const teamCToken = await f.capturedToken(tokenHashes.get(teamC.name)?.[0]);
   if (!ownToken || !teamCToken) {
     const missing = !ownToken ? own.name : teamC.name;
-    return harnessFailed(EXCHANGE_REVOKED, `no captured token for ${missing} (the plugin was not invoked with one)`, [], startedAt);
+    return harnessFailed(
+      EXCHANGE_REVOKED,
+      `no captured token for ${missing} (the plugin was not invoked with one)`,
+      [],
+      startedAt,
+    );
   }
   const expired = (jwt: string) => (decodeJwt(jwt).exp ?? 0) * 1000 < Date.now();
   const prediction = predictRevocation({ ownToken: expired(ownToken), teamCToken: expired(teamCToken) });
@@ -91,10 +117,13 @@ async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): 
   // The API server reads pods and SAs through informers: allow it a moment to see the deletions.
   const settled = async (jwt: string): Promise<Validation> => {
     let last: Validation | undefined;
-    const refused = await poll(async () => {
-      last = await f.exchange.validate(jwt);
-      return last.online?.ok ? undefined : last;
-    }, { timeoutMs: REVOCATION_SETTLE_MS, intervalMs: 1000 });
+    const refused = await poll(
+      async () => {
+        last = await f.exchange.validate(jwt);
+        return last.online?.ok ? undefined : last;
+      },
+      { timeoutMs: REVOCATION_SETTLE_MS, intervalMs: 1000 },
+    );
     return refused ?? last!;
   };
   const [afterPod, afterServiceAccount] = await Promise.all([settled(ownToken), settled(teamCToken)]);
@@ -111,10 +140,14 @@ async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): 
     show: showRevocation,
     actor: 'the API server',
     note: reviewReasons && `TokenReview said: ${reviewReasons}`,
-    evidence: [{
-      kind: 'data',
-      label: 'offline and online verdicts (the exchange\'s validations)',
-      data: Object.fromEntries(Object.entries(validations).map(([step, v]) => [step, { offline: v.offline, online: v.online }])),
-    }],
+    evidence: [
+      {
+        kind: 'data',
+        label: "offline and online verdicts (the exchange's validations)",
+        data: Object.fromEntries(
+          Object.entries(validations).map(([step, v]) => [step, { offline: v.offline, online: v.online }]),
+        ),
+      },
+    ],
   });
 }

@@ -12,13 +12,30 @@ import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import {
-  kubeletFilesOf, waitFor, type CaseContext, type Environment, type Evidence, type Fleet, type LabRegistry, type SuiteRun,
+  kubeletFilesOf,
+  waitFor,
+  type CaseContext,
+  type Environment,
+  type Evidence,
+  type Fleet,
+  type LabRegistry,
+  type SuiteRun,
 } from '../../src/run/kit.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import { clusterIdentity, createSaPod, kubeletLines, nodeMayRequestAudience, observe, type Ran } from './cluster.ts';
 import {
-  GRANTS_TIMEOUT_MS, POD_TIMEOUT_MS, SERVICE_ACCOUNTS, audienceGrants, exchangeAccess, grantName, grantProbes, hostOf,
-  type Audiences, type PlannedPod, type ProviderPlan, type ProviderPlans,
+  GRANTS_TIMEOUT_MS,
+  POD_TIMEOUT_MS,
+  SERVICE_ACCOUNTS,
+  audienceGrants,
+  exchangeAccess,
+  grantName,
+  grantProbes,
+  hostOf,
+  type Audiences,
+  type PlannedPod,
+  type ProviderPlan,
+  type ProviderPlans,
 } from './plan.ts';
 import { PullPredictor } from './predict.ts';
 
@@ -75,12 +92,20 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     } else throw new Error(`environment ${env.name} has no containerd config path to route ${hostOf(plan)} through`);
   }
 
-  await api.apply(Object.entries(SERVICE_ACCOUNTS).map(([name, annotations]) => ({
-    apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, annotations },
-  })));
+  await api.apply(
+    Object.entries(SERVICE_ACCOUNTS).map(([name, annotations]) => ({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name, namespace, annotations },
+    })),
+  );
   const serviceAccounts = new Map<string, ServiceAccountState>();
   for (const { metadata } of (await api.core.listNamespacedServiceAccount({ namespace })).items) {
-    serviceAccounts.set(metadata!.name!, { name: metadata!.name!, uid: metadata!.uid!, annotations: metadata!.annotations ?? {} });
+    serviceAccounts.set(metadata!.name!, {
+      name: metadata!.name!,
+      uid: metadata!.uid!,
+      annotations: metadata!.annotations ?? {},
+    });
   }
 
   const grants = audienceGrants(audiences, namespace);
@@ -88,7 +113,9 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     const name = grantName(grant);
     const { namespace: roleNamespace, serviceAccounts: names } = grant;
     await allowNodesTokenAudience(env, grant.audience, {
-      name, ...(roleNamespace ? { namespace: roleNamespace } : {}), ...(names ? { serviceAccounts: names } : {}),
+      name,
+      ...(roleNamespace ? { namespace: roleNamespace } : {}),
+      ...(names ? { serviceAccounts: names } : {}),
     });
     // A namespaced Role goes with the namespace; a ClusterRole outlives it. An object already gone is fine.
     if (!roleNamespace) {
@@ -99,13 +126,22 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     }
   }
   // RBAC reaches the authorizer through an informer: wait until every grant answers as the node.
-  await waitFor('the audience grants to take effect', async () => {
-    const allowed = ([audience, sa]: [string, string]) => nodeMayRequestAudience(env, env.nodeName, audience, namespace, sa);
-    const answers = await Promise.all(grantProbes(audiences).map(allowed));
-    return answers.every((a) => a.allowed) ? true : undefined;
-  }, { timeoutMs: GRANTS_TIMEOUT_MS, intervalMs: 500 });
+  await waitFor(
+    'the audience grants to take effect',
+    async () => {
+      const allowed = ([audience, sa]: [string, string]) =>
+        nodeMayRequestAudience(env, env.nodeName, audience, namespace, sa);
+      const answers = await Promise.all(grantProbes(audiences).map(allowed));
+      return answers.every((a) => a.allowed) ? true : undefined;
+    },
+    { timeoutMs: GRANTS_TIMEOUT_MS, intervalMs: 500 },
+  );
 
-  const exchange = new ServiceAccountTokenAuth({ cluster: clusterIdentity(env), audience: audiences.registry, access: exchangeAccess(namespace) });
+  const exchange = new ServiceAccountTokenAuth({
+    cluster: clusterIdentity(env),
+    audience: audiences.registry,
+    access: exchangeAccess(namespace),
+  });
   exchangeRegistry.tokenServer!.useAuthenticator(exchange.authenticator());
 
   const { metadata: nodeMeta } = await api.core.readNode({ name: env.nodeName });
@@ -117,9 +153,12 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     serviceAccounts,
   });
 
-  const kubeletLog = (needles: string[], max?: number) => (run.can('kubeletFiles') ? kubeletLines(env, needles, max) : Promise.resolve([]));
+  const kubeletLog = (needles: string[], max?: number) =>
+    run.can('kubeletFiles') ? kubeletLines(env, needles, max) : Promise.resolve([]);
   const kubeletLogEvidence = (label: string, lines: string[]): Evidence[] =>
-    lines.length ? [{ kind: 'log', label, file: kubeletFilesOf(env).log, text: run.redactor.text(lines.join('\n')) }] : [];
+    lines.length
+      ? [{ kind: 'log', label, file: kubeletFilesOf(env).log, text: run.redactor.text(lines.join('\n')) }]
+      : [];
   return {
     ...prepared,
     env,
@@ -128,34 +167,56 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     node: { name: nodeMeta!.name!, uid: nodeMeta!.uid! },
     exchange,
     async runPod(pod, image) {
-      await createSaPod(env, namespace, { name: pod.name, image, serviceAccount: pod.serviceAccount, twice: pod.pulls === 2 });
+      await createSaPod(env, namespace, {
+        name: pod.name,
+        image,
+        serviceAccount: pod.serviceAccount,
+        twice: pod.pulls === 2,
+      });
       return observe(env, pod.name, namespace, POD_TIMEOUT_MS);
     },
     invocations: async (plan) => (await fleet.invocations().catch(() => [])).filter((i) => i.provider === plan.name),
     async capturedToken(sha256) {
-      const jwt = sha256 ? await readFile(join(prepared.tokensDir, `${sha256}.jwt`), 'utf8').catch(() => undefined) : undefined;
+      const jwt = sha256
+        ? await readFile(join(prepared.tokensDir, `${sha256}.jwt`), 'utf8').catch(() => undefined)
+        : undefined;
       run.redactor.add(jwt);
       return jwt;
     },
     invocationEvidence: (label, invocations) => ({
       kind: 'invocation',
       label,
-      data: run.redactor.value(invocations.map((i) => ({
-        time: i.time, provider: i.provider, image: i.image, tokenPresent: i.tokenPresent, tokenSha256: i.tokenSha256?.slice(0, 16),
-        tokenAud: i.tokenAud, tokenSub: i.tokenSub, tokenPod: i.tokenPod, annotations: i.annotations, decidedBy: i.decidedBy,
-        exitCode: i.response.exitCode,
-      }))),
+      data: run.redactor.value(
+        invocations.map((i) => ({
+          time: i.time,
+          provider: i.provider,
+          image: i.image,
+          tokenPresent: i.tokenPresent,
+          tokenSha256: i.tokenSha256?.slice(0, 16),
+          tokenAud: i.tokenAud,
+          tokenSub: i.tokenSub,
+          tokenPod: i.tokenPod,
+          annotations: i.annotations,
+          decidedBy: i.decidedBy,
+          exitCode: i.response.exitCode,
+        })),
+      ),
     }),
     eventsEvidence: (ran) => ({ kind: 'event', label: `events of pod ${namespace}/${ran.name}`, data: ran.events }),
     kubeletLog,
     kubeletLogEvidence,
     grantEvidence: async (pairs) => ({
       kind: 'data',
-      label: `SubjectAccessReview as system:node:${env.nodeName} (verb request-serviceaccounts-token-audience, resource = audience, ` +
+      label:
+        `SubjectAccessReview as system:node:${env.nodeName} (verb request-serviceaccounts-token-audience, resource = audience, ` +
         `name = SA, namespace ${namespace})`,
-      data: await Promise.all(pairs.map(async ([audience, serviceAccount]) => ({
-        audience, serviceAccount, ...(await nodeMayRequestAudience(env, env.nodeName, audience, namespace, serviceAccount)),
-      }))),
+      data: await Promise.all(
+        pairs.map(async ([audience, serviceAccount]) => ({
+          audience,
+          serviceAccount,
+          ...(await nodeMayRequestAudience(env, env.nodeName, audience, namespace, serviceAccount)),
+        })),
+      ),
     }),
     kubeletLinesOnFailure(ctx, pods) {
       ctx.onFailure(async () => {

@@ -32,7 +32,8 @@ import { tokenClaimsCase } from './token-claims.ts';
 
 export const serviceAccountTokenSuite: Suite = {
   name: 'service-account-token',
-  summary: 'KEP-4412 on the real kubelet: the token itself (claims, JWKS signature, lifetime), annotations, requireServiceAccount ' +
+  summary:
+    'KEP-4412 on the real kubelet: the token itself (claims, JWKS signature, lifetime), annotations, requireServiceAccount ' +
     'with static pods, cacheType Token vs ServiceAccount, node audience RBAC, the token as a password, and a real token exchange ' +
     'with revocation',
   checks: SA_TOKEN_CHECKS,

@@ -8,7 +8,8 @@ import type { ServiceAccountIdentity } from '../../registry/sa-token-auth.ts';
 import type { TokenAttributes } from '../../src/api/credentialprovider/types.ts';
 import type { AudienceGrant } from '../../src/model/service-account-token.ts';
 
-export const MODEL = 'service-account-token model (src/model/service-account-token.ts: plugin.go v1.37.1) + version table';
+export const MODEL =
+  'service-account-token model (src/model/service-account-token.ts: plugin.go v1.37.1) + version table';
 export const IMAGE_DOMAIN = 'sa.test';
 /** How long an API pod may take to run or to fail its pull. */
 export const POD_TIMEOUT_MS = 75_000;
@@ -87,29 +88,51 @@ export function providerPlans(audiences: Audiences) {
     requireServiceAccount: boolean,
     more: Partial<TokenAttributes> = {},
   ): TokenAttributes => ({ serviceAccountTokenAudience: audience, cacheType, requireServiceAccount, ...more });
-  const plan = (name: string, label: string, attributes: TokenAttributes, o: Partial<ProviderPlan> = {}): ProviderPlan => ({
-    name, label, tokenAttributes: attributes, registry: 'lab', password: 'static', cacheDurationMs: 0, ...o,
+  const plan = (
+    name: string,
+    label: string,
+    attributes: TokenAttributes,
+    o: Partial<ProviderPlan> = {},
+  ): ProviderPlan => ({
+    name,
+    label,
+    tokenAttributes: attributes,
+    registry: 'lab',
+    password: 'static',
+    cacheDurationMs: 0,
+    ...o,
   });
   return {
-    claims: plan('sa-claims', 'claims', tokenAttributes(audiences.main, 'ServiceAccount', true), { captureTokens: true }),
-    annotations: plan('sa-annot', 'annot', tokenAttributes(audiences.annotations, 'ServiceAccount', true, {
-      requiredServiceAccountAnnotationKeys: [ROLE_ANNOTATION],
-      optionalServiceAccountAnnotationKeys: [TEAM_ANNOTATION, ABSENT_ANNOTATION],
-    })),
+    claims: plan('sa-claims', 'claims', tokenAttributes(audiences.main, 'ServiceAccount', true), {
+      captureTokens: true,
+    }),
+    annotations: plan(
+      'sa-annot',
+      'annot',
+      tokenAttributes(audiences.annotations, 'ServiceAccount', true, {
+        requiredServiceAccountAnnotationKeys: [ROLE_ANNOTATION],
+        optionalServiceAccountAnnotationKeys: [TEAM_ANNOTATION, ABSENT_ANNOTATION],
+      }),
+    ),
     optionalServiceAccount: plan('sa-optional', 'optional', tokenAttributes(audiences.main, 'ServiceAccount', false)),
     requiredServiceAccount: plan('sa-required', 'required', tokenAttributes(audiences.main, 'ServiceAccount', true)),
     cacheByServiceAccount: plan('sa-cache-sa', 'cachesa', tokenAttributes(audiences.main, 'ServiceAccount', true), {
       cacheDurationMs: CACHE_DURATION_MS,
     }),
-    cacheByToken: plan('sa-cache-token', 'cachetok', tokenAttributes(audiences.main, 'Token', true), { cacheDurationMs: CACHE_DURATION_MS }),
+    cacheByToken: plan('sa-cache-token', 'cachetok', tokenAttributes(audiences.main, 'Token', true), {
+      cacheDurationMs: CACHE_DURATION_MS,
+    }),
     ungrantedAudience: plan('sa-aud-none', 'audnone', tokenAttributes(audiences.ungranted, 'ServiceAccount', true)),
     narrowedAudience: plan('sa-aud-named', 'audnamed', tokenAttributes(audiences.narrowed, 'ServiceAccount', true)),
     /** Answers the SA token as the password with cacheType ServiceAccount: the kubelet must refuse that. */
     tokenEcho: plan('sa-echo', 'echosa', tokenAttributes(audiences.registry, 'ServiceAccount', true), {
-      registry: 'exchange', password: 'token',
+      registry: 'exchange',
+      password: 'token',
     }),
     exchange: plan('sa-exchange', 'xchg', tokenAttributes(audiences.registry, 'Token', true), {
-      registry: 'exchange', password: 'token', captureTokens: true,
+      registry: 'exchange',
+      password: 'token',
+      captureTokens: true,
     }),
   };
 }
@@ -117,7 +140,11 @@ export function providerPlans(audiences: Audiences) {
 /** The service accounts of the run, with their annotations. */
 export const SERVICE_ACCOUNTS: Record<string, Record<string, string>> = {
   claims: {},
-  annotated: { [ROLE_ANNOTATION]: 'puller', [TEAM_ANNOTATION]: 'blue', 'unlisted.credprov.test/note': 'not for the plugin' },
+  annotated: {
+    [ROLE_ANNOTATION]: 'puller',
+    [TEAM_ANNOTATION]: 'blue',
+    'unlisted.credprov.test/note': 'not for the plugin',
+  },
   unannotated: { [TEAM_ANNOTATION]: 'blue' },
   plain: {},
   'cache-1': {},
@@ -152,8 +179,12 @@ export const grantProbes = (audiences: Audiences): Array<[audience: string, serv
 ];
 
 /** The exchange's access rules: a service account team-X of the run's namespace may pull team-X/*. */
-export const exchangeAccess = (namespace: string) => (sa: Pick<ServiceAccountIdentity, 'namespace' | 'name'>): AccessRule[] =>
-  sa.namespace === namespace && sa.name.startsWith('team-') ? [{ repository: `${sa.name}/*`, actions: ['pull'] }] : [];
+export const exchangeAccess =
+  (namespace: string) =>
+  (sa: Pick<ServiceAccountIdentity, 'namespace' | 'name'>): AccessRule[] =>
+    sa.namespace === namespace && sa.name.startsWith('team-')
+      ? [{ repository: `${sa.name}/*`, actions: ['pull'] }]
+      : [];
 
 /** A pod a case runs: bound to the node, with a service account and no token volume. */
 export interface PlannedPod {

@@ -5,11 +5,27 @@ import { describe, expect, test } from '@jest/globals';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import {
-  audienceGrants, audiencesFor, CACHE_PODS, exchangeImage, labImage, providerPlans, ROLE_ANNOTATION, SERVICE_ACCOUNTS, TEAM_ANNOTATION,
+  audienceGrants,
+  audiencesFor,
+  CACHE_PODS,
+  exchangeImage,
+  labImage,
+  providerPlans,
+  ROLE_ANNOTATION,
+  SERVICE_ACCOUNTS,
+  TEAM_ANNOTATION,
 } from './plan.ts';
 import {
-  exchangeAccepts, predictAnnotations, predictAudiences, predictCache, predictExchangeAccess, predictRequireServiceAccount,
-  predictRevocation, predictTokenAsPassword, predictTokenClaims, PullPredictor,
+  exchangeAccepts,
+  predictAnnotations,
+  predictAudiences,
+  predictCache,
+  predictExchangeAccess,
+  predictRequireServiceAccount,
+  predictRevocation,
+  predictTokenAsPassword,
+  predictTokenClaims,
+  PullPredictor,
 } from './predict.ts';
 
 const NAMESPACE = 'credprov-sa-test';
@@ -18,18 +34,38 @@ const plans = providerPlans(audiences);
 const serviceAccounts = new Map<string, ServiceAccountState>(
   Object.entries(SERVICE_ACCOUNTS).map(([name, annotations]) => [name, { name, uid: `uid-${name}`, annotations }]),
 );
-const predictor = (kubeVersion = 'v1.37.1') => new PullPredictor({
-  behaviour: behaviourFor(kubeVersion), gates: {}, grants: audienceGrants(audiences, NAMESPACE), namespace: NAMESPACE, serviceAccounts,
-});
+const predictor = (kubeVersion = 'v1.37.1') =>
+  new PullPredictor({
+    behaviour: behaviourFor(kubeVersion),
+    gates: {},
+    grants: audienceGrants(audiences, NAMESPACE),
+    namespace: NAMESPACE,
+    serviceAccounts,
+  });
 
 describe('service-account-token predictions', () => {
   test('the token: for the main audience, bound to the pod and node, one hour, issuer from discovery; the pull succeeds', () => {
     const node = { name: 'n', uid: 'n-uid' };
-    const p = predictTokenClaims(predictor(), plans, { audience: audiences.main, issuer: 'https://issuer.test', podUid: 'pod-uid', node });
+    const p = predictTokenClaims(predictor(), plans, {
+      audience: audiences.main,
+      issuer: 'https://issuer.test',
+      podUid: 'pod-uid',
+      node,
+    });
     expect(p.value).toEqual({
-      invoked: true, tokenPresent: true, pull: 'success', signature: 'verified against /openid/v1/jwks',
-      iss: 'https://issuer.test', aud: [audiences.main], sub: `system:serviceaccount:${NAMESPACE}:claims`,
-      kubernetes: { namespace: NAMESPACE, serviceaccount: { name: 'claims', uid: 'uid-claims' }, pod: { name: 'claims', uid: 'pod-uid' }, node },
+      invoked: true,
+      tokenPresent: true,
+      pull: 'success',
+      signature: 'verified against /openid/v1/jwks',
+      iss: 'https://issuer.test',
+      aud: [audiences.main],
+      sub: `system:serviceaccount:${NAMESPACE}:claims`,
+      kubernetes: {
+        namespace: NAMESPACE,
+        serviceaccount: { name: 'claims', uid: 'uid-claims' },
+        pod: { name: 'claims', uid: 'pod-uid' },
+        node,
+      },
       lifetimeSeconds: 3600,
     });
     expect(p.model).toMatch(/\+ claims\.go$/);
@@ -39,17 +75,25 @@ describe('service-account-token predictions', () => {
     const { annotated, missingRequired } = predictAnnotations(predictor(), plans);
     const passed = { [ROLE_ANNOTATION]: 'puller', [TEAM_ANNOTATION]: 'blue' };
     expect(annotated.value).toEqual({ invoked: true, tokenPresent: true, annotations: passed, pull: 'success' });
-    expect(missingRequired.value).toEqual({ invoked: false, tokenPresent: false, annotations: undefined, pull: 'failure' });
+    expect(missingRequired.value).toEqual({
+      invoked: false,
+      tokenPresent: false,
+      annotations: undefined,
+      pull: 'failure',
+    });
     expect(missingRequired.because).toMatch(/required annotation credprov\.test\/role missing on SA unannotated/);
   });
 
-  test('requireServiceAccount: a static pod is skipped when true, exec\'d without a token when false; the API pod gets a token either way', () => {
+  test("requireServiceAccount: a static pod is skipped when true, exec'd without a token when false; the API pod gets a token either way", () => {
     const required = predictRequireServiceAccount(predictor(), plans.requiredServiceAccount, 'req', true);
     const optional = predictRequireServiceAccount(predictor(), plans.optionalServiceAccount, 'opt', true);
     const withToken = { invoked: true, tokenPresent: true, annotations: {}, pull: 'success' };
     const skipped = { invoked: false, tokenPresent: false, annotations: undefined, pull: 'failure' };
     expect(required.value).toEqual({ apiPod: withToken, staticPod: skipped });
-    expect(optional.value).toEqual({ apiPod: withToken, staticPod: { invoked: true, tokenPresent: false, annotations: {}, pull: 'success' } });
+    expect(optional.value).toEqual({
+      apiPod: withToken,
+      staticPod: { invoked: true, tokenPresent: false, annotations: {}, pull: 'success' },
+    });
     expect(required.because).toMatch(/^API pod: .*; static pod: the pod has no service account name/);
   });
 
@@ -72,7 +116,9 @@ describe('service-account-token predictions', () => {
       'ctok-1 (SA tok-1, two pulls)': { execs: 1, pull: 'success' },
       'ctok-2 (SA tok-1)': { execs: 1, pull: 'success' },
     });
-    expect(bySa.because).toMatch(/^csa-1 \(SA cache-1, two pulls\): no cache entry for this SA: invoked, stored .* \| cache hit .*same SA/);
+    expect(bySa.because).toMatch(
+      /^csa-1 \(SA cache-1, two pulls\): no cache entry for this SA: invoked, stored .* \| cache hit .*same SA/,
+    );
   });
 
   test('audiences: no grant → the TokenRequest is denied and nothing runs; resourceNames admits only named-yes', () => {
@@ -92,7 +138,9 @@ describe('service-account-token predictions', () => {
       cacheTypeToken: { invoked: true, responseRefused: false, pull: 'success' },
     });
     expect(p.model).toMatch(/rejectsTokenAsPassword: true for 1\.37\)$/);
-    expect(predictTokenAsPassword(predictor('v1.33.0'), plans).value.cacheTypeServiceAccount.responseRefused).toBe(false);
+    expect(predictTokenAsPassword(predictor('v1.33.0'), plans).value.cacheTypeServiceAccount.responseRefused).toBe(
+      false,
+    );
   });
 
   test('the exchange: team-a pulls team-a/app but not team-b/app, team-c pulls team-c/app; every token is handed on', () => {
@@ -118,6 +166,10 @@ describe('service-account-token predictions', () => {
   test('the plan: every provider on its own host, images on the lab registry but for the two exchange providers', () => {
     const hosts = Object.values(plans).map((p) => labImage(p).split('/')[0]);
     expect(new Set(hosts).size).toBe(hosts.length);
-    expect(Object.values(plans).filter((p) => p.registry === 'exchange').map((p) => p.name)).toEqual(['sa-echo', 'sa-exchange']);
+    expect(
+      Object.values(plans)
+        .filter((p) => p.registry === 'exchange')
+        .map((p) => p.name),
+    ).toEqual(['sa-echo', 'sa-exchange']);
   });
 });

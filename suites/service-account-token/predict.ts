@@ -5,17 +5,44 @@
 // node, whether a captured token has expired) comes in as arguments.
 import { grantedAccess } from '../../registry/token-server.ts';
 import {
-  predictToken, predictTokenValidity, ServiceAccountTokenModel, type AudienceGrant, type PodState, type PredictedToken,
-  type PluginAnswer, type PullPrediction, type ServiceAccountState,
+  predictToken,
+  predictTokenValidity,
+  ServiceAccountTokenModel,
+  type AudienceGrant,
+  type PodState,
+  type PredictedToken,
+  type PluginAnswer,
+  type PullPrediction,
+  type ServiceAccountState,
 } from '../../src/model/service-account-token.ts';
 import type { Prediction } from '../../src/run/kit.ts';
 import type { KubeBehaviour } from '../../src/versions/table.ts';
 import {
-  ANNOTATION_PODS, AUDIENCE_PODS, CLAIMS_POD, EXCHANGE_PODS, MODEL, TOKEN_AS_PASSWORD_PODS, exchangeAccess, exchangeImage, labImage,
-  repositoryOf, requestImage, requireServiceAccountPods, type PlannedPod, type ProviderPlan, type ProviderPlans,
+  ANNOTATION_PODS,
+  AUDIENCE_PODS,
+  CLAIMS_POD,
+  EXCHANGE_PODS,
+  MODEL,
+  TOKEN_AS_PASSWORD_PODS,
+  exchangeAccess,
+  exchangeImage,
+  labImage,
+  repositoryOf,
+  requestImage,
+  requireServiceAccountPods,
+  type PlannedPod,
+  type ProviderPlan,
+  type ProviderPlans,
 } from './plan.ts';
 import type {
-  AudienceView, CacheView, ExchangeView, PluginView, PullOutcome, RequireServiceAccountView, TokenAsPasswordView, TokenVerdict,
+  AudienceView,
+  CacheView,
+  ExchangeView,
+  PluginView,
+  PullOutcome,
+  RequireServiceAccountView,
+  TokenAsPasswordView,
+  TokenVerdict,
 } from './views.ts';
 
 export const SIGNATURE_VERIFIED = 'verified against /openid/v1/jwks';
@@ -41,7 +68,12 @@ export class PullPredictor {
 
   /** A pod as the model sees it (its UID is its name: only distinct pods matter). */
   podState(name: string, serviceAccount?: string): PodState {
-    return { namespace: this.inputs.namespace, name, uid: name, ...(serviceAccount ? { serviceAccount: this.serviceAccount(serviceAccount) } : {}) };
+    return {
+      namespace: this.inputs.namespace,
+      name,
+      uid: name,
+      ...(serviceAccount ? { serviceAccount: this.serviceAccount(serviceAccount) } : {}),
+    };
   }
 
   serviceAccount(name: string): ServiceAccountState {
@@ -66,9 +98,14 @@ export class PullPredictor {
       this.models.set(plan.name, model);
     }
     const answer: PluginAnswer = {
-      cacheKeyType: 'Image', cacheDurationMs: plan.cacheDurationMs, password: plan.password, registryAccepts: o.registryAccepts ?? true,
+      cacheKeyType: 'Image',
+      cacheDurationMs: plan.cacheDurationMs,
+      password: plan.password,
+      registryAccepts: o.registryAccepts ?? true,
     };
-    return Array.from({ length: o.pulls ?? 1 }, (_, i) => model.pull(this.podState(pod, serviceAccount), requestImage(ref), answer, i));
+    return Array.from({ length: o.pulls ?? 1 }, (_, i) =>
+      model.pull(this.podState(pod, serviceAccount), requestImage(ref), answer, i),
+    );
   }
 
   /** The one pull of a planned pod. */
@@ -84,7 +121,10 @@ export function exchangeAccepts(namespace: string, serviceAccount: string, ref: 
 }
 
 export const pluginView = (p: PullPrediction): PluginView => ({
-  invoked: p.invoked, tokenPresent: p.tokenPresent, annotations: p.invoked ? p.annotations : undefined, pull: p.pull,
+  invoked: p.invoked,
+  tokenPresent: p.tokenPresent,
+  annotations: p.invoked ? p.annotations : undefined,
+  pull: p.pull,
 });
 
 const single = <T>(value: T, because: string, model = MODEL): Prediction<T> => ({ value, model, because });
@@ -99,18 +139,31 @@ export function predictTokenClaims(
   const pod = { ...predictor.podState(CLAIMS_POD.name, CLAIMS_POD.serviceAccount), uid: o.podUid, serviceAccount };
   const token = predictToken({ issuer: o.issuer, audience: o.audience, pod, node: o.node });
   return {
-    value: { invoked: pull.invoked, tokenPresent: pull.tokenPresent, pull: pull.pull, signature: SIGNATURE_VERIFIED, ...token },
+    value: {
+      invoked: pull.invoked,
+      tokenPresent: pull.tokenPresent,
+      pull: pull.pull,
+      signature: SIGNATURE_VERIFIED,
+      ...token,
+    },
     model: `${MODEL} + claims.go`,
-    because: `${pull.because}; the TokenRequest asks for audience ${o.audience} bound to the pod, expirationSeconds unset ` +
+    because:
+      `${pull.because}; the TokenRequest asks for audience ${o.audience} bound to the pod, expirationSeconds unset ` +
       `(default ${token.lifetimeSeconds}s); the issuer is the discovery document's`,
   };
 }
 
-export function predictAnnotations(predictor: PullPredictor, plans: ProviderPlans): Record<keyof typeof ANNOTATION_PODS, Prediction<PluginView>> {
+export function predictAnnotations(
+  predictor: PullPredictor,
+  plans: ProviderPlans,
+): Record<keyof typeof ANNOTATION_PODS, Prediction<PluginView>> {
   const ref = labImage(plans.annotations);
   const annotated = predictor.pull(plans.annotations, ANNOTATION_PODS.annotated, ref);
   const missing = predictor.pull(plans.annotations, ANNOTATION_PODS.missingRequired, ref);
-  return { annotated: single(pluginView(annotated), annotated.because), missingRequired: single(pluginView(missing), missing.because) };
+  return {
+    annotated: single(pluginView(annotated), annotated.because),
+    missingRequired: single(pluginView(missing), missing.because),
+  };
 }
 
 export function predictRequireServiceAccount(
@@ -130,15 +183,28 @@ export function predictRequireServiceAccount(
 }
 
 /** How a cache case names a pod in its prediction and observation. */
-export const cachePodKey = (p: PlannedPod): string => `${p.name} (SA ${p.serviceAccount}${p.pulls === 2 ? ', two pulls' : ''})`;
+export const cachePodKey = (p: PlannedPod): string =>
+  `${p.name} (SA ${p.serviceAccount}${p.pulls === 2 ? ', two pulls' : ''})`;
 
 /** Per pod: how many times the plugin runs, and how its last pull ends; because: the model's cache steps only. */
-export function predictCache(predictor: PullPredictor, plan: ProviderPlan, pods: PlannedPod[]): Prediction<Record<string, CacheView>> {
+export function predictCache(
+  predictor: PullPredictor,
+  plan: ProviderPlan,
+  pods: PlannedPod[],
+): Prediction<Record<string, CacheView>> {
   const ref = labImage(plan);
-  const pulls = pods.map((p) => [cachePodKey(p), predictor.pulls(plan, p.name, p.serviceAccount, ref, { pulls: p.pulls ?? 1 })] as const);
-  const cacheSteps = (p: PullPrediction) => p.because.split('; ').filter((s) => /cache|invoked|stored/.test(s)).join(', ');
+  const pulls = pods.map(
+    (p) => [cachePodKey(p), predictor.pulls(plan, p.name, p.serviceAccount, ref, { pulls: p.pulls ?? 1 })] as const,
+  );
+  const cacheSteps = (p: PullPrediction) =>
+    p.because
+      .split('; ')
+      .filter((s) => /cache|invoked|stored/.test(s))
+      .join(', ');
   return single(
-    Object.fromEntries(pulls.map(([key, ps]) => [key, { execs: ps.filter((x) => x.invoked).length, pull: ps.at(-1)!.pull }])),
+    Object.fromEntries(
+      pulls.map(([key, ps]) => [key, { execs: ps.filter((x) => x.invoked).length, pull: ps.at(-1)!.pull }]),
+    ),
     pulls.map(([key, ps]) => `${key}: ${ps.map(cacheSteps).join(' | ')}`).join('; '),
   );
 }
@@ -170,7 +236,9 @@ export function predictTokenAsPassword(
     return predictor.pull(plan, pod, ref, { registryAccepts: exchangeAccepts(namespace, pod.serviceAccount, ref) });
   };
   const view = (p: PullPrediction): TokenAsPasswordView => ({
-    invoked: p.invoked, responseRefused: p.credentials === 'refused-token-as-password', pull: p.pull,
+    invoked: p.invoked,
+    responseRefused: p.credentials === 'refused-token-as-password',
+    pull: p.pull,
   });
   const echo = one(plans.tokenEcho, TOKEN_AS_PASSWORD_PODS.serviceAccountCache);
   const exchange = one(plans.exchange, TOKEN_AS_PASSWORD_PODS.tokenCache);
@@ -185,16 +253,26 @@ export function predictTokenAsPassword(
 export const exchangePodKey = (plan: ProviderPlan, p: PlannedPod & { team: string }): string =>
   `${p.name} (SA ${p.serviceAccount} → ${repositoryOf(exchangeImage(plan, p.team))})`;
 
-export function predictExchangeAccess(predictor: PullPredictor, plan: ProviderPlan): Prediction<Record<string, ExchangeView>> {
+export function predictExchangeAccess(
+  predictor: PullPredictor,
+  plan: ProviderPlan,
+): Prediction<Record<string, ExchangeView>> {
   const pulls = Object.values(EXCHANGE_PODS).map((p) => {
     const ref = exchangeImage(plan, p.team);
     const registryAccepts = exchangeAccepts(predictor.inputs.namespace, p.serviceAccount, ref);
     return [exchangePodKey(plan, p), predictor.pull(plan, p, ref, { registryAccepts })] as const;
   });
   return {
-    value: Object.fromEntries(pulls.map(([key, p]) => [key, {
-      invoked: p.invoked, tokenValidated: p.invoked && p.credentials === 'used', pull: p.pull,
-    }])),
+    value: Object.fromEntries(
+      pulls.map(([key, p]) => [
+        key,
+        {
+          invoked: p.invoked,
+          tokenValidated: p.invoked && p.credentials === 'used',
+          pull: p.pull,
+        },
+      ]),
+    ),
     model: `${MODEL} + the exchange's access rules (team-X may pull team-X/*)`,
     because: pulls.map(([key, p]) => `${key}: ${p.because}`).join('; '),
   };
@@ -207,15 +285,34 @@ export const REVOCATION_STEPS = {
 } as const;
 
 /** The exchange's verdicts on xa-own's token before and after its pod is deleted, and on xc-own's after SA team-c is. */
-export function predictRevocation(expired: { ownToken: boolean; teamCToken: boolean }): Prediction<Record<string, TokenVerdict>> {
+export function predictRevocation(expired: {
+  ownToken: boolean;
+  teamCToken: boolean;
+}): Prediction<Record<string, TokenVerdict>> {
   const predicted = {
-    [REVOCATION_STEPS.podExists]: predictTokenValidity({ expired: expired.ownToken, podExists: true, serviceAccountExists: true }),
-    [REVOCATION_STEPS.podDeleted]: predictTokenValidity({ expired: expired.ownToken, podExists: false, serviceAccountExists: true }),
-    [REVOCATION_STEPS.serviceAccountDeleted]: predictTokenValidity({ expired: expired.teamCToken, podExists: true, serviceAccountExists: false }),
+    [REVOCATION_STEPS.podExists]: predictTokenValidity({
+      expired: expired.ownToken,
+      podExists: true,
+      serviceAccountExists: true,
+    }),
+    [REVOCATION_STEPS.podDeleted]: predictTokenValidity({
+      expired: expired.ownToken,
+      podExists: false,
+      serviceAccountExists: true,
+    }),
+    [REVOCATION_STEPS.serviceAccountDeleted]: predictTokenValidity({
+      expired: expired.teamCToken,
+      podExists: true,
+      serviceAccountExists: false,
+    }),
   };
   return {
-    value: Object.fromEntries(Object.entries(predicted).map(([k, v]) => [k, { signature: v.signature, tokenReview: v.tokenReview }])),
+    value: Object.fromEntries(
+      Object.entries(predicted).map(([k, v]) => [k, { signature: v.signature, tokenReview: v.tokenReview }]),
+    ),
     model: 'service-account-token model (predictTokenValidity: claims.go validator)',
-    because: Object.entries(predicted).map(([k, v]) => `${k}: ${v.because}`).join('; '),
+    because: Object.entries(predicted)
+      .map(([k, v]) => `${k}: ${v.because}`)
+      .join('; '),
   };
 }

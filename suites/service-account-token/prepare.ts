@@ -39,9 +39,14 @@ export async function prepareRegistriesAndFleet(ctx: SuiteSetup): Promise<Prepar
     matchImages: [hostOf(plan)],
     tokenAttributes: plan.tokenAttributes,
     scenario: {
-      ...answer([hostOf(plan)], { [hostOf(plan)]: plan.password === 'token' ? exchangeUser : labUser }, {
-        cacheKeyType: 'Image', cacheDuration: `${plan.cacheDurationMs / 1000}s`,
-      }),
+      ...answer(
+        [hostOf(plan)],
+        { [hostOf(plan)]: plan.password === 'token' ? exchangeUser : labUser },
+        {
+          cacheKeyType: 'Image',
+          cacheDuration: `${plan.cacheDurationMs / 1000}s`,
+        },
+      ),
       ...(plan.captureTokens ? { captureTokensDir: tokensDir } : {}),
     },
   }));
@@ -57,13 +62,21 @@ async function startExchangeRegistry(ctx: SuiteSetup, runId: string): Promise<St
   const tokenServerLines: string[] = [];
   const logger = quietLogger(ctx.log, tokenServerLines);
   const registry = await processProvider({ logger }).start({
-    name: `sax-${runId}`, auth: Auth.token({ users: [] }), tls: true, logger, progress: ctx.progress,
+    name: `sax-${runId}`,
+    auth: Auth.token({ users: [] }),
+    tls: true,
+    logger,
+    progress: ctx.progress,
   });
   ctx.defer(async () => {
     const log = await readFile(registry.logFile, 'utf8').catch(() => undefined);
-    if (log !== undefined) await writeFile(join(ctx.artifactsDir, 'exchange-registry.log'), ctx.redactor.text(log)).catch(() => {});
+    if (log !== undefined)
+      await writeFile(join(ctx.artifactsDir, 'exchange-registry.log'), ctx.redactor.text(log)).catch(() => {});
     if (tokenServerLines.length) {
-      await writeFile(join(ctx.artifactsDir, 'exchange-token-server.log'), ctx.redactor.text(`${tokenServerLines.join('\n')}\n`)).catch(() => {});
+      await writeFile(
+        join(ctx.artifactsDir, 'exchange-token-server.log'),
+        ctx.redactor.text(`${tokenServerLines.join('\n')}\n`),
+      ).catch(() => {});
     }
     await registry.stop();
   });

@@ -20,52 +20,68 @@ interface KubernetesClaims {
   node?: unknown;
 }
 
-export const tokenClaimsCase = (f: SuiteFixture): Case => caseOf(TOKEN_CLAIMS, async (ctx) => {
-  const startedAt = new Date();
-  const plan = f.plans.claims;
-  const discovery = await clusterIdentity(f.env).discovery();
-  const created = await createSaPod(f.env, f.namespace, { name: CLAIMS_POD.name, image: labImage(plan), serviceAccount: CLAIMS_POD.serviceAccount });
-  f.kubeletLinesOnFailure(ctx, [CLAIMS_POD.name]);
-  const prediction = predictTokenClaims(f.predictor, f.plans, {
-    audience: f.audiences.main, issuer: discovery.issuer, podUid: created.metadata!.uid!, node: f.node,
-  });
-  const ran = await observe(f.env, CLAIMS_POD.name, f.namespace, POD_TIMEOUT_MS);
-  const invocations = podInvocations(await f.invocations(plan), CLAIMS_POD.name);
-  const jwt = await f.capturedToken(invocations.find((i) => i.tokenSha256)?.tokenSha256);
-  const verifier = new ServiceAccountTokenAuth({ cluster: clusterIdentity(f.env), audience: f.audiences.main, access: () => [] });
-  const offline = jwt ? await verifier.offline(jwt) : undefined;
-  const claims = jwt ? decodeJwt(jwt) : undefined;
-  const bound = claims?.['kubernetes.io'] as KubernetesClaims | undefined;
-  const { annotations: _annotations, ...seen } = seenByPlugin(invocations);
-  const observed = {
-    ...seen,
-    pull: ran.observed,
-    signature: offline?.ok ? SIGNATURE_VERIFIED : `not verified: ${offline?.reason ?? 'no token captured'}`,
-    iss: claims?.iss,
-    aud: typeof claims?.aud === 'string' ? [claims.aud] : claims?.aud,
-    sub: claims?.sub,
-    kubernetes: bound ? { namespace: bound.namespace, serviceaccount: bound.serviceaccount, pod: bound.pod, node: bound.node } : undefined,
-    lifetimeSeconds: claims?.exp !== undefined && claims.iat !== undefined ? claims.exp - claims.iat : undefined,
-  };
-  return judge<unknown>(TOKEN_CLAIMS, {
-    prediction,
-    observed,
-    startedAt,
-    show: (v) => {
-      const o = v as typeof observed;
-      return `${showPluginView({ ...o, pull: o.pull })}; token aud ${JSON.stringify(o.aud)}, sub ${o.sub}, ` +
-        `bound to pod ${JSON.stringify(o.kubernetes?.pod)} on node ${JSON.stringify(o.kubernetes?.node)}, iss ${o.iss}, ` +
-        `lifetime ${o.lifetimeSeconds}s, signature ${o.signature}`;
-    },
-    evidence: [
-      f.eventsEvidence(ran),
-      f.invocationEvidence(`invocations of ${plan.name}`, invocations),
-      {
-        kind: 'data',
-        label: 'the token\'s header and claims (never the token)',
-        data: { header: offline ? { alg: offline.alg, kid: offline.kid } : undefined, claims },
+export const tokenClaimsCase = (f: SuiteFixture): Case =>
+  caseOf(TOKEN_CLAIMS, async (ctx) => {
+    const startedAt = new Date();
+    const plan = f.plans.claims;
+    const discovery = await clusterIdentity(f.env).discovery();
+    const created = await createSaPod(f.env, f.namespace, {
+      name: CLAIMS_POD.name,
+      image: labImage(plan),
+      serviceAccount: CLAIMS_POD.serviceAccount,
+    });
+    f.kubeletLinesOnFailure(ctx, [CLAIMS_POD.name]);
+    const prediction = predictTokenClaims(f.predictor, f.plans, {
+      audience: f.audiences.main,
+      issuer: discovery.issuer,
+      podUid: created.metadata!.uid!,
+      node: f.node,
+    });
+    const ran = await observe(f.env, CLAIMS_POD.name, f.namespace, POD_TIMEOUT_MS);
+    const invocations = podInvocations(await f.invocations(plan), CLAIMS_POD.name);
+    const jwt = await f.capturedToken(invocations.find((i) => i.tokenSha256)?.tokenSha256);
+    const verifier = new ServiceAccountTokenAuth({
+      cluster: clusterIdentity(f.env),
+      audience: f.audiences.main,
+      access: () => [],
+    });
+    const offline = jwt ? await verifier.offline(jwt) : undefined;
+    const claims = jwt ? decodeJwt(jwt) : undefined;
+    const bound = claims?.['kubernetes.io'] as KubernetesClaims | undefined;
+    const { annotations: _annotations, ...seen } = seenByPlugin(invocations);
+    const observed = {
+      ...seen,
+      pull: ran.observed,
+      signature: offline?.ok ? SIGNATURE_VERIFIED : `not verified: ${offline?.reason ?? 'no token captured'}`,
+      iss: claims?.iss,
+      aud: typeof claims?.aud === 'string' ? [claims.aud] : claims?.aud,
+      sub: claims?.sub,
+      kubernetes: bound
+        ? { namespace: bound.namespace, serviceaccount: bound.serviceaccount, pod: bound.pod, node: bound.node }
+        : undefined,
+      lifetimeSeconds: claims?.exp !== undefined && claims.iat !== undefined ? claims.exp - claims.iat : undefined,
+    };
+    return judge<unknown>(TOKEN_CLAIMS, {
+      prediction,
+      observed,
+      startedAt,
+      show: (v) => {
+        const o = v as typeof observed;
+        return (
+          `${showPluginView({ ...o, pull: o.pull })}; token aud ${JSON.stringify(o.aud)}, sub ${o.sub}, ` +
+          `bound to pod ${JSON.stringify(o.kubernetes?.pod)} on node ${JSON.stringify(o.kubernetes?.node)}, iss ${o.iss}, ` +
+          `lifetime ${o.lifetimeSeconds}s, signature ${o.signature}`
+        );
       },
-      { kind: 'data', label: 'OIDC discovery (/.well-known/openid-configuration)', data: discovery },
-    ],
+      evidence: [
+        f.eventsEvidence(ran),
+        f.invocationEvidence(`invocations of ${plan.name}`, invocations),
+        {
+          kind: 'data',
+          label: "the token's header and claims (never the token)",
+          data: { header: offline ? { alg: offline.alg, kid: offline.kid } : undefined, claims },
+        },
+        { kind: 'data', label: 'OIDC discovery (/.well-known/openid-configuration)', data: discovery },
+      ],
+    });
   });
-});

@@ -15,12 +15,18 @@ export interface SmokeLab {
   fleet: Fleet;
 }
 
-const showPod = (v: PodSeen) => `pull ${v.pull}${v.pull === 'success' ? (v.ranImage ? ', the container printed the image\'s marker' : ', but the container did not print the image\'s marker') : ''}`;
+const showPod = (v: PodSeen) =>
+  `pull ${v.pull}${v.pull === 'success' ? (v.ranImage ? ", the container printed the image's marker" : ", but the container did not print the image's marker") : ''}`;
 const showRequests = (v: RequestSeen[]) =>
-  v.length === 0 ? 'no plugin request' : v.map((r) => `${r.provider}: ${r.apiVersion} ${r.kind} for ${r.image}${r.token ? ' with a token' : ''}`).join('; ');
+  v.length === 0
+    ? 'no plugin request'
+    : v
+        .map((r) => `${r.provider}: ${r.apiVersion} ${r.kind} for ${r.image}${r.token ? ' with a token' : ''}`)
+        .join('; ');
 
 /** A registry 401 reads `failure`; any other pull failure keeps the kubelet's message, so it never passes for an auth refusal. */
-const pullOf = (run: PodRun): Pull => (run.pull === 'success' ? 'success' : run.failure === 'unauthorized' ? 'failure' : `failure (${run.failure})`);
+const pullOf = (run: PodRun): Pull =>
+  run.pull === 'success' ? 'success' : run.failure === 'unauthorized' ? 'failure' : `failure (${run.failure})`;
 
 /** One pod of `image` in the case's own namespace; its verdict against the pull-credentials model. */
 function podCase(s: SmokeLab, check: typeof PRIVATE_PULL, image: string): Case {
@@ -30,14 +36,24 @@ function podCase(s: SmokeLab, check: typeof PRIVATE_PULL, image: string): Case {
     const namespace = await ctx.namespace('smoke');
     ctx.onFailure(() => kubeletEvidence(ctx.environment, [s.plan.matched, 'credential provider', 'Failed to pull']));
     // Kept after its outcome for the container log; the namespace goes after the case.
-    const run = await runPod(ctx.environment, { name: 'smoke', namespace, image, pullPolicy: 'Always', timeoutMs: POD_TIMEOUT_MS, keep: true });
+    const run = await runPod(ctx.environment, {
+      name: 'smoke',
+      namespace,
+      image,
+      pullPolicy: 'Always',
+      timeoutMs: POD_TIMEOUT_MS,
+      keep: true,
+    });
     const log = run.pull === 'success' ? await containerLog(ctx.environment, run.name, namespace) : '';
     const exitCode = run.outcome.kind === 'completed' ? run.outcome.exitCode : undefined;
     return judge(check, {
       prediction,
       observed: { pull: pullOf(run), ranImage: exitCode === 0 && log.includes(s.lab.marker) },
       show: showPod,
-      evidence: [...run.evidence, ...(log ? [{ kind: 'text' as const, label: `container log (marker ${s.lab.marker})`, text: log }] : [])],
+      evidence: [
+        ...run.evidence,
+        ...(log ? [{ kind: 'text' as const, label: `container log (marker ${s.lab.marker})`, text: log }] : []),
+      ],
       startedAt,
     });
   });

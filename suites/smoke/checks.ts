@@ -6,7 +6,8 @@ export const PRIVATE_PULL: Check = {
   id: 'SMOKE-PRIVATE-PULL-VIA-PROVIDER',
   title: 'A pod whose private image matches a provider pulls with the credentials the plugin returns and runs',
   level: 'MUST',
-  source: 'KEP-2133: the kubelet execs the provider whose matchImages match the image and uses the returned auth for the pull',
+  source:
+    'KEP-2133: the kubelet execs the provider whose matchImages match the image and uses the returned auth for the pull',
 };
 
 export const UNMATCHED_FAILS: Check = {
@@ -18,9 +19,11 @@ export const UNMATCHED_FAILS: Check = {
 
 export const PLUGIN_REQUEST: Check = {
   id: 'SMOKE-PLUGIN-REQUEST',
-  title: 'The plugin is called once, for the matched image only, with a v1 CredentialProviderRequest naming the repository without tag and no token',
+  title:
+    'The plugin is called once, for the matched image only, with a v1 CredentialProviderRequest naming the repository without tag and no token',
   level: 'MUST',
-  source: 'KEP-2133: CredentialProviderRequest {apiVersion, kind, image} on stdin; image is the repository without tag or digest; serviceAccountToken only with tokenAttributes (KEP-4412)',
+  source:
+    'KEP-2133: CredentialProviderRequest {apiVersion, kind, image} on stdin; image is the repository without tag or digest; serviceAccountToken only with tokenAttributes (KEP-4412)',
 };
 
 export const SMOKE_CHECKS = [PRIVATE_PULL, UNMATCHED_FAILS, PLUGIN_REQUEST];

@@ -28,7 +28,14 @@ export function smokePlan(host: string): SmokePlan {
     config: {
       apiVersion: 'kubelet.config.k8s.io/v1',
       kind: 'CredentialProviderConfig',
-      providers: [{ name: PROVIDER_NAME, apiVersion: REQUEST_API_VERSION, matchImages: [matched], defaultCacheDuration: CACHE_DURATION }],
+      providers: [
+        {
+          name: PROVIDER_NAME,
+          apiVersion: REQUEST_API_VERSION,
+          matchImages: [matched],
+          defaultCacheDuration: CACHE_DURATION,
+        },
+      ],
     },
   };
 }

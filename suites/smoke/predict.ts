@@ -33,7 +33,13 @@ export function predictPod(plan: SmokePlan, image: string, username: string): Pr
   const pull = predictPull({
     image,
     secrets: [],
-    providers: [{ name: provider.name, matchImages: provider.matchImages ?? [], auths: { [plan.host]: { username, works: true } } }],
+    providers: [
+      {
+        name: provider.name,
+        matchImages: provider.matchImages ?? [],
+        auths: { [plan.host]: { username, works: true } },
+      },
+    ],
   });
   return { value: { pull: pull.pull, ranImage: pull.pull === 'success' }, model: PULL_MODEL, because: pull.because };
 }
@@ -48,11 +54,23 @@ export function predictRequests(plan: SmokePlan, kubeletVersion: string): Predic
   const requests = Object.values(plan.images).flatMap((ref) => {
     const verdict = providersForImage(plan.config, ref, kubeletVersion);
     const repository = normalizeImage(ref).repository;
-    reasons.push(`${repository}: ${verdict.invoked.length ? `matches ${verdict.invoked.join(', ')}` : 'matches no provider'}`);
+    reasons.push(
+      `${repository}: ${verdict.invoked.length ? `matches ${verdict.invoked.join(', ')}` : 'matches no provider'}`,
+    );
     return verdict.invoked.map((name) => {
       const provider = plan.config.providers.find((p) => p.name === name)!;
-      return { provider: name, apiVersion: provider.apiVersion, kind: 'CredentialProviderRequest', image: repository, token: provider.tokenAttributes !== undefined };
+      return {
+        provider: name,
+        apiVersion: provider.apiVersion,
+        kind: 'CredentialProviderRequest',
+        image: repository,
+        token: provider.tokenAttributes !== undefined,
+      };
     });
   });
-  return { value: requests, model: REQUEST_MODEL, because: `${reasons.join('; ')}; one pod per image, so one request per match` };
+  return {
+    value: requests,
+    model: REQUEST_MODEL,
+    because: `${reasons.join('; ')}; one pod per image, so one request per match`,
+  };
 }

@@ -7,11 +7,13 @@ import { IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-auth
 const V = `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION}`;
 const VERIFY = `${V} pkg/token/token.go Verify`;
 const KEP541 = 'KEP-541: client-go runs users[].user.exec and sends status.token as the bearer token';
-const WEBHOOK = 'kube-apiserver --authentication-token-webhook-config-file: a TokenReview the webhook does not authenticate is a 401';
+const WEBHOOK =
+  'kube-apiserver --authentication-token-webhook-config-file: a TokenReview the webhook does not authenticate is a 401';
 
 export const MAPPED: Check = {
   id: 'IAM-MAPPED-USER-200',
-  title: 'kubectl with a user that execs `aws-iam-authenticator token -i <cluster id>` (upstream\'s v1beta1 kubeconfig) and a mapped IAM user\'s keys gets 200',
+  title:
+    "kubectl with a user that execs `aws-iam-authenticator token -i <cluster id>` (upstream's v1beta1 kubeconfig) and a mapped IAM user's keys gets 200",
   level: 'MUST',
   source: `${KEP541}; ${V} pkg/server/server.go authenticateEndpoint: STS GetCallerIdentity, then mapUsers`,
 };
@@ -25,14 +27,16 @@ export const WHOAMI: Check = {
 
 export const EXEC_V1: Check = {
   id: 'IAM-EXEC-INFO-V1',
-  title: 'A client.authentication.k8s.io/v1 user works too: the plugin answers in the version KUBERNETES_EXEC_INFO names',
+  title:
+    'A client.authentication.k8s.io/v1 user works too: the plugin answers in the version KUBERNETES_EXEC_INFO names',
   level: 'SHOULD',
   source: `KEP-541: a plugin answers in the apiVersion of KUBERNETES_EXEC_INFO; ${V} pkg/token/token.go FormatJSON`,
 };
 
 export const EXPIRY: Check = {
   id: 'IAM-EXPIRY-BEFORE-PRESIGN-ENDS',
-  title: 'The plugin\'s expirationTimestamp falls before the token\'s presigned URL stops being honoured (X-Amz-Date + 15 min), so client-go re-execs it in time',
+  title:
+    "The plugin's expirationTimestamp falls before the token's presigned URL stops being honoured (X-Amz-Date + 15 min), so client-go re-execs it in time",
   level: 'SHOULD',
   source: `KEP-541: client-go re-execs the plugin once expirationTimestamp passes; ${V} pkg/token/token.go: presignedURLExpiration 15m, token expiry 1 min earlier`,
 };
@@ -53,14 +57,16 @@ export const WRONG_SECRET: Check = {
 
 export const UNMAPPED: Check = {
   id: 'IAM-UNMAPPED-401',
-  title: 'A valid token of an IAM identity no mapping names gets 401 (STS says who it is; the authenticator does not map it)',
+  title:
+    'A valid token of an IAM identity no mapping names gets 401 (STS says who it is; the authenticator does not map it)',
   level: 'MUST',
   source: `${V} pkg/server/server.go doMapping: "identity is not mapped"; ${WEBHOOK}`,
 };
 
 export const OTHER_CLUSTER: Check = {
   id: 'IAM-OTHER-CLUSTER-401',
-  title: 'A token the plugin made for another cluster id is refused: the server sends its own x-k8s-aws-id, so STS finds the signature wrong',
+  title:
+    'A token the plugin made for another cluster id is refused: the server sends its own x-k8s-aws-id, so STS finds the signature wrong',
   level: 'MUST',
   source: `${VERIFY}: req.Header.Set(x-k8s-aws-id, v.clusterID) before the GET (replay protection across clusters)`,
 };
@@ -81,23 +87,41 @@ export const EXPIRED: Check = {
 
 export const CRAFTED_CONTROL: Check = {
   id: 'IAM-CRAFTED-TOKEN-CONTROL-200',
-  title: 'A token credprov presigns itself, dated now, is accepted like the plugin\'s: the crafted expired and unsigned-header tokens differ from it only in what their case changes',
+  title:
+    "A token credprov presigns itself, dated now, is accepted like the plugin's: the crafted expired and unsigned-header tokens differ from it only in what their case changes",
   level: 'MUST',
   source: `${VERIFY} (the same checks as for the plugin's tokens); AWS SigV4 query signing`,
 };
 
 export const STS_CLOCK: Check = {
   id: 'IAM-STS-WINDOW-401',
-  title: 'A fresh token that STS receives more than 15 minutes after its X-Amz-Date (STS\'s clock ahead) gets 401: STS enforces the window too',
+  title:
+    "A fresh token that STS receives more than 15 minutes after its X-Amz-Date (STS's clock ahead) gets 401: STS enforces the window too",
   level: 'SHOULD',
-  source: 'STS presigned GetCallerIdentity: honoured for 15 min after X-Amz-Date ("Signature expired"); aws-iam-authenticator: STS errors are a 403 TokenReview',
+  source:
+    'STS presigned GetCallerIdentity: honoured for 15 min after X-Amz-Date ("Signature expired"); aws-iam-authenticator: STS errors are a 403 TokenReview',
 };
 
 export const NO_CREDENTIALS: Check = {
   id: 'IAM-NO-CREDENTIALS-EXPLAINED',
-  title: 'Without AWS credentials the plugin exits non-zero and says why on stderr, kubectl sends no request, and the plugin\'s IMDS lookup (forced on) is caught on loopback',
+  title:
+    "Without AWS credentials the plugin exits non-zero and says why on stderr, kubectl sends no request, and the plugin's IMDS lookup (forced on) is caught on loopback",
   level: 'SHOULD',
   source: `KEP-541: a plugin that cannot get a credential exits non-zero and explains on stderr; ${V} pkg/token/token.go GetWithOptions: "could not get token", WithEC2IMDSClientEnableState(ClientEnabled)`,
 };
 
-export const VENDOR_IAM_CHECKS: Check[] = [MAPPED, WHOAMI, EXEC_V1, EXPIRY, UNKNOWN_KEY, WRONG_SECRET, UNMAPPED, OTHER_CLUSTER, UNSIGNED_ID, EXPIRED, CRAFTED_CONTROL, STS_CLOCK, NO_CREDENTIALS];
+export const VENDOR_IAM_CHECKS: Check[] = [
+  MAPPED,
+  WHOAMI,
+  EXEC_V1,
+  EXPIRY,
+  UNKNOWN_KEY,
+  WRONG_SECRET,
+  UNMAPPED,
+  OTHER_CLUSTER,
+  UNSIGNED_ID,
+  EXPIRED,
+  CRAFTED_CONTROL,
+  STS_CLOCK,
+  NO_CREDENTIALS,
+];

@@ -33,23 +33,32 @@ import { stsWindowCase, tokenCase } from './token-cases.ts';
 
 export const vendorAwsIamAuthenticatorSuite: Suite = {
   name: 'vendor-aws-iam-authenticator',
-  summary: 'the real aws-iam-authenticator (kubernetes-sigs, unmodified) as kubectl\'s exec plugin and as kube-apiserver\'s token webhook, '
-    + 'against fake STS on loopback: mapped user 200 and whoami, v1 and v1beta1, expiry, and the 401s '
-    + '(unknown key, wrong secret, unmapped, other cluster id, unsigned cluster id, expired, STS window)',
+  summary:
+    "the real aws-iam-authenticator (kubernetes-sigs, unmodified) as kubectl's exec plugin and as kube-apiserver's token webhook, " +
+    'against fake STS on loopback: mapped user 200 and whoami, v1 and v1beta1, expiry, and the 401s ' +
+    '(unknown key, wrong secret, unmapped, other cluster id, unsigned cluster id, expired, STS window)',
   checks: VENDOR_IAM_CHECKS,
-  needsBuild: `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} from the Go module proxy `
-    + '(sigs.k8s.io/aws-iam-authenticator; built into <cache>/plugins on first use)',
+  needsBuild:
+    `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} from the Go module proxy ` +
+    '(sigs.k8s.io/aws-iam-authenticator; built into <cache>/plugins on first use)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     // The lab holds credentials files and live tokens: a temp dir, not the (kept) artifacts dir.
     const dir = await mkdtemp(join(tmpdir(), 'credprov-iam-'));
     ctx.defer(() => rm(dir, { recursive: true, force: true }));
     // The lab builds the plugin on first use (minutes with cold Go caches).
-    const lab = await startIamAuthenticatorLab({ dir, cacheDir: cacheDir(ctx.processEnv), progress: ctx.progress, log: ctx.log });
+    const lab = await startIamAuthenticatorLab({
+      dir,
+      cacheDir: cacheDir(ctx.processEnv),
+      progress: ctx.progress,
+      log: ctx.log,
+    });
     ctx.defer(async () => {
       await lab.stop();
       // The server's log and the fake STS's requests hold no secret; keep them as evidence.
       await copyFile(lab.serverLog, join(ctx.artifactsDir, 'aws-iam-authenticator-server.log')).catch(() => {});
-      await copyFile(join(dir, 'fake-sts-requests.jsonl'), join(ctx.artifactsDir, 'fake-sts-requests.jsonl')).catch(() => {});
+      await copyFile(join(dir, 'fake-sts-requests.jsonl'), join(ctx.artifactsDir, 'fake-sts-requests.jsonl')).catch(
+        () => {},
+      );
     });
     ctx.redactor.add(...lab.secrets);
     return {
@@ -64,10 +73,19 @@ export const vendorAwsIamAuthenticatorSuite: Suite = {
         const s = await openSession(run, lab, dir);
         const t = TOKEN_CASES;
         const cases = [
-          tokenCase(s, t.mapped), whoamiCase(s), execV1Case(s), expiryCase(s),
-          tokenCase(s, t.unknownKey), tokenCase(s, t.wrongSecret), tokenCase(s, t.unmapped), tokenCase(s, t.otherCluster),
-          tokenCase(s, t.craftedControl), tokenCase(s, t.unsignedId), tokenCase(s, t.expired),
-          stsWindowCase(s), noCredentialsCase(s),
+          tokenCase(s, t.mapped),
+          whoamiCase(s),
+          execV1Case(s),
+          expiryCase(s),
+          tokenCase(s, t.unknownKey),
+          tokenCase(s, t.wrongSecret),
+          tokenCase(s, t.unmapped),
+          tokenCase(s, t.otherCluster),
+          tokenCase(s, t.craftedControl),
+          tokenCase(s, t.unsignedId),
+          tokenCase(s, t.expired),
+          stsWindowCase(s),
+          noCredentialsCase(s),
         ];
         return runCases(run, cases, { concurrency: 1 });
       },

@@ -19,9 +19,18 @@ export interface Attempt {
 
 /** kubectl -v=6: the last HTTP status it logged, and its last `error:` line. */
 export function kubectlOutcome(stderr: string): { status?: number; kubectlError?: string } {
-  const statuses = [...stderr.matchAll(/status="(\d{3})[^"]*"|\s(\d{3}) [A-Za-z ]+ in \d+ milliseconds/g)].map((m) => Number(m[1] ?? m[2]));
-  const lastError = stderr.trim().split('\n').filter((l) => /^error:/.test(l)).pop();
-  return { ...(statuses.length ? { status: statuses[statuses.length - 1] } : {}), ...(lastError ? { kubectlError: lastError } : {}) };
+  const statuses = [...stderr.matchAll(/status="(\d{3})[^"]*"|\s(\d{3}) [A-Za-z ]+ in \d+ milliseconds/g)].map((m) =>
+    Number(m[1] ?? m[2]),
+  );
+  const lastError = stderr
+    .trim()
+    .split('\n')
+    .filter((l) => /^error:/.test(l))
+    .pop();
+  return {
+    ...(statuses.length ? { status: statuses[statuses.length - 1] } : {}),
+    ...(lastError ? { kubectlError: lastError } : {}),
+  };
 }
 
 export interface PluginAnswer {
@@ -33,7 +42,11 @@ export interface PluginAnswer {
 
 export function answerOf(r: RecordedExecRun): PluginAnswer {
   try {
-    const j = JSON.parse(r.stdout) as { apiVersion?: string; kind?: string; status?: { expirationTimestamp?: string; token?: string } };
+    const j = JSON.parse(r.stdout) as {
+      apiVersion?: string;
+      kind?: string;
+      status?: { expirationTimestamp?: string; token?: string };
+    };
     return {
       ...(j.apiVersion ? { apiVersion: j.apiVersion } : {}),
       ...(j.kind ? { kind: j.kind } : {}),
@@ -56,9 +69,13 @@ export interface UserInfo {
 /** SelfSubjectReview status.userInfo, as `kubectl auth whoami -o json` prints it. */
 export function userInfoOf(stdout: string): UserInfo | undefined {
   try {
-    type Review = { status?: { userInfo?: { username?: string; groups?: string[]; extra?: Record<string, string[]> } } };
+    type Review = {
+      status?: { userInfo?: { username?: string; groups?: string[]; extra?: Record<string, string[]> } };
+    };
     const u = (JSON.parse(stdout) as Review).status?.userInfo;
-    return u?.username ? { username: u.username, groups: u.groups ?? [], ...(u.extra ? { extra: u.extra } : {}) } : undefined;
+    return u?.username
+      ? { username: u.username, groups: u.groups ?? [], ...(u.extra ? { extra: u.extra } : {}) }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -71,10 +88,14 @@ export function observedVerdict(a: Attempt, whoami?: Attempt): TokenReviewVerdic
     return { status: 200, username: user?.username ?? '(whoami failed)', groups: user?.groups ?? [] };
   }
   if (a.status !== 401) {
-    throw new Error(`kubectl got ${a.status ?? 'no HTTP status'} (exit ${a.exitCode}${a.kubectlError ? `: ${a.kubectlError}` : ''}), neither 200 nor 401`);
+    throw new Error(
+      `kubectl got ${a.status ?? 'no HTTP status'} (exit ${a.exitCode}${a.kubectlError ? `: ${a.kubectlError}` : ''}), neither 200 nor 401`,
+    );
   }
   const calls = a.sts.filter((r) => r.operation === 'GetCallerIdentity');
-  const denied = a.serverLines.map((l) => /msg="access denied".*?error="((?:[^"\\]|\\.)*)"/.exec(l)?.[1]).find((x) => x !== undefined);
+  const denied = a.serverLines
+    .map((l) => /msg="access denied".*?error="((?:[^"\\]|\\.)*)"/.exec(l)?.[1])
+    .find((x) => x !== undefined);
   const reason = denied?.replace(/\\"/g, '"') ?? '(no "access denied" line in the authenticator\'s log)';
   const refusedBy = calls.length === 0 ? 'authenticator' : calls.some((r) => r.status !== 200) ? 'sts' : 'mapping';
   return { status: 401, refusedBy, reason };

@@ -3,7 +3,17 @@
 // token cases, and the times involved. Data only: no I/O.
 import type { IamProfile } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { Check } from '../../src/report/model.ts';
-import { CRAFTED_CONTROL, EXPIRED, MAPPED, OTHER_CLUSTER, STS_CLOCK, UNKNOWN_KEY, UNMAPPED, UNSIGNED_ID, WRONG_SECRET } from './checks.ts';
+import {
+  CRAFTED_CONTROL,
+  EXPIRED,
+  MAPPED,
+  OTHER_CLUSTER,
+  STS_CLOCK,
+  UNKNOWN_KEY,
+  UNMAPPED,
+  UNSIGNED_ID,
+  WRONG_SECRET,
+} from './checks.ts';
 
 /** A request every mapped user may make once RBAC gives its group the view role. */
 export const PROBE_PATH = '/api/v1/namespaces/default/pods';
@@ -22,9 +32,7 @@ export const CRAFTED = {
 export type CraftedToken = keyof typeof CRAFTED;
 
 /** What a kubeconfig user carries: an exec of the plugin under a profile, or a crafted token. */
-export type UserPlan =
-  | { profile: IamProfile; apiVersion?: 'v1'; otherCluster?: true }
-  | { crafted: CraftedToken };
+export type UserPlan = { profile: IamProfile; apiVersion?: 'v1'; otherCluster?: true } | { crafted: CraftedToken };
 
 export const USERS = {
   mapped: { profile: 'mapped' },

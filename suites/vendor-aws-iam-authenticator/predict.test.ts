@@ -8,10 +8,23 @@ import { presignGet } from '../../src/plugin/vendors/sigv4.ts';
 import type { RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import { kubectlOutcome, observedVerdict, userInfoOf, type Attempt } from './observe.ts';
 import { STS_SKEW_MS, TOKEN_CASES, USERS } from './plan.ts';
-import { agreeVerdict, craftedTokens, expectedToken, expiryAgrees, predictExecV1, predictExpiry, predictVerdict, predictWhoami, type Presigner } from './predict.ts';
+import {
+  agreeVerdict,
+  craftedTokens,
+  expectedToken,
+  expiryAgrees,
+  predictExecV1,
+  predictExpiry,
+  predictVerdict,
+  predictWhoami,
+  type Presigner,
+} from './predict.ts';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
-const ARN = { mapped: 'arn:aws:iam::111122223333:user/credprov-dev', unmapped: 'arn:aws:iam::111122223333:user/credprov-stranger' };
+const ARN = {
+  mapped: 'arn:aws:iam::111122223333:user/credprov-dev',
+  unmapped: 'arn:aws:iam::111122223333:user/credprov-stranger',
+};
 const keys: Record<Exclude<IamProfile, 'no-credentials'>, AwsKeys> = {
   mapped: { accessKeyId: 'AKIAMAPPED', secretAccessKey: 'mapped-secret' },
   unmapped: { accessKeyId: 'AKIAUNMAPPED', secretAccessKey: 'unmapped-secret' },
@@ -20,18 +33,32 @@ const keys: Record<Exclude<IamProfile, 'no-credentials'>, AwsKeys> = {
 };
 const setup: AuthenticatorSetup = {
   clusterId: 'credprov-test',
-  identities: [{ ...keys.mapped, arn: ARN.mapped }, { ...keys.unmapped, arn: ARN.unmapped }],
+  identities: [
+    { ...keys.mapped, arn: ARN.mapped },
+    { ...keys.unmapped, arn: ARN.unmapped },
+  ],
   mappings: [{ arn: ARN.mapped, username: 'credprov-dev', groups: ['credprov:iam-viewers'] }],
 };
 /** Presigns as the lab does (GetCallerIdentity on the us-west-2 STS host, X-Amz-Expires 60). */
 const presigner: Presigner = {
   clusterId: setup.clusterId,
   keysOf: (profile) => (profile === 'no-credentials' ? undefined : keys[profile]),
-  presignToken: ({ user, signedAtMs, clusterId = setup.clusterId }) => `k8s-aws-v1.${Buffer.from(presignGet({
-    url: 'https://sts.us-west-2.amazonaws.com/', params: [['Action', 'GetCallerIdentity'], ['Version', '2011-06-15']],
-    headers: clusterId === null ? {} : { 'x-k8s-aws-id': clusterId }, region: 'us-west-2', service: 'sts',
-    credentials: user, signedAtMs, expiresSeconds: 60,
-  })).toString('base64url')}`,
+  presignToken: ({ user, signedAtMs, clusterId = setup.clusterId }) =>
+    `k8s-aws-v1.${Buffer.from(
+      presignGet({
+        url: 'https://sts.us-west-2.amazonaws.com/',
+        params: [
+          ['Action', 'GetCallerIdentity'],
+          ['Version', '2011-06-15'],
+        ],
+        headers: clusterId === null ? {} : { 'x-k8s-aws-id': clusterId },
+        region: 'us-west-2',
+        service: 'sts',
+        credentials: user,
+        signedAtMs,
+        expiresSeconds: 60,
+      }),
+    ).toString('base64url')}`,
 };
 const crafted = craftedTokens(presigner, keys.mapped, NOW - 5_000);
 
@@ -41,7 +68,11 @@ describe('token cases', () => {
     const stsSkewMs = 'stsSkewMs' in plan ? plan.stsSkewMs : 0;
     return predictVerdict(expectedToken(presigner, USERS[plan.user], NOW, crafted), setup, NOW, stsSkewMs).value;
   };
-  const mappedUser = { status: 200, username: 'credprov-dev', groups: ['credprov:iam-viewers', 'system:authenticated'] };
+  const mappedUser = {
+    status: 200,
+    username: 'credprov-dev',
+    groups: ['credprov:iam-viewers', 'system:authenticated'],
+  };
 
   test.each([
     ['mapped', mappedUser],
@@ -50,7 +81,14 @@ describe('token cases', () => {
     ['wrongSecret', { status: 401, refusedBy: 'sts', reason: 'SignatureDoesNotMatch' }],
     ['otherCluster', { status: 401, refusedBy: 'sts', reason: 'SignatureDoesNotMatch' }],
     ['unmapped', { status: 401, refusedBy: 'mapping', reason: 'identity is not mapped' }],
-    ['unsignedId', { status: 401, refusedBy: 'authenticator', reason: 'client did not sign the x-k8s-aws-id header in the pre-signed URL' }],
+    [
+      'unsignedId',
+      {
+        status: 401,
+        refusedBy: 'authenticator',
+        reason: 'client did not sign the x-k8s-aws-id header in the pre-signed URL',
+      },
+    ],
     ['expired', { status: 401, refusedBy: 'authenticator', reason: 'X-Amz-Date parameter is expired' }],
     ['stsWindow', { status: 401, refusedBy: 'sts', reason: 'Signature expired' }],
   ] as const)('%s: %j', (name, verdict) => {
@@ -64,19 +102,42 @@ describe('token cases', () => {
   });
 
   test('a 401 agrees on who refused and a fragment of why; a 200 on the user and groups in any order', () => {
-    expect(agreeVerdict({ status: 401, refusedBy: 'sts', reason: 'Signature expired' }, { status: 401, refusedBy: 'sts', reason: 'STS: Signature expired (403)' })).toBe(true);
-    expect(agreeVerdict({ status: 401, refusedBy: 'sts', reason: 'x' }, { status: 401, refusedBy: 'authenticator', reason: 'x' })).toBe(false);
-    expect(agreeVerdict({ status: 200, username: 'a', groups: ['g', 'h'] }, { status: 200, username: 'a', groups: ['h', 'g'] })).toBe(true);
-    expect(agreeVerdict({ status: 200, username: 'a', groups: [] }, { status: 401, refusedBy: 'sts', reason: '' })).toBe(false);
+    expect(
+      agreeVerdict(
+        { status: 401, refusedBy: 'sts', reason: 'Signature expired' },
+        { status: 401, refusedBy: 'sts', reason: 'STS: Signature expired (403)' },
+      ),
+    ).toBe(true);
+    expect(
+      agreeVerdict(
+        { status: 401, refusedBy: 'sts', reason: 'x' },
+        { status: 401, refusedBy: 'authenticator', reason: 'x' },
+      ),
+    ).toBe(false);
+    expect(
+      agreeVerdict(
+        { status: 200, username: 'a', groups: ['g', 'h'] },
+        { status: 200, username: 'a', groups: ['h', 'g'] },
+      ),
+    ).toBe(true);
+    expect(
+      agreeVerdict({ status: 200, username: 'a', groups: [] }, { status: 401, refusedBy: 'sts', reason: '' }),
+    ).toBe(false);
   });
 });
 
 describe('client cases', () => {
-  test('whoami: the mapping\'s user with system:authenticated; v1: answered in v1 with 200', () => {
+  test("whoami: the mapping's user with system:authenticated; v1: answered in v1 with 200", () => {
     const token = expectedToken(presigner, USERS.mapped, NOW, crafted);
-    expect(predictWhoami(token, setup, NOW).value).toEqual({ username: 'credprov-dev', groups: ['credprov:iam-viewers', 'system:authenticated'] });
+    expect(predictWhoami(token, setup, NOW).value).toEqual({
+      username: 'credprov-dev',
+      groups: ['credprov:iam-viewers', 'system:authenticated'],
+    });
     const v1 = 'client.authentication.k8s.io/v1';
-    expect(predictExecV1(v1, expectedToken(presigner, USERS['mapped-v1'], NOW, crafted), setup, NOW).value).toEqual({ answered: v1, status: 200 });
+    expect(predictExecV1(v1, expectedToken(presigner, USERS['mapped-v1'], NOW, crafted), setup, NOW).value).toEqual({
+      answered: v1,
+      status: 200,
+    });
   });
 
   test('expiry: 14 minutes after signing, or one second more', () => {
@@ -86,16 +147,29 @@ describe('client cases', () => {
 });
 
 describe('observations', () => {
-  const attempt = (o: Partial<Attempt>): Attempt => ({ exitCode: 1, stdout: '', runs: [] as RecordedExecRun[], sts: [], serverLines: [], ...o });
+  const attempt = (o: Partial<Attempt>): Attempt => ({
+    exitCode: 1,
+    stdout: '',
+    runs: [] as RecordedExecRun[],
+    sts: [],
+    serverLines: [],
+    ...o,
+  });
 
   test('kubectl -v=6: the last status it logged, and its error line', () => {
-    const stderr = 'I1125 round_trippers.go:560] "Response" verb="GET" url="https://x" status="401 Unauthorized" milliseconds=3\nerror: You must be logged in';
+    const stderr =
+      'I1125 round_trippers.go:560] "Response" verb="GET" url="https://x" status="401 Unauthorized" milliseconds=3\nerror: You must be logged in';
     expect(kubectlOutcome(stderr)).toEqual({ status: 401, kubectlError: 'error: You must be logged in' });
   });
 
-  test('a 401 is the authenticator\'s when STS was not asked, STS\'s when it refused, the mapping\'s when it answered 200', () => {
-    const line = 'time="…" level=warning msg="access denied" client="127.0.0.1" error="sts getCallerIdentity failed: \\"Signature expired\\""';
-    expect(observedVerdict(attempt({ status: 401, serverLines: [line] }))).toEqual({ status: 401, refusedBy: 'authenticator', reason: 'sts getCallerIdentity failed: "Signature expired"' });
+  test("a 401 is the authenticator's when STS was not asked, STS's when it refused, the mapping's when it answered 200", () => {
+    const line =
+      'time="…" level=warning msg="access denied" client="127.0.0.1" error="sts getCallerIdentity failed: \\"Signature expired\\""';
+    expect(observedVerdict(attempt({ status: 401, serverLines: [line] }))).toEqual({
+      status: 401,
+      refusedBy: 'authenticator',
+      reason: 'sts getCallerIdentity failed: "Signature expired"',
+    });
     const sts = (status: number) => [{ operation: 'GetCallerIdentity', status }] as Attempt['sts'];
     expect(observedVerdict(attempt({ status: 401, sts: sts(403) }))).toMatchObject({ refusedBy: 'sts' });
     expect(observedVerdict(attempt({ status: 401, sts: sts(200) }))).toMatchObject({ refusedBy: 'mapping' });
@@ -103,7 +177,10 @@ describe('observations', () => {
   });
 
   test('whoami output', () => {
-    expect(userInfoOf(JSON.stringify({ status: { userInfo: { username: 'u', groups: ['g'] } } }))).toEqual({ username: 'u', groups: ['g'] });
+    expect(userInfoOf(JSON.stringify({ status: { userInfo: { username: 'u', groups: ['g'] } } }))).toEqual({
+      username: 'u',
+      groups: ['g'],
+    });
     expect(userInfoOf('not json')).toBeUndefined();
   });
 });

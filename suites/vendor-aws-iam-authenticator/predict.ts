@@ -7,7 +7,12 @@
 // prediction is made for the token the plugin will print: credprov's presigner
 // with that profile's keys and cluster id, now (it reproduces the plugin's
 // tokens byte for byte: sigv4.test.ts).
-import { PLUGIN_EXPIRY_AFTER_SIGNING_MS, predictTokenReview, type AuthenticatorSetup, type TokenReviewVerdict } from '../../src/model/aws-iam-authenticator.ts';
+import {
+  PLUGIN_EXPIRY_AFTER_SIGNING_MS,
+  predictTokenReview,
+  type AuthenticatorSetup,
+  type TokenReviewVerdict,
+} from '../../src/model/aws-iam-authenticator.ts';
 import { IAM_AUTHENTICATOR_SOURCE } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import type { AwsKeys, IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { Prediction } from '../../src/run/prediction.ts';
@@ -22,12 +27,21 @@ export type Presigner = Pick<IamAuthenticatorLab, 'presignToken' | 'keysOf' | 'c
 /** The crafted tokens, each signed with the mapped user's keys `ageMs` before `startMs`. */
 export function craftedTokens(presigner: Presigner, mapped: AwsKeys, startMs: number): Record<CraftedToken, string> {
   const sign = (c: { ageMs: number; clusterId?: null }) =>
-    presigner.presignToken({ user: mapped, signedAtMs: startMs - c.ageMs, ...(c.clusterId === null ? { clusterId: null } : {}) });
+    presigner.presignToken({
+      user: mapped,
+      signedAtMs: startMs - c.ageMs,
+      ...(c.clusterId === null ? { clusterId: null } : {}),
+    });
   return { control: sign(CRAFTED.control), expired: sign(CRAFTED.expired), unsignedId: sign(CRAFTED.unsignedId) };
 }
 
 /** The token `user` sends at `nowMs`: its crafted token, or what the plugin will print for its profile and cluster id. */
-export function expectedToken(presigner: Presigner, user: UserPlan, nowMs: number, crafted: Record<CraftedToken, string>): string {
+export function expectedToken(
+  presigner: Presigner,
+  user: UserPlan,
+  nowMs: number,
+  crafted: Record<CraftedToken, string>,
+): string {
   if ('crafted' in user) return crafted[user.crafted];
   const keys = presigner.keysOf(user.profile);
   if (!keys) throw new Error(`profile ${user.profile} holds no keys to predict a token from`);
@@ -36,7 +50,12 @@ export function expectedToken(presigner: Presigner, user: UserPlan, nowMs: numbe
 }
 
 /** kube-apiserver's answer for `token`, the authenticator's clock at `nowMs` and STS's `stsSkewMs` ahead. */
-export function predictVerdict(token: string, setup: AuthenticatorSetup, nowMs: number, stsSkewMs = 0): Prediction<TokenReviewVerdict> {
+export function predictVerdict(
+  token: string,
+  setup: AuthenticatorSetup,
+  nowMs: number,
+  stsSkewMs = 0,
+): Prediction<TokenReviewVerdict> {
   const p = predictTokenReview(token, setup, nowMs, nowMs + stsSkewMs);
   return { value: p.verdict, model: MODEL, because: p.because };
 }
@@ -59,14 +78,23 @@ export interface Identity {
 /** The mapped user's identity as `kubectl auth whoami` shows it. */
 export function predictWhoami(token: string, setup: AuthenticatorSetup, nowMs: number): Prediction<Identity> {
   const p = predictTokenReview(token, setup, nowMs);
-  const value = p.verdict.status === 200 ? { username: p.verdict.username, groups: p.verdict.groups } : { username: '(none: 401)', groups: [] };
+  const value =
+    p.verdict.status === 200
+      ? { username: p.verdict.username, groups: p.verdict.groups }
+      : { username: '(none: 401)', groups: [] };
   return { value, model: MODEL, because: p.because };
 }
 
-export const sameIdentity = (p: Identity, o: Identity): boolean => p.username === o.username && sameGroups(p.groups, o.groups);
+export const sameIdentity = (p: Identity, o: Identity): boolean =>
+  p.username === o.username && sameGroups(p.groups, o.groups);
 
 /** A v1 user: client-go sends KUBERNETES_EXEC_INFO as the kubeconfig's version, the plugin answers in it. */
-export function predictExecV1(configured: string, token: string, setup: AuthenticatorSetup, nowMs: number): Prediction<{ answered: string; status: number }> {
+export function predictExecV1(
+  configured: string,
+  token: string,
+  setup: AuthenticatorSetup,
+  nowMs: number,
+): Prediction<{ answered: string; status: number }> {
   const p = predictTokenReview(token, setup, nowMs);
   return {
     value: { answered: configured, status: p.verdict.status },
@@ -89,9 +117,10 @@ export function predictNoCredentials(imdsEndpoint: string): Prediction<NoCredent
   return {
     value: { pluginFailed: true, stderrSays: NO_CREDENTIALS_SAYS, apiServerReached: false, imdsAskedOnLoopback: true },
     model: PLUGIN_MODEL,
-    because: 'no key in the profile or env, so the SDK\'s chain ends at IMDS, which the token command forces on '
-      + `(its endpoint is the lab's catch-all, ${imdsEndpoint}); GetWithOptions prints "${NO_CREDENTIALS_SAYS}: …" and exits 1; `
-      + 'client-go sends no request without a credential',
+    because:
+      "no key in the profile or env, so the SDK's chain ends at IMDS, which the token command forces on " +
+      `(its endpoint is the lab's catch-all, ${imdsEndpoint}); GetWithOptions prints "${NO_CREDENTIALS_SAYS}: …" and exits 1; ` +
+      'client-go sends no request without a credential',
   };
 }
 

@@ -17,7 +17,14 @@ import type { IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authentic
 import type { Evidence } from '../../src/report/model.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
 import { answerOf, kubectlOutcome, tokenOf, type Attempt } from './observe.ts';
-import { KUBECTL_TIMEOUT_MS, otherClusterId, RBAC_TIMEOUT_MS, USERS, type CraftedToken, type UserName } from './plan.ts';
+import {
+  KUBECTL_TIMEOUT_MS,
+  otherClusterId,
+  RBAC_TIMEOUT_MS,
+  USERS,
+  type CraftedToken,
+  type UserName,
+} from './plan.ts';
 import { craftedTokens } from './predict.ts';
 
 export interface Session {
@@ -36,58 +43,94 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
   const group = mapping.groups[0]!;
   const binding = `credprov-iam-view-${randomBytes(3).toString('hex')}`;
   run.defer(async () => {
-    await kubectl(admin, ['delete', 'clusterrolebinding', binding, '--ignore-not-found'])
-      .catch((e: unknown) => run.log.warn(`removing ${binding}: ${errorMessage(e)}`));
+    await kubectl(admin, ['delete', 'clusterrolebinding', binding, '--ignore-not-found']).catch((e: unknown) =>
+      run.log.warn(`removing ${binding}: ${errorMessage(e)}`),
+    );
   });
-  await apply(admin, [{
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: binding },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
-  }]);
+  await apply(admin, [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: binding },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
+    },
+  ]);
   // The RBAC authorizer sees a new binding through its informer, a moment later: a 403 now would not be the plugin's.
   const canList = async () => {
-    const answer = await kubectl(admin, ['auth', 'can-i', 'list', 'pods', '-n', 'default', '--as', mapping.username, '--as-group', group]).catch(() => 'no');
+    const answer = await kubectl(admin, [
+      'auth',
+      'can-i',
+      'list',
+      'pods',
+      '-n',
+      'default',
+      '--as',
+      mapping.username,
+      '--as-group',
+      group,
+    ]).catch(() => 'no');
     return answer.trim() === 'yes' ? true : undefined;
   };
-  await waitFor(`ClusterRoleBinding ${binding} to take effect`, canList, { timeoutMs: RBAC_TIMEOUT_MS, intervalMs: 200 });
+  await waitFor(`ClusterRoleBinding ${binding} to take effect`, canList, {
+    timeoutMs: RBAC_TIMEOUT_MS,
+    intervalMs: 200,
+  });
 
   // The cluster as the admin kubeconfig names it.
   type ClusterEntry = { server: string; 'certificate-authority'?: string; 'certificate-authority-data'?: string };
-  const cluster = (parse(await readFile(env.kubeconfig, 'utf8')) as { clusters: Array<{ cluster: ClusterEntry }> }).clusters[0]!.cluster;
+  const cluster = (parse(await readFile(env.kubeconfig, 'utf8')) as { clusters: Array<{ cluster: ClusterEntry }> })
+    .clusters[0]!.cluster;
   const crafted = craftedTokens(lab, lab.users.mapped, Date.now());
   run.redactor.add(...Object.values(crafted));
-  const users = Object.fromEntries(Object.entries(USERS).map(([name, plan]) => [
-    name,
-    'crafted' in plan
-      ? { token: crafted[plan.crafted] }
-      : {
-        exec: lab.execFor(plan.profile, {
-          ...('apiVersion' in plan ? { apiVersion: plan.apiVersion } : {}),
-          ...('otherCluster' in plan ? { clusterId: otherClusterId(lab.clusterId) } : {}),
-        }),
-      },
-  ]));
-  const kubeconfig = await lab.writeKubeconfig(join(dir, 'users.kubeconfig'), {
-    server: cluster.server,
-    ...(cluster['certificate-authority'] ? { caFile: cluster['certificate-authority'] } : {}),
-    ...(cluster['certificate-authority-data'] ? { caData: cluster['certificate-authority-data'] } : {}),
-  }, users);
+  const users = Object.fromEntries(
+    Object.entries(USERS).map(([name, plan]) => [
+      name,
+      'crafted' in plan
+        ? { token: crafted[plan.crafted] }
+        : {
+            exec: lab.execFor(plan.profile, {
+              ...('apiVersion' in plan ? { apiVersion: plan.apiVersion } : {}),
+              ...('otherCluster' in plan ? { clusterId: otherClusterId(lab.clusterId) } : {}),
+            }),
+          },
+    ]),
+  );
+  const kubeconfig = await lab.writeKubeconfig(
+    join(dir, 'users.kubeconfig'),
+    {
+      server: cluster.server,
+      ...(cluster['certificate-authority'] ? { caFile: cluster['certificate-authority'] } : {}),
+      ...(cluster['certificate-authority-data'] ? { caData: cluster['certificate-authority-data'] } : {}),
+    },
+    users,
+  );
 
   return {
-    run, lab, crafted,
+    run,
+    lab,
+    crafted,
     async attempt(user, args) {
       const runsBefore = (await readExecRuns(lab.runsDir)).length;
       const stsBefore = lab.fake.requests().length;
-      const logBefore = await stat(lab.serverLog).then((s) => s.size, () => 0);
+      const logBefore = await stat(lab.serverLog).then(
+        (s) => s.size,
+        () => 0,
+      );
       // A clean environment: no ~/.aws, ~/.kube or AWS_* of the caller's; kuberc off.
       const r = await execa(env.kubectl, ['--kubeconfig', kubeconfig, '--user', user, ...args, '-v=6'], {
-        reject: false, timeout: KUBECTL_TIMEOUT_MS, extendEnv: false,
+        reject: false,
+        timeout: KUBECTL_TIMEOUT_MS,
+        extendEnv: false,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, KUBERC: 'off' },
       });
       const runs = (await readExecRuns(lab.runsDir)).slice(runsBefore);
       for (const recorded of runs) run.redactor.add(tokenOf(recorded));
       return {
-        exitCode: r.exitCode ?? -1, stdout: String(r.stdout), runs, sts: lab.fake.requests().slice(stsBefore),
+        exitCode: r.exitCode ?? -1,
+        stdout: String(r.stdout),
+        runs,
+        sts: lab.fake.requests().slice(stsBefore),
         serverLines: await linesFrom(lab.serverLog, logBefore),
         ...kubectlOutcome(String(r.stderr)),
       };
@@ -95,29 +138,67 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
   };
 }
 
-export function attemptEvidence(lab: IamAuthenticatorLab, user: string, token: string, a: Attempt, whoami?: Attempt): Evidence[] {
+export function attemptEvidence(
+  lab: IamAuthenticatorLab,
+  user: string,
+  token: string,
+  a: Attempt,
+  whoami?: Attempt,
+): Evidence[] {
   const all = [a, ...(whoami ? [whoami] : [])];
-  const sts = all.flatMap((x) => x.sts).map((r) => ({
-    seq: r.seq, operation: r.operation, host: r.sts?.host, k8sAwsId: r.sts?.k8sAwsId, presigned: r.sts?.presigned,
-    accessKeyId: r.accessKeyId, signature: r.signature, status: r.status, error: r.error, caller: r.sts?.caller,
-  }));
+  const sts = all
+    .flatMap((x) => x.sts)
+    .map((r) => ({
+      seq: r.seq,
+      operation: r.operation,
+      host: r.sts?.host,
+      k8sAwsId: r.sts?.k8sAwsId,
+      presigned: r.sts?.presigned,
+      accessKeyId: r.accessKeyId,
+      signature: r.signature,
+      status: r.status,
+      error: r.error,
+      caller: r.sts?.caller,
+    }));
   return [
     {
       kind: 'data',
       label: `kubectl --user ${user}`,
-      data: { status: a.status, exitCode: a.exitCode, ...(a.kubectlError ? { error: a.kubectlError } : {}), tokenContents: describeToken(token) },
+      data: {
+        status: a.status,
+        exitCode: a.exitCode,
+        ...(a.kubectlError ? { error: a.kubectlError } : {}),
+        tokenContents: describeToken(token),
+      },
     },
-    { kind: 'invocation', label: `plugin runs (recording wrapper in front of ${lab.plugin.path})`, data: all.flatMap((x) => x.runs).map(runEvidence) },
+    {
+      kind: 'invocation',
+      label: `plugin runs (recording wrapper in front of ${lab.plugin.path})`,
+      data: all.flatMap((x) => x.runs).map(runEvidence),
+    },
     { kind: 'data', label: 'fake STS requests', data: sts },
-    { kind: 'log', label: 'aws-iam-authenticator server log', file: lab.serverLog, text: all.flatMap((x) => x.serverLines).join('\n') },
+    {
+      kind: 'log',
+      label: 'aws-iam-authenticator server log',
+      file: lab.serverLog,
+      text: all.flatMap((x) => x.serverLines).join('\n'),
+    },
   ];
 }
 
 function runEvidence(r: RecordedExecRun): Record<string, unknown> {
   const answer = answerOf(r);
   return {
-    args: r.args, exitCode: r.exitCode, durationMs: r.durationMs, execInfoApiVersion: (r.execInfo as { apiVersion?: string } | undefined)?.apiVersion,
-    answer: { apiVersion: answer.apiVersion, kind: answer.kind, expirationTimestamp: answer.expirationTimestamp, tokenContents: describeToken(answer.token ?? '') },
+    args: r.args,
+    exitCode: r.exitCode,
+    durationMs: r.durationMs,
+    execInfoApiVersion: (r.execInfo as { apiVersion?: string } | undefined)?.apiVersion,
+    answer: {
+      apiVersion: answer.apiVersion,
+      kind: answer.kind,
+      expirationTimestamp: answer.expirationTimestamp,
+      tokenContents: describeToken(answer.token ?? ''),
+    },
     ...(r.exitCode ? { stderr: r.stderr.slice(-600) } : {}),
   };
 }

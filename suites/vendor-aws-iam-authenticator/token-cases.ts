@@ -22,11 +22,19 @@ export function tokenCase(s: Session, plan: TokenCasePlan): Case {
     const used = a.runs.length ? tokenOf(a.runs[0]!) : expected;
     const whoami = a.status === 200 ? await s.attempt(plan.user, ['auth', 'whoami', '-o', 'json']) : undefined;
     return judge(plan.check, {
-      prediction, observed: observedVerdict(a, whoami), actor: 'kube-apiserver with aws-iam-authenticator as its webhook', startedAt,
-      agree: agreeVerdict, show: showVerdict,
+      prediction,
+      observed: observedVerdict(a, whoami),
+      actor: 'kube-apiserver with aws-iam-authenticator as its webhook',
+      startedAt,
+      agree: agreeVerdict,
+      show: showVerdict,
       evidence: [
         ...attemptEvidence(s.lab, plan.user, used, a, whoami),
-        { kind: 'data', label: 'the token predicted for (credprov\'s presigner, same keys, cluster id and time)', data: describeToken(expected) },
+        {
+          kind: 'data',
+          label: "the token predicted for (credprov's presigner, same keys, cluster id and time)",
+          data: describeToken(expected),
+        },
       ],
     });
   });

@@ -24,7 +24,16 @@ import { FakeAws, newIamUser } from '../../src/plugin/vendors/fake-aws.ts';
 import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/vendors/recording-wrapper.ts';
 import { runCases, startLabRegistry, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { VENDOR_ECR_CHECKS } from './checks.ts';
-import { ACCOUNT, NAMESPACE, PROVIDER, providerConfig, REFRESH_LIFETIME_MS, REGION, runNames, TOKEN_LIFETIME_MS } from './plan.ts';
+import {
+  ACCOUNT,
+  NAMESPACE,
+  PROVIDER,
+  providerConfig,
+  REFRESH_LIFETIME_MS,
+  REGION,
+  runNames,
+  TOKEN_LIFETIME_MS,
+} from './plan.ts';
 import { pullCases } from './pull-cases.ts';
 import { refreshCase, startRefresh } from './refresh-cases.ts';
 import { saCases } from './sa-cases.ts';
@@ -34,11 +43,13 @@ const ONE_AT_A_TIME = { concurrency: 1 };
 
 export const vendorEcrSuite: Suite = {
   name: 'vendor-ecr',
-  summary: 'the real ecr-credential-provider (cloud-provider-aws, unmodified) under the kubelet against fake ECR/STS on loopback: '
-    + 'pull, matchImages, its cache answer, token refresh, and KEP-4412 mode (role annotation, node audience RBAC, STS audience)',
+  summary:
+    'the real ecr-credential-provider (cloud-provider-aws, unmodified) under the kubelet against fake ECR/STS on loopback: ' +
+    'pull, matchImages, its cache answer, token refresh, and KEP-4412 mode (role annotation, node audience RBAC, STS audience)',
   checks: VENDOR_ECR_CHECKS,
-  needsBuild: `ecr-credential-provider ${ECR_PLUGIN_VERSION} from the Go module proxy `
-    + '(k8s.io/cloud-provider-aws; built into <cache>/plugins on first use, about a minute with a warm Go cache)',
+  needsBuild:
+    `ecr-credential-provider ${ECR_PLUGIN_VERSION} from the Go module proxy ` +
+    '(k8s.io/cloud-provider-aws; built into <cache>/plugins on first use, about a minute with a warm Go cache)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const lab = await startEcrLab(ctx);
     return {
@@ -61,7 +72,12 @@ async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<
   const logDir = join(ctx.artifactsDir, 'plugin-invocations');
   // Registered first, so it runs last: once nothing writes to the log any more.
   ctx.defer(() => redactWrapperLog(logDir, (t) => ctx.redactor.text(t)));
-  const plugin = await ensureVendorPlugin(ECR_RECIPE, { version: ECR_PLUGIN_VERSION, cacheDir: cacheDir(ctx.processEnv), progress: ctx.progress, log: ctx.log });
+  const plugin = await ensureVendorPlugin(ECR_RECIPE, {
+    version: ECR_PLUGIN_VERSION,
+    cacheDir: cacheDir(ctx.processEnv),
+    progress: ctx.progress,
+    log: ctx.log,
+  });
   if (!plugin) throw new Error('ecr-credential-provider was neither cached nor built');
   const [main, refresh] = await Promise.all([
     ctx.own(startLabRegistry(ctx, 'ecr', { username: 'AWS' })),
@@ -86,14 +102,22 @@ async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<
       },
       lifetimeMs: (region) => (region === REGION.refresh ? REFRESH_LIFETIME_MS : TOKEN_LIFETIME_MS),
     },
-    sts: { audiences: [names.audience], roles: [{ arn: names.roleArn, subjects: [`system:serviceaccount:${NAMESPACE}:${names.puller}`] }] },
+    sts: {
+      audiences: [names.audience],
+      roles: [{ arn: names.roleArn, subjects: [`system:serviceaccount:${NAMESPACE}:${names.puller}`] }],
+    },
     logFile: join(ctx.artifactsDir, 'fake-aws-requests.jsonl'),
   });
   ctx.defer(() => fake.stop());
   const config = providerConfig(await fake.start(), user, names);
   const plugins: Record<string, string> = {};
   for (const name of Object.values(PROVIDER)) {
-    plugins[name] = await installRecordingWrapper({ binDir: join(ctx.artifactsDir, 'bin'), name, target: plugin.path, logDir });
+    plugins[name] = await installRecordingWrapper({
+      binDir: join(ctx.artifactsDir, 'bin'),
+      name,
+      target: plugin.path,
+      logDir,
+    });
   }
   return { names, main, refresh, fake, config, logDir, plugins };
 }

@@ -8,7 +8,14 @@
 // The fake ECR's tokens live 12h, except in us-west-2 (24s) for the refresh case,
 // where every new token also rotates that registry's password (the old token dies).
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { ECR_PLUGIN, ecrHost, ecrPluginEnv, ecrProvider, ecrTokenAttributes, type FakeAwsEndpoints } from '../../src/plugin/vendors/ecr.ts';
+import {
+  ECR_PLUGIN,
+  ecrHost,
+  ecrPluginEnv,
+  ecrProvider,
+  ecrTokenAttributes,
+  type FakeAwsEndpoints,
+} from '../../src/plugin/vendors/ecr.ts';
 
 export const ACCOUNT = '111122223333';
 export const OTHER_ACCOUNT = '444455556666';
@@ -47,7 +54,10 @@ export interface PlannedImage {
   request: string;
 }
 
-export const image = (host: string, repository: string): PlannedImage => ({ ref: `${host}/${repository}:v1`, request: `${host}/${repository}` });
+export const image = (host: string, repository: string): PlannedImage => ({
+  ref: `${host}/${repository}:v1`,
+  request: `${host}/${repository}`,
+});
 
 export const IMAGES = {
   app: image(HOSTS.static, 'team/app'),
@@ -85,7 +95,11 @@ export function runNames(id: string): RunNames {
 const matchRegion = (region: string) => `*.dkr.ecr.${region}.amazonaws.com`;
 
 /** The kubelet's provider config: every AWS endpoint of the plugin's env points at the fake. */
-export function providerConfig(endpoints: FakeAwsEndpoints, staticKeys: { accessKeyId: string; secretAccessKey: string }, names: RunNames): CredentialProviderConfig {
+export function providerConfig(
+  endpoints: FakeAwsEndpoints,
+  staticKeys: { accessKeyId: string; secretAccessKey: string },
+  names: RunNames,
+): CredentialProviderConfig {
   return {
     apiVersion: 'kubelet.config.k8s.io/v1',
     kind: 'CredentialProviderConfig',

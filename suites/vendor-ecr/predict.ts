@@ -9,10 +9,24 @@ import { goDurationMs } from '../../src/core/duration.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import { providersForImage } from '../../src/matching/providers.ts';
 import { CredentialCacheModel } from '../../src/model/credential-cache.ts';
-import { ServiceAccountTokenModel, type ModelOptions, type PluginAnswer, type PullPrediction } from '../../src/model/service-account-token.ts';
+import {
+  ServiceAccountTokenModel,
+  type ModelOptions,
+  type PluginAnswer,
+  type PullPrediction,
+} from '../../src/model/service-account-token.ts';
 import { ECR_ROLE_ANNOTATION, ecrRegionOf } from '../../src/plugin/vendors/ecr.ts';
 import type { Prediction } from '../../src/run/prediction.ts';
-import { ACCOUNT, AFTER_EXPIRY_MS, MODELS, NODE_USER, REFRESH_LIFETIME_MS, REGION, type PlannedImage, type RunNames } from './plan.ts';
+import {
+  ACCOUNT,
+  AFTER_EXPIRY_MS,
+  MODELS,
+  NODE_USER,
+  REFRESH_LIFETIME_MS,
+  REGION,
+  type PlannedImage,
+  type RunNames,
+} from './plan.ts';
 
 export interface PullView {
   invoked: string[];
@@ -24,7 +38,9 @@ export interface PullView {
 export function predictPull(config: CredentialProviderConfig, img: PlannedImage): Prediction<PullView> {
   const oracle = providersForImage(config, img.ref);
   const region = ecrRegionOf(img.request.split('/')[0]!);
-  const matched = oracle.providers.filter((p) => p.invoked).map((p) => `${p.name} matches ${p.patterns.find((x) => x.result.match)?.pattern}`);
+  const matched = oracle.providers
+    .filter((p) => p.invoked)
+    .map((p) => `${p.name} matches ${p.patterns.find((x) => x.result.match)?.pattern}`);
   return {
     value: { invoked: oracle.invoked, ecr: [`ECR ${region} by ${NODE_USER} → 200`], pull: 'pull success' },
     model: `${MODELS.oracle} + ${MODELS.plugin}`,
@@ -48,8 +64,9 @@ export function predictUnmatched(config: CredentialProviderConfig, img: PlannedI
   return {
     value: { invoked: oracle.invoked, awsRequests: 0, pull: 'pull failure (unauthorized)' },
     model: MODELS.oracle,
-    because: `${normalizeImage(img.ref).repository}: ${perProvider.join('; ')}; `
-      + 'so no plugin runs, no AWS call, and the registry refuses the anonymous pull',
+    because:
+      `${normalizeImage(img.ref).repository}: ${perProvider.join('; ')}; ` +
+      'so no plugin runs, no AWS call, and the registry refuses the anonymous pull',
   };
 }
 
@@ -63,7 +80,10 @@ export interface AnswerView {
  * getCacheDuration: (expiresAt.Unix() - now.Unix()) / 2 seconds, "now" somewhere inside the exec,
  * so any value between the halves at the exec's end and at its start.
  */
-export function predictAnswer(token: { expiresAt: string; lifetimeS: number }, exec: { startMs: number; endMs: number }): Prediction<AnswerView> {
+export function predictAnswer(
+  token: { expiresAt: string; lifetimeS: number },
+  exec: { startMs: number; endMs: number },
+): Prediction<AnswerView> {
   const expires = Date.parse(token.expiresAt);
   const half = (at: number) => Math.trunc((Math.floor(expires / 1000) - Math.floor(at / 1000)) / 2);
   const range = [half(exec.endMs), half(exec.startMs)];
@@ -71,13 +91,16 @@ export function predictAnswer(token: { expiresAt: string; lifetimeS: number }, e
   return {
     value: { cacheKeyType: 'Registry', cacheDurationS: range },
     model: MODELS.plugin,
-    because: `the fake ECR's token expires at ${token.expiresAt} (${token.lifetimeS}s); `
-      + `the plugin answers Registry and half the remaining whole seconds, between ${range[0]}s and ${range[1]}s for ${during}`,
+    because:
+      `the fake ECR's token expires at ${token.expiresAt} (${token.lifetimeS}s); ` +
+      `the plugin answers Registry and half the remaining whole seconds, between ${range[0]}s and ${range[1]}s for ${during}`,
   };
 }
 
 export const answerAgrees = (p: AnswerView, o: AnswerView): boolean =>
-  o.cacheKeyType === p.cacheKeyType && o.cacheDurationS[0]! >= p.cacheDurationS[0]! && o.cacheDurationS[0]! <= p.cacheDurationS[1]!;
+  o.cacheKeyType === p.cacheKeyType &&
+  o.cacheDurationS[0]! >= p.cacheDurationS[0]! &&
+  o.cacheDurationS[0]! <= p.cacheDurationS[1]!;
 
 /** The plugin's answer as the kubelet reads it. */
 export interface RecordedAnswer {
@@ -100,10 +123,17 @@ export const CACHE_LABELS = (first: PlannedImage, sameRegistry: PlannedImage, ot
 });
 
 /** Three pulls under the plugin's own answer: the first execs, another repository of that registry hits, another registry execs. */
-export function predictCache(provider: CredentialProvider, answer: RecordedAnswer, images: [PlannedImage, PlannedImage, PlannedImage]): Prediction<CacheRow[]> {
+export function predictCache(
+  provider: CredentialProvider,
+  answer: RecordedAnswer,
+  images: [PlannedImage, PlannedImage, PlannedImage],
+): Prediction<CacheRow[]> {
   const [first, sameRegistry, otherRegistry] = images;
   const model = new CredentialCacheModel(goDurationMs(provider.defaultCacheDuration));
-  const plugin = { cacheKeyType: answer.cacheKeyType, ...(answer.cacheDurationMs !== undefined ? { cacheDurationMs: answer.cacheDurationMs } : {}) };
+  const plugin = {
+    cacheKeyType: answer.cacheKeyType,
+    ...(answer.cacheDurationMs !== undefined ? { cacheDurationMs: answer.cacheDurationMs } : {}),
+  };
   const d0 = model.pull(first.request, 0, plugin);
   // The next pulls come within a minute; the entry lives for hours.
   const d1 = model.pull(sameRegistry.request, 60_000, plugin);
@@ -116,8 +146,9 @@ export function predictCache(provider: CredentialProvider, answer: RecordedAnswe
       { pull: label.otherRegistry, execs: d2.invoked ? 1 : 0, result: 'pull success' },
     ],
     model: MODELS.cache,
-    because: `with the plugin's own answer (cacheKeyType ${answer.cacheKeyType}, cacheDuration ${answer.cacheDuration ?? 'absent'}): `
-      + `first: ${d0.reason}; then: ${d1.reason}; then: ${d2.reason}`,
+    because:
+      `with the plugin's own answer (cacheKeyType ${answer.cacheKeyType}, cacheDuration ${answer.cacheDuration ?? 'absent'}): ` +
+      `first: ${d0.reason}; then: ${d1.reason}; then: ${d2.reason}`,
   };
 }
 
@@ -128,7 +159,11 @@ export interface RefreshView {
 }
 
 /** Plugin execs (0/1) of pulls at `atMs` (ms after the first exec answered), by the cache model, under a Registry answer of `durationMs`. */
-export function refreshExecs(request: string, durationMs: number, atMs: number[]): Array<{ invoked: boolean; reason: string }> {
+export function refreshExecs(
+  request: string,
+  durationMs: number,
+  atMs: number[],
+): Array<{ invoked: boolean; reason: string }> {
   const model = new CredentialCacheModel(0);
   return atMs.map((at) => model.pull(request, at, { cacheKeyType: 'Registry', cacheDurationMs: durationMs }));
 }
@@ -142,10 +177,15 @@ export function predictRefresh(request: string, cacheDuration: string, secondDon
   const plan = refreshExecs(request, durationMs, [0, secondDoneMs, thirdPullAtMs(durationMs)]);
   const steps = plan.map((d, i) => `pull ${i + 1}: ${d.invoked ? 'exec' : 'hit'} (${d.reason})`);
   return {
-    value: { execs: plan.map((d) => (d.invoked ? 1 : 0)), ecrTokens: plan.filter((d) => d.invoked).length, pulls: ['pull success', 'pull success', 'pull success'] },
+    value: {
+      execs: plan.map((d) => (d.invoked ? 1 : 0)),
+      ecrTokens: plan.filter((d) => d.invoked).length,
+      pulls: ['pull success', 'pull success', 'pull success'],
+    },
     model: `${MODELS.cache} + ${MODELS.plugin}`,
-    because: `the fake ECR's ${REFRESH_LIFETIME_MS / 1000}s token made the plugin answer cacheDuration ${cacheDuration}: ${steps.join('; ')}; `
-      + 'each exec fetches a new token, and the registry accepts only the newest',
+    because:
+      `the fake ECR's ${REFRESH_LIFETIME_MS / 1000}s token made the plugin answer cacheDuration ${cacheDuration}: ${steps.join('; ')}; ` +
+      'each exec fetches a new token, and the registry accepts only the newest',
   };
 }
 
@@ -187,9 +227,16 @@ export interface RbacRow {
   pull: string;
 }
 
-export const rbacRow = (p: PullPrediction): RbacRow => ({ tokenDenied: p.tokenDenied, invoked: p.invoked, pull: `pull ${p.pull}` });
+export const rbacRow = (p: PullPrediction): RbacRow => ({
+  tokenDenied: p.tokenDenied,
+  invoked: p.invoked,
+  pull: `pull ${p.pull}`,
+});
 
-export function predictSaRbac(without: PullPrediction, withGrant: PullPrediction): Prediction<{ withoutGrant: RbacRow; withGrant: RbacRow }> {
+export function predictSaRbac(
+  without: PullPrediction,
+  withGrant: PullPrediction,
+): Prediction<{ withoutGrant: RbacRow; withGrant: RbacRow }> {
   return {
     value: { withoutGrant: rbacRow(without), withGrant: rbacRow(withGrant) },
     model: MODELS.sa,
@@ -219,8 +266,9 @@ export function predictSaPull(p: PullPrediction, names: RunNames): Prediction<Sa
       pull: `pull ${p.pull}`,
     },
     model: `${MODELS.sa} + ${MODELS.plugin}`,
-    because: `${p.because}; the plugin reads the role from ${ECR_ROLE_ANNOTATION}, assumes it with the token (session ecr-credential-provider) `
-      + `and signs GetAuthorizationToken for ${REGION.sa} with the session`,
+    because:
+      `${p.because}; the plugin reads the role from ${ECR_ROLE_ANNOTATION}, assumes it with the token (session ecr-credential-provider) ` +
+      `and signs GetAuthorizationToken for ${REGION.sa} with the session`,
   };
 }
 
@@ -235,9 +283,16 @@ export interface SaAudienceView {
 export function predictSaAudience(p: PullPrediction, names: RunNames): Prediction<SaAudienceView> {
   const sts = `STS AssumeRoleWithWebIdentity ${names.roleArn} aud=${JSON.stringify([names.wrongAudience])} → 400 InvalidIdentityToken`;
   return {
-    value: { invoked: p.invoked, tokenAud: [names.wrongAudience], aws: [sts], pluginExit: 'non-zero', pull: 'pull failure (unauthorized)' },
+    value: {
+      invoked: p.invoked,
+      tokenAud: [names.wrongAudience],
+      aws: [sts],
+      pluginExit: 'non-zero',
+      pull: 'pull failure (unauthorized)',
+    },
     model: `${MODELS.sa} + ${MODELS.plugin}`,
-    because: `${p.because.replace(/; stored under .*$/, '')}; STS (like an IAM OIDC provider) accepts only audience ${names.audience}, `
-      + 'so AssumeRoleWithWebIdentity fails, GetAuthorizationToken is never signed, the plugin exits non-zero and the kubelet pulls without its credentials',
+    because:
+      `${p.because.replace(/; stored under .*$/, '')}; STS (like an IAM OIDC provider) accepts only audience ${names.audience}, ` +
+      'so AssumeRoleWithWebIdentity fails, GetAuthorizationToken is never signed, the plugin exits non-zero and the kubelet pulls without its credentials',
   };
 }

@@ -6,7 +6,15 @@ import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { ANSWER, CACHE, PULL, UNMATCHED } from './checks.ts';
 import { HOSTS, IMAGES, PROVIDER } from './plan.ts';
-import { answerAgrees, CACHE_LABELS, predictAnswer, predictCache, predictPull, predictUnmatched, type RecordedAnswer } from './predict.ts';
+import {
+  answerAgrees,
+  CACHE_LABELS,
+  predictAnswer,
+  predictCache,
+  predictPull,
+  predictUnmatched,
+  type RecordedAnswer,
+} from './predict.ts';
 import { execsOf, pullShown, showAws, type Session } from './session.ts';
 
 export function pullCases(s: Session): Case[] {
@@ -19,7 +27,11 @@ export function pullCases(s: Session): Case[] {
       const first = (s.first = await s.pod('pull', IMAGES.app.ref));
       return judge(PULL, {
         prediction,
-        observed: { invoked: [...new Set(first.execs.map((i) => i.provider))], ecr: first.aws.map(showAws), pull: pullShown(first.run) },
+        observed: {
+          invoked: [...new Set(first.execs.map((i) => i.provider))],
+          ecr: first.aws.map(showAws),
+          pull: pullShown(first.run),
+        },
         show: (v) => `exec'd ${v.invoked.join(', ') || 'nothing'}; ${v.ecr.join(', ') || 'no AWS call'}; ${v.pull}`,
         evidence: s.windowEvidence([first]),
       });
@@ -41,16 +53,25 @@ export function pullCases(s: Session): Case[] {
       };
       s.answer = answer;
       const prediction = predictAnswer(ecrCall.ecr, { startMs: exec.startMs, endMs: exec.endMs });
-      const observed = { cacheKeyType: answer.cacheKeyType, cacheDurationS: [Math.round((cacheDurationMs ?? NaN) / 1000)] };
-      const showDuration = (seconds: number[]) => (seconds.length === 1 ? `${seconds[0]}s (${written ?? 'absent'})` : `${seconds.join('–')}s`);
+      const observed = {
+        cacheKeyType: answer.cacheKeyType,
+        cacheDurationS: [Math.round((cacheDurationMs ?? NaN) / 1000)],
+      };
+      const showDuration = (seconds: number[]) =>
+        seconds.length === 1 ? `${seconds[0]}s (${written ?? 'absent'})` : `${seconds.join('–')}s`;
       return judge(ANSWER, {
-        prediction, observed, actor: 'ecr-credential-provider', agree: answerAgrees,
+        prediction,
+        observed,
+        actor: 'ecr-credential-provider',
+        agree: answerAgrees,
         show: (v) => `cacheKeyType ${v.cacheKeyType}, cacheDuration ${showDuration(v.cacheDurationS)}`,
-        evidence: [{
-          kind: 'data',
-          label: 'the plugin\'s answer (password reduced to a hash) and the token it came from',
-          data: { answer: exec.response, ecrAuthorizationData: ecrCall.ecr },
-        }],
+        evidence: [
+          {
+            kind: 'data',
+            label: "the plugin's answer (password reduced to a hash) and the token it came from",
+            data: { answer: exec.response, ecrAuthorizationData: ecrCall.ecr },
+          },
+        ],
       });
     }),
 
@@ -65,11 +86,20 @@ export function pullCases(s: Session): Case[] {
       const label = CACHE_LABELS(IMAGES.app, IMAGES.other, IMAGES.otherAccount);
       const observed = [
         { pull: label.first, execs: execsOf(first, PROVIDER.static), result: pullShown(first.run) },
-        { pull: label.sameRegistry, execs: execsOf(sameRegistry, PROVIDER.static), result: pullShown(sameRegistry.run) },
-        { pull: label.otherRegistry, execs: execsOf(otherRegistry, PROVIDER.static), result: pullShown(otherRegistry.run) },
+        {
+          pull: label.sameRegistry,
+          execs: execsOf(sameRegistry, PROVIDER.static),
+          result: pullShown(sameRegistry.run),
+        },
+        {
+          pull: label.otherRegistry,
+          execs: execsOf(otherRegistry, PROVIDER.static),
+          result: pullShown(otherRegistry.run),
+        },
       ];
       return judge(CACHE, {
-        prediction, observed,
+        prediction,
+        observed,
         show: (v) => v.map((x) => `${x.pull}: ${x.execs === 0 ? 'cached' : `${x.execs} exec`}, ${x.result}`).join('; '),
         evidence: [
           { kind: 'data', label: 'first exec answered at', data: new Date(t0).toISOString() },
@@ -83,7 +113,11 @@ export function pullCases(s: Session): Case[] {
       const w = await s.pod('unmatched', IMAGES.public.ref);
       return judge(UNMATCHED, {
         prediction,
-        observed: { invoked: [...new Set(w.execs.map((i) => i.provider))], awsRequests: w.aws.length, pull: pullShown(w.run) },
+        observed: {
+          invoked: [...new Set(w.execs.map((i) => i.provider))],
+          awsRequests: w.aws.length,
+          pull: pullShown(w.run),
+        },
         show: (v) => `exec'd ${v.invoked.join(', ') || 'nothing'}, ${v.awsRequests} AWS request(s), ${v.pull}`,
         evidence: s.windowEvidence([w]),
       });

@@ -24,7 +24,9 @@ export async function startRefresh(s: Session): Promise<RefreshStart> {
     const durationMs = cacheDuration ? parseGoDuration(cacheDuration) : undefined;
     if (!exec || exec.endMs === undefined || !cacheDuration || durationMs === undefined || r1.run.pull !== 'success') {
       const execs = r1.execs.map(showExec).join(', ') || 'no exec';
-      throw new Error(`the first pull of ${IMAGES.refresh.ref} did not exec the plugin and succeed (${execs}; ${pullShown(r1.run)})`);
+      throw new Error(
+        `the first pull of ${IMAGES.refresh.ref} did not exec the plugin and succeed (${execs}; ${pullShown(r1.run)})`,
+      );
     }
     const r2 = await s.pod('refresh-2', IMAGES.refresh.ref);
     return { ok: true, r1, r2, t0: exec.endMs, durationMs, cacheDuration };
@@ -41,17 +43,28 @@ export function refreshCase(s: Session, start: RefreshStart): Case {
     await sleepUntil(t0 + thirdPullAtMs(durationMs));
     const r3 = await s.pod('refresh-3', IMAGES.refresh.ref);
     const windows = [r1, r2, r3];
-    const ecrTokens = windows.flatMap((w) => w.aws).filter((r) => r.service === 'ecr' && r.region === REGION.refresh && r.status === 200);
+    const ecrTokens = windows
+      .flatMap((w) => w.aws)
+      .filter((r) => r.service === 'ecr' && r.region === REGION.refresh && r.status === 200);
     // R2's lookup must have been inside the entry's life for the "hit" to be the prediction; else the schedule slipped.
-    const replay = refreshExecs(IMAGES.refresh.request, durationMs, [0, r2.createdAt - t0, r3.createdAt - t0]).map((d) => (d.invoked ? 1 : 0));
-    const observed = { execs: windows.map((w) => execsOf(w, PROVIDER.static)), ecrTokens: ecrTokens.length, pulls: windows.map((w) => pullShown(w.run)) };
+    const replay = refreshExecs(IMAGES.refresh.request, durationMs, [0, r2.createdAt - t0, r3.createdAt - t0]).map(
+      (d) => (d.invoked ? 1 : 0),
+    );
+    const observed = {
+      execs: windows.map((w) => execsOf(w, PROVIDER.static)),
+      ecrTokens: ecrTokens.length,
+      pulls: windows.map((w) => pullShown(w.run)),
+    };
     // A slipped schedule only explains a disagreement: an agreement stands.
     const slipped = replay.join() !== prediction.value.execs.join() && !agrees({ prediction, observed });
     const createdAt = windows.map((w) => `+${w.createdAt - t0}ms`).join(', ');
     return judge(REFRESH, {
-      prediction, observed,
+      prediction,
+      observed,
       show: (v) => `execs per pull ${v.execs.join(', ')}; ${v.ecrTokens} ECR token(s) issued; ${v.pulls.join(', ')}`,
-      invalidBecause: slipped ? `schedule slipped (pods created at ${createdAt} of a ${durationMs}ms entry)` : undefined,
+      invalidBecause: slipped
+        ? `schedule slipped (pods created at ${createdAt} of a ${durationMs}ms entry)`
+        : undefined,
       evidence: [
         {
           kind: 'data',
@@ -61,7 +74,11 @@ export function refreshCase(s: Session, start: RefreshStart): Case {
         {
           kind: 'data',
           label: 'ECR tokens issued in us-west-2 (each rotated the registry password)',
-          data: ecrTokens.map((r) => ({ time: r.time, expiresAt: r.ecr?.expiresAt, passwordSha256: r.ecr?.passwordSha256 })),
+          data: ecrTokens.map((r) => ({
+            time: r.time,
+            expiresAt: r.ecr?.expiresAt,
+            passwordSha256: r.ecr?.passwordSha256,
+          })),
         },
         ...s.windowEvidence(windows),
       ],

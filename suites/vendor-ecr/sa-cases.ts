@@ -14,7 +14,15 @@ import { judge } from '../../src/run/prediction.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import { SA_ANNOTATION, SA_AUDIENCE, SA_PULL, SA_RBAC } from './checks.ts';
 import { IMAGES, NAMESPACE, PROVIDER } from './plan.ts';
-import { predictSaAnnotation, predictSaAudience, predictSaPull, predictSaRbac, saModel, saPluginAnswer, type SaView } from './predict.ts';
+import {
+  predictSaAnnotation,
+  predictSaAudience,
+  predictSaPull,
+  predictSaRbac,
+  saModel,
+  saPluginAnswer,
+  type SaView,
+} from './predict.ts';
 import { pullShown, showAws, type Session, type Window } from './session.ts';
 
 /** How long an RBAC grant may take to reach the authorizer's informer. */
@@ -28,14 +36,19 @@ export async function saCases(s: Session): Promise<Case[]> {
   const grants: AudienceGrant[] = [];
   const grantNames: string[] = [];
   run.defer(async () => {
-    for (const name of [names.puller, names.bare]) await api.core.deleteNamespacedServiceAccount({ name, namespace: NAMESPACE }).catch(() => undefined);
+    for (const name of [names.puller, names.bare])
+      await api.core.deleteNamespacedServiceAccount({ name, namespace: NAMESPACE }).catch(() => undefined);
     for (const name of grantNames) {
       await api.rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
       await api.rbac.deleteClusterRole({ name }).catch(() => undefined);
     }
   });
   await api.apply([
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: names.puller, namespace: NAMESPACE, annotations: { [ECR_ROLE_ANNOTATION]: names.roleArn } } },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: names.puller, namespace: NAMESPACE, annotations: { [ECR_ROLE_ANNOTATION]: names.roleArn } },
+    },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: names.bare, namespace: NAMESPACE } },
   ]);
 
@@ -48,26 +61,39 @@ export async function saCases(s: Session): Promise<Case[]> {
     const state = { name: serviceAccount, uid: metadata?.uid ?? '', annotations: metadata?.annotations ?? {} };
     return { namespace: NAMESPACE, name: label, uid: '(assigned at creation)', serviceAccount: state };
   };
-  const invoked = (v: boolean) => (v ? 'exec\'d' : 'not exec\'d');
+  const invoked = (v: boolean) => (v ? "exec'd" : "not exec'd");
   const showSa = (v: SaView) => `plugin ${invoked(v.invoked)}, ${v.sts.join(', ') || 'no STS call'}, ${v.pull}`;
-  const tokenAudiences = (w: Window, name: string) => [w.execs.find((i) => i.provider === name)?.request.tokenClaims?.aud ?? []].flat();
+  const tokenAudiences = (w: Window, name: string) =>
+    [w.execs.find((i) => i.provider === name)?.request.tokenClaims?.aud ?? []].flat();
   let granted: Window | undefined;
 
   return [
     caseOf(SA_ANNOTATION, async () => {
-      const p = model(PROVIDER.sa).pull(await podState(names.bare, 'bare'), IMAGES.sa.request, saPluginAnswer(s.answer));
+      const p = model(PROVIDER.sa).pull(
+        await podState(names.bare, 'bare'),
+        IMAGES.sa.request,
+        saPluginAnswer(s.answer),
+      );
       const w = await s.pod('sa-no-annotation', IMAGES.sa.ref, { serviceAccountName: names.bare });
       return judge(SA_ANNOTATION, {
         prediction: predictSaAnnotation(p),
-        observed: { invoked: w.execs.some((i) => i.provider === PROVIDER.sa), sts: w.aws.filter((r) => r.service === 'sts').map(showAws), pull: pullShown(w.run) },
+        observed: {
+          invoked: w.execs.some((i) => i.provider === PROVIDER.sa),
+          sts: w.aws.filter((r) => r.service === 'sts').map(showAws),
+          pull: pullShown(w.run),
+        },
         show: showSa,
-        evidence: [...s.windowEvidence([w]), ...(await kubeletEvidence(env, [PROVIDER.sa, ECR_ROLE_ANNOTATION, names.bare]))],
+        evidence: [
+          ...s.windowEvidence([w]),
+          ...(await kubeletEvidence(env, [PROVIDER.sa, ECR_ROLE_ANNOTATION, names.bare])),
+        ],
       });
     }),
 
     caseOf(SA_RBAC, async () => {
       const mayRequest = (audience: string) => nodeMayRequestAudience(api, env.nodeName, audience, names.puller);
-      if (await mayRequest(names.audience)) throw new Error(`RBAC already grants nodes audience ${names.audience}: cannot test the refusal`);
+      if (await mayRequest(names.audience))
+        throw new Error(`RBAC already grants nodes audience ${names.audience}: cannot test the refusal`);
       const answer = saPluginAnswer(s.answer);
       const without = model(PROVIDER.sa).pull(await podState(names.puller, 'no-rbac'), IMAGES.sa.request, answer);
       const refused = await s.pod('sa-no-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
@@ -78,10 +104,14 @@ export async function saCases(s: Session): Promise<Case[]> {
         grants.push({ audience });
       }
       for (const audience of [names.audience, names.wrongAudience]) {
-        await waitFor(`RBAC grant of audience ${audience} to take effect`, async () => ((await mayRequest(audience)) ? true : undefined), {
-          timeoutMs: GRANT_TIMEOUT_MS,
-          intervalMs: 250,
-        });
+        await waitFor(
+          `RBAC grant of audience ${audience} to take effect`,
+          async () => ((await mayRequest(audience)) ? true : undefined),
+          {
+            timeoutMs: GRANT_TIMEOUT_MS,
+            intervalMs: 250,
+          },
+        );
       }
       const withGrant = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, answer);
       granted = await s.pod('sa-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
@@ -89,15 +119,23 @@ export async function saCases(s: Session): Promise<Case[]> {
       // failed to get service account token: ... forbidden ...") naming this run's audience.
       const deniedLine = (l: string) => l.includes(names.audience) && /forbidden/.test(l) && l.includes(PROVIDER.sa);
       const denied = excerpt.some((e) => e.kind === 'log' && e.text.split('\n').some(deniedLine));
-      const row = (w: Window, tokenDenied: boolean) => ({ tokenDenied, invoked: w.execs.some((i) => i.provider === PROVIDER.sa), pull: `pull ${w.run.pull}` });
+      const row = (w: Window, tokenDenied: boolean) => ({
+        tokenDenied,
+        invoked: w.execs.some((i) => i.provider === PROVIDER.sa),
+        pull: `pull ${w.run.pull}`,
+      });
       return judge(SA_RBAC, {
         prediction: predictSaRbac(without, withGrant),
         observed: { withoutGrant: row(refused, denied), withGrant: row(granted, false) },
-        show: (v) => `without the grant: token ${v.withoutGrant.tokenDenied ? 'refused' : 'not refused'}, plugin ${invoked(v.withoutGrant.invoked)}, `
-          + `${v.withoutGrant.pull}; with it: plugin ${invoked(v.withGrant.invoked)}, ${v.withGrant.pull}`,
+        show: (v) =>
+          `without the grant: token ${v.withoutGrant.tokenDenied ? 'refused' : 'not refused'}, plugin ${invoked(v.withoutGrant.invoked)}, ` +
+          `${v.withoutGrant.pull}; with it: plugin ${invoked(v.withGrant.invoked)}, ${v.withGrant.pull}`,
         evidence: [
           ...s.windowEvidence([refused], ' without the grant'),
-          ...excerpt.map((e) => ({ ...e, label: `kubelet log excerpt: the token request without the grant (${e.label})` })),
+          ...excerpt.map((e) => ({
+            ...e,
+            label: `kubelet log excerpt: the token request without the grant (${e.label})`,
+          })),
           ...s.windowEvidence([granted], ' with the grant'),
         ],
       });
@@ -105,15 +143,23 @@ export async function saCases(s: Session): Promise<Case[]> {
 
     caseOf(SA_PULL, async () => {
       if (!granted) throw new Error(`the pull with the RBAC grant did not run (see ${SA_RBAC.id})`);
-      const p = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, saPluginAnswer(s.answer));
+      const p = model(PROVIDER.sa).pull(
+        await podState(names.puller, 'rbac'),
+        IMAGES.sa.request,
+        saPluginAnswer(s.answer),
+      );
       const exec = granted.execs.find((i) => i.provider === PROVIDER.sa);
       return judge(SA_PULL, {
         prediction: predictSaPull(p, names),
         observed: {
-          invoked: !!exec, tokenAud: tokenAudiences(granted, PROVIDER.sa), annotations: exec?.request.annotations ?? {},
-          aws: granted.aws.map(showAws), pull: pullShown(granted.run),
+          invoked: !!exec,
+          tokenAud: tokenAudiences(granted, PROVIDER.sa),
+          annotations: exec?.request.annotations ?? {},
+          aws: granted.aws.map(showAws),
+          pull: pullShown(granted.run),
         },
-        show: (v) => `${v.invoked ? `exec'd with a token for ${JSON.stringify(v.tokenAud)}` : 'not exec\'d'}; ${v.aws.join(', ') || 'no AWS call'}; ${v.pull}`,
+        show: (v) =>
+          `${v.invoked ? `exec'd with a token for ${JSON.stringify(v.tokenAud)}` : "not exec'd"}; ${v.aws.join(', ') || 'no AWS call'}; ${v.pull}`,
         evidence: [
           {
             kind: 'data',
@@ -127,7 +173,11 @@ export async function saCases(s: Session): Promise<Case[]> {
 
     caseOf(SA_AUDIENCE, async () => {
       const answer = { ...saPluginAnswer(s.answer), registryAccepts: false };
-      const p = model(PROVIDER.wrongAud).pull(await podState(names.puller, 'wrong-aud'), IMAGES.wrongAud.request, answer);
+      const p = model(PROVIDER.wrongAud).pull(
+        await podState(names.puller, 'wrong-aud'),
+        IMAGES.wrongAud.request,
+        answer,
+      );
       const prediction = predictSaAudience(p, names);
       const w = await s.pod('sa-wrong-aud', IMAGES.wrongAud.ref, { serviceAccountName: names.puller });
       const exec = w.execs.find((i) => i.provider === PROVIDER.wrongAud);
@@ -135,17 +185,32 @@ export async function saCases(s: Session): Promise<Case[]> {
       return judge(SA_AUDIENCE, {
         prediction,
         // A failed pull is retried (and the plugin, having cached nothing, exec'd again) on the pod's next sync: the same call may repeat.
-        observed: { invoked: !!exec, tokenAud: tokenAudiences(w, PROVIDER.wrongAud), aws: [...new Set(w.aws.map(showAws))], pluginExit, pull: pullShown(w.run) },
-        show: (v) => `${v.invoked ? `exec'd with a token for ${JSON.stringify(v.tokenAud)}` : 'not exec\'d'}; ${v.aws.join(', ') || 'no AWS call'}; `
-          + `plugin exit ${v.pluginExit}; ${v.pull}`,
-        evidence: [...s.windowEvidence([w]), ...(await kubeletEvidence(env, [PROVIDER.wrongAud, 'InvalidIdentityToken']))],
+        observed: {
+          invoked: !!exec,
+          tokenAud: tokenAudiences(w, PROVIDER.wrongAud),
+          aws: [...new Set(w.aws.map(showAws))],
+          pluginExit,
+          pull: pullShown(w.run),
+        },
+        show: (v) =>
+          `${v.invoked ? `exec'd with a token for ${JSON.stringify(v.tokenAud)}` : "not exec'd"}; ${v.aws.join(', ') || 'no AWS call'}; ` +
+          `plugin exit ${v.pluginExit}; ${v.pull}`,
+        evidence: [
+          ...s.windowEvidence([w]),
+          ...(await kubeletEvidence(env, [PROVIDER.wrongAud, 'InvalidIdentityToken'])),
+        ],
       });
     }),
   ];
 }
 
 /** Would NodeRestriction's SubjectAccessReview let the node request a token for `audience` for this SA? */
-async function nodeMayRequestAudience(api: KubeApi, node: string, audience: string, serviceAccount: string): Promise<boolean> {
+async function nodeMayRequestAudience(
+  api: KubeApi,
+  node: string,
+  audience: string,
+  serviceAccount: string,
+): Promise<boolean> {
   const out = await api.authorization.createSubjectAccessReview({
     body: {
       apiVersion: 'authorization.k8s.io/v1',
@@ -153,7 +218,13 @@ async function nodeMayRequestAudience(api: KubeApi, node: string, audience: stri
       spec: {
         user: `system:node:${node}`,
         groups: ['system:nodes', 'system:authenticated'],
-        resourceAttributes: { verb: 'request-serviceaccounts-token-audience', group: '', resource: audience, name: serviceAccount, namespace: NAMESPACE },
+        resourceAttributes: {
+          verb: 'request-serviceaccounts-token-audience',
+          group: '',
+          resource: audience,
+          name: serviceAccount,
+          namespace: NAMESPACE,
+        },
       },
     },
   });

@@ -53,12 +53,16 @@ export async function openSession(run: SuiteRun, lab: EcrLab): Promise<Session> 
   // clusterOidc (src/plugin/vendors/) still reads the issuer through kubectl; the suite's own calls go through the API client.
   const admin: KubeTarget = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
   const api = await kubeApi(admin);
-  for (const host of [HOSTS.static, HOSTS.other, HOSTS.public, HOSTS.sa, HOSTS.wrongAud]) await lab.main.serveAs(env, host);
+  for (const host of [HOSTS.static, HOSTS.other, HOSTS.public, HOSTS.sa, HOSTS.wrongAud])
+    await lab.main.serveAs(env, host);
   await lab.refresh.serveAs(env, HOSTS.refresh);
   lab.fake.trustOidc(await clusterOidc(admin));
   let seq = 0;
   return {
-    run, lab, admin, api,
+    run,
+    lab,
+    admin,
+    api,
     async pod(label, ref, o = {}) {
       const execsBefore = (await readWrappedInvocations(lab.logDir)).length;
       const awsBefore = lab.fake.requests().length;
@@ -73,11 +77,19 @@ export async function openSession(run: SuiteRun, lab: EcrLab): Promise<Session> 
       {
         kind: 'invocation',
         label: `plugin execs (recording wrapper, ${lab.logDir})${label}`,
-        data: windows.flatMap((w) => w.execs).map((i) => ({
-          provider: i.provider, image: i.request.image, startedAt: i.startedAt, durationMs: i.durationMs, exitCode: i.exitCode,
-          tokenClaims: i.request.tokenClaims, annotations: i.request.annotations, answer: i.response,
-          stderr: i.exitCode ? i.stderr.slice(-600) : undefined,
-        })),
+        data: windows
+          .flatMap((w) => w.execs)
+          .map((i) => ({
+            provider: i.provider,
+            image: i.request.image,
+            startedAt: i.startedAt,
+            durationMs: i.durationMs,
+            exitCode: i.exitCode,
+            tokenClaims: i.request.tokenClaims,
+            annotations: i.request.annotations,
+            answer: i.response,
+            stderr: i.exitCode ? i.stderr.slice(-600) : undefined,
+          })),
       },
       { kind: 'data', label: 'fake AWS requests (ECR, STS, anything else)', data: windows.flatMap((w) => w.aws) },
       ...windows.flatMap((w) => w.run.evidence),
@@ -85,15 +97,18 @@ export async function openSession(run: SuiteRun, lab: EcrLab): Promise<Session> 
   };
 }
 
-export const showExec = (i: WrappedInvocation): string => `${i.provider}(${i.request.image ?? '?'}) exit ${i.exitCode ?? '?'}`;
+export const showExec = (i: WrappedInvocation): string =>
+  `${i.provider}(${i.request.image ?? '?'}) exit ${i.exitCode ?? '?'}`;
 
 export function showAws(r: FakeAwsRequest): string {
   const outcome = `${r.status}${r.error ? ` ${r.error.code}` : ''}`;
-  if (r.service === 'sts') return `STS ${r.operation} ${r.sts?.roleArn ?? ''} aud=${JSON.stringify(r.sts?.tokenClaims?.aud ?? null)} → ${outcome}`;
+  if (r.service === 'sts')
+    return `STS ${r.operation} ${r.sts?.roleArn ?? ''} aud=${JSON.stringify(r.sts?.tokenClaims?.aud ?? null)} → ${outcome}`;
   return `${r.service.toUpperCase()} ${r.region ?? '?'} by ${r.principal ?? r.accessKeyId ?? 'anonymous'} → ${outcome}`;
 }
 
-export const pullShown = (r: PodRun): string => (r.pull === 'success' ? 'pull success' : `pull failure (${r.failure ?? 'unknown'})`);
+export const pullShown = (r: PodRun): string =>
+  r.pull === 'success' ? 'pull success' : `pull failure (${r.failure ?? 'unknown'})`;
 
 /** How many times `provider` ran in a window. */
 export const execsOf = (w: Window, provider: string): number => w.execs.filter((i) => i.provider === provider).length;

@@ -7,8 +7,17 @@ import type { CredentialProviderSpec } from '../../src/api/spec/types.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import {
-  judge, kubeletEvidence, notRun, runPod,
-  type Case, type CaseContext, type Check, type CheckResult, type Environment, type Evidence, type Fleet,
+  judge,
+  kubeletEvidence,
+  notRun,
+  runPod,
+  type Case,
+  type CaseContext,
+  type Check,
+  type CheckResult,
+  type Environment,
+  type Evidence,
+  type Fleet,
 } from '../../src/run/kit.ts';
 import { skewChecks } from './checks.ts';
 import { buildCommand, IMAGES, kubeletForMinor, tokenConfig } from './plan.ts';
@@ -35,21 +44,44 @@ export function minorCase(minor: number, s: SkewSetting): Case {
         return Object.values(checks).map((check) => notRun(check, why, ctx.ci));
       }
       const env0 = ctx.environment;
-      ctx.progress.note(`version-skew: kubelet ${kubelet.version ?? env0.kubeVersion} under kube-apiserver ${env0.kubeVersion}`);
+      ctx.progress.note(
+        `version-skew: kubelet ${kubelet.version ?? env0.kubeVersion} under kube-apiserver ${env0.kubeVersion}`,
+      );
       const change = { kubelet, credentialProvider: s.baseProvider, featureGates: {} };
       const env = await ctx.provider.restartKubelet(env0, change, ctx.progress);
       const kubeletVersion = env.kubeletVersion ?? env.kubeVersion;
       return [
         ...(await pullChecks(env, kubeletVersion, s.fleet, checks)),
-        await refusal(ctx, env, kubeletVersion, checks.gateOff, tokenConfig(s.fleet.config, 'ServiceAccount'), { [SA_TOKEN_GATE]: false }, kubelet),
-        await refusal(ctx, env, kubeletVersion, checks.noCacheType, tokenConfig(s.fleet.config, undefined), {}, kubelet),
+        await refusal(
+          ctx,
+          env,
+          kubeletVersion,
+          checks.gateOff,
+          tokenConfig(s.fleet.config, 'ServiceAccount'),
+          { [SA_TOKEN_GATE]: false },
+          kubelet,
+        ),
+        await refusal(
+          ctx,
+          env,
+          kubeletVersion,
+          checks.noCacheType,
+          tokenConfig(s.fleet.config, undefined),
+          {},
+          kubelet,
+        ),
       ];
     },
   };
 }
 
 /** Order and protocol on one kubelet: three pods at once, each prediction from the oracle and the version table of that kubelet. */
-async function pullChecks(env: Environment, kubeletVersion: string, fleet: Fleet, checks: ReturnType<typeof skewChecks>): Promise<CheckResult[]> {
+async function pullChecks(
+  env: Environment,
+  kubeletVersion: string,
+  fleet: Fleet,
+  checks: ReturnType<typeof skewChecks>,
+): Promise<CheckResult[]> {
   const startedAt = new Date();
   const since = startedAt.toISOString();
   const orderPrediction = predictOrder(fleet.config, kubeletVersion);
@@ -61,14 +93,21 @@ async function pullChecks(env: Environment, kubeletVersion: string, fleet: Fleet
     runPod(env, { name: `skew-v1beta1-${tag}`, image: IMAGES.v1beta1, pullPolicy: 'Always' }),
   ]);
   const invocations = (await fleet.invocations()).filter((r) => r.time >= since);
-  const mine = (repository: string) => invocations.filter((r) => r.image === repository).sort((a, b) => a.time.localeCompare(b.time));
+  const mine = (repository: string) =>
+    invocations.filter((r) => r.image === repository).sort((a, b) => a.time.localeCompare(b.time));
   const evidence = (pods: Array<{ evidence: Evidence[] }>, repositories: string[]): Evidence[] => [
     {
       kind: 'invocation',
       label: `plugin invocations on kubelet ${kubeletVersion}`,
       data: invocations
         .filter((r) => repositories.includes(r.image ?? ''))
-        .map((r) => ({ provider: r.provider, image: r.image, apiVersion: r.request.apiVersion, time: r.time, exitCode: r.response.exitCode })),
+        .map((r) => ({
+          provider: r.provider,
+          image: r.image,
+          apiVersion: r.request.apiVersion,
+          time: r.time,
+          exitCode: r.response.exitCode,
+        })),
     },
     ...pods.flatMap((p) => p.evidence),
   ];
@@ -84,12 +123,17 @@ async function pullChecks(env: Environment, kubeletVersion: string, fleet: Fleet
     }),
     judge(checks.protocol, {
       prediction: protocolPrediction,
-      observed: Object.fromEntries(PROTOCOL_REPOSITORIES.map((repository) => {
-        const runs = mine(repository);
-        const requests = `${runs.map((x) => x.provider).join(',')}: ${runs.map((x) => x.request.apiVersion).join(',')} request`;
-        return [repository, `${requests}, pull ${podOf(repository).pull}`];
-      })),
-      show: (v) => Object.entries(v).map(([k, x]) => `${k} ← ${x}`).join('; '),
+      observed: Object.fromEntries(
+        PROTOCOL_REPOSITORIES.map((repository) => {
+          const runs = mine(repository);
+          const requests = `${runs.map((x) => x.provider).join(',')}: ${runs.map((x) => x.request.apiVersion).join(',')} request`;
+          return [repository, `${requests}, pull ${podOf(repository).pull}`];
+        }),
+      ),
+      show: (v) =>
+        Object.entries(v)
+          .map(([k, x]) => `${k} ← ${x}`)
+          .join('; '),
       evidence: evidence([v1Pod, v1beta1Pod], PROTOCOL_REPOSITORIES),
       startedAt,
     }),
@@ -111,17 +155,24 @@ async function refusal(
   let observed: string;
   let kubeletError = '';
   try {
-    const credentialProvider = { ...env.spec.credentialProvider!, config: config as unknown as Record<string, unknown> };
+    const credentialProvider = {
+      ...env.spec.credentialProvider!,
+      config: config as unknown as Record<string, unknown>,
+    };
     await ctx.provider.restartKubelet(env, { kubelet, credentialProvider, featureGates: gates }, ctx.progress);
     observed = 'starts';
   } catch (err) {
     observed = 'refuses to start';
     kubeletError = errorMessage(err);
   }
-  const gateFlags = Object.keys(gates).length ? ` --feature-gates ${Object.entries(gates).map(([k, v]) => `${k}=${v}`).join(',')}` : '';
+  const gateFlags = Object.keys(gates).length
+    ? ` --feature-gates ${Object.entries(gates)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',')}`
+    : '';
   const evidence: Evidence[] = [
     { kind: 'data', label: `validate-config --kube-version ${kubeletVersion}${gateFlags}`, data: problems },
-    ...(kubeletError ? [{ kind: 'text' as const, label: 'the kubelet\'s own error', text: kubeletError }] : []),
+    ...(kubeletError ? [{ kind: 'text' as const, label: "the kubelet's own error", text: kubeletError }] : []),
     ...(await kubeletEvidence(env, ['credential provider', 'CredentialProvider', 'tokenAttributes', 'cacheType'])),
   ];
   return judge<string>(check, {

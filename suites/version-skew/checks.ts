@@ -20,13 +20,14 @@ export function skewChecks(minor: number): { order: Check; protocol: Check; gate
       id: `SKEW-${v}-PROTOCOL`,
       title: `A ${v} kubelet sends each provider its configured protocol version (credentialprovider v1 and v1beta1) and accepts the answer`,
       level: 'MUST',
-      source: 'KEP-2133: the request is encoded at the provider entry\'s apiVersion; the response must use the same',
+      source: "KEP-2133: the request is encoded at the provider entry's apiVersion; the response must use the same",
     },
     gateOff: {
       id: `SKEW-${v}-TOKEN-ATTRIBUTES-GATE-OFF`,
       title: `A ${v} kubelet with KubeletServiceAccountTokenForCredentialProviders=false refuses a config with tokenAttributes, as validate-config --kube-version ${v} predicts`,
       level: 'MUST',
-      source: 'KEP-4412 version skew and rollback: tokenAttributes with the gate off is Forbidden and the kubelet does not start',
+      source:
+        'KEP-4412 version skew and rollback: tokenAttributes with the gate off is Forbidden and the kubelet does not start',
     },
     noCacheType: {
       id: `SKEW-${v}-TOKEN-ATTRIBUTES-NO-CACHETYPE`,

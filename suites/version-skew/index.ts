@@ -18,10 +18,11 @@ import { fleetMembers, IMAGES } from './plan.ts';
 export const versionSkewSuite: Suite = {
   name: 'version-skew',
   summary:
-    'the kubelet of each minor the skew policy allows under the newest API server: provider order, protocol v1/v1beta1, '
-    + 'and configs an older kubelet refuses, each predicted from the version table',
+    'the kubelet of each minor the skew policy allows under the newest API server: provider order, protocol v1/v1beta1, ' +
+    'and configs an older kubelet refuses, each predicted from the version table',
   checks: VERSION_SKEW_CHECKS,
-  needsBuild: 'the kubelets of older minors (credprov binaries ensure --kube-version 1.N --only kubelet --skip-containerd)',
+  needsBuild:
+    'the kubelets of older minors (credprov binaries ensure --kube-version 1.N --only kubelet --skip-containerd)',
   async prepare(ctx): Promise<PreparedSuite> {
     const lab = await ctx.own(startLabRegistry(ctx, 'skew'));
     for (const image of Object.values(IMAGES)) await lab.push(normalizeImage(image).path, 'v1');
@@ -41,9 +42,18 @@ export const versionSkewSuite: Suite = {
           await run.provider.restartKubelet(env, change, run.progress);
         });
         const cached = await listEntries(kubeCacheRoot(cacheDir(run.processEnv)), ['kubelet']).catch(() => []);
-        const setting = { fleet, apiMinor: parseKubeVersion(env.kubeVersion).minor, cachedVersions: cached.map((m) => m.version), baseProvider };
+        const setting = {
+          fleet,
+          apiMinor: parseKubeVersion(env.kubeVersion).minor,
+          cachedVersions: cached.map((m) => m.version),
+          baseProvider,
+        };
         // One kubelet at a time: each case restarts the one node's kubelet.
-        return runCases(run, SKEW_MINORS.map((minor) => minorCase(minor, setting)), { concurrency: 1 });
+        return runCases(
+          run,
+          SKEW_MINORS.map((minor) => minorCase(minor, setting)),
+          { concurrency: 1 },
+        );
       },
     };
   },

@@ -9,7 +9,11 @@ import { parseKubeVersion } from '../../src/versions/table.ts';
 
 export const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 export const V1BETA1 = 'credentialprovider.kubelet.k8s.io/v1beta1';
-export const IMAGES = { order: 'order.skew.test/app:v1', v1: 'v1.skew.test/app:v1', v1beta1: 'v1beta1.skew.test/app:v1' };
+export const IMAGES = {
+  order: 'order.skew.test/app:v1',
+  v1: 'v1.skew.test/app:v1',
+  v1beta1: 'v1beta1.skew.test/app:v1',
+};
 /** The provider that gets tokenAttributes in the refusal cases. */
 export const TOKEN_PROVIDER = 'skew-proto-v1';
 
@@ -32,8 +36,15 @@ export function fleetMembers(credentials: { username: string; password: string }
 }
 
 /** The fleet's config with tokenAttributes on the v1 provider (cacheType left out when undefined). */
-export function tokenConfig(config: CredentialProviderConfig, cacheType: 'ServiceAccount' | undefined): CredentialProviderConfig {
-  const tokenAttributes = { serviceAccountTokenAudience: 'credprov-skew', requireServiceAccount: false, ...(cacheType ? { cacheType } : {}) };
+export function tokenConfig(
+  config: CredentialProviderConfig,
+  cacheType: 'ServiceAccount' | undefined,
+): CredentialProviderConfig {
+  const tokenAttributes = {
+    serviceAccountTokenAudience: 'credprov-skew',
+    requireServiceAccount: false,
+    ...(cacheType ? { cacheType } : {}),
+  };
   return {
     ...config,
     providers: config.providers.map((p) => (p.name === TOKEN_PROVIDER ? { ...p, tokenAttributes } : p)),
@@ -45,10 +56,18 @@ export function tokenConfig(config: CredentialProviderConfig, cacheType: 'Servic
  * server's own minor (an explicit undefined puts the control plane's kubelet
  * back), the newest cached patch of an older one, or 'missing' when none is cached.
  */
-export function kubeletForMinor(minor: number, apiMinor: number, cachedVersions: string[]): { version: string | undefined } | 'missing' {
+export function kubeletForMinor(
+  minor: number,
+  apiMinor: number,
+  cachedVersions: string[],
+): { version: string | undefined } | 'missing' {
   if (minor === apiMinor) return { version: undefined };
-  const version = cachedVersions.filter((v) => parseKubeVersion(v).minor === minor).sort().at(-1);
+  const version = cachedVersions
+    .filter((v) => parseKubeVersion(v).minor === minor)
+    .sort()
+    .at(-1);
   return version ? { version } : 'missing';
 }
 
-export const buildCommand = (minor: number) => `credprov binaries ensure --kube-version 1.${minor} --only kubelet --skip-containerd`;
+export const buildCommand = (minor: number) =>
+  `credprov binaries ensure --kube-version 1.${minor} --only kubelet --skip-containerd`;

@@ -14,7 +14,10 @@ const CONFIG = {
   apiVersion: 'kubelet.config.k8s.io/v1',
   kind: 'CredentialProviderConfig',
   providers: fleetMembers({ username: 'u', password: 'p' }).map((m) => ({
-    name: m.name, apiVersion: m.apiVersion, matchImages: m.matchImages, defaultCacheDuration: m.defaultCacheDuration,
+    name: m.name,
+    apiVersion: m.apiVersion,
+    matchImages: m.matchImages,
+    defaultCacheDuration: m.defaultCacheDuration,
   })),
 } as CredentialProviderConfig;
 
@@ -31,7 +34,8 @@ describe('version-skew predictions', () => {
       expect(predictOrder(CONFIG, kubelet).value).toBe('skew-order-z → skew-order-a, pull success');
       expect(predictProtocol(CONFIG, kubelet).value).toEqual({
         [PROTOCOL_REPOSITORIES[0]!]: 'skew-proto-v1: credentialprovider.kubelet.k8s.io/v1 request, pull success',
-        [PROTOCOL_REPOSITORIES[1]!]: 'skew-proto-v1beta1: credentialprovider.kubelet.k8s.io/v1beta1 request, pull success',
+        [PROTOCOL_REPOSITORIES[1]!]:
+          'skew-proto-v1beta1: credentialprovider.kubelet.k8s.io/v1beta1 request, pull success',
       });
     });
 
@@ -44,12 +48,15 @@ describe('version-skew predictions', () => {
     });
 
     test(`1.${minor}: the suite's own config starts`, () => {
-      expect(predictStart(CONFIG, kubelet, {}).prediction).toMatchObject({ value: 'starts', because: 'no rule of that version is broken' });
+      expect(predictStart(CONFIG, kubelet, {}).prediction).toMatchObject({
+        value: 'starts',
+        because: 'no rule of that version is broken',
+      });
       expect(predictStart(tokenConfig(CONFIG, 'ServiceAccount'), kubelet, {}).prediction.value).toBe('starts');
     });
   }
 
-  test('a kubelet for each minor: the control plane\'s for its own, else the newest cached patch, else missing', () => {
+  test("a kubelet for each minor: the control plane's for its own, else the newest cached patch, else missing", () => {
     const cached = ['v1.36.0', 'v1.36.2', 'v1.35.1'];
     expect(kubeletForMinor(37, 37, cached)).toEqual({ version: undefined });
     expect(kubeletForMinor(36, 37, cached)).toEqual({ version: 'v1.36.2' });

@@ -29,16 +29,21 @@ export function predictOrder(config: CredentialProviderConfig, kubeletVersion: s
 export const PROTOCOL_REPOSITORIES = [normalizeImage(IMAGES.v1).repository, normalizeImage(IMAGES.v1beta1).repository];
 
 /** Per protocol image: the provider that answers it and the request version it is sent. */
-export function predictProtocol(config: CredentialProviderConfig, kubeletVersion: string): Prediction<Record<string, string>> {
-  const value = Object.fromEntries(PROTOCOL_REPOSITORIES.map((repository) => {
-    const invoked = providersForImage(config, repository, kubeletVersion).invoked;
-    const entry = config.providers.find((p) => p.name === invoked[0]);
-    return [repository, `${invoked.join(',')}: ${entry?.apiVersion} request, pull success`];
-  }));
+export function predictProtocol(
+  config: CredentialProviderConfig,
+  kubeletVersion: string,
+): Prediction<Record<string, string>> {
+  const value = Object.fromEntries(
+    PROTOCOL_REPOSITORIES.map((repository) => {
+      const invoked = providersForImage(config, repository, kubeletVersion).invoked;
+      const entry = config.providers.find((p) => p.name === invoked[0]);
+      return [repository, `${invoked.join(',')}: ${entry?.apiVersion} request, pull success`];
+    }),
+  );
   return {
     value,
-    model: 'KEP-2133 and the provider entries\' apiVersion',
-    because: 'each request is encoded at its provider entry\'s apiVersion, and the fake answers in the same version',
+    model: "KEP-2133 and the provider entries' apiVersion",
+    because: "each request is encoded at its provider entry's apiVersion, and the fake answers in the same version",
   };
 }
 
@@ -54,7 +59,9 @@ export function predictStart(
     prediction: {
       value: problems.length > 0 ? 'refuses to start' : 'starts',
       model: `config validator (validate-config --kube-version ${kubeletVersion})`,
-      because: problems.length ? problems.map((p) => `${p.field}: ${p.message}`).join('; ') : 'no rule of that version is broken',
+      because: problems.length
+        ? problems.map((p) => `${p.field}: ${p.message}`).join('; ')
+        : 'no rule of that version is broken',
     },
   };
 }

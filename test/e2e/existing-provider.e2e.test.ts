@@ -20,7 +20,9 @@ import { e2eEnvName } from '../../src/testing/env-name.ts';
 const LOCAL = e2eEnvName('existing-backing');
 const local = localProvider();
 const available = await local.isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 
 let backing: Environment | undefined;
 let state: string | undefined;
@@ -40,7 +42,10 @@ describe('existing provider', () => {
     const { backing: b, env } = await setup();
     const p = existingProvider({ env, kubeconfig: b.kubeconfig });
     expect(await p.isAvailable()).toEqual({ ok: true });
-    const e = await p.up(applyDefaults({ name: 'ext', provider: 'existing', existing: { kubeconfig: b.kubeconfig } }), silentProgress);
+    const e = await p.up(
+      applyDefaults({ name: 'ext', provider: 'existing', existing: { kubeconfig: b.kubeconfig } }),
+      silentProgress,
+    );
     expect(e).toMatchObject({ provider: 'existing', nodeName: b.nodeName, kubeconfig: b.kubeconfig });
     await expect(p.restartKubelet(e, {})).rejects.toBeInstanceOf(PrerequisiteError);
     await p.down(e);
@@ -56,6 +61,8 @@ describe('existing provider', () => {
       providerFor: async () => existingProvider({ env, kubeconfig: b.kubeconfig }),
     });
     expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped', 'skipped']);
-    expect(report.checks[0]!.message).toBe("provider existing cannot install plugins into the kubelet's plugin dir (installPlugins), pull from registries on this host's loopback (hostRegistries)");
+    expect(report.checks[0]!.message).toBe(
+      "provider existing cannot install plugins into the kubelet's plugin dir (installPlugins), pull from registries on this host's loopback (hostRegistries)",
+    );
   }, 240_000);
 });

@@ -19,7 +19,9 @@ import { busyboxImage, exportImageTar } from '../../registry/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 const ENV_NAME = e2eEnvName('down');
 const layout = layoutFor(ENV_NAME);
 
@@ -37,13 +39,26 @@ const ours = new Set<string>();
 async function recordOurNetns(ctr: string, address: string): Promise<void> {
   const run = (args: string[]) => execa(ctr, ['--address', address, '-n', 'k8s.io', ...args], { reject: false });
   for (const id of (await run(['containers', 'ls', '-q'])).stdout.split('\n').filter(Boolean)) {
-    for (const m of (await run(['containers', 'info', id])).stdout.matchAll(/"path":\s*"\/(?:var\/)?run\/netns\/([^"]+)"/g)) ours.add(m[1]!);
+    for (const m of (await run(['containers', 'info', id])).stdout.matchAll(
+      /"path":\s*"\/(?:var\/)?run\/netns\/([^"]+)"/g,
+    ))
+      ours.add(m[1]!);
   }
 }
 
 /** Up, and a pod running: a shim, a pause process, overlay mounts, a network namespace and CNI state to clean up. */
 async function upWithPod(pod: string): Promise<Environment> {
-  const code = await main(['up', '--provider', 'local', '--name', ENV_NAME, ...(process.env.CREDPROV_KUBE_BIN_DIR ? ['--bin-dir', process.env.CREDPROV_KUBE_BIN_DIR] : [])], { stdout: () => {} });
+  const code = await main(
+    [
+      'up',
+      '--provider',
+      'local',
+      '--name',
+      ENV_NAME,
+      ...(process.env.CREDPROV_KUBE_BIN_DIR ? ['--bin-dir', process.env.CREDPROV_KUBE_BIN_DIR] : []),
+    ],
+    { stdout: () => {} },
+  );
   expect(code).toBe(0);
   const env = (await readEnvironment(ENV_NAME))!;
   const tar = join(layout.root, 'bb.tar');
@@ -62,7 +77,17 @@ describe('credprov down', () => {
 
   it('DOWN-CLEAN: after `credprov up` and a pod that ran, down leaves no process, mount, link or state dir', async () => {
     const out: string[] = [];
-    const code = await main(['up', '--provider', 'local', '--name', ENV_NAME, ...(process.env.CREDPROV_KUBE_BIN_DIR ? ['--bin-dir', process.env.CREDPROV_KUBE_BIN_DIR] : [])], { stdout: (s) => out.push(s) });
+    const code = await main(
+      [
+        'up',
+        '--provider',
+        'local',
+        '--name',
+        ENV_NAME,
+        ...(process.env.CREDPROV_KUBE_BIN_DIR ? ['--bin-dir', process.env.CREDPROV_KUBE_BIN_DIR] : []),
+      ],
+      { stdout: (s) => out.push(s) },
+    );
     expect(code).toBe(0);
     // The last stdout line is the one machine-readable JSON object scripts rely on.
     const printed = JSON.parse(out.join('').trim().split('\n').at(-1)!) as Record<string, string>;
@@ -92,7 +117,10 @@ describe('credprov down', () => {
   }, 60_000);
 
   it('DOWN-AFTER-CRASH: down clears an environment whose up was killed half way (no env.json)', async () => {
-    const spec = applyDefaults({ name: ENV_NAME, ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}) });
+    const spec = applyDefaults({
+      name: ENV_NAME,
+      ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+    });
     await localProvider().up(spec, silentProgress);
     // What a SIGKILLed `credprov up` leaves: running daemons and no env.json.
     await execa('rm', ['-f', layout.envFile]);
@@ -101,7 +129,7 @@ describe('credprov down', () => {
     expect(await leftovers()).toEqual(CLEAN);
   }, 240_000);
 
-  it('DOWN-AFTER-CONTAINERD-KILLED: with containerd SIGKILLed under a running pod, down still removes the pod\'s processes, netns, cgroups and CNI state', async () => {
+  it("DOWN-AFTER-CONTAINERD-KILLED: with containerd SIGKILLed under a running pod, down still removes the pod's processes, netns, cgroups and CNI state", async () => {
     // Before the fix, down asked the dead containerd for its sandboxes, got none, and left the
     // pause and container processes (their shim killed), their netns, cgroups and CNI cache.
     await upWithPod('orphan');

@@ -20,15 +20,31 @@ import { e2eEnvName } from '../../src/testing/env-name.ts';
 const ENV_NAME = e2eEnvName('restart');
 const provider = localProvider();
 const available = await provider.isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 const skewMinor = parseKubeVersion(SKEW_KUBELET_VERSION).minor;
-const older = (await listEntries(kubeCacheRoot(cacheDir()), ['kubelet']).catch(() => [])).find((m) => parseKubeVersion(m.version).minor === skewMinor);
-const itSkew = testIf(older ? { ok: true } : { ok: false, reason: `no cached ${SKEW_KUBELET_VERSION}.x kubelet (scripts/test.sh builds it: credprov binaries ensure --kube-version ${SKEW_KUBELET_VERSION} --only kubelet --skip-containerd)` });
+const older = (await listEntries(kubeCacheRoot(cacheDir()), ['kubelet']).catch(() => [])).find(
+  (m) => parseKubeVersion(m.version).minor === skewMinor,
+);
+const itSkew = testIf(
+  older
+    ? { ok: true }
+    : {
+        ok: false,
+        reason: `no cached ${SKEW_KUBELET_VERSION}.x kubelet (scripts/test.sh builds it: credprov binaries ensure --kube-version ${SKEW_KUBELET_VERSION} --only kubelet --skip-containerd)`,
+      },
+);
 const layout = layoutFor(ENV_NAME);
 
-interface NodeJson { status: { nodeInfo: { kubeletVersion: string } } }
-const kubeletVersion = async (env: Environment) => (await kubectlJson<NodeJson>({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'node', env.nodeName])).status.nodeInfo.kubeletVersion;
-const controlPlanePids = async () => Promise.all(['etcd', 'kube-apiserver', 'containerd'].map((n) => recordedPid(layout.pids, n)));
+interface NodeJson {
+  status: { nodeInfo: { kubeletVersion: string } };
+}
+const kubeletVersion = async (env: Environment) =>
+  (await kubectlJson<NodeJson>({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'node', env.nodeName]))
+    .status.nodeInfo.kubeletVersion;
+const controlPlanePids = async () =>
+  Promise.all(['etcd', 'kube-apiserver', 'containerd'].map((n) => recordedPid(layout.pids, n)));
 
 describe('restartKubelet on the local provider', () => {
   let env: Environment | undefined;
@@ -43,21 +59,35 @@ describe('restartKubelet on the local provider', () => {
     env = await provider.restartKubelet(env, { kubelet: { config: { maxPods: 17 } } }, silentProgress);
     expect(await controlPlanePids()).toEqual(before);
     expect(await recordedPid(layout.pids, 'kubelet')).not.toBe(kubeletBefore);
-    const node = await kubectlJson<{ status: { capacity: { pods: string } } }>({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'node', env.nodeName]);
+    const node = await kubectlJson<{ status: { capacity: { pods: string } } }>(
+      { kubectl: env.kubectl, kubeconfig: env.kubeconfig },
+      ['get', 'node', env.nodeName],
+    );
     expect(node.status.capacity.pods).toBe('17');
   }, 240_000);
 
-  itSkew(`RESTART-SKEW: the kubelet binary can be swapped for an older minor (${SKEW_KUBELET_VERSION} kubelet under the default API server)`, async () => {
-    env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
-    env = await provider.restartKubelet(env, { kubeletBinary: join(kubeCacheRoot(cacheDir()), older!.version, 'kubelet') }, silentProgress);
-    expect(await kubeletVersion(env)).toBe(older!.version);
-  }, 240_000);
+  itSkew(
+    `RESTART-SKEW: the kubelet binary can be swapped for an older minor (${SKEW_KUBELET_VERSION} kubelet under the default API server)`,
+    async () => {
+      env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
+      env = await provider.restartKubelet(
+        env,
+        { kubeletBinary: join(kubeCacheRoot(cacheDir()), older!.version, 'kubelet') },
+        silentProgress,
+      );
+      expect(await kubeletVersion(env)).toBe(older!.version);
+    },
+    240_000,
+  );
 
   it('RESTART-WATCH: the component watch a run keeps lets our own kubelet restart pass, and names a kubelet killed under it within seconds', async () => {
     env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
     const stop = new AbortController();
     let death: unknown;
-    const watched = provider.watchComponents!(env, stop.signal).then((d) => (death = d), () => undefined);
+    const watched = provider.watchComponents!(env, stop.signal).then(
+      (d) => (death = d),
+      () => undefined,
+    );
     try {
       env = await provider.restartKubelet(env, { kubelet: { config: { maxPods: 19 } } }, silentProgress);
       await sleep(2500);

@@ -19,7 +19,9 @@ import { e2eEnvName } from '../../src/testing/env-name.ts';
 const ENV_NAME = e2eEnvName('audience');
 const provider = localProvider();
 const available = await provider.isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 
 let env: Environment | undefined;
 let podUid = '';
@@ -28,10 +30,18 @@ async function setup(): Promise<Environment> {
   if (env) return env;
   env = await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
   const admin = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
-  await apply(admin, [{
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'holder', namespace: 'default' },
-    spec: { nodeName: env.nodeName, automountServiceAccountToken: false, containers: [{ name: 'c', image: SANDBOX_IMAGE_REF, imagePullPolicy: 'Never' }] },
-  }]);
+  await apply(admin, [
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'holder', namespace: 'default' },
+      spec: {
+        nodeName: env.nodeName,
+        automountServiceAccountToken: false,
+        containers: [{ name: 'c', image: SANDBOX_IMAGE_REF, imagePullPolicy: 'Never' }],
+      },
+    },
+  ]);
   podUid = (await kubectlJson<{ metadata: { uid: string } }>(admin, ['get', 'pod', 'holder'])).metadata.uid;
   return env;
 }
@@ -43,7 +53,20 @@ async function nodeRequestsToken(audiences: string[], sa = 'default'): Promise<s
   const e = await setup();
   const asNode = { kubectl: e.kubectl, kubeconfig: layoutFor(ENV_NAME).kubeletKubeconfig };
   try {
-    lastToken = await kubectl(asNode, ['create', 'token', sa, '-n', 'default', ...audiences.flatMap((a) => ['--audience', a]), '--bound-object-kind', 'Pod', '--bound-object-name', 'holder', '--bound-object-uid', podUid]);
+    lastToken = await kubectl(asNode, [
+      'create',
+      'token',
+      sa,
+      '-n',
+      'default',
+      ...audiences.flatMap((a) => ['--audience', a]),
+      '--bound-object-kind',
+      'Pod',
+      '--bound-object-name',
+      'holder',
+      '--bound-object-uid',
+      podUid,
+    ]);
     return 'allowed';
   } catch (err) {
     if (err instanceof CommandError) return err.detail ?? err.reason;
@@ -62,7 +85,9 @@ async function allowedSoon(audiences: string[], timeoutMs = 15_000): Promise<str
 }
 
 const deniedFor = (aud: string) =>
-  new RegExp(`serviceaccounts "default" is forbidden: (system:node:\\S+ is not authorized to request tokens for audience "${aud}"|audience "${aud}" not found in pod spec volume, system:node:\\S+ is not authorized to request tokens for this audience)`);
+  new RegExp(
+    `serviceaccounts "default" is forbidden: (system:node:\\S+ is not authorized to request tokens for audience "${aud}"|audience "${aud}" not found in pod spec volume, system:node:\\S+ is not authorized to request tokens for this audience)`,
+  );
 
 const admin = () => ({ kubectl: env!.kubectl, kubeconfig: env!.kubeconfig });
 
@@ -71,7 +96,7 @@ describe('node token requests for credential-provider audiences (NodeRestriction
     await provider.down(ENV_NAME);
   });
 
-  it('AUD-DENIED: without RBAC the node is refused with NodeRestriction\'s message', async () => {
+  it("AUD-DENIED: without RBAC the node is refused with NodeRestriction's message", async () => {
     const out = await nodeRequestsToken(['credprov-aud-denied']);
     // Seen on v1.37.1: `serviceaccounts "default" is forbidden: system:node:N is not authorized to request
     // tokens for audience "A"`. Older releases said `audience "A" not found in pod spec volume, system:node:N
@@ -85,7 +110,7 @@ describe('node token requests for credential-provider audiences (NodeRestriction
     expect(await allowedSoon(['credprov-aud-cluster'])).toBe('allowed');
   }, 180_000);
 
-  it('AUD-NAMESPACED: a Role in the service account\'s namespace is enough (the check carries that namespace)', async () => {
+  it("AUD-NAMESPACED: a Role in the service account's namespace is enough (the check carries that namespace)", async () => {
     await setup();
     // Both grants first; once the matching one works the authorizer has seen the other as well.
     await allowNodesTokenAudience(admin(), 'credprov-aud-otherns', { namespace: 'kube-system' });
@@ -106,22 +131,34 @@ describe('node token requests for credential-provider audiences (NodeRestriction
     await setup();
     await allowNodesTokenAudience(admin(), 'credprov-aud-expiry');
     expect(await allowedSoon(['credprov-aud-expiry'])).toBe('allowed');
-    const claims = JSON.parse(Buffer.from(lastToken.trim().split('.')[1]!, 'base64url').toString()) as { exp: number; iat: number; aud: string[] };
+    const claims = JSON.parse(Buffer.from(lastToken.trim().split('.')[1]!, 'base64url').toString()) as {
+      exp: number;
+      iat: number;
+      aud: string[];
+    };
     expect(claims.aud).toEqual(['credprov-aud-expiry']);
     expect(claims.exp - claims.iat).toBe(3600);
   }, 180_000);
 
   it('AUD-SA-GET: a node may GET the ServiceAccount of a pod bound to it (the kubelet reads its annotations), and no other', async () => {
     const e = await setup();
-    await apply(admin(), [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'unused', namespace: 'default' } }]);
+    await apply(admin(), [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'unused', namespace: 'default' } },
+    ]);
     const asNode = { kubectl: e.kubectl, kubeconfig: layoutFor(ENV_NAME).kubeletKubeconfig };
-    const get = (name: string) => kubectl(asNode, ['get', 'serviceaccount', name, '-n', 'default', '-o', 'name']).then((o) => o.trim(), (err: unknown) => (err as CommandError).detail ?? String(err));
+    const get = (name: string) =>
+      kubectl(asNode, ['get', 'serviceaccount', name, '-n', 'default', '-o', 'name']).then(
+        (o) => o.trim(),
+        (err: unknown) => (err as CommandError).detail ?? String(err),
+      );
     expect(await get('default')).toBe('serviceaccount/default');
     expect(await get('unused')).toMatch(/forbidden: User "system:node:\S+" cannot get resource "serviceaccounts"/);
   }, 180_000);
 
   it('AUD-ONE: a node may ask for at most one audience per token', async () => {
     await setup();
-    expect(await nodeRequestsToken(['credprov-aud-cluster', 'credprov-aud-named'])).toMatch(/node may only request 0 or 1 audiences/);
+    expect(await nodeRequestsToken(['credprov-aud-cluster', 'credprov-aud-named'])).toMatch(
+      /node may only request 0 or 1 audiences/,
+    );
   }, 180_000);
 });

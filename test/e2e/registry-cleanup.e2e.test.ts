@@ -30,18 +30,28 @@ async function processesMatching(text: string): Promise<number[]> {
   return out;
 }
 
-const exists = (p: string) => readdir(p).then(() => true, () => false);
+const exists = (p: string) =>
+  readdir(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('registry cleanup', () => {
   const stateDir = mkdtemp(join(tmpdir(), 'credprov-state-'));
-  const cli = async (...args: string[]) => execa(process.execPath, [CLI, 'registry', ...args], { env: { CREDPROV_STATE_DIR: await stateDir }, reject: false });
+  const cli = async (...args: string[]) =>
+    execa(process.execPath, [CLI, 'registry', ...args], { env: { CREDPROV_STATE_DIR: await stateDir }, reject: false });
   afterAll(async () => {
     await cli('down', '--all');
     await rm(await stateDir, { recursive: true, force: true });
   });
 
   it('REG-CLEANUP-STOP: stop() of a token+TLS registry leaves no process, hosts line or dir; a second stop() is harmless', async () => {
-    const reg = await provider.start({ name: 'e2e-clean', hostname: 'clean.registry.test', auth: Auth.token({ users: [{ username: 'u', password: 'p' }] }), tls: true });
+    const reg = await provider.start({
+      name: 'e2e-clean',
+      hostname: 'clean.registry.test',
+      auth: Auth.token({ users: [{ username: 'u', password: 'p' }] }),
+      tls: true,
+    });
     const state = (await readState(reg.dir))!;
     expect(state.processes.length).toBeGreaterThan(0);
     expect((await hosts.entries()).some((e) => e.owner.startsWith('registry/e2e-clean'))).toBe(true);
@@ -53,8 +63,16 @@ describe('registry cleanup', () => {
   }, 30_000);
 
   it('REG-CLEANUP-STALE-HOSTS: a hosts line left by a test process that died is removed when the next registry starts', async () => {
-    await hosts.add({ address: '127.0.0.1', hostnames: ['ghost.registry.test'], owner: 'registry/e2e-ghost:pid999999' });
-    const reg = await provider.start({ name: 'e2e-ghost-check', hostname: 'ghost-check.registry.test', auth: Auth.none() });
+    await hosts.add({
+      address: '127.0.0.1',
+      hostnames: ['ghost.registry.test'],
+      owner: 'registry/e2e-ghost:pid999999',
+    });
+    const reg = await provider.start({
+      name: 'e2e-ghost-check',
+      hostname: 'ghost-check.registry.test',
+      auth: Auth.none(),
+    });
     try {
       expect((await hosts.entries()).some((e) => e.owner === 'registry/e2e-ghost:pid999999')).toBe(false);
       expect((await hosts.entries()).some((e) => e.owner === `registry/e2e-ghost-check:pid${process.pid}`)).toBe(true);
@@ -70,8 +88,15 @@ describe('registry cleanup', () => {
     await chmod(fake, 0o755);
     try {
       const before = (await readdir(tmpdir())).filter((d) => d.startsWith('credprov-registry-e2e-broken-'));
-      await expect(processProvider({ binary: fake }).start({ name: 'e2e-broken', auth: Auth.htpasswd([{ username: 'u', password: 'p' }]) }))
-        .rejects.toMatchObject({ reason: expect.stringMatching(/^starting registry e2e-broken: gave up waiting for .*exited \(code 1\)/), detail: expect.stringContaining('configuration error') });
+      await expect(
+        processProvider({ binary: fake }).start({
+          name: 'e2e-broken',
+          auth: Auth.htpasswd([{ username: 'u', password: 'p' }]),
+        }),
+      ).rejects.toMatchObject({
+        reason: expect.stringMatching(/^starting registry e2e-broken: gave up waiting for .*exited \(code 1\)/),
+        detail: expect.stringContaining('configuration error'),
+      });
       expect((await readdir(tmpdir())).filter((d) => d.startsWith('credprov-registry-e2e-broken-'))).toEqual(before);
       expect((await hosts.entries()).some((e) => e.owner.startsWith('registry/e2e-broken'))).toBe(false);
     } finally {
@@ -83,7 +108,14 @@ describe('registry cleanup', () => {
     const up = await cli('up', '--name', 'e2e-cli', '--auth', 'token', '--tls', '--seed');
     expect(up.exitCode).toBe(0);
     const out = JSON.parse(up.stdout.trim().split('\n').at(-1)!);
-    expect(out).toMatchObject({ name: 'e2e-cli', host: expect.stringMatching(/^e2e-cli\.registry\.test:\d+$/), auth: 'token', realm: expect.stringMatching(/^http:/), caFile: expect.any(String), images: expect.any(Array) });
+    expect(out).toMatchObject({
+      name: 'e2e-cli',
+      host: expect.stringMatching(/^e2e-cli\.registry\.test:\d+$/),
+      auth: 'token',
+      realm: expect.stringMatching(/^http:/),
+      caFile: expect.any(String),
+      images: expect.any(Array),
+    });
     const creds = JSON.parse(await readFile(out.credentialsFile, 'utf8'));
     expect(up.stdout + up.stderr).not.toContain(creds.users[0].password);
     const dir = join(await stateDir, 'registries', 'e2e-cli');

@@ -51,7 +51,10 @@ async function processesNaming(text: string): Promise<number[]> {
 
 /** A node child that runs `code` (ESM, repo modules importable by path) and prints one JSON line when set up; then it waits to be killed. */
 async function holder(code: string, env: NodeJS.ProcessEnv): Promise<{ pid: number; ready: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `${code}\nsetInterval(() => {}, 60_000);`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `${code}\nsetInterval(() => {}, 60_000);`], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -82,20 +85,31 @@ describe('container provider (testcontainers, private dockerd)', () => {
     let reg: StartedRegistry;
     beforeAll(async () => {
       if (!prerequisites.ok) return;
-      reg = await provider.start({ name: 'hcontainers-auth', hostname: 'hcontainers-auth.registry.test', auth: Auth.htpasswd([alice]) });
+      reg = await provider.start({
+        name: 'hcontainers-auth',
+        hostname: 'hcontainers-auth.registry.test',
+        auth: Auth.htpasswd([alice]),
+      });
       await reg.push(await busyboxImage());
     }, 90_000);
     afterAll(() => reg?.stop());
 
     it('REG-CONTAINER-AUTH: anonymous gets 401, good credentials read the image, a rotation restarts the container', async () => {
       expect(await reg.client().canPull('credprov/busybox', 'latest')).toMatchObject({ ok: false, status: 401 });
-      expect(await new RegistryClient({ baseUrl: `http://${reg.host}`, credentials: alice }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
+      expect(
+        await new RegistryClient({ baseUrl: `http://${reg.host}`, credentials: alice }).canPull(
+          'credprov/busybox',
+          'latest',
+        ),
+      ).toMatchObject({ ok: true });
       const before = (await readState(reg.dir))!.containerId;
       await reg.users.rotate('alice', 'alice-pw-2');
       expect((await readState(reg.dir))!.containerId).not.toBe(before);
       expect(await containerRunning(dockerd.host, before!)).toBe(false);
       expect(await reg.client(alice).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: false, status: 401 });
-      expect(await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
+      expect(
+        await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest'),
+      ).toMatchObject({ ok: true });
     });
 
     it('REG-CONTAINER-SHAPE: the locally built image on host networking, the dir mounted at its own path, owned by this process', async () => {
@@ -104,13 +118,16 @@ describe('container provider (testcontainers, private dockerd)', () => {
       expect(info.Config.Image).toBe((await registryImageInputs(DEFAULT_BINARY)).ref);
       expect(info.HostConfig.NetworkMode).toBe('host');
       expect(info.Mounts).toEqual([expect.objectContaining({ Type: 'bind', Source: reg.dir, Destination: reg.dir })]);
-      expect(info.Config.Labels).toMatchObject({ [REGISTRY_LABEL]: 'hcontainers-auth', [OWNER_LABEL]: String(process.pid) });
+      expect(info.Config.Labels).toMatchObject({
+        [REGISTRY_LABEL]: 'hcontainers-auth',
+        [OWNER_LABEL]: String(process.pid),
+      });
       // Nothing was pulled: the daemon holds only the image credprov built.
       const images = await rt.client.container.dockerode.listImages();
       expect(images.flatMap((i) => i.RepoTags ?? [])).toEqual([info.Config.Image]);
     });
 
-    it('REG-CONTAINER-LOGS: the container\'s output reaches the registry log file as it happens', async () => {
+    it("REG-CONTAINER-LOGS: the container's output reaches the registry log file as it happens", async () => {
       const log = await readFile(reg.logFile, 'utf8');
       expect(log).toMatch(/listening on 127\.0\.0\.1:\d+/);
       await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest');
@@ -124,12 +141,25 @@ describe('container provider (testcontainers, private dockerd)', () => {
   });
 
   it('REG-CONTAINER-TOKEN-TLS: token auth over TLS works, and stop() removes container, hosts line and dir', async () => {
-    const reg = await provider.start({ name: 'hcontainers-tls', hostname: 'hcontainers-tls.registry.test', auth: Auth.token({ users: [alice] }), tls: true });
+    const reg = await provider.start({
+      name: 'hcontainers-tls',
+      hostname: 'hcontainers-tls.registry.test',
+      auth: Auth.token({ users: [alice] }),
+      tls: true,
+    });
     const state = (await readState(reg.dir))!;
     try {
-      expect(state).toMatchObject({ provider: 'container', containerId: expect.any(String), docker: { host: dockerd.host } });
+      expect(state).toMatchObject({
+        provider: 'container',
+        containerId: expect.any(String),
+        docker: { host: dockerd.host },
+      });
       await reg.push(await busyboxImage());
-      const c = new RegistryClient({ baseUrl: `https://${reg.host}`, credentials: alice, ca: await readFile(reg.caCertPath!, 'utf8') });
+      const c = new RegistryClient({
+        baseUrl: `https://${reg.host}`,
+        credentials: alice,
+        ca: await readFile(reg.caCertPath!, 'utf8'),
+      });
       expect(await c.canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
     } finally {
       await reg.stop();
@@ -139,13 +169,23 @@ describe('container provider (testcontainers, private dockerd)', () => {
     await expect(readFile(`${reg.dir}/state.json`)).rejects.toThrow();
   });
 
-  it('REG-CONTAINER-PORT-IN-USE: a port already taken fails in distribution\'s words (exit 2), and no container is left', async () => {
+  it("REG-CONTAINER-PORT-IN-USE: a port already taken fails in distribution's words (exit 2), and no container is left", async () => {
     const taken: Server = createServer();
     await new Promise<void>((r) => taken.listen({ host: '127.0.0.1', port: 0 }, r));
     const port = (taken.address() as { port: number }).port;
     try {
-      await expect(provider.start({ name: 'hcontainers-busy', hostname: 'hcontainers-busy.registry.test', auth: Auth.none(), port }))
-        .rejects.toMatchObject({ reason: `starting registry hcontainers-busy: 127.0.0.1:${port} is already in use`, exitCode: 2, detail: expect.stringContaining('address already in use') });
+      await expect(
+        provider.start({
+          name: 'hcontainers-busy',
+          hostname: 'hcontainers-busy.registry.test',
+          auth: Auth.none(),
+          port,
+        }),
+      ).rejects.toMatchObject({
+        reason: `starting registry hcontainers-busy: 127.0.0.1:${port} is already in use`,
+        exitCode: 2,
+        detail: expect.stringContaining('address already in use'),
+      });
       expect(await containersOf(rt, 'hcontainers-busy')).toEqual([]);
     } finally {
       taken.close();
@@ -153,17 +193,24 @@ describe('container provider (testcontainers, private dockerd)', () => {
   });
 
   it('REG-CONTAINER-ORPHAN: the container of a test process that was killed is removed when the next container registry starts', async () => {
-    const child = await holder(`
+    const child = await holder(
+      `
       const { containerProvider } = await import(${JSON.stringify(join(ROOT, 'registry/container.ts'))});
       const { Auth } = await import(${JSON.stringify(join(ROOT, 'registry/auth.ts'))});
       const reg = await containerProvider().start({ name: 'hcontainers-orphan', hostname: 'hcontainers-orphan.registry.test', auth: Auth.none() });
-      console.log(JSON.stringify({ dir: reg.dir }));`, { DOCKER_HOST: dockerd.host });
+      console.log(JSON.stringify({ dir: reg.dir }));`,
+      { DOCKER_HOST: dockerd.host },
+    );
     try {
       const id = (await readState(child.ready.dir!))!.containerId!;
       process.kill(child.pid, 'SIGKILL');
       for (let i = 0; i < 50 && isAlive(child.pid); i++) await sleep(20);
       expect(await containerRunning(dockerd.host, id)).toBe(true);
-      const next = await provider.start({ name: 'hcontainers-next', hostname: 'hcontainers-next.registry.test', auth: Auth.none() });
+      const next = await provider.start({
+        name: 'hcontainers-next',
+        hostname: 'hcontainers-next.registry.test',
+        auth: Auth.none(),
+      });
       await next.stop();
       expect(await containersOf(rt, 'hcontainers-orphan')).toEqual([]);
     } finally {
@@ -174,15 +221,33 @@ describe('container provider (testcontainers, private dockerd)', () => {
   it('REG-CONTAINER-CLI: registry up --provider container returns, its log keeps growing, ls sees it, down from another process removes container and follower', async () => {
     const state = await mkdtemp(join(tmpdir(), 'credprov-state-'));
     const env = { CREDPROV_STATE_DIR: state, DOCKER_HOST: dockerd.host };
-    const cli = (...a: string[]) => execa(process.execPath, [CLI, 'registry', ...a], { env, reject: false, timeout: 60_000 });
+    const cli = (...a: string[]) =>
+      execa(process.execPath, [CLI, 'registry', ...a], { env, reject: false, timeout: 60_000 });
     try {
-      const up = await cli('up', '--provider', 'container', '--name', 'hcontainers-cli', '--auth', 'htpasswd', '--user', 'alice:alice-pw-1');
+      const up = await cli(
+        'up',
+        '--provider',
+        'container',
+        '--name',
+        'hcontainers-cli',
+        '--auth',
+        'htpasswd',
+        '--user',
+        'alice:alice-pw-1',
+      );
       expect(up).toMatchObject({ exitCode: 0, timedOut: false });
       const out = JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { host: string };
       const dir = join(state, 'registries', 'hcontainers-cli');
       const s = (await readState(dir))!;
-      expect(s).toMatchObject({ provider: 'container', containerId: expect.any(String), docker: { host: dockerd.host }, processes: [expect.objectContaining({ match: s.containerId })] });
-      expect(JSON.parse((await cli('ls', '--json')).stdout)).toEqual([expect.objectContaining({ name: 'hcontainers-cli', status: 'running' })]);
+      expect(s).toMatchObject({
+        provider: 'container',
+        containerId: expect.any(String),
+        docker: { host: dockerd.host },
+        processes: [expect.objectContaining({ match: s.containerId })],
+      });
+      expect(JSON.parse((await cli('ls', '--json')).stdout)).toEqual([
+        expect.objectContaining({ name: 'hcontainers-cli', status: 'running' }),
+      ]);
       // `up` has exited: the detached follower writes what the registry says now.
       await new RegistryClient({ baseUrl: s.url, credentials: alice }).canPull('credprov/nothing', 'latest');
       let log = '';
@@ -203,13 +268,16 @@ describe('container provider (testcontainers, private dockerd)', () => {
   });
 
   it('REG-CONTAINER-DOCKERD-SWEEP: a private dockerd whose owner was killed is stopped with its container, unmounted and removed by the next start', async () => {
-    const child = await holder(`
+    const child = await holder(
+      `
       const { PrivateDockerd } = await import(${JSON.stringify(join(ROOT, 'registry/dockerd.ts'))});
       const { containerProvider } = await import(${JSON.stringify(join(ROOT, 'registry/container.ts'))});
       const { Auth } = await import(${JSON.stringify(join(ROOT, 'registry/auth.ts'))});
       const d = await PrivateDockerd.start();
       const reg = await containerProvider({ dockerHost: d.host }).start({ name: 'hcontainers-swept', hostname: 'hcontainers-swept.registry.test', auth: Auth.none() });
-      console.log(JSON.stringify({ dockerdDir: d.dir, registryDir: reg.dir }));`, {});
+      console.log(JSON.stringify({ dockerdDir: d.dir, registryDir: reg.dir }));`,
+      {},
+    );
     const { dockerdDir, registryDir } = child.ready as { dockerdDir: string; registryDir: string };
     try {
       process.kill(child.pid, 'SIGKILL');

@@ -15,7 +15,9 @@ jest.setTimeout(60_000);
 
 const provider = processProvider();
 const bins = await findContainerd();
-const it = testIf(all(await provider.isAvailable(), isRoot(), 'missing' in bins ? { ok: false, reason: bins.missing } : { ok: true }));
+const it = testIf(
+  all(await provider.isAvailable(), isRoot(), 'missing' in bins ? { ok: false, reason: bins.missing } : { ok: true }),
+);
 const alice = { username: 'alice', password: 'alice-pw-1' };
 const MARKER = 'credprov-pull-marker';
 
@@ -36,7 +38,12 @@ describe('containerd pulls from credprov registries', () => {
     // containerd cache /etc/hosts for 5 s and would not see a newer line.
     const image = await busyboxImage({ marker: MARKER });
     for (const { id, auth, tls } of cases) {
-      const reg = await provider.start({ name: `e2e-ctd-${id.toLowerCase()}`, hostname: `ctd-${id.toLowerCase()}.registry.test`, auth: auth(), tls });
+      const reg = await provider.start({
+        name: `e2e-ctd-${id.toLowerCase()}`,
+        hostname: `ctd-${id.toLowerCase()}.registry.test`,
+        auth: auth(),
+        tls,
+      });
       regs.set(id, { reg, ref: await reg.push(image) });
     }
     ctd = await PrivateContainerd.start(bins);
@@ -73,7 +80,11 @@ describe('containerd pulls from credprov registries', () => {
       expect(run.output).toContain(MARKER);
       if (reg.tokenServer) {
         // containerd with credentials asks the token server with an OAuth2 password grant.
-        expect(reg.tokenServer.requests.filter((q) => q.status === 200).at(-1)).toMatchObject({ method: 'POST', clientId: 'containerd-client', account: 'alice' });
+        expect(reg.tokenServer.requests.filter((q) => q.status === 200).at(-1)).toMatchObject({
+          method: 'POST',
+          clientId: 'containerd-client',
+          account: 'alice',
+        });
       }
     }, 60_000);
   });

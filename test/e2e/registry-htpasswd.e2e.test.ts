@@ -16,7 +16,11 @@ describe('registry with htpasswd auth', () => {
   let reg: StartedRegistry;
   beforeAll(async () => {
     if (!(await provider.isAvailable()).ok) return;
-    reg = await provider.start({ name: 'e2e-htpasswd', hostname: 'htpasswd.registry.test', auth: Auth.htpasswd([alice, bob]) });
+    reg = await provider.start({
+      name: 'e2e-htpasswd',
+      hostname: 'htpasswd.registry.test',
+      auth: Auth.htpasswd([alice, bob]),
+    });
     await reg.push(await busyboxImage());
   }, 30_000);
   afterAll(() => reg?.stop());
@@ -35,19 +39,25 @@ describe('registry with htpasswd auth', () => {
   });
 
   it('REG-BAD-401: a wrong password is refused with 401', async () => {
-    expect(await reg.client({ username: 'alice', password: 'wrong' }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: false, status: 401 });
+    expect(
+      await reg.client({ username: 'alice', password: 'wrong' }).canPull('credprov/busybox', 'latest'),
+    ).toMatchObject({ ok: false, status: 401 });
   });
 
   it('REG-ROTATE: after a rotation the old password stops working and the new one works', async () => {
     await reg.users.rotate('alice', 'alice-pw-2');
     expect(await reg.client(alice).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: false, status: 401 });
-    expect(await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
+    expect(
+      await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest'),
+    ).toMatchObject({ ok: true });
   }, 20_000);
 
   it('REG-REVOKE: a revoked user is refused while the others keep working', async () => {
     await reg.users.revoke('bob');
     expect(await reg.client(bob).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: false, status: 401 });
-    expect(await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
+    expect(
+      await reg.client({ username: 'alice', password: 'alice-pw-2' }).canPull('credprov/busybox', 'latest'),
+    ).toMatchObject({ ok: true });
   }, 20_000);
 });
 
@@ -65,9 +75,26 @@ describe('several registries at once', () => {
     expect(new Set(regs.map((r) => r.host)).size).toBe(3);
     const image = await busyboxImage();
     for (const r of regs) await r.push(image);
-    expect(await new RegistryClient({ baseUrl: `http://${regs[0]!.host}` }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
-    expect(await new RegistryClient({ baseUrl: `http://${regs[1]!.host}`, credentials: alice }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
-    expect(await new RegistryClient({ baseUrl: `http://${regs[2]!.host}`, credentials: alice }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: false, status: 401 });
-    expect(await new RegistryClient({ baseUrl: `http://${regs[2]!.host}`, credentials: bob }).canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
+    expect(
+      await new RegistryClient({ baseUrl: `http://${regs[0]!.host}` }).canPull('credprov/busybox', 'latest'),
+    ).toMatchObject({ ok: true });
+    expect(
+      await new RegistryClient({ baseUrl: `http://${regs[1]!.host}`, credentials: alice }).canPull(
+        'credprov/busybox',
+        'latest',
+      ),
+    ).toMatchObject({ ok: true });
+    expect(
+      await new RegistryClient({ baseUrl: `http://${regs[2]!.host}`, credentials: alice }).canPull(
+        'credprov/busybox',
+        'latest',
+      ),
+    ).toMatchObject({ ok: false, status: 401 });
+    expect(
+      await new RegistryClient({ baseUrl: `http://${regs[2]!.host}`, credentials: bob }).canPull(
+        'credprov/busybox',
+        'latest',
+      ),
+    ).toMatchObject({ ok: true });
   }, 30_000);
 });

@@ -18,14 +18,23 @@ describe.each([
   let reg: StartedRegistry;
   beforeAll(async () => {
     if (!(await provider.isAvailable()).ok) return;
-    reg = await provider.start({ name: `e2e-tls-${mode}`, hostname: `tls-${mode}.registry.test`, auth: auth(), tls: true });
+    reg = await provider.start({
+      name: `e2e-tls-${mode}`,
+      hostname: `tls-${mode}.registry.test`,
+      auth: auth(),
+      tls: true,
+    });
     await reg.push(await busyboxImage());
   }, 30_000);
   afterAll(() => reg?.stop());
 
   it(`REG-TLS-CA-${mode}: a client trusting the harness CA pulls over https by hostname`, async () => {
     expect(reg.scheme).toBe('https');
-    const c = new RegistryClient({ baseUrl: `https://${reg.host}`, credentials: alice, ca: await readFile(reg.caCertPath!, 'utf8') });
+    const c = new RegistryClient({
+      baseUrl: `https://${reg.host}`,
+      credentials: alice,
+      ca: await readFile(reg.caCertPath!, 'utf8'),
+    });
     expect(await c.canPull('credprov/busybox', 'latest')).toMatchObject({ ok: true });
   });
 

@@ -27,7 +27,12 @@ describe.each([false, true])('certify kubelet-plugin --verify-pull (tls: %s)', (
   beforeAll(async () => {
     if (!(await provider.isAvailable()).ok) return;
     dir = await mkdtemp(join(tmpdir(), 'credprov-verify-'));
-    reg = await provider.start({ name: `e2e-verify${tls ? '-tls' : ''}`, hostname: `verify${tls ? '-tls' : ''}.registry.test`, auth: Auth.htpasswd([alice]), tls });
+    reg = await provider.start({
+      name: `e2e-verify${tls ? '-tls' : ''}`,
+      hostname: `verify${tls ? '-tls' : ''}.registry.test`,
+      auth: Auth.htpasswd([alice]),
+      tls,
+    });
     ref = await reg.push(await busyboxImage());
   }, 30_000);
   afterAll(async () => {
@@ -37,24 +42,57 @@ describe.each([false, true])('certify kubelet-plugin --verify-pull (tls: %s)', (
 
   async function certify(password: string, name: string) {
     const scenario = join(dir, `${name}.json`);
-    await writeFile(scenario, JSON.stringify({ rules: [{ match: [reg.host], auth: { [reg.host]: { username: 'alice', password } }, cacheKeyType: 'Registry', cacheDuration: '5m' }] }));
+    await writeFile(
+      scenario,
+      JSON.stringify({
+        rules: [
+          {
+            match: [reg.host],
+            auth: { [reg.host]: { username: 'alice', password } },
+            cacheKeyType: 'Registry',
+            cacheDuration: '5m',
+          },
+        ],
+      }),
+    );
     const config = join(dir, `${name}.yaml`);
-    await writeFile(config, [
-      'apiVersion: kubelet.config.k8s.io/v1',
-      'kind: CredentialProviderConfig',
-      'providers:',
-      '  - name: credprov-fake-provider',
-      `    matchImages: ["${reg.host}"]`,
-      '    defaultCacheDuration: 5m',
-      '    apiVersion: credentialprovider.kubelet.k8s.io/v1',
-      '    env:',
-      '      - name: CREDPROV_FAKE_SCENARIO',
-      `        value: ${scenario}`,
-      '',
-    ].join('\n'));
+    await writeFile(
+      config,
+      [
+        'apiVersion: kubelet.config.k8s.io/v1',
+        'kind: CredentialProviderConfig',
+        'providers:',
+        '  - name: credprov-fake-provider',
+        `    matchImages: ["${reg.host}"]`,
+        '    defaultCacheDuration: 5m',
+        '    apiVersion: credentialprovider.kubelet.k8s.io/v1',
+        '    env:',
+        '      - name: CREDPROV_FAKE_SCENARIO',
+        `        value: ${scenario}`,
+        '',
+      ].join('\n'),
+    );
     const reportDir = join(dir, `report-${name}`);
     const tlsFlags = reg.caCertPath ? ['--verify-pull-ca', reg.caCertPath] : ['--verify-pull-plain-http'];
-    const r = await execa(process.execPath, [CLI, 'certify', 'kubelet-plugin', '--plugin', FAKE, '--config', config, '--image', ref, '--verify-pull', ...tlsFlags, '--report-dir', reportDir], { reject: false });
+    const r = await execa(
+      process.execPath,
+      [
+        CLI,
+        'certify',
+        'kubelet-plugin',
+        '--plugin',
+        FAKE,
+        '--config',
+        config,
+        '--image',
+        ref,
+        '--verify-pull',
+        ...tlsFlags,
+        '--report-dir',
+        reportDir,
+      ],
+      { reject: false },
+    );
     const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'));
     const check = report.checks.find((c: { id: string }) => c.id === 'KP-CREDENTIALS-OPEN-IMAGE');
     return { r, check, reportText: JSON.stringify(report) + (await readFile(join(reportDir, 'report.md'), 'utf8')) };

@@ -14,7 +14,9 @@ import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from '../../suites/smok
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 const ENV_NAME = e2eEnvName('smoke');
 
 describe('smoke suite on a local cluster', () => {
@@ -25,7 +27,11 @@ describe('smoke suite on a local cluster', () => {
     if (outcome) return outcome;
     dir = await mkdtemp(join(tmpdir(), 'credprov-smoke-'));
     outcome = await runSuites([smokeSuite], {
-      baseSpec: { name: ENV_NAME, provider: 'local', ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}) },
+      baseSpec: {
+        name: ENV_NAME,
+        provider: 'local',
+        ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+      },
       artifactsDir: dir,
       redactor: new Redactor(),
     });
@@ -44,9 +50,21 @@ describe('smoke suite on a local cluster', () => {
     expect(result ? `${result.status}: ${result.message}` : `${id} did not report`).toMatch(/^passed: /);
   };
 
-  it(`${PRIVATE_PULL.id}: a pod whose private image the fake provider matches pulls with its credentials and prints the marker`, () => expectPassed(PRIVATE_PULL.id), 240_000);
-  it(`${UNMATCHED_FAILS.id}: a pod whose private image no provider matches fails with ErrImagePull or ImagePullBackOff`, () => expectPassed(UNMATCHED_FAILS.id), 240_000);
-  it(`${PLUGIN_REQUEST.id}: the plugin saw exactly one v1 CredentialProviderRequest, for the repository without tag, without a token`, () => expectPassed(PLUGIN_REQUEST.id), 240_000);
+  it(
+    `${PRIVATE_PULL.id}: a pod whose private image the fake provider matches pulls with its credentials and prints the marker`,
+    () => expectPassed(PRIVATE_PULL.id),
+    240_000,
+  );
+  it(
+    `${UNMATCHED_FAILS.id}: a pod whose private image no provider matches fails with ErrImagePull or ImagePullBackOff`,
+    () => expectPassed(UNMATCHED_FAILS.id),
+    240_000,
+  );
+  it(
+    `${PLUGIN_REQUEST.id}: the plugin saw exactly one v1 CredentialProviderRequest, for the repository without tag, without a token`,
+    () => expectPassed(PLUGIN_REQUEST.id),
+    240_000,
+  );
   it('SMOKE-TEARDOWN: the run tears down the environment it brought up', async () => {
     const { tornDown } = await run();
     expect(tornDown).toBe(true);

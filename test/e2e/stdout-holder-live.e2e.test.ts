@@ -30,7 +30,9 @@ import { behaviourFor } from '../../src/versions/table.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 const ENV_NAME = e2eEnvName('holder');
 const FIXTURE = fileURLToPath(new URL('../../fixtures/plugins/broken-daemon-holds-stdout', import.meta.url));
 /** The fixture's scenario answers user credprov, password fake-password-for-<registry>, for *.registry.credprov.test. */
@@ -72,36 +74,54 @@ describe('a plugin that leaves a daemon holding its stdout, on the real kubelet'
     const pluginLog = join(dir, 'plugin-invocations.jsonl');
     const image = await busyboxImage({ marker: 'credprov-holder' });
     for (const c of CASES) {
-      c.registry = await processProvider().start({ name: `${c.provider}-${Date.now().toString(36).slice(-4)}`, auth: Auth.htpasswd([{ username: 'credprov', password: password(c.host) }]), tls: true });
+      c.registry = await processProvider().start({
+        name: `${c.provider}-${Date.now().toString(36).slice(-4)}`,
+        auth: Auth.htpasswd([{ username: 'credprov', password: password(c.host) }]),
+        tls: true,
+      });
       await c.registry.push(image, { name: 'holder/app', tag: 'v1' });
     }
-    env = await localProvider().up(applyDefaults({
-      name: ENV_NAME,
-      ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
-      credentialProvider: {
-        plugins: Object.fromEntries(CASES.map((c) => [c.provider, FIXTURE])),
-        config: {
-          apiVersion: 'kubelet.config.k8s.io/v1', kind: 'CredentialProviderConfig',
-          providers: CASES.map((c) => ({
-            name: c.provider, apiVersion: 'credentialprovider.kubelet.k8s.io/v1', matchImages: [c.host], defaultCacheDuration: '0s',
-            env: [{ name: 'CREDPROV_HOLD_SECONDS', value: String(c.holdSeconds) }, { name: 'CREDPROV_FAKE_LOG', value: pluginLog }, { name: TEST_MARKER_ENV, value: c.marker }],
-          })),
+    env = await localProvider().up(
+      applyDefaults({
+        name: ENV_NAME,
+        ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+        credentialProvider: {
+          plugins: Object.fromEntries(CASES.map((c) => [c.provider, FIXTURE])),
+          config: {
+            apiVersion: 'kubelet.config.k8s.io/v1',
+            kind: 'CredentialProviderConfig',
+            providers: CASES.map((c) => ({
+              name: c.provider,
+              apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+              matchImages: [c.host],
+              defaultCacheDuration: '0s',
+              env: [
+                { name: 'CREDPROV_HOLD_SECONDS', value: String(c.holdSeconds) },
+                { name: 'CREDPROV_FAKE_LOG', value: pluginLog },
+                { name: TEST_MARKER_ENV, value: c.marker },
+              ],
+            })),
+          },
         },
-      },
-    }), silentProgress);
+      }),
+      silentProgress,
+    );
     for (const c of CASES) await c.registry!.serveAs(env.containerd!.certsDir, c.host);
     const metric = behaviourFor(env.kubeletVersion ?? env.kubeVersion).pluginErrorsMetric;
     const errorsBefore = await Promise.all(CASES.map((c) => pluginErrors(env!, metric, c.provider)));
 
     // Both pods at once: the credential lookup runs in each pod's own worker, before the image puller.
     const observed = new Map<string, Observed>(CASES.map((c) => [c.provider, { holders: new Map() }]));
-    for (const c of CASES) await createPod(env, { name: c.provider, image: `${c.host}/holder/app:v1`, pullPolicy: 'Always' });
-    const outcomes = Promise.all(CASES.map(async (c) => {
-      const o = observed.get(c.provider)!;
-      o.outcome = await waitForPodOutcome(env!, c.provider, 150_000);
-      o.outcomeAt = Date.now();
-      if (o.outcome.kind === 'pull-failed') o.failure = pullFailure(await podEvents(env!, c.provider), o.outcome);
-    }));
+    for (const c of CASES)
+      await createPod(env, { name: c.provider, image: `${c.host}/holder/app:v1`, pullPolicy: 'Always' });
+    const outcomes = Promise.all(
+      CASES.map(async (c) => {
+        const o = observed.get(c.provider)!;
+        o.outcome = await waitForPodOutcome(env!, c.provider, 150_000);
+        o.outcomeAt = Date.now();
+        if (o.outcome.kind === 'pull-failed') o.failure = pullFailure(await podEvents(env!, c.provider), o.outcome);
+      }),
+    );
     // Meanwhile, every 250 ms: which helpers (by the marker each provider's env gives them) are alive.
     let watching = true;
     const watcher = (async () => {
@@ -123,7 +143,10 @@ describe('a plugin that leaves a daemon holding its stdout, on the real kubelet'
     // The error counter right after the outcomes, before the failed pod's retry can add to it.
     const errorsAfter = await Promise.all(CASES.map((c) => pluginErrors(env!, metric, c.provider)));
     const kubeletLog = await readFile(join(env.logsDir, 'kubelet.log'), 'utf8');
-    const execs = (await readFile(pluginLog, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { time: string; image: string; durationMs: number });
+    const execs = (await readFile(pluginLog, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { time: string; image: string; durationMs: number });
 
     for (const [i, c] of CASES.entries()) {
       const o = observed.get(c.provider)!;
@@ -133,17 +156,29 @@ describe('a plugin that leaves a daemon holding its stdout, on the real kubelet'
       // The fake logs as it answers; the plugin process exits right after.
       const started = answeredAt - exec!.durationMs;
       const pullingAt = await eventTime(env, c.provider, 'Pulling');
-      const predicted: KubeletExecPrediction = kubeletExec({ exitsAtMs: answeredAt - started, outputsCloseAtMs: c.holdSeconds * 1000 });
+      const predicted: KubeletExecPrediction = kubeletExec({
+        exitsAtMs: answeredAt - started,
+        outputsCloseAtMs: c.holdSeconds * 1000,
+      });
       // The helper of this exec (a failed pull's retry may start another one later).
       const holders = [...o.holders.entries()].sort(([, a], [, b]) => a.firstSeen - b.firstSeen).slice(0, 1);
       const report = {
-        provider: c.provider, kubelet: env.kubeletVersion, holdSeconds: c.holdSeconds, predicted,
+        provider: c.provider,
+        kubelet: env.kubeletVersion,
+        holdSeconds: c.holdSeconds,
+        predicted,
         observed: {
           pullWaitedMs: pullingAt !== undefined ? pullingAt - started : undefined,
-          outcome: o.outcome?.kind, failure: o.failure,
+          outcome: o.outcome?.kind,
+          failure: o.failure,
           holderLivedMs: holders.map(([, h]) => h.lastSeen - started),
           errorsRose: errorsAfter[i]!.value - errorsBefore[i]!.value,
-          kubeletError: kubeletLog.split('\n').find((l) => l.includes('Failed to provide credentials for image') && l.includes(`provider="${c.provider}"`))?.slice(0, 400),
+          kubeletError: kubeletLog
+            .split('\n')
+            .find(
+              (l) => l.includes('Failed to provide credentials for image') && l.includes(`provider="${c.provider}"`),
+            )
+            ?.slice(0, 400),
         },
       };
       process.stderr.write(`${JSON.stringify(report)}\n`);
@@ -174,7 +209,10 @@ describe('a plugin that leaves a daemon holding its stdout, on the real kubelet'
 
 /** When the kubelet recorded an event of this reason for the pod (ms since epoch; the API keeps seconds). */
 async function eventTime(env: Environment, pod: string, reason: string): Promise<number | undefined> {
-  const list = await kubectlJson<{ items: Array<{ reason: string; firstTimestamp?: string; eventTime?: string }> }>({ kubectl: env.kubectl, kubeconfig: env.kubeconfig }, ['get', 'events', '--field-selector', `involvedObject.name=${pod}`]);
+  const list = await kubectlJson<{ items: Array<{ reason: string; firstTimestamp?: string; eventTime?: string }> }>(
+    { kubectl: env.kubectl, kubeconfig: env.kubeconfig },
+    ['get', 'events', '--field-selector', `involvedObject.name=${pod}`],
+  );
   const e = list.items.find((x) => x.reason === reason);
   const t = e?.eventTime ?? e?.firstTimestamp;
   return t ? Date.parse(t) : undefined;

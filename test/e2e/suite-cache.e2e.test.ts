@@ -12,20 +12,32 @@ const TIMEOUT_MS = 300_000;
 const { it, run, verdict } = await suiteOnLocalCluster(cacheSuite, { envName: e2eEnvName('cache') });
 
 describe('cache suite on a local cluster', () => {
-  it('CACHE: every check of the suite passed on the real kubelet', async () => {
-    const { report } = await run();
-    expect(notPassed(report.checks)).toEqual([]);
-    expect(sortedIds(report.checks)).toEqual(sortedIds(CACHE_CHECKS));
-  }, TIMEOUT_MS);
+  it(
+    'CACHE: every check of the suite passed on the real kubelet',
+    async () => {
+      const { report } = await run();
+      expect(notPassed(report.checks)).toEqual([]);
+      expect(sortedIds(report.checks)).toEqual(sortedIds(CACHE_CHECKS));
+    },
+    TIMEOUT_MS,
+  );
 
   for (const check of CACHE_CHECKS) {
-    it(`${check.id}: ${check.title}`, async () => {
-      expect(await verdict(check.id)).toMatch(/^passed: /);
-    }, TIMEOUT_MS);
+    it(
+      `${check.id}: ${check.title}`,
+      async () => {
+        expect(await verdict(check.id)).toMatch(/^passed: /);
+      },
+      TIMEOUT_MS,
+    );
   }
 
-  it('CACHE-TEARDOWN: the run tears down the environment it brought up', async () => {
-    const { tornDown } = await run();
-    expect(tornDown).toBe(true);
-  }, TIMEOUT_MS);
+  it(
+    'CACHE-TEARDOWN: the run tears down the environment it brought up',
+    async () => {
+      const { tornDown } = await run();
+      expect(tornDown).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 });

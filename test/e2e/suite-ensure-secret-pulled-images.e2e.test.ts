@@ -11,7 +11,10 @@ import { ESPI_CHECKS } from '../../suites/ensure-secret-pulled-images/checks.ts'
 import { ensureSecretPulledImagesSuite } from '../../suites/ensure-secret-pulled-images/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const { it, run, dir, verdict, result } = await suiteOnLocalCluster(ensureSecretPulledImagesSuite, { envName: e2eEnvName('espi'), keep: true });
+const { it, run, dir, verdict, result } = await suiteOnLocalCluster(ensureSecretPulledImagesSuite, {
+  envName: e2eEnvName('espi'),
+  keep: true,
+});
 
 describe('ensure-secret-pulled-images suite on a local cluster', () => {
   for (const check of ESPI_CHECKS) {
@@ -21,15 +24,22 @@ describe('ensure-secret-pulled-images suite on a local cluster', () => {
     }, 600_000);
   }
 
-  it('ESPI-REPORT: report.md shows each policy\'s matrix as a table', async () => {
+  it("ESPI-REPORT: report.md shows each policy's matrix as a table", async () => {
     const { report } = await run();
     const out = join(dir(), 'report');
     await writeReports(report, out, new Redactor());
     const md = await readFile(join(out, 'report.md'), 'utf8');
-    for (const id of ['ESPI-MATRIX-NEVERVERIFY', 'ESPI-MATRIX-NEVERVERIFYPRELOADED', 'ESPI-MATRIX-ALLOWLISTED', 'ESPI-MATRIX-ALWAYSVERIFY']) {
+    for (const id of [
+      'ESPI-MATRIX-NEVERVERIFY',
+      'ESPI-MATRIX-NEVERVERIFYPRELOADED',
+      'ESPI-MATRIX-ALLOWLISTED',
+      'ESPI-MATRIX-ALWAYSVERIFY',
+    ]) {
       expect(md).toContain(`### ${id}: matrix (PASS)`);
     }
-    expect(md).toMatch(/\| Never\/wrong-secret\/kubelet \| ErrImageNeverPull \| ErrImageNeverPull \| mustAuthenticate \|/);
+    expect(md).toMatch(
+      /\| Never\/wrong-secret\/kubelet \| ErrImageNeverPull \| ErrImageNeverPull \| mustAuthenticate \|/,
+    );
     expect(report.suites?.[0]?.durationMs).toBeGreaterThan(0);
   }, 600_000);
 });

@@ -26,8 +26,12 @@ import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
 // The suite builds the client-go probe itself when it is missing; the others come from setup (python) and npm (client-node).
-const clients: Prerequisite[] = (await availableProbes()).filter((p) => p.probe.name !== 'client-go').map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
-const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }, ...clients));
+const clients: Prerequisite[] = (await availableProbes())
+  .filter((p) => p.probe.name !== 'client-go')
+  .map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
+const it = testIf(
+  all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }, ...clients),
+);
 // CREDPROV_ENV_NAME lets a shared machine keep its environments apart.
 const ENV_NAME = process.env.CREDPROV_ENV_NAME ?? e2eEnvName('exec-plugin-401');
 const TIMEOUT_MS = 600_000;
@@ -42,7 +46,11 @@ describe('exec-plugin-401 suite on a local cluster', () => {
     const dir = await mkdtemp(join(tmpdir(), 'credprov-exec-401-'));
     dirs.push(dir);
     return runSuites([execPlugin401Suite], {
-      baseSpec: { name: ENV_NAME, provider: 'local', ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}) },
+      baseSpec: {
+        name: ENV_NAME,
+        provider: 'local',
+        ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+      },
       artifactsDir: dir,
       redactor,
       keep,
@@ -57,67 +65,101 @@ describe('exec-plugin-401 suite on a local cluster', () => {
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   }, 120_000);
 
-  it('EX401: every check of the suite passed against the real API server and clients', async () => {
-    const { report } = await run();
-    const notPassed = report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
-    expect(notPassed).toEqual([]);
-    expect(report.checks.map((c) => c.id).sort()).toEqual(EXEC401_CHECKS.map((c) => c.id).sort());
-  }, TIMEOUT_MS);
+  it(
+    'EX401: every check of the suite passed against the real API server and clients',
+    async () => {
+      const { report } = await run();
+      const notPassed = report.checks
+        .filter((c) => c.status !== 'passed')
+        .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
+      expect(notPassed).toEqual([]);
+      expect(report.checks.map((c) => c.id).sort()).toEqual(EXEC401_CHECKS.map((c) => c.id).sort());
+    },
+    TIMEOUT_MS,
+  );
 
   for (const check of EXEC401_CHECKS) {
-    it(`${check.id}: ${check.title}`, async () => {
-      const { report } = await run();
-      const result = report.checks.find((c) => c.id === check.id);
-      expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
-    }, TIMEOUT_MS);
+    it(
+      `${check.id}: ${check.title}`,
+      async () => {
+        const { report } = await run();
+        const result = report.checks.find((c) => c.id === check.id);
+        expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
+      },
+      TIMEOUT_MS,
+    );
   }
 
-  it('EX401-TABLE: report.md has the client × behaviour table, one column per client, a cell per check', async () => {
-    const { report } = await run();
-    const md = toMarkdown(report);
-    expect(md).toContain(`### ${CLIENT_TABLE}`);
-    expect(md).toContain(`| | ${CLIENT_NAMES.join(' | ')} |`);
-    const cells = report.checks.filter((c) => c.cell);
-    expect(cells).toHaveLength(EXEC401_CHECKS.filter((c) => c.cell).length);
-    expect(cells.every((c) => c.cell!.text && c.cell!.text.length > 0)).toBe(true);
-  }, TIMEOUT_MS);
+  it(
+    'EX401-TABLE: report.md has the client × behaviour table, one column per client, a cell per check',
+    async () => {
+      const { report } = await run();
+      const md = toMarkdown(report);
+      expect(md).toContain(`### ${CLIENT_TABLE}`);
+      expect(md).toContain(`| | ${CLIENT_NAMES.join(' | ')} |`);
+      const cells = report.checks.filter((c) => c.cell);
+      expect(cells).toHaveLength(EXEC401_CHECKS.filter((c) => c.cell).length);
+      expect(cells.every((c) => c.cell!.text && c.cell!.text.length > 0)).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('EX401-SECRETS: no token the webhook issued or the plugin returned reaches the report or the artifacts', async () => {
-    const { report } = await run();
-    const token = /cp401\.[A-Za-z0-9_.-]{20,}/;
-    expect(JSON.stringify(report)).not.toMatch(token);
-    const files = (await readdir(dirs[0]!, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-    expect(files.length).toBeGreaterThan(10);
-    const leaking = [];
-    for (const f of files) if (token.test(await readFile(f, 'utf8'))) leaking.push(f);
-    expect(leaking).toEqual([]);
-  }, TIMEOUT_MS);
+  it(
+    'EX401-SECRETS: no token the webhook issued or the plugin returned reaches the report or the artifacts',
+    async () => {
+      const { report } = await run();
+      const token = /cp401\.[A-Za-z0-9_.-]{20,}/;
+      expect(JSON.stringify(report)).not.toMatch(token);
+      const files = (await readdir(dirs[0]!, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name));
+      expect(files.length).toBeGreaterThan(10);
+      const leaking = [];
+      for (const f of files) if (token.test(await readFile(f, 'utf8'))) leaking.push(f);
+      expect(leaking).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('EX401-JWT-SECRETS: no JWT the issuer signed reaches the report or the artifacts (fingerprints only)', async () => {
-    const { report } = await run();
-    // A compact JWS whose header is ES256 JSON: eyJ… . eyJ… . signature.
-    const jwt = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/;
-    const jwtChecks = report.checks.filter((c) => c.id.startsWith('EX401-JWT') || c.id.startsWith('EX401-JWKS'));
-    expect(jwtChecks).toHaveLength(3);
-    expect(JSON.stringify(jwtChecks)).toMatch(/tokenFingerprint/);
-    expect(JSON.stringify(report)).not.toMatch(jwt);
-    const files = (await readdir(dirs[0]!, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-    const leaking = [];
-    for (const f of files) if (jwt.test(await readFile(f, 'utf8'))) leaking.push(f);
-    expect(leaking).toEqual([]);
-  }, TIMEOUT_MS);
+  it(
+    'EX401-JWT-SECRETS: no JWT the issuer signed reaches the report or the artifacts (fingerprints only)',
+    async () => {
+      const { report } = await run();
+      // A compact JWS whose header is ES256 JSON: eyJ… . eyJ… . signature.
+      const jwt = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/;
+      const jwtChecks = report.checks.filter((c) => c.id.startsWith('EX401-JWT') || c.id.startsWith('EX401-JWKS'));
+      expect(jwtChecks).toHaveLength(3);
+      expect(JSON.stringify(jwtChecks)).toMatch(/tokenFingerprint/);
+      expect(JSON.stringify(report)).not.toMatch(jwt);
+      const files = (await readdir(dirs[0]!, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name));
+      const leaking = [];
+      for (const f of files) if (jwt.test(await readFile(f, 'utf8'))) leaking.push(f);
+      expect(leaking).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('EX401-REUSE: a second run reuses the running environment (same API server, same webhook and issuer address) and passes again; its webhook and issuer are stopped afterwards', async () => {
-    const a = await run();
-    const b = await rerun();
-    expect(b.environment?.startedAt).toBe(a.environment?.startedAt);
-    expect(b.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
-    const open = (port: number) => new Promise<boolean>((resolve) => {
-      const s = connect({ host: tokenWebhookAddress(ENV_NAME), port });
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => resolve(false));
-    });
-    expect(await open(TOKEN_WEBHOOK_PORT)).toBe(false);
-    expect(await open(OIDC_ISSUER_PORT)).toBe(false);
-  }, TIMEOUT_MS * 2);
+  it(
+    'EX401-REUSE: a second run reuses the running environment (same API server, same webhook and issuer address) and passes again; its webhook and issuer are stopped afterwards',
+    async () => {
+      const a = await run();
+      const b = await rerun();
+      expect(b.environment?.startedAt).toBe(a.environment?.startedAt);
+      expect(b.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+      const open = (port: number) =>
+        new Promise<boolean>((resolve) => {
+          const s = connect({ host: tokenWebhookAddress(ENV_NAME), port });
+          s.once('connect', () => {
+            s.destroy();
+            resolve(true);
+          });
+          s.once('error', () => resolve(false));
+        });
+      expect(await open(TOKEN_WEBHOOK_PORT)).toBe(false);
+      expect(await open(OIDC_ISSUER_PORT)).toBe(false);
+    },
+    TIMEOUT_MS * 2,
+  );
 });

@@ -33,16 +33,50 @@ describe('matching suite on a local cluster', () => {
   it('EXPLAIN-LIVE: explain --live --json reports per provider the prediction and what the kubelet did, and exits 0 when they agree', async () => {
     await run();
     const cfg = join(dir(), 'providers.yaml');
-    await writeFile(cfg, stringify({
-      apiVersion: 'kubelet.config.k8s.io/v1', kind: 'CredentialProviderConfig',
-      providers: [
-        { name: 'ecr', matchImages: ['*.dkr.ecr.*.amazonaws.com'], defaultCacheDuration: '12h', apiVersion: 'credentialprovider.kubelet.k8s.io/v1' },
-        { name: 'corp', matchImages: ['registry.example.com'], defaultCacheDuration: '1m', apiVersion: 'credentialprovider.kubelet.k8s.io/v1' },
+    await writeFile(
+      cfg,
+      stringify({
+        apiVersion: 'kubelet.config.k8s.io/v1',
+        kind: 'CredentialProviderConfig',
+        providers: [
+          {
+            name: 'ecr',
+            matchImages: ['*.dkr.ecr.*.amazonaws.com'],
+            defaultCacheDuration: '12h',
+            apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+          },
+          {
+            name: 'corp',
+            matchImages: ['registry.example.com'],
+            defaultCacheDuration: '1m',
+            apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+          },
+        ],
+      }),
+    );
+    const r = await runCli(
+      [
+        'explain',
+        '--live',
+        '--json',
+        '--config',
+        cfg,
+        '--image',
+        '123456789012.dkr.ecr.eu-west-1.amazonaws.com/app:1',
+        '--image',
+        'registry.example.com:5000/x:1',
       ],
-    }));
-    const r = await runCli(['explain', '--live', '--json', '--config', cfg, '--image', '123456789012.dkr.ecr.eu-west-1.amazonaws.com/app:1', '--image', 'registry.example.com:5000/x:1'], { env: processEnv });
+      { env: processEnv },
+    );
     expect({ code: r.code, stderr: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { agree: boolean; images: Array<{ image: string; providers: Array<{ name: string; live: { invoked: boolean } }>; pull: { predicted: string; live: string } }> };
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      agree: boolean;
+      images: Array<{
+        image: string;
+        providers: Array<{ name: string; live: { invoked: boolean } }>;
+        pull: { predicted: string; live: string };
+      }>;
+    };
     expect(out.agree).toBe(true);
     expect(out.images[0]!.providers.find((p) => p.name === 'ecr')!.live.invoked).toBe(true);
     expect(out.images[0]!.pull).toEqual({ predicted: 'success', live: 'success' });
@@ -52,7 +86,17 @@ describe('matching suite on a local cluster', () => {
   }, 300_000);
 
   it('EXPLAIN-LIVE-BAD-INPUT: an invalid image is refused before any cluster work, exit 2', async () => {
-    const r = await runCli(['explain', '--live', '--config', join(import.meta.dirname, '..', '..', 'fixtures', 'configs', 'valid-minimal.yaml'), '--image', 'app/Case:v1'], { env: processEnv });
+    const r = await runCli(
+      [
+        'explain',
+        '--live',
+        '--config',
+        join(import.meta.dirname, '..', '..', 'fixtures', 'configs', 'valid-minimal.yaml'),
+        '--image',
+        'app/Case:v1',
+      ],
+      { env: processEnv },
+    );
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
     expect(r.stderr).toMatch(/must be lowercase/);
   });

@@ -12,20 +12,32 @@ const TIMEOUT_MS = 300_000;
 const { it, run, verdict } = await suiteOnLocalCluster(pullSecretsSuite, { envName: e2eEnvName('secrets') });
 
 describe('pull-secrets suite on a local cluster', () => {
-  it('every check of the suite passed', async () => {
-    const { report } = await run();
-    expect(notPassed(report.checks)).toEqual([]);
-    expect(sortedIds(report.checks)).toEqual(sortedIds(PULL_SECRETS_CHECKS));
-  }, TIMEOUT_MS);
+  it(
+    'every check of the suite passed',
+    async () => {
+      const { report } = await run();
+      expect(notPassed(report.checks)).toEqual([]);
+      expect(sortedIds(report.checks)).toEqual(sortedIds(PULL_SECRETS_CHECKS));
+    },
+    TIMEOUT_MS,
+  );
 
   for (const check of PULL_SECRETS_CHECKS) {
-    it(`${check.id}: ${check.title}`, async () => {
-      expect(await verdict(check.id)).toMatch(/^passed: /);
-    }, TIMEOUT_MS);
+    it(
+      `${check.id}: ${check.title}`,
+      async () => {
+        expect(await verdict(check.id)).toMatch(/^passed: /);
+      },
+      TIMEOUT_MS,
+    );
   }
 
-  it('SECRETS-TEARDOWN: the run tears down the environment it brought up', async () => {
-    const { tornDown } = await run();
-    expect(tornDown).toBe(true);
-  }, TIMEOUT_MS);
+  it(
+    'SECRETS-TEARDOWN: the run tears down the environment it brought up',
+    async () => {
+      const { tornDown } = await run();
+      expect(tornDown).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 });

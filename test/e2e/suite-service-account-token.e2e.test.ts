@@ -9,7 +9,10 @@ import { SA_TOKEN_CHECKS } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
-const { it, run, dir, verdict, result } = await suiteOnLocalCluster(serviceAccountTokenSuite, { envName: e2eEnvName('sa'), keep: true });
+const { it, run, dir, verdict, result } = await suiteOnLocalCluster(serviceAccountTokenSuite, {
+  envName: e2eEnvName('sa'),
+  keep: true,
+});
 
 describe('service-account-token suite on a local cluster', () => {
   for (const check of SA_TOKEN_CHECKS) {
@@ -28,7 +31,10 @@ describe('service-account-token suite on a local cluster', () => {
     const files = (await readdir(suiteDir, { recursive: true })).map(String);
     for (const f of files.filter((x) => /\.(log|jsonl?|json)$/.test(x))) {
       const text = await readFile(join(suiteDir, f), 'utf8');
-      expect({ file: f, jwt: /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/.test(text) }).toEqual({ file: f, jwt: false });
+      expect({ file: f, jwt: /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/.test(text) }).toEqual({
+        file: f,
+        jwt: false,
+      });
     }
   }, 420_000);
 });

@@ -20,7 +20,12 @@ import { HostsFile } from '../../src/core/hosts.ts';
 import { Redactor } from '../../src/core/redact.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
-import { CERTIFY_USERS, startIamAuthenticatorLab, writeCertifyKubeconfig, type IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
+import {
+  CERTIFY_USERS,
+  startIamAuthenticatorLab,
+  writeCertifyKubeconfig,
+  type IamAuthenticatorLab,
+} from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
@@ -30,10 +35,20 @@ import { vendorAwsIamAuthenticatorSuite } from '../../suites/vendor-aws-iam-auth
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
-const built = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, cachedOnly: true }).catch(() => undefined);
-const buildPre: Prerequisite = built ? { ok: true } : { ok: false, reason: `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} is not built (scripts/test.sh builds it; or credprov run --suite vendor-aws-iam-authenticator)` };
+const built = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, {
+  version: IAM_AUTHENTICATOR_VERSION,
+  cachedOnly: true,
+}).catch(() => undefined);
+const buildPre: Prerequisite = built
+  ? { ok: true }
+  : {
+      ok: false,
+      reason: `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} is not built (scripts/test.sh builds it; or credprov run --suite vendor-aws-iam-authenticator)`,
+    };
 const it = testIf(all(isRoot(), buildPre));
-const itLive = testIf(all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }));
+const itLive = testIf(
+  all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
 const ENV_NAME = e2eEnvName('iam');
 const TIMEOUT_MS = 300_000;
 /** The checks the harness cannot provoke or that do not apply to a token plugin, with why. */
@@ -48,7 +63,12 @@ async function labServers(): Promise<string[]> {
   const found: string[] = [];
   for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
     const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    if (argv[0]?.endsWith('/aws-iam-authenticator') && argv[1] === 'server' && argv.some((a) => a.includes('/credprov-iam-'))) found.push(`${pid}: ${argv.join(' ')}`);
+    if (
+      argv[0]?.endsWith('/aws-iam-authenticator') &&
+      argv[1] === 'server' &&
+      argv.some((a) => a.includes('/credprov-iam-'))
+    )
+      found.push(`${pid}: ${argv.join(' ')}`);
   }
   return found;
 }
@@ -67,64 +87,109 @@ describe('certify exec-plugin: aws-iam-authenticator token', () => {
   }, 30_000);
 
   for (const [version, user] of Object.entries(CERTIFY_USERS)) {
-    it(`IAM-CERTIFY-${version.toUpperCase()}: every MUST holds for the ${version} user; only checks that cannot apply are skipped; no token reaches the report`, async () => {
-      lab ??= await startIamAuthenticatorLab({ dir: join(await workDir(), 'certify-lab') });
-      const kubeconfig = await writeCertifyKubeconfig(lab, join(await workDir(), 'certify.kubeconfig'));
-      const out = join(await workDir(), `certify-${version}`);
-      const r = await runCli(['certify', 'exec-plugin', '--kubeconfig', kubeconfig, '--user', user, '--report-dir', out]);
-      const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as RunReport;
-      const notPassed = report.checks.filter((c) => c.status !== 'passed' && !(c.status === 'skipped' && NOT_APPLICABLE[c.id]?.test(c.message)));
-      expect(notPassed.map((c) => `${c.id} ${c.status}: ${c.message}`)).toEqual([]);
-      expect(r.code).toBe(0);
-      expect(report.checks.find((c) => c.id === 'EP-FOLLOWS-EXEC-INFO-VERSION')?.status).toBe('passed');
-      // Every real client this machine has ran it (certify's default), each with its own passed check.
-      const clients = ((report.subject.clients ?? []) as Array<{ name: string }>).map((c) => `EP-CLIENT-${c.name.toUpperCase()}`);
-      expect(report.checks.filter((c) => c.id.startsWith('EP-CLIENT-')).map((c) => `${c.id} ${c.status}`)).toEqual(clients.map((id) => `${id} passed`));
-      const text = `${JSON.stringify(report)}\n${await readFile(join(out, 'invocations.jsonl'), 'utf8')}`;
-      expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
-      for (const s of lab.secrets) expect(text).not.toContain(s);
-    }, TIMEOUT_MS);
+    it(
+      `IAM-CERTIFY-${version.toUpperCase()}: every MUST holds for the ${version} user; only checks that cannot apply are skipped; no token reaches the report`,
+      async () => {
+        lab ??= await startIamAuthenticatorLab({ dir: join(await workDir(), 'certify-lab') });
+        const kubeconfig = await writeCertifyKubeconfig(lab, join(await workDir(), 'certify.kubeconfig'));
+        const out = join(await workDir(), `certify-${version}`);
+        const r = await runCli([
+          'certify',
+          'exec-plugin',
+          '--kubeconfig',
+          kubeconfig,
+          '--user',
+          user,
+          '--report-dir',
+          out,
+        ]);
+        const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as RunReport;
+        const notPassed = report.checks.filter(
+          (c) => c.status !== 'passed' && !(c.status === 'skipped' && NOT_APPLICABLE[c.id]?.test(c.message)),
+        );
+        expect(notPassed.map((c) => `${c.id} ${c.status}: ${c.message}`)).toEqual([]);
+        expect(r.code).toBe(0);
+        expect(report.checks.find((c) => c.id === 'EP-FOLLOWS-EXEC-INFO-VERSION')?.status).toBe('passed');
+        // Every real client this machine has ran it (certify's default), each with its own passed check.
+        const clients = ((report.subject.clients ?? []) as Array<{ name: string }>).map(
+          (c) => `EP-CLIENT-${c.name.toUpperCase()}`,
+        );
+        expect(report.checks.filter((c) => c.id.startsWith('EP-CLIENT-')).map((c) => `${c.id} ${c.status}`)).toEqual(
+          clients.map((id) => `${id} passed`),
+        );
+        const text = `${JSON.stringify(report)}\n${await readFile(join(out, 'invocations.jsonl'), 'utf8')}`;
+        expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
+        for (const s of lab.secrets) expect(text).not.toContain(s);
+      },
+      TIMEOUT_MS,
+    );
   }
 });
 
 describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
   let outcome: Promise<RunOutcome> | undefined;
-  const run = (): Promise<RunOutcome> => (outcome ??= (async () => runSuites([vendorAwsIamAuthenticatorSuite], {
-    baseSpec: { name: ENV_NAME, provider: 'local', ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}) },
-    artifactsDir: join(await workDir(), 'suite'),
-    redactor: new Redactor(),
-  }))());
+  const run = (): Promise<RunOutcome> =>
+    (outcome ??= (async () =>
+      runSuites([vendorAwsIamAuthenticatorSuite], {
+        baseSpec: {
+          name: ENV_NAME,
+          provider: 'local',
+          ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+        },
+        artifactsDir: join(await workDir(), 'suite'),
+        redactor: new Redactor(),
+      }))());
 
-  itLive('IAM: every check of the suite passed against the real plugin, server and kube-apiserver', async () => {
-    const { report } = await run();
-    const notPassed = report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
-    expect(notPassed).toEqual([]);
-    expect(report.checks.map((c) => c.id).sort()).toEqual(VENDOR_IAM_CHECKS.map((c) => c.id).sort());
-  }, TIMEOUT_MS);
+  itLive(
+    'IAM: every check of the suite passed against the real plugin, server and kube-apiserver',
+    async () => {
+      const { report } = await run();
+      const notPassed = report.checks
+        .filter((c) => c.status !== 'passed')
+        .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
+      expect(notPassed).toEqual([]);
+      expect(report.checks.map((c) => c.id).sort()).toEqual(VENDOR_IAM_CHECKS.map((c) => c.id).sort());
+    },
+    TIMEOUT_MS,
+  );
 
   for (const check of VENDOR_IAM_CHECKS) {
-    itLive(`${check.id}: ${check.title}`, async () => {
-      const { report } = await run();
-      const result = report.checks.find((c) => c.id === check.id);
-      expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
-    }, TIMEOUT_MS);
+    itLive(
+      `${check.id}: ${check.title}`,
+      async () => {
+        const { report } = await run();
+        const result = report.checks.find((c) => c.id === check.id);
+        expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
+      },
+      TIMEOUT_MS,
+    );
   }
 
-  itLive('IAM-SECRETS: no AWS secret or token reaches the report, and what is not secret stays readable', async () => {
-    const { report } = await run();
-    const text = JSON.stringify(report);
-    expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
-    expect(text).not.toMatch(/X-Amz-Signature=/i);
-    expect(text).toContain('arn:aws:iam::111122223333:user/credprov-dev');
-    expect(text).toContain('sts.us-west-2.amazonaws.com');
-    expect(text).not.toContain('<redacted>');
-  }, TIMEOUT_MS);
+  itLive(
+    'IAM-SECRETS: no AWS secret or token reaches the report, and what is not secret stays readable',
+    async () => {
+      const { report } = await run();
+      const text = JSON.stringify(report);
+      expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
+      expect(text).not.toMatch(/X-Amz-Signature=/i);
+      expect(text).toContain('arn:aws:iam::111122223333:user/credprov-dev');
+      expect(text).toContain('sts.us-west-2.amazonaws.com');
+      expect(text).not.toContain('<redacted>');
+    },
+    TIMEOUT_MS,
+  );
 
-  itLive('IAM-TEARDOWN: the run tears its environment down, and leaves no /etc/hosts line for STS and no authenticator server running', async () => {
-    const { tornDown } = await run();
-    expect(tornDown).toBe(true);
-    const ours = (await new HostsFile().entries()).filter((e) => e.owner.startsWith(`vendor/aws-iam-authenticator/${process.pid}-`));
-    expect(ours).toEqual([]);
-    expect(await labServers()).toEqual([]);
-  }, TIMEOUT_MS);
+  itLive(
+    'IAM-TEARDOWN: the run tears its environment down, and leaves no /etc/hosts line for STS and no authenticator server running',
+    async () => {
+      const { tornDown } = await run();
+      expect(tornDown).toBe(true);
+      const ours = (await new HostsFile().entries()).filter((e) =>
+        e.owner.startsWith(`vendor/aws-iam-authenticator/${process.pid}-`),
+      );
+      expect(ours).toEqual([]);
+      expect(await labServers()).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
 });

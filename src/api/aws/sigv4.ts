@@ -24,23 +24,37 @@ export interface ParsedSigV4 {
 }
 
 export function parseSigV4(header: string): ParsedSigV4 | undefined {
-  const m = /^AWS4-HMAC-SHA256\s+Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]+)$/.exec(header.trim());
+  const m =
+    /^AWS4-HMAC-SHA256\s+Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]+)$/.exec(
+      header.trim(),
+    );
   if (!m) return undefined;
-  return { accessKeyId: m[1]!, date: m[2]!, region: m[3]!, service: m[4]!, signedHeaders: m[5]!.split(';'), signature: m[6]! };
+  return {
+    accessKeyId: m[1]!,
+    date: m[2]!,
+    region: m[3]!,
+    service: m[4]!,
+    signedHeaders: m[5]!.split(';'),
+    signature: m[6]!,
+  };
 }
 
 type Headers = Record<string, string | string[] | undefined>;
 
-const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const rfc3986 = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The query pairs of a URL's query string, decoded (a `+` is a space, as AWS decodes it). */
 export function queryPairs(query: string): Array<[string, string]> {
-  return query.split('&').filter(Boolean).map((kv) => {
-    const i = kv.indexOf('=');
-    const k = decodeURIComponent(i < 0 ? kv : kv.slice(0, i));
-    const v = i < 0 ? '' : decodeURIComponent(kv.slice(i + 1).replace(/\+/g, ' '));
-    return [k, v];
-  });
+  return query
+    .split('&')
+    .filter(Boolean)
+    .map((kv) => {
+      const i = kv.indexOf('=');
+      const k = decodeURIComponent(i < 0 ? kv : kv.slice(0, i));
+      const v = i < 0 ? '' : decodeURIComponent(kv.slice(i + 1).replace(/\+/g, ' '));
+      return [k, v];
+    });
 }
 
 function canonicalQuery(pairs: Array<[string, string]>): string {
@@ -63,9 +77,26 @@ interface Scope {
 }
 
 /** The signature over one canonical request: the part both forms share. */
-function signature(o: { method: string; path: string; query: Array<[string, string]>; headers: Headers; signedHeaders: string[]; payloadHash: string; amzDate: string; scope: Scope; secretAccessKey: string }): string {
+function signature(o: {
+  method: string;
+  path: string;
+  query: Array<[string, string]>;
+  headers: Headers;
+  signedHeaders: string[];
+  payloadHash: string;
+  amzDate: string;
+  scope: Scope;
+  secretAccessKey: string;
+}): string {
   const canonicalHeaders = o.signedHeaders.map((h) => `${h}:${headerValue(o.headers, h)}\n`).join('');
-  const canonicalRequest = [o.method, o.path || '/', canonicalQuery(o.query), canonicalHeaders, o.signedHeaders.join(';'), o.payloadHash].join('\n');
+  const canonicalRequest = [
+    o.method,
+    o.path || '/',
+    canonicalQuery(o.query),
+    canonicalHeaders,
+    o.signedHeaders.join(';'),
+    o.payloadHash,
+  ].join('\n');
   const scope = `${o.scope.date}/${o.scope.region}/${o.scope.service}/aws4_request`;
   const stringToSign = [SIGV4_ALGORITHM, o.amzDate, scope, sha256(canonicalRequest)].join('\n');
   let key: Buffer = hmac(`AWS4${o.secretAccessKey}`, o.scope.date);
@@ -74,12 +105,25 @@ function signature(o: { method: string; path: string; query: Array<[string, stri
 }
 
 /** The signature a SigV4 signer computes for this request (header form). */
-export function sigV4Signature(o: { method: string; url: string; headers: Headers; body: Buffer | string; parsed: Pick<ParsedSigV4, 'date' | 'region' | 'service' | 'signedHeaders'>; secretAccessKey: string }): string {
+export function sigV4Signature(o: {
+  method: string;
+  url: string;
+  headers: Headers;
+  body: Buffer | string;
+  parsed: Pick<ParsedSigV4, 'date' | 'region' | 'service' | 'signedHeaders'>;
+  secretAccessKey: string;
+}): string {
   const [path = '/', query = ''] = o.url.split('?', 2) as [string?, string?];
   return signature({
-    method: o.method, path, query: queryPairs(query), headers: o.headers, signedHeaders: o.parsed.signedHeaders,
-    payloadHash: headerValue(o.headers, 'x-amz-content-sha256') || sha256(o.body), amzDate: headerValue(o.headers, 'x-amz-date'),
-    scope: o.parsed, secretAccessKey: o.secretAccessKey,
+    method: o.method,
+    path,
+    query: queryPairs(query),
+    headers: o.headers,
+    signedHeaders: o.parsed.signedHeaders,
+    payloadHash: headerValue(o.headers, 'x-amz-content-sha256') || sha256(o.body),
+    amzDate: headerValue(o.headers, 'x-amz-date'),
+    scope: o.parsed,
+    secretAccessKey: o.secretAccessKey,
   });
 }
 
@@ -99,7 +143,8 @@ export interface PresignedQuery {
 
 export function parsePresignedQuery(pairs: Array<[string, string]>): PresignedQuery | { missing: string } {
   const get = (name: string) => pairs.find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
-  if (get('X-Amz-Algorithm') === undefined && get('X-Amz-Signature') === undefined) return { missing: 'X-Amz-Algorithm' };
+  if (get('X-Amz-Algorithm') === undefined && get('X-Amz-Signature') === undefined)
+    return { missing: 'X-Amz-Algorithm' };
   if (get('X-Amz-Algorithm') !== SIGV4_ALGORITHM) return { missing: `X-Amz-Algorithm=${SIGV4_ALGORITHM}` };
   const credential = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/.exec(get('X-Amz-Credential') ?? '');
   if (!credential) return { missing: 'X-Amz-Credential (<key>/<yyyymmdd>/<region>/<service>/aws4_request)' };
@@ -107,25 +152,51 @@ export function parsePresignedQuery(pairs: Array<[string, string]>): PresignedQu
   const signedAtMs = amzDateToMs(amzDate);
   if (signedAtMs === undefined) return { missing: 'X-Amz-Date (yyyymmddThhmmssZ)' };
   const expires = Number(get('X-Amz-Expires'));
-  if (!Number.isInteger(expires) || expires < 1 || expires > 604800) return { missing: 'X-Amz-Expires (1 to 604800 seconds)' };
+  if (!Number.isInteger(expires) || expires < 1 || expires > 604800)
+    return { missing: 'X-Amz-Expires (1 to 604800 seconds)' };
   const signedHeaders = (get('X-Amz-SignedHeaders') ?? '').split(';').filter(Boolean);
   if (!signedHeaders.includes('host')) return { missing: 'X-Amz-SignedHeaders including host' };
   const sig = get('X-Amz-Signature') ?? '';
   if (!/^[0-9a-f]{64}$/.test(sig)) return { missing: 'X-Amz-Signature' };
   const token = get('X-Amz-Security-Token');
   return {
-    accessKeyId: credential[1]!, scope: { date: credential[2]!, region: credential[3]!, service: credential[4]! },
-    amzDate, signedAtMs, expiresSeconds: expires, signedHeaders, signature: sig, ...(token !== undefined ? { securityToken: token } : {}),
+    accessKeyId: credential[1]!,
+    scope: { date: credential[2]!, region: credential[3]!, service: credential[4]! },
+    amzDate,
+    signedAtMs,
+    expiresSeconds: expires,
+    signedHeaders,
+    signature: sig,
+    ...(token !== undefined ? { securityToken: token } : {}),
   };
 }
 
 /** Does this presigned request carry a signature made with `secretAccessKey`? (Either payload convention.) */
-export function presignedSignatureValid(o: { method: string; path: string; query: Array<[string, string]>; headers: Headers; presigned: PresignedQuery; secretAccessKey: string }): boolean {
+export function presignedSignatureValid(o: {
+  method: string;
+  path: string;
+  query: Array<[string, string]>;
+  headers: Headers;
+  presigned: PresignedQuery;
+  secretAccessKey: string;
+}): boolean {
   const unsigned = o.query.filter(([k]) => k.toLowerCase() !== 'x-amz-signature');
-  return [EMPTY_PAYLOAD_SHA256, UNSIGNED_PAYLOAD].some((payloadHash) => safeEqual(o.presigned.signature, signature({
-    method: o.method, path: o.path, query: unsigned, headers: o.headers, signedHeaders: o.presigned.signedHeaders,
-    payloadHash, amzDate: o.presigned.amzDate, scope: o.presigned.scope, secretAccessKey: o.secretAccessKey,
-  })));
+  return [EMPTY_PAYLOAD_SHA256, UNSIGNED_PAYLOAD].some((payloadHash) =>
+    safeEqual(
+      o.presigned.signature,
+      signature({
+        method: o.method,
+        path: o.path,
+        query: unsigned,
+        headers: o.headers,
+        signedHeaders: o.presigned.signedHeaders,
+        payloadHash,
+        amzDate: o.presigned.amzDate,
+        scope: o.presigned.scope,
+        secretAccessKey: o.secretAccessKey,
+      }),
+    ),
+  );
 }
 
 /**
@@ -133,13 +204,22 @@ export function presignedSignatureValid(o: { method: string; path: string; query
  * parameters, then the SigV4 ones, signed over `host` plus the extra headers.
  */
 export function presignGet(o: {
-  url: string; params: Array<[string, string]>; headers?: Record<string, string>; region: string; service: string;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }; signedAtMs: number; expiresSeconds: number;
+  url: string;
+  params: Array<[string, string]>;
+  headers?: Record<string, string>;
+  region: string;
+  service: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  signedAtMs: number;
+  expiresSeconds: number;
 }): string {
   const u = new URL(o.url);
   const amzDate = msToAmzDate(o.signedAtMs);
   const scope = { date: amzDate.slice(0, 8), region: o.region, service: o.service };
-  const headers: Record<string, string> = { host: u.host, ...Object.fromEntries(Object.entries(o.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])) };
+  const headers: Record<string, string> = {
+    host: u.host,
+    ...Object.fromEntries(Object.entries(o.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+  };
   const signedHeaders = Object.keys(headers).sort();
   const query: Array<[string, string]> = [
     ...o.params,
@@ -150,13 +230,28 @@ export function presignGet(o: {
     ...(o.credentials.sessionToken ? [['X-Amz-Security-Token', o.credentials.sessionToken] as [string, string]] : []),
     ['X-Amz-SignedHeaders', signedHeaders.join(';')],
   ];
-  const sig = signature({ method: 'GET', path: u.pathname, query, headers, signedHeaders, payloadHash: EMPTY_PAYLOAD_SHA256, amzDate, scope, secretAccessKey: o.credentials.secretAccessKey });
-  const q = [...query, ['X-Amz-Signature', sig] as [string, string]].map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+  const sig = signature({
+    method: 'GET',
+    path: u.pathname,
+    query,
+    headers,
+    signedHeaders,
+    payloadHash: EMPTY_PAYLOAD_SHA256,
+    amzDate,
+    scope,
+    secretAccessKey: o.credentials.secretAccessKey,
+  });
+  const q = [...query, ['X-Amz-Signature', sig] as [string, string]]
+    .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+    .join('&');
   return `${u.origin}${u.pathname}?${q}`;
 }
 
 export function msToAmzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 export function amzDateToMs(s: string): number | undefined {

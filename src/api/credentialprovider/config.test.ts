@@ -3,7 +3,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { ConfigError } from '../../core/errors.ts';
-import { loadProviderConfig, parseProviderConfig, providerConfigWarnings, qualifiedNameErrors, validateProviderConfig, type ValidateOptions } from './config.ts';
+import {
+  loadProviderConfig,
+  parseProviderConfig,
+  providerConfigWarnings,
+  qualifiedNameErrors,
+  validateProviderConfig,
+  type ValidateOptions,
+} from './config.ts';
 import type { CredentialProviderConfig } from './types.ts';
 import { useTempDir } from '../../testing/tmp.ts';
 
@@ -21,14 +28,19 @@ async function problemsOf(path: string, opts?: ValidateOptions): Promise<string[
   }
 }
 
-const verdicts = (JSON.parse(readFileSync(fixture('kubelet-v1.37.1-verdicts.json'), 'utf8')) as { verdicts: Record<string, string> }).verdicts;
+const verdicts = (
+  JSON.parse(readFileSync(fixture('kubelet-v1.37.1-verdicts.json'), 'utf8')) as { verdicts: Record<string, string> }
+).verdicts;
 const fixtureNames = readdirSync(FIXTURES).filter((f) => !f.startsWith('kubelet-'));
 
 describe('every fixture gets the verdict kubelet v1.37.1 gave it (RegisterCredentialProviderPlugins)', () => {
-  const cases = fixtureNames.flatMap((f) => [
-    [f, false],
-    [f, true],
-  ] as const);
+  const cases = fixtureNames.flatMap(
+    (f) =>
+      [
+        [f, false],
+        [f, true],
+      ] as const,
+  );
   test.each(cases)('%s (gate off: %s)', async (f, gateOff) => {
     const kubelet = verdicts[`${f}${gateOff ? ' [gate off]' : ''}`]!;
     const ours = await problemsOf(fixture(f), { kubeVersion: '1.37', featureGates: gateOff ? GATE_OFF : {} });
@@ -51,29 +63,43 @@ describe('strict decoding', () => {
   });
 
   test('a repeated key is a duplicate field with its line', async () => {
-    expect(await problemsOf(fixture('invalid-duplicate-key.yaml'))).toContain('providers[0].name: duplicate field (line 6)');
+    expect(await problemsOf(fixture('invalid-duplicate-key.yaml'))).toContain(
+      'providers[0].name: duplicate field (line 6)',
+    );
   });
 
   test('an unquoted number for a duration is a type error, as metav1.Duration only takes strings', async () => {
     const [p] = await problemsOf(fixture('invalid-unquoted-duration.yaml'));
-    expect(p).toMatch(/^providers\[0\]\.defaultCacheDuration: Invalid value: 0: must be a quoted duration string such as "5m", not a number \(line 7\)/);
+    expect(p).toMatch(
+      /^providers\[0\]\.defaultCacheDuration: Invalid value: 0: must be a quoted duration string such as "5m", not a number \(line 7\)/,
+    );
   });
 
   test('YAML 1.1 reads on as a boolean, which is no provider name', async () => {
     const ps = await problemsOf(fixture('invalid-wrong-types.yaml'));
-    expect(ps[0]).toMatch(/^providers\[0\]\.name: Invalid value: true: must be a string, not a boolean .*YAML reads "on" as a boolean/);
-    expect(ps).toContain('providers[0].matchImages: Invalid value: "127.0.0.1:5000": must be a list, not a string (line 6)');
+    expect(ps[0]).toMatch(
+      /^providers\[0\]\.name: Invalid value: true: must be a string, not a boolean .*YAML reads "on" as a boolean/,
+    );
+    expect(ps).toContain(
+      'providers[0].matchImages: Invalid value: "127.0.0.1:5000": must be a list, not a string (line 6)',
+    );
     expect(ps.some((p) => p.startsWith('providers[0].args[1]: Invalid value: 5000: must be a string'))).toBe(true);
   });
 
   test('tokenAttributes is an unknown field in a v1beta1 config', async () => {
-    expect(await problemsOf(fixture('invalid-token-attributes-in-v1beta1-config.yaml'))).toEqual(['providers[0].tokenAttributes: unknown field (line 9)']);
+    expect(await problemsOf(fixture('invalid-token-attributes-in-v1beta1-config.yaml'))).toEqual([
+      'providers[0].tokenAttributes: unknown field (line 9)',
+    ]);
   });
 
   test('non-YAML text is one ConfigError naming the file and line', () => {
-    expect(() => parseProviderConfig('just a sentence\n', 'x.yaml')).toThrow('x.yaml:1: not a CredentialProviderConfig: the document is a plain value');
+    expect(() => parseProviderConfig('just a sentence\n', 'x.yaml')).toThrow(
+      'x.yaml:1: not a CredentialProviderConfig: the document is a plain value',
+    );
     expect(() => parseProviderConfig('a: [1\nb: c\n', 'y.yaml')).toThrow(/^y\.yaml:2:1: not valid YAML: /);
-    expect(() => parseProviderConfig('{"a": }', 'z.json')).toThrow("z.json:1:7: not valid JSON: invalid character '}' looking for beginning of value");
+    expect(() => parseProviderConfig('{"a": }', 'z.json')).toThrow(
+      "z.json:1:7: not valid JSON: invalid character '}' looking for beginning of value",
+    );
     expect(() => parseProviderConfig('', 'e.yaml')).toThrow('e.yaml: is empty, no CredentialProviderConfig document');
   });
 
@@ -85,7 +111,10 @@ describe('strict decoding', () => {
   });
 
   test('a valid config decodes to the wire types', () => {
-    const cfg = parseProviderConfig(readFileSync(fixture('valid-multi-provider.yaml'), 'utf8'), 'valid-multi-provider.yaml');
+    const cfg = parseProviderConfig(
+      readFileSync(fixture('valid-multi-provider.yaml'), 'utf8'),
+      'valid-multi-provider.yaml',
+    );
     expect(cfg.providers.map((p) => p.name)).toEqual(['zeta-plugin', 'alpha-plugin']);
     expect(cfg.providers[0]!.env).toEqual([{ name: 'PLUGIN_MODE', value: 'zeta' }]);
   });
@@ -100,11 +129,15 @@ describe('validation rules, with the kubelet wording', () => {
       `providers[3].name: Invalid value: "..": provider name cannot be '..'`,
       'providers[5].name: duplicate provider name "dup" found in configuration file(s)',
     ]);
-    expect((await problemsOf(fixture('invalid-provider-names.yaml'), { kubeVersion: '1.33' })).at(-1)).toBe('providers[5].name: Duplicate value: "dup"');
+    expect((await problemsOf(fixture('invalid-provider-names.yaml'), { kubeVersion: '1.33' })).at(-1)).toBe(
+      'providers[5].name: Duplicate value: "dup"',
+    );
   });
 
   test('an empty name is reported although the kubelet only fails on it later, at exec lookup', async () => {
-    expect((await problemsOf(fixture('invalid-empty-name.yaml')))[0]).toMatch(/^providers\[0\]\.name: Required value: .*is a directory/);
+    expect((await problemsOf(fixture('invalid-empty-name.yaml')))[0]).toMatch(
+      /^providers\[0\]\.name: Required value: .*is a directory/,
+    );
   });
 
   test('apiVersion, matchImages and defaultCacheDuration are required', async () => {
@@ -113,7 +146,9 @@ describe('validation rules, with the kubelet wording', () => {
       'providers[0].matchImages: Required value: at least 1 item in matchImages is required',
       'providers[0].defaultCacheDuration: Required value',
     ]);
-    expect(await problemsOf(fixture('invalid-no-providers.yaml'))).toEqual(['providers: Required value: at least 1 item in plugins is required']);
+    expect(await problemsOf(fixture('invalid-no-providers.yaml'))).toEqual([
+      'providers: Required value: at least 1 item in plugins is required',
+    ]);
   });
 
   test('an unknown protocol apiVersion lists the supported ones, sorted', async () => {
@@ -137,9 +172,11 @@ describe('validation rules, with the kubelet wording', () => {
     ]);
   });
 
-  test('a duration Go cannot parse is reported with time.ParseDuration\'s message', () => {
+  test("a duration Go cannot parse is reported with time.ParseDuration's message", () => {
     const cfg = base({ defaultCacheDuration: '1d' });
-    expect(validateProviderConfig(cfg)).toEqual(['providers[0].defaultCacheDuration: Invalid value: "1d": time: unknown unit "d" in duration "1d"'].map(split));
+    expect(validateProviderConfig(cfg)).toEqual(
+      ['providers[0].defaultCacheDuration: Invalid value: "1d": time: unknown unit "d" in duration "1d"'].map(split),
+    );
   });
 
   test('tokenAttributes rules: audience, requireServiceAccount, annotation keys, cacheType', async () => {
@@ -171,8 +208,12 @@ describe('validation rules, with the kubelet wording', () => {
 describe('providerConfigWarnings', () => {
   test('flags entries the kubelet accepts but that never match an image', async () => {
     const cfg = await loadProviderConfig(fixture('valid-never-matches.yaml'));
-    expect(providerConfigWarnings(cfg).map((w) => w.field)).toEqual([0, 1, 2, 3].map((j) => `providers[0].matchImages[${j}]`));
-    expect(providerConfigWarnings(cfg)[0]!.message).toMatch(/^"https:\/\/reg\.io" never matches an image: drop the scheme/);
+    expect(providerConfigWarnings(cfg).map((w) => w.field)).toEqual(
+      [0, 1, 2, 3].map((j) => `providers[0].matchImages[${j}]`),
+    );
+    expect(providerConfigWarnings(cfg)[0]!.message).toMatch(
+      /^"https:\/\/reg\.io" never matches an image: drop the scheme/,
+    );
   });
 
   test('has nothing to say about ordinary entries', async () => {
@@ -183,7 +224,12 @@ describe('providerConfigWarnings', () => {
 describe('version- and gate-dependent rules', () => {
   test('1.33: tokenAttributes without cacheType is valid once the alpha gate is on', async () => {
     const f = fixture('valid-service-account-1.33.yaml');
-    expect(await problemsOf(f, { kubeVersion: '1.33', featureGates: { KubeletServiceAccountTokenForCredentialProviders: true } })).toEqual([]);
+    expect(
+      await problemsOf(f, {
+        kubeVersion: '1.33',
+        featureGates: { KubeletServiceAccountTokenForCredentialProviders: true },
+      }),
+    ).toEqual([]);
   });
 
   test('1.33: the gate is off by default, so tokenAttributes is forbidden', async () => {
@@ -193,9 +239,12 @@ describe('version- and gate-dependent rules', () => {
   });
 
   test('1.33: cacheType does not exist yet and is an unknown field', async () => {
-    expect(await problemsOf(fixture('valid-service-account.yaml'), { kubeVersion: '1.33', featureGates: { KubeletServiceAccountTokenForCredentialProviders: true } })).toEqual([
-      'providers[0].tokenAttributes.cacheType: unknown field (line 12)',
-    ]);
+    expect(
+      await problemsOf(fixture('valid-service-account.yaml'), {
+        kubeVersion: '1.33',
+        featureGates: { KubeletServiceAccountTokenForCredentialProviders: true },
+      }),
+    ).toEqual(['providers[0].tokenAttributes.cacheType: unknown field (line 12)']);
   });
 
   test.each(['1.34', '1.35', '1.36', '1.37'])('%s: the gate is on by default and cacheType is required', async (v) => {
@@ -207,7 +256,9 @@ describe('version- and gate-dependent rules', () => {
   });
 
   test('turning the gate off on 1.37 forbids tokenAttributes', async () => {
-    expect(await problemsOf(fixture('valid-service-account.yaml'), { kubeVersion: '1.37', featureGates: GATE_OFF })).toEqual([
+    expect(
+      await problemsOf(fixture('valid-service-account.yaml'), { kubeVersion: '1.37', featureGates: GATE_OFF }),
+    ).toEqual([
       'providers[0].tokenAttributes: Forbidden: tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders feature gate is disabled',
     ]);
   });
@@ -236,15 +287,22 @@ describe('loadProviderConfig', () => {
   });
 
   test('a directory is refused for 1.33, which reads only files', async () => {
-    expect((await problemsOf(fixture('dir-valid'), { kubeVersion: '1.33' }))[0]).toMatch(/is a directory; kubelet v1\.33 reads .* only as a file/);
+    expect((await problemsOf(fixture('dir-valid'), { kubeVersion: '1.33' }))[0]).toMatch(
+      /is a directory; kubelet v1\.33 reads .* only as a file/,
+    );
   });
 
   test('problems in a directory file are prefixed with the file name', async () => {
     const dir = join(tmp(), 'mixed');
     await import('node:fs/promises').then((fs) => fs.mkdir(dir));
     await writeFile(join(dir, 'a.yaml'), readFileSync(fixture('valid-minimal.yaml')));
-    await writeFile(join(dir, 'b.json'), readFileSync(fixture('valid-json.json'), 'utf8').replace('"30s"', '"-5s"').replace('fake-plugin', 'other'));
-    expect(await problemsOf(dir)).toEqual(['b.json: providers[0].defaultCacheDuration: Invalid value: "-5s": must be greater than or equal to 0']);
+    await writeFile(
+      join(dir, 'b.json'),
+      readFileSync(fixture('valid-json.json'), 'utf8').replace('"30s"', '"-5s"').replace('fake-plugin', 'other'),
+    );
+    expect(await problemsOf(dir)).toEqual([
+      'b.json: providers[0].defaultCacheDuration: Invalid value: "-5s": must be greater than or equal to 0',
+    ]);
   });
 
   test('a missing file says so', async () => {
@@ -252,7 +310,9 @@ describe('loadProviderConfig', () => {
   });
 
   test('the refusal names the file and the kubelet version', async () => {
-    await expect(loadProviderConfig(fixture('invalid-negative-duration.yaml'), { kubeVersion: '1.35' })).rejects.toThrow(
+    await expect(
+      loadProviderConfig(fixture('invalid-negative-duration.yaml'), { kubeVersion: '1.35' }),
+    ).rejects.toThrow(
       /invalid-negative-duration\.yaml: kubelet v1\.35 would refuse this CredentialProviderConfig \(1 problem\)/,
     );
   });
@@ -262,7 +322,15 @@ function base(over: Record<string, unknown>): CredentialProviderConfig {
   return {
     apiVersion: 'kubelet.config.k8s.io/v1',
     kind: 'CredentialProviderConfig',
-    providers: [{ name: 'p', matchImages: ['reg.io'], defaultCacheDuration: '1m', apiVersion: 'credentialprovider.kubelet.k8s.io/v1', ...over }],
+    providers: [
+      {
+        name: 'p',
+        matchImages: ['reg.io'],
+        defaultCacheDuration: '1m',
+        apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+        ...over,
+      },
+    ],
   };
 }
 

@@ -95,14 +95,20 @@ function decodeConfig(text: string, file: string, rules: Rules): DecodedConfig {
     const range = (doc.contents as unknown as { range?: [number, number] }).range;
     const line = range ? lines.linePos(range[0]).line : 1;
     const what = isSeq(doc.contents) ? 'a list' : 'a plain value';
-    throw new ConfigError(`${file}:${line}: not a CredentialProviderConfig: the document is ${what}, not a mapping with apiVersion, kind and providers`, {
-      file,
-      hint: 'start from fixtures/configs/valid-minimal.yaml',
-    });
+    throw new ConfigError(
+      `${file}:${line}: not a CredentialProviderConfig: the document is ${what}, not a mapping with apiVersion, kind and providers`,
+      {
+        file,
+        hint: 'start from fixtures/configs/valid-minimal.yaml',
+      },
+    );
   }
   // apiVersion decides the schema, so peek at it first.
   const top = yamlToJs(doc, file);
-  const apiVersion = top && typeof top === 'object' && typeof (top as Record<string, unknown>).apiVersion === 'string' ? ((top as Record<string, unknown>).apiVersion as string) : '';
+  const apiVersion =
+    top && typeof top === 'object' && typeof (top as Record<string, unknown>).apiVersion === 'string'
+      ? ((top as Record<string, unknown>).apiVersion as string)
+      : '';
   const decoded = decodeAgainst(doc, lines, configSchema(apiVersion, rules.behaviour));
   const v = decoded.value;
   const config = {
@@ -115,7 +121,10 @@ function decodeConfig(text: string, file: string, rules: Rules): DecodedConfig {
 
 /** What a file without a YAML document holds: nothing, only comments, or only document markers. */
 function whatIsThere(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.length === 0) return 'is empty';
   const comments = lines.filter((l) => l.startsWith('#')).length;
   if (comments === lines.length) return `holds only comments (${comments} line${comments === 1 ? '' : 's'})`;
@@ -125,12 +134,23 @@ function whatIsThere(text: string): string {
 /** Type-level checks the kubelet's decoder makes before validation (apiVersion, kind). */
 function typeMetaProblems(cfg: CredentialProviderConfig): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  if (!cfg.apiVersion) problems.push({ field: 'apiVersion', message: `Required value: one of ${CONFIG_API_VERSIONS.map((x) => JSON.stringify(x)).join(', ')}` });
+  if (!cfg.apiVersion)
+    problems.push({
+      field: 'apiVersion',
+      message: `Required value: one of ${CONFIG_API_VERSIONS.map((x) => JSON.stringify(x)).join(', ')}`,
+    });
   else if (!(CONFIG_API_VERSIONS as readonly string[]).includes(cfg.apiVersion)) {
-    problems.push({ field: 'apiVersion', message: `Unsupported value: ${JSON.stringify(cfg.apiVersion)}: supported values: ${CONFIG_API_VERSIONS.map((x) => JSON.stringify(x)).join(', ')}` });
+    problems.push({
+      field: 'apiVersion',
+      message: `Unsupported value: ${JSON.stringify(cfg.apiVersion)}: supported values: ${CONFIG_API_VERSIONS.map((x) => JSON.stringify(x)).join(', ')}`,
+    });
   }
   if (!cfg.kind) problems.push({ field: 'kind', message: 'Required value: "CredentialProviderConfig"' });
-  else if (cfg.kind !== 'CredentialProviderConfig') problems.push({ field: 'kind', message: `Unsupported value: ${JSON.stringify(cfg.kind)}: supported values: "CredentialProviderConfig"` });
+  else if (cfg.kind !== 'CredentialProviderConfig')
+    problems.push({
+      field: 'kind',
+      message: `Unsupported value: ${JSON.stringify(cfg.kind)}: supported values: "CredentialProviderConfig"`,
+    });
   return problems;
 }
 
@@ -153,7 +173,10 @@ function validateWith(cfg: CredentialProviderConfig, rules: Rules): FieldProblem
     const name = p.name ?? '';
     if (name === '') {
       // The kubelet's validation lets this through; exec.LookPath(binDir + "/") then fails and the kubelet exits.
-      add(`${at}.name`, 'Required value: the kubelet then execs the bin dir itself and exits ("error inspecting binary executable : exec: \"<bin dir>\": is a directory")');
+      add(
+        `${at}.name`,
+        'Required value: the kubelet then execs the bin dir itself and exits ("error inspecting binary executable : exec: \"<bin dir>\": is a directory")',
+      );
     }
     if (name.includes('/')) add(`${at}.name`, `Invalid value: ${q(name)}: provider name cannot contain '/'`);
     if (name.includes(' ')) add(`${at}.name`, `Invalid value: ${q(name)}: provider name cannot contain spaces`);
@@ -161,50 +184,76 @@ function validateWith(cfg: CredentialProviderConfig, rules: Rules): FieldProblem
     if (name === '..') add(`${at}.name`, `Invalid value: ${q(name)}: provider name cannot be '..'`);
     if (seen.has(name)) {
       // From 1.34 the kubelet merges providers while reading (even from one file) and stops at a repeated name.
-      add(`${at}.name`, rules.behaviour.configDirectory ? `duplicate provider name ${q(name)} found in configuration file(s)` : `Duplicate value: ${q(name)}`);
+      add(
+        `${at}.name`,
+        rules.behaviour.configDirectory
+          ? `duplicate provider name ${q(name)} found in configuration file(s)`
+          : `Duplicate value: ${q(name)}`,
+      );
     }
     seen.add(name);
 
     if (!p.apiVersion) add(`${at}.apiVersion`, 'Required value');
     else if (!(PROTOCOL_API_VERSIONS as readonly string[]).includes(p.apiVersion)) {
-      add(`${at}.apiVersion`, `Unsupported value: ${q(p.apiVersion)}: supported values: ${[...PROTOCOL_API_VERSIONS].sort().map(q).join(', ')}`);
+      add(
+        `${at}.apiVersion`,
+        `Unsupported value: ${q(p.apiVersion)}: supported values: ${[...PROTOCOL_API_VERSIONS].sort().map(q).join(', ')}`,
+      );
     }
 
     const matchImages = p.matchImages ?? [];
-    if (matchImages.length === 0) add(`${at}.matchImages`, 'Required value: at least 1 item in matchImages is required');
+    if (matchImages.length === 0)
+      add(`${at}.matchImages`, 'Required value: at least 1 item in matchImages is required');
     matchImages.forEach((m, j) => {
       const parsed = parseSchemeless(m);
       if (!parsed.ok) add(`${at}.matchImages[${j}]`, `Invalid value: ${q(m)}: match image is invalid: ${parsed.error}`);
     });
 
-    if (p.defaultCacheDuration === undefined || p.defaultCacheDuration === null) add(`${at}.defaultCacheDuration`, 'Required value');
+    if (p.defaultCacheDuration === undefined || p.defaultCacheDuration === null)
+      add(`${at}.defaultCacheDuration`, 'Required value');
     else {
       const d = parseGoDurationNs(String(p.defaultCacheDuration));
       if (!d.ok) add(`${at}.defaultCacheDuration`, `Invalid value: ${q(String(p.defaultCacheDuration))}: ${d.error}`);
-      else if (d.ns < 0n) add(`${at}.defaultCacheDuration`, `Invalid value: ${q(formatGoDuration(d.ns))}: must be greater than or equal to 0`);
+      else if (d.ns < 0n)
+        add(
+          `${at}.defaultCacheDuration`,
+          `Invalid value: ${q(formatGoDuration(d.ns))}: must be greater than or equal to 0`,
+        );
     }
 
     const ta = p.tokenAttributes;
     if (ta) {
       const tp = `${at}.tokenAttributes`;
-      if (!rules.saTokenGate) add(tp, `Forbidden: tokenAttributes is not supported when ${SA_TOKEN_GATE} feature gate is disabled`);
+      if (!rules.saTokenGate)
+        add(tp, `Forbidden: tokenAttributes is not supported when ${SA_TOKEN_GATE} feature gate is disabled`);
       if (!ta.serviceAccountTokenAudience) add(`${tp}.serviceAccountTokenAudience`, 'Required value');
-      if (ta.requireServiceAccount === undefined || ta.requireServiceAccount === null) add(`${tp}.requireServiceAccount`, 'Required value');
-      if (p.apiVersion !== PROTOCOL_V1) add(tp, `Forbidden: tokenAttributes is only supported for ${PROTOCOL_V1} API version`);
+      if (ta.requireServiceAccount === undefined || ta.requireServiceAccount === null)
+        add(`${tp}.requireServiceAccount`, 'Required value');
+      if (p.apiVersion !== PROTOCOL_V1)
+        add(tp, `Forbidden: tokenAttributes is only supported for ${PROTOCOL_V1} API version`);
       const required = ta.requiredServiceAccountAnnotationKeys ?? [];
       const optional = ta.optionalServiceAccountAnnotationKeys ?? [];
       if (ta.requireServiceAccount === false && required.length > 0) {
-        add(`${tp}.requiredServiceAccountAnnotationKeys`, 'Forbidden: requireServiceAccount cannot be false when requiredServiceAccountAnnotationKeys is set');
+        add(
+          `${tp}.requiredServiceAccountAnnotationKeys`,
+          'Forbidden: requireServiceAccount cannot be false when requiredServiceAccountAnnotationKeys is set',
+        );
       }
       problems.push(...annotationKeyProblems(`${tp}.requiredServiceAccountAnnotationKeys`, required));
       problems.push(...annotationKeyProblems(`${tp}.optionalServiceAccountAnnotationKeys`, optional));
       const both = [...new Set(required.filter((k) => optional.includes(k)))].sort();
-      if (both.length > 0) add(tp, `Invalid value: ${JSON.stringify(both)}: annotation keys cannot be both required and optional`);
+      if (both.length > 0)
+        add(tp, `Invalid value: ${JSON.stringify(both)}: annotation keys cannot be both required and optional`);
       if (rules.behaviour.cacheTypeRequired) {
         const ct = ta.cacheType;
         const supported = [...TOKEN_CACHE_TYPES].sort();
-        if (!ct) add(`${tp}.cacheType`, `Required value: cacheType is required to be set when tokenAttributes is specified. Supported values are: ${supported.join(', ')}`);
-        else if (!supported.includes(ct)) add(`${tp}.cacheType`, `Unsupported value: ${q(ct)}: supported values: ${supported.map(q).join(', ')}`);
+        if (!ct)
+          add(
+            `${tp}.cacheType`,
+            `Required value: cacheType is required to be set when tokenAttributes is specified. Supported values are: ${supported.join(', ')}`,
+          );
+        else if (!supported.includes(ct))
+          add(`${tp}.cacheType`, `Unsupported value: ${q(ct)}: supported values: ${supported.map(q).join(', ')}`);
       }
     }
   });
@@ -217,7 +266,11 @@ export function providerConfigWarnings(cfg: CredentialProviderConfig): FieldProb
   (cfg.providers ?? []).forEach((p, i) =>
     (p.matchImages ?? []).forEach((m, j) => {
       const w = parseSchemeless(m).ok ? patternWarning(m) : undefined;
-      if (w) out.push({ field: `providers[${i}].matchImages[${j}]`, message: `${JSON.stringify(m)} never matches an image: ${w}` });
+      if (w)
+        out.push({
+          field: `providers[${i}].matchImages[${j}]`,
+          message: `${JSON.stringify(m)} never matches an image: ${w}`,
+        });
     }),
   );
   return out;
@@ -225,9 +278,11 @@ export function providerConfigWarnings(cfg: CredentialProviderConfig): FieldProb
 
 // apimachinery IsQualifiedName (content.IsLabelKey) on the lowercased key.
 const LABEL_KEY_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
@@ -245,14 +300,18 @@ export function qualifiedNameErrors(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else {
       if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-      if (!new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`).test(prefix)) errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
+      if (!new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`).test(prefix))
+        errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
     }
   } else {
-    return [`a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (!new RegExp(`^${LABEL_KEY_FMT}$`).test(name)) errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
+  if (!new RegExp(`^${LABEL_KEY_FMT}$`).test(name))
+    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
@@ -260,7 +319,8 @@ function annotationKeyProblems(field: string, keys: string[]): FieldProblem[] {
   const out: FieldProblem[] = [];
   const seen = new Set<string>();
   for (const k of keys) {
-    for (const msg of qualifiedNameErrors(k.toLowerCase())) out.push({ field, message: `Invalid value: ${q(k)}: ${msg}` });
+    for (const msg of qualifiedNameErrors(k.toLowerCase()))
+      out.push({ field, message: `Invalid value: ${q(k)}: ${msg}` });
     if (seen.has(k)) out.push({ field, message: `Duplicate value: ${q(k)}` });
     seen.add(k);
   }
@@ -272,14 +332,21 @@ function q(s: string): string {
 }
 
 function refusal(file: string, rules: Rules, problems: FieldProblem[]): ConfigError {
-  return new ConfigError(`${file}: kubelet ${rules.kubeVersion} would refuse this CredentialProviderConfig (${problems.length} problem${problems.length === 1 ? '' : 's'})`, {
-    file,
-    problems,
-    hint: 'the kubelet exits at startup with "Failed to register CRI auth plugins" when its config is invalid',
-  });
+  return new ConfigError(
+    `${file}: kubelet ${rules.kubeVersion} would refuse this CredentialProviderConfig (${problems.length} problem${problems.length === 1 ? '' : 's'})`,
+    {
+      file,
+      problems,
+      hint: 'the kubelet exits at startup with "Failed to register CRI auth plugins" when its config is invalid',
+    },
+  );
 }
 
-function decodeAndValidate(text: string, file: string, rules: Rules): { config: CredentialProviderConfig; problems: FieldProblem[] } {
+function decodeAndValidate(
+  text: string,
+  file: string,
+  rules: Rules,
+): { config: CredentialProviderConfig; problems: FieldProblem[] } {
   const { config, decodeProblems } = decodeConfig(text, file, rules);
   // A wrong JSON type aborts the kubelet's decode before validation; unknown
   // and duplicate fields too, but validating anyway shows their consequence.
@@ -323,14 +390,20 @@ export async function loadProviderConfig(path: string, opts?: ValidateOptions): 
   }
   if (!isDir) return parseProviderConfig(await readText(path), path, opts);
   if (!rules.behaviour.configDirectory) {
-    throw new ConfigError(`${path} is a directory; kubelet ${rules.kubeVersion} reads --image-credential-provider-config only as a file (directories from 1.34)`, {
-      file: path,
-      hint: 'pass one file, or a --kube-version of 1.34 or newer',
-    });
+    throw new ConfigError(
+      `${path} is a directory; kubelet ${rules.kubeVersion} reads --image-credential-provider-config only as a file (directories from 1.34)`,
+      {
+        file: path,
+        hint: 'pass one file, or a --kube-version of 1.34 or newer',
+      },
+    );
   }
   const files = await configDirectoryFiles(path);
   if (files.length === 0) {
-    throw new ConfigError(`${path}: no configuration files found in directory (the kubelet reads *.json, *.yaml and *.yml)`, { file: path });
+    throw new ConfigError(
+      `${path}: no configuration files found in directory (the kubelet reads *.json, *.yaml and *.yml)`,
+      { file: path },
+    );
   }
   const merged: CredentialProvider[] = [];
   const from = new Map<string, string>();
@@ -356,5 +429,7 @@ export async function loadProviderConfig(path: string, opts?: ValidateOptions): 
 }
 
 function readText(file: string): Promise<string> {
-  return readInputText(file, { hint: 'pass the path of a CredentialProviderConfig file (or, for kubelet 1.34+, a directory of them)' });
+  return readInputText(file, {
+    hint: 'pass the path of a CredentialProviderConfig file (or, for kubelet 1.34+, a directory of them)',
+  });
 }

@@ -4,7 +4,17 @@
 // names are case-sensitive, unknown and duplicate fields are errors, and a
 // value of the wrong JSON type fails the whole decode. Problems carry the
 // kubelet's field paths (providers[0].tokenAttributes.cacheType) and a line.
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type ParsedNode } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Document,
+  type Node,
+  type ParsedNode,
+} from 'yaml';
 import { ConfigError, type FieldProblem } from '../../core/errors.ts';
 import { closest } from '../../core/closest.ts';
 import { JsonSyntaxError, parseFirstJsonValue } from './jsonvalue.ts';
@@ -37,21 +47,31 @@ export function parseDocument(text: string, file: string): { doc: Document.Parse
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     const fail = (offset: number, msg: string): never => {
       const before = text.slice(0, offset).split('\n');
-      throw new ConfigError(`${file}:${before.length}:${before[before.length - 1]!.length + 1}: not valid JSON: ${msg}`, {
-        file,
-        hint: 'a CredentialProviderConfig is a YAML or JSON document with apiVersion, kind and providers',
-      });
+      throw new ConfigError(
+        `${file}:${before.length}:${before[before.length - 1]!.length + 1}: not valid JSON: ${msg}`,
+        {
+          file,
+          hint: 'a CredentialProviderConfig is a YAML or JSON document with apiVersion, kind and providers',
+        },
+      );
     };
     try {
       const { end } = parseFirstJsonValue(text);
       const rest = text.slice(end);
-      if (rest.trim() !== '') fail(end + (rest.length - rest.trimStart().length), 'extra content after the JSON document');
+      if (rest.trim() !== '')
+        fail(end + (rest.length - rest.trimStart().length), 'extra content after the JSON document');
     } catch (e) {
       if (e instanceof JsonSyntaxError) fail(e.offset, e.message);
       throw e;
     }
   }
-  const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false, version: '1.1', merge: true, prettyErrors: true });
+  const docs = parseAllDocuments(text, {
+    lineCounter: lines,
+    uniqueKeys: false,
+    version: '1.1',
+    merge: true,
+    prettyErrors: true,
+  });
   const list = Array.isArray(docs) ? docs : [];
   const first = list.find((d) => d.contents !== null) ?? list[0];
   for (const d of list) {
@@ -70,7 +90,11 @@ export function parseDocument(text: string, file: string): { doc: Document.Parse
 }
 
 /** Walks the parsed document against the schema, collecting every decode problem. */
-export function decodeAgainst(doc: Document.Parsed | undefined, lines: LineCounter, schema: FieldType & { kind: 'object' }): Decoded {
+export function decodeAgainst(
+  doc: Document.Parsed | undefined,
+  lines: LineCounter,
+  schema: FieldType & { kind: 'object' },
+): Decoded {
   const problems: DecodeProblem[] = [];
   const lineOf = new Map<string, number>();
   const root = doc?.contents ?? null;
@@ -88,7 +112,12 @@ export function decodeAgainst(doc: Document.Parsed | undefined, lines: LineCount
     if (node === null || node === undefined || (isScalar(node) && node.value === null)) return undefined;
     const got = describe(node);
     const typeProblem = (want: string) => {
-      problems.push({ kind: 'type', field: path || '<root>', message: `Invalid value: ${got.shown}: must be ${want}, not ${got.what}${at}${got.hint}`, ...(line !== undefined ? { line } : {}) });
+      problems.push({
+        kind: 'type',
+        field: path || '<root>',
+        message: `Invalid value: ${got.shown}: must be ${want}, not ${got.what}${at}${got.hint}`,
+        ...(line !== undefined ? { line } : {}),
+      });
       return undefined;
     };
     switch (type.kind) {
@@ -114,7 +143,12 @@ export function decodeAgainst(doc: Document.Parsed | undefined, lines: LineCount
           if (seen.has(name)) {
             if (!merged) {
               const l = lineAt(key as Node);
-              problems.push({ kind: 'duplicate', field: childPath, message: `duplicate field${l !== undefined ? ` (line ${l})` : ''}`, ...(l !== undefined ? { line: l } : {}) });
+              problems.push({
+                kind: 'duplicate',
+                field: childPath,
+                message: `duplicate field${l !== undefined ? ` (line ${l})` : ''}`,
+                ...(l !== undefined ? { line: l } : {}),
+              });
             }
             continue;
           }
@@ -122,7 +156,9 @@ export function decodeAgainst(doc: Document.Parsed | undefined, lines: LineCount
           const fieldType = type.fields[name];
           if (!fieldType) {
             const l = lineAt(key as Node);
-            const near = closest(name, Object.keys(type.fields)) ?? Object.keys(type.fields).find((f) => f.toLowerCase() === name.toLowerCase());
+            const near =
+              closest(name, Object.keys(type.fields)) ??
+              Object.keys(type.fields).find((f) => f.toLowerCase() === name.toLowerCase());
             problems.push({
               kind: 'unknown',
               field: childPath,
@@ -166,7 +202,11 @@ function describe(node: Node): { what: string; shown: string; hint: string } {
     const src = (node as { source?: string }).source;
     if (typeof v === 'boolean') {
       const yaml11 = src !== undefined && !/^(true|false)$/i.test(src);
-      return { what: 'a boolean', shown: String(v), hint: yaml11 ? `; YAML reads ${JSON.stringify(src)} as a boolean, quote it` : '' };
+      return {
+        what: 'a boolean',
+        shown: String(v),
+        hint: yaml11 ? `; YAML reads ${JSON.stringify(src)} as a boolean, quote it` : '',
+      };
     }
     if (typeof v === 'number') return { what: 'a number', shown: String(src ?? v), hint: '; quote it' };
     if (typeof v === 'string') return { what: 'a string', shown: JSON.stringify(v), hint: '' };
@@ -193,7 +233,8 @@ function expandMerges(map: { items: { key: unknown; value: unknown }[] }, deref:
     if (isScalar(item.key) && item.key.value === '<<') {
       const src = deref(item.value);
       const sources = isSeq(src) ? src.items.map(deref) : [src];
-      for (const s of sources) if (isMap(s)) for (const it of s.items) merged.push({ key: it.key, value: it.value, merged: true });
+      for (const s of sources)
+        if (isMap(s)) for (const it of s.items) merged.push({ key: it.key, value: it.value, merged: true });
       continue;
     }
     own.push({ key: item.key, value: item.value, merged: false });

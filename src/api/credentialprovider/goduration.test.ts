@@ -25,7 +25,7 @@ describe('parseGoDurationNs follows time.ParseDuration', () => {
     ['1d', 'time: unknown unit "d" in duration "1d"'],
     ['.s', 'time: invalid duration ".s"'],
     ['9999999999h', 'time: invalid duration "9999999999h"'],
-  ])('%j fails with Go\'s message', (text, error) => {
+  ])("%j fails with Go's message", (text, error) => {
     expect(parseGoDurationNs(text)).toEqual({ ok: false, error });
   });
 });

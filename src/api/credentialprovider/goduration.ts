@@ -4,7 +4,14 @@
 // durations this way in its validation messages.
 
 const UNIT_NS: Record<string, bigint> = {
-  ns: 1n, us: 1_000n, 'µs': 1_000n, 'μs': 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n,
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
 const MAX_INT64 = (1n << 63n) - 1n;
 
@@ -40,7 +47,8 @@ export function parseGoDurationNs(orig: string): GoDuration {
     const unitName = s.slice(0, i);
     s = s.slice(i);
     const unit = UNIT_NS[unitName];
-    if (unit === undefined) return { ok: false, error: `time: unknown unit ${quote(unitName)} in duration ${quote(orig)}` };
+    if (unit === undefined)
+      return { ok: false, error: `time: unknown unit ${quote(unitName)} in duration ${quote(orig)}` };
     let v = BigInt(intPart === '' ? '0' : intPart) * unit;
     if (hasFrac) v += (BigInt(frac) * unit) / 10n ** BigInt(frac.length);
     total += v;

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
 import { decodeResponse } from './response.ts';
 
-const recorded = JSON.parse(readFileSync(new URL('./testdata/kubelet-v1.37.1-responses.json', import.meta.url), 'utf8')) as {
+const recorded = JSON.parse(
+  readFileSync(new URL('./testdata/kubelet-v1.37.1-responses.json', import.meta.url), 'utf8'),
+) as {
   cases: { name: string; stdout: string; kubeletError: string | null }[];
 };
 

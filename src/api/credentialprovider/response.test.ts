@@ -21,8 +21,20 @@ describe('decodeResponse accepts what the kubelet accepts', () => {
   });
 
   test('optional fields may be absent or null', () => {
-    const r = decodeResponse(text({ apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Global', cacheDuration: null, auth: null }), V1);
-    expect(r).toEqual({ ok: true, response: { apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Global' } });
+    const r = decodeResponse(
+      text({
+        apiVersion: V1,
+        kind: 'CredentialProviderResponse',
+        cacheKeyType: 'Global',
+        cacheDuration: null,
+        auth: null,
+      }),
+      V1,
+    );
+    expect(r).toEqual({
+      ok: true,
+      response: { apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Global' },
+    });
   });
 
   test('an auth entry without username or password has empty ones', () => {
@@ -31,7 +43,12 @@ describe('decodeResponse accepts what the kubelet accepts', () => {
   });
 
   test.each(['v1alpha1', 'v1beta1'])('the older protocol version %s when that is the configured one', (v) => {
-    expect(reasonOf(text({ ...good, apiVersion: `credentialprovider.kubelet.k8s.io/${v}` }), `credentialprovider.kubelet.k8s.io/${v}`)).toBe('ok');
+    expect(
+      reasonOf(
+        text({ ...good, apiVersion: `credentialprovider.kubelet.k8s.io/${v}` }),
+        `credentialprovider.kubelet.k8s.io/${v}`,
+      ),
+    ).toBe('ok');
   });
 });
 
@@ -49,7 +66,11 @@ describe('decodeResponse rejects, in the kubelet order, with a reason', () => {
     ['the request kind', text({ ...good, kind: 'CredentialProviderRequest' }), 'kind'],
     ['an unknown field', text({ ...good, expiresAt: 'x' }), 'unknownField'],
     ['a wrongly cased field', text({ ...good, auth: { 'reg.io': { Username: 'u' } } }), 'unknownField'],
-    ['a duplicate field', text().replace('"cacheKeyType":"Registry"', '"cacheKeyType":"Registry","cacheKeyType":"Image"'), 'duplicateField'],
+    [
+      'a duplicate field',
+      text().replace('"cacheKeyType":"Registry"', '"cacheKeyType":"Registry","cacheKeyType":"Image"'),
+      'duplicateField',
+    ],
     ['a duplicate auth key', text().replace('}}}', '},"reg.io":{"username":"x"}}}'), 'duplicateField'],
     ['a number for cacheKeyType', text({ ...good, cacheKeyType: 1 }), 'type'],
     ['a list for auth', text({ ...good, auth: [] }), 'type'],
@@ -73,16 +94,22 @@ describe('decodeResponse rejects, in the kubelet order, with a reason', () => {
 
   test('decoder failures name what the kubelet hides behind its generic message', () => {
     const r = decodeResponse(text({ ...good, expiresAt: 'x' }), V1);
-    expect(!r.ok && r.error).toBe(`strict decoding error: unknown field "expiresAt" (kubelet: "${KUBELET_DECODE_ERROR}")`);
+    expect(!r.ok && r.error).toBe(
+      `strict decoding error: unknown field "expiresAt" (kubelet: "${KUBELET_DECODE_ERROR}")`,
+    );
   });
 
   test('an invalid cacheKeyType says the kubelet uses no credentials', () => {
     const r = decodeResponse(text({ ...good, cacheKeyType: 'ServiceAccount' }), V1);
-    expect(!r.ok && r.error).toMatch(/^credential provider plugin did not return a valid cacheKeyType: ServiceAccount .*uses no credentials/);
+    expect(!r.ok && r.error).toMatch(
+      /^credential provider plugin did not return a valid cacheKeyType: ServiceAccount .*uses no credentials/,
+    );
   });
 
   test('apiVersion is read case-insensitively, as encoding/json does, but the strict decoder then rejects the key', () => {
-    expect(reasonOf(text({ APIVERSION: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Image' }))).toBe('unknownField');
+    expect(reasonOf(text({ APIVERSION: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Image' }))).toBe(
+      'unknownField',
+    );
   });
 
   test('an apiVersion check comes before the kind check', () => {
@@ -90,7 +117,10 @@ describe('decodeResponse rejects, in the kubelet order, with a reason', () => {
   });
 
   test('errors never echo a password', () => {
-    const r = decodeResponse(text({ ...good, cacheKeyType: 'Nope', auth: { 'reg.io': { username: 'u', password: 's3cret' } } }), V1);
+    const r = decodeResponse(
+      text({ ...good, cacheKeyType: 'Nope', auth: { 'reg.io': { username: 'u', password: 's3cret' } } }),
+      V1,
+    );
     expect(!r.ok && r.error).not.toContain('s3cret');
   });
 });
@@ -104,13 +134,26 @@ describe('encodeRequest writes what the kubelet writes to stdin', () => {
 
   test('v1 adds the token and sorted annotations, HTML-escaped like Go', () => {
     expect(
-      encodeRequest({ apiVersion: V1, kind: 'CredentialProviderRequest', image: 'reg.io/a', serviceAccountToken: 't', serviceAccountAnnotations: { 'b.io/x': '<&>', 'a.io/y': '1' } }),
-    ).toBe(`{"kind":"CredentialProviderRequest","apiVersion":"${V1}","image":"reg.io/a","serviceAccountToken":"t","serviceAccountAnnotations":{"a.io/y":"1","b.io/x":"\\u003c\\u0026\\u003e"}}\n`);
+      encodeRequest({
+        apiVersion: V1,
+        kind: 'CredentialProviderRequest',
+        image: 'reg.io/a',
+        serviceAccountToken: 't',
+        serviceAccountAnnotations: { 'b.io/x': '<&>', 'a.io/y': '1' },
+      }),
+    ).toBe(
+      `{"kind":"CredentialProviderRequest","apiVersion":"${V1}","image":"reg.io/a","serviceAccountToken":"t","serviceAccountAnnotations":{"a.io/y":"1","b.io/x":"\\u003c\\u0026\\u003e"}}\n`,
+    );
   });
 
   test('older protocol versions have no service-account fields', () => {
     expect(
-      encodeRequest({ apiVersion: 'credentialprovider.kubelet.k8s.io/v1beta1', kind: 'CredentialProviderRequest', image: 'reg.io/a', serviceAccountToken: 't' }),
+      encodeRequest({
+        apiVersion: 'credentialprovider.kubelet.k8s.io/v1beta1',
+        kind: 'CredentialProviderRequest',
+        image: 'reg.io/a',
+        serviceAccountToken: 't',
+      }),
     ).not.toContain('serviceAccountToken');
   });
 });

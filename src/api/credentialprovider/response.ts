@@ -7,13 +7,27 @@
 // the kubelet uses no credentials from this run.
 import { parseGoDurationNs } from './goduration.ts';
 import { JsonSyntaxError, jsonTypeName, parseFirstJsonValue, type JsonValue } from './jsonvalue.ts';
-import { CACHE_KEY_TYPES, PROTOCOL_API_VERSIONS, type AuthConfig, type CredentialProviderRequest, type CredentialProviderResponse } from './types.ts';
+import {
+  CACHE_KEY_TYPES,
+  PROTOCOL_API_VERSIONS,
+  type AuthConfig,
+  type CredentialProviderRequest,
+  type CredentialProviderResponse,
+} from './types.ts';
 
-export type DecodeFailureReason = 'json' | 'multipleObjects' | 'apiVersion' | 'kind' | 'unknownField' | 'duplicateField' | 'cacheKeyType' | 'cacheDuration' | 'type';
+export type DecodeFailureReason =
+  | 'json'
+  | 'multipleObjects'
+  | 'apiVersion'
+  | 'kind'
+  | 'unknownField'
+  | 'duplicateField'
+  | 'cacheKeyType'
+  | 'cacheDuration'
+  | 'type';
 
 export type DecodeResult =
-  | { ok: true; response: CredentialProviderResponse }
-  | { ok: false; error: string; reason: DecodeFailureReason };
+  { ok: true; response: CredentialProviderResponse } | { ok: false; error: string; reason: DecodeFailureReason };
 
 /** The kubelet's log line for everything its strict decoder rejects; it hides the detail because it may hold secrets. */
 export const KUBELET_DECODE_ERROR = 'error decoding credential provider plugin response from stdout';
@@ -23,7 +37,10 @@ const WS = /^[ \t\r\n]*$/;
 export function decodeResponse(stdout: string, expectedApiVersion: string): DecodeResult {
   const fail = (reason: DecodeFailureReason, error: string): DecodeResult => ({ ok: false, reason, error });
   const gvkFail = (reason: DecodeFailureReason, detail: string) =>
-    fail(reason, `${detail} (kubelet: "error reading GVK from response: couldn't get version/kind; json parse error: …")`);
+    fail(
+      reason,
+      `${detail} (kubelet: "error reading GVK from response: couldn't get version/kind; json parse error: …")`,
+    );
 
   let root: JsonValue;
   try {
@@ -31,7 +48,10 @@ export function decodeResponse(stdout: string, expectedApiVersion: string): Deco
     const rest = stdout.slice(first.end);
     if (!WS.test(rest)) {
       const after = rest.trimStart();
-      const second = after.startsWith('{') || after.startsWith('[') ? 'another JSON value' : `extra output ${JSON.stringify(after.slice(0, 40))}`;
+      const second =
+        after.startsWith('{') || after.startsWith('[')
+          ? 'another JSON value'
+          : `extra output ${JSON.stringify(after.slice(0, 40))}`;
       return gvkFail(
         after.startsWith('{') ? 'multipleObjects' : 'json',
         `stdout must hold exactly one JSON object, but ${second} follows it at byte ${Buffer.byteLength(stdout.slice(0, first.end + (rest.length - after.length)))}; write logs to stderr`,
@@ -41,7 +61,12 @@ export function decodeResponse(stdout: string, expectedApiVersion: string): Deco
   } catch (e) {
     if (!(e instanceof JsonSyntaxError)) throw e;
     const empty = stdout.trim() === '';
-    return gvkFail('json', empty ? 'stdout is empty: the plugin must print one CredentialProviderResponse JSON object' : `stdout is not JSON: ${e.message} at byte ${e.offset}; write logs to stderr`);
+    return gvkFail(
+      'json',
+      empty
+        ? 'stdout is empty: the plugin must print one CredentialProviderResponse JSON object'
+        : `stdout is not JSON: ${e.message} at byte ${e.offset}; write logs to stderr`,
+    );
   }
   if (root.type !== 'object' && root.type !== 'null') {
     return gvkFail('json', `stdout holds a JSON ${jsonTypeName(root)}, not an object`);
@@ -55,21 +80,31 @@ export function decodeResponse(stdout: string, expectedApiVersion: string): Deco
     if (v.type === 'string') apiVersion = v.value;
     else if (v.type !== 'null') return gvkFail('json', `apiVersion must be a string, not a ${jsonTypeName(v)}`);
   }
-  if (apiVersion.split('/').length > 2) return fail('apiVersion', `error reading GVK from response: unexpected GroupVersion string: ${apiVersion}`);
+  if (apiVersion.split('/').length > 2)
+    return fail('apiVersion', `error reading GVK from response: unexpected GroupVersion string: ${apiVersion}`);
   if (apiVersion !== expectedApiVersion) {
-    return fail('apiVersion', `apiVersion from credential plugin response did not match expected apiVersion:${expectedApiVersion}, actual apiVersion:${apiVersion}`);
+    return fail(
+      'apiVersion',
+      `apiVersion from credential plugin response did not match expected apiVersion:${expectedApiVersion}, actual apiVersion:${apiVersion}`,
+    );
   }
 
   // From here on the kubelet only logs KUBELET_DECODE_ERROR; say what it hides.
-  const hidden = (reason: DecodeFailureReason, detail: string) => fail(reason, `${detail} (kubelet: "${KUBELET_DECODE_ERROR}")`);
+  const hidden = (reason: DecodeFailureReason, detail: string) =>
+    fail(reason, `${detail} (kubelet: "${KUBELET_DECODE_ERROR}")`);
   const strictPairs = root.type === 'object' ? root.pairs : [];
   const kinds = strictPairs.filter(([k]) => k.toLowerCase() === 'kind');
   const kind = kinds.length > 0 ? kinds[kinds.length - 1]![1] : undefined;
-  if (!kind || kind.type === 'null' || (kind.type === 'string' && kind.value === '')) return hidden('kind', "Object 'Kind' is missing: kind must be \"CredentialProviderResponse\"");
+  if (!kind || kind.type === 'null' || (kind.type === 'string' && kind.value === ''))
+    return hidden('kind', 'Object \'Kind\' is missing: kind must be "CredentialProviderResponse"');
   if (kind.type !== 'string') return hidden('type', `kind must be a string, not a ${jsonTypeName(kind)}`);
-  if (kind.value !== 'CredentialProviderResponse') return hidden('kind', `kind is ${JSON.stringify(kind.value)}, expected "CredentialProviderResponse"`);
+  if (kind.value !== 'CredentialProviderResponse')
+    return hidden('kind', `kind is ${JSON.stringify(kind.value)}, expected "CredentialProviderResponse"`);
   if (!(PROTOCOL_API_VERSIONS as readonly string[]).includes(apiVersion)) {
-    return hidden('apiVersion', `apiVersion ${JSON.stringify(apiVersion)} is not a credentialprovider.kubelet.k8s.io version the kubelet knows`);
+    return hidden(
+      'apiVersion',
+      `apiVersion ${JSON.stringify(apiVersion)} is not a credentialprovider.kubelet.k8s.io version the kubelet knows`,
+    );
   }
 
   const walked = walkResponse(strictPairs);
@@ -101,7 +136,8 @@ function walkResponse(pairs: [string, JsonValue][]): Walked {
   const fatal = (reason: DecodeFailureReason, detail: string) => {
     out.fatal ??= { reason, detail };
   };
-  const typeErr = (path: string, v: JsonValue, want: string) => fatal('type', `json: cannot unmarshal ${jsonTypeName(v)} into ${path} of type ${want}`);
+  const typeErr = (path: string, v: JsonValue, want: string) =>
+    fatal('type', `json: cannot unmarshal ${jsonTypeName(v)} into ${path} of type ${want}`);
   const seen = new Set<string>();
   for (const [key, v] of pairs) {
     if (seen.has(key)) strict('duplicateField', `strict decoding error: duplicate field ${JSON.stringify(key)}`);
@@ -137,7 +173,10 @@ function walkResponse(pairs: [string, JsonValue][]): Walked {
         out.response.auth = walkAuth(v.pairs, strict, typeErr);
         break;
       default:
-        strict('unknownField', `strict decoding error: unknown field ${JSON.stringify(key)}${suggest(key, ['apiVersion', 'kind', 'cacheKeyType', 'cacheDuration', 'auth'])}`);
+        strict(
+          'unknownField',
+          `strict decoding error: unknown field ${JSON.stringify(key)}${suggest(key, ['apiVersion', 'kind', 'cacheKeyType', 'cacheDuration', 'auth'])}`,
+        );
     }
   }
   return out;
@@ -151,7 +190,8 @@ function walkAuth(
   const auth: Record<string, AuthConfig> = {};
   const seenKeys = new Set<string>();
   for (const [image, entry] of pairs) {
-    if (seenKeys.has(image)) strict('duplicateField', `strict decoding error: duplicate field ${JSON.stringify(`auth.${image}`)}`);
+    if (seenKeys.has(image))
+      strict('duplicateField', `strict decoding error: duplicate field ${JSON.stringify(`auth.${image}`)}`);
     seenKeys.add(image);
     if (entry.type === 'null') {
       auth[image] = { username: '', password: '' };
@@ -171,7 +211,10 @@ function walkAuth(
         if (v.type === 'string') cfg[f] = v.value;
         else if (v.type !== 'null') typeErr(path, v, 'string');
       } else {
-        strict('unknownField', `strict decoding error: unknown field ${JSON.stringify(path)}${suggest(f, ['username', 'password'])}`);
+        strict(
+          'unknownField',
+          `strict decoding error: unknown field ${JSON.stringify(path)}${suggest(f, ['username', 'password'])}`,
+        );
       }
     }
     auth[image] = cfg;
@@ -191,7 +234,11 @@ function suggest(key: string, known: string[]): string {
  */
 export function encodeRequest(req: CredentialProviderRequest): string {
   const v1 = req.apiVersion === 'credentialprovider.kubelet.k8s.io/v1';
-  const body: Record<string, unknown> = { kind: req.kind ?? 'CredentialProviderRequest', apiVersion: req.apiVersion, image: req.image };
+  const body: Record<string, unknown> = {
+    kind: req.kind ?? 'CredentialProviderRequest',
+    apiVersion: req.apiVersion,
+    image: req.image,
+  };
   if (v1 && req.serviceAccountToken) body.serviceAccountToken = req.serviceAccountToken;
   if (v1 && req.serviceAccountAnnotations && Object.keys(req.serviceAccountAnnotations).length > 0) {
     const sorted = Object.keys(req.serviceAccountAnnotations).sort();

@@ -2,7 +2,11 @@
 // Config: kubelet.config.k8s.io/{v1alpha1,v1beta1,v1} CredentialProviderConfig.
 // Exchange: credentialprovider.kubelet.k8s.io/{v1alpha1,v1beta1,v1} Request/Response.
 
-export const CONFIG_API_VERSIONS = ['kubelet.config.k8s.io/v1alpha1', 'kubelet.config.k8s.io/v1beta1', 'kubelet.config.k8s.io/v1'] as const;
+export const CONFIG_API_VERSIONS = [
+  'kubelet.config.k8s.io/v1alpha1',
+  'kubelet.config.k8s.io/v1beta1',
+  'kubelet.config.k8s.io/v1',
+] as const;
 export type ConfigApiVersion = (typeof CONFIG_API_VERSIONS)[number];
 
 export const PROTOCOL_API_VERSIONS = [

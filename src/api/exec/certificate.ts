@@ -16,36 +16,69 @@ export interface CertificateVerdict {
 export function inspectClientCertificate(certPem: string, keyPem: string, now: Date = new Date()): CertificateVerdict {
   const certBlocks = pemBlocks(certPem).filter((b) => b.type === 'CERTIFICATE');
   if (certBlocks.length === 0) {
-    return { ok: false, message: 'failed parsing client key/certificate: clientCertificateData holds no PEM CERTIFICATE block' };
+    return {
+      ok: false,
+      message: 'failed parsing client key/certificate: clientCertificateData holds no PEM CERTIFICATE block',
+    };
   }
   let leaf: X509Certificate;
   try {
     leaf = new X509Certificate(certBlocks[0]!.text);
   } catch (e) {
-    return { ok: false, message: `failed parsing client key/certificate: the first CERTIFICATE block does not parse (${(e as Error).message})` };
+    return {
+      ok: false,
+      message: `failed parsing client key/certificate: the first CERTIFICATE block does not parse (${(e as Error).message})`,
+    };
   }
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(keyPem)) {
-    return { ok: false, message: 'failed parsing client key/certificate: clientKeyData holds no PEM PRIVATE KEY block' };
+    return {
+      ok: false,
+      message: 'failed parsing client key/certificate: clientKeyData holds no PEM PRIVATE KEY block',
+    };
   }
   let key: KeyObject;
   try {
     key = createPrivateKey(keyPem);
   } catch (e) {
-    return { ok: false, message: `failed parsing client key/certificate: clientKeyData does not parse as a private key (${(e as Error).message})` };
+    return {
+      ok: false,
+      message: `failed parsing client key/certificate: clientKeyData does not parse as a private key (${(e as Error).message})`,
+    };
   }
-  const facts = { subject: leaf.subject.replace(/\n/g, ', '), notBefore: new Date(leaf.validFrom).toISOString(), notAfter: new Date(leaf.validTo).toISOString() };
+  const facts = {
+    subject: leaf.subject.replace(/\n/g, ', '),
+    notBefore: new Date(leaf.validFrom).toISOString(),
+    notAfter: new Date(leaf.validTo).toISOString(),
+  };
   const certSpki = leaf.publicKey.export({ type: 'spki', format: 'der' });
   const keySpki = createPublicKey(key).export({ type: 'spki', format: 'der' });
   if (!certSpki.equals(keySpki)) {
-    return { ok: false, ...facts, message: 'failed parsing client key/certificate: tls: private key does not match public key (clientKeyData belongs to another certificate)' };
+    return {
+      ok: false,
+      ...facts,
+      message:
+        'failed parsing client key/certificate: tls: private key does not match public key (clientKeyData belongs to another certificate)',
+    };
   }
   if (now < new Date(leaf.validFrom)) {
-    return { ok: false, ...facts, message: `client certificate is not valid yet: notBefore ${facts.notBefore} is after the time of execution ${now.toISOString()}` };
+    return {
+      ok: false,
+      ...facts,
+      message: `client certificate is not valid yet: notBefore ${facts.notBefore} is after the time of execution ${now.toISOString()}`,
+    };
   }
   if (now > new Date(leaf.validTo)) {
-    return { ok: false, ...facts, message: `client certificate expired at ${facts.notAfter}, before the time of execution ${now.toISOString()}` };
+    return {
+      ok: false,
+      ...facts,
+      message: `client certificate expired at ${facts.notAfter}, before the time of execution ${now.toISOString()}`,
+    };
   }
-  return { ok: true, ...facts, message: `certificate ${facts.subject} and its key match; valid ${facts.notBefore} to ${facts.notAfter}` };
+  return {
+    ok: true,
+    ...facts,
+    message: `certificate ${facts.subject} and its key match; valid ${facts.notBefore} to ${facts.notAfter}`,
+  };
 }
 
 /**

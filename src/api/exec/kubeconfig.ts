@@ -25,7 +25,10 @@ export interface LoadedExecUser {
 type Obj = Record<string, unknown>;
 
 export async function loadKubeconfigExecUser(file: string, userName?: string): Promise<LoadedExecUser> {
-  const text = await readInputText(file, { label: 'kubeconfig', hint: 'pass --kubeconfig with the path of a kubeconfig file' });
+  const text = await readInputText(file, {
+    label: 'kubeconfig',
+    hint: 'pass --kubeconfig with the path of a kubeconfig file',
+  });
   return parseKubeconfigExecUser(text, file, userName);
 }
 
@@ -52,7 +55,10 @@ export async function parseKubeconfigExecUser(text: string, file: string, userNa
   }
   const root = yamlToJs(doc, file);
   if (!isObj(root)) {
-    throw new ConfigError(`${file}: not a kubeconfig: expected a mapping with users, clusters and contexts`, { file, hint: 'a kubeconfig starts with apiVersion: v1 and kind: Config' });
+    throw new ConfigError(`${file}: not a kubeconfig: expected a mapping with users, clusters and contexts`, {
+      file,
+      hint: 'a kubeconfig starts with apiVersion: v1 and kind: Config',
+    });
   }
   if (root.kind !== undefined && root.kind !== 'Config') {
     throw new ConfigError(`${file}: kind is "${String(root.kind)}", a kubeconfig has kind: Config`, { file });
@@ -75,16 +81,20 @@ export async function parseKubeconfigExecUser(text: string, file: string, userNa
     else {
       throw new ConfigError(`${file}: no --user given and the current context names no user`, {
         file,
-        hint: users.length > 0 ? `pick one with --user: ${users.map((u) => u.name).join(', ')}` : 'the file has no users',
+        hint:
+          users.length > 0 ? `pick one with --user: ${users.map((u) => u.name).join(', ')}` : 'the file has no users',
       });
     }
   }
   const index = users.findIndex((u) => u.name === name);
   if (index < 0) {
-    throw new ConfigError(`${file}: user "${name}" not found; users present: ${users.length > 0 ? users.map((u) => u.name).join(', ') : '(none)'}`, {
-      file,
-      hint: 'pass --user with one of the names under users[].name',
-    });
+    throw new ConfigError(
+      `${file}: user "${name}" not found; users present: ${users.length > 0 ? users.map((u) => u.name).join(', ') : '(none)'}`,
+      {
+        file,
+        hint: 'pass --user with one of the names under users[].name',
+      },
+    );
   }
   const userBody = users[index]!.body;
   if (userBody.exec === undefined || userBody.exec === null) {
@@ -99,32 +109,55 @@ export async function parseKubeconfigExecUser(text: string, file: string, userNa
   if (!config || errors.length > 0) throw kubectlConfigError(file, errors, problems);
 
   const baseDir = dirname(resolve(file));
-  const loaded: LoadedExecUser = { file, baseDir, user: name, config, warnings: problems.filter((p) => p.severity === 'warning') };
+  const loaded: LoadedExecUser = {
+    file,
+    baseDir,
+    user: name,
+    config,
+    warnings: problems.filter((p) => p.severity === 'warning'),
+  };
 
   // The cluster is the one the client would talk to: current context if it uses this user, else the first context that does.
-  const ctx = contexts.find((c) => c.name === currentContext && c.body.user === name) ?? contexts.find((c) => c.body.user === name);
+  const ctx =
+    contexts.find((c) => c.name === currentContext && c.body.user === name) ??
+    contexts.find((c) => c.body.user === name);
   const clusterName = ctx && typeof ctx.body.cluster === 'string' ? ctx.body.cluster : undefined;
   const cluster = clusterName ? clusters.find((c) => c.name === clusterName) : undefined;
   if (cluster) {
     loaded.clusterName = cluster.name;
     loaded.cluster = await toExecCluster(cluster.body, baseDir, file, clusters.indexOf(cluster));
   } else if (config.provideClusterInfo) {
-    throw new ConfigError(`${file}: provideClusterInfo is set for user "${name}" but no context uses that user with a cluster`, {
-      file,
-      hint: 'add a context {cluster: <name>, user: ' + name + '} so the plugin can be told which cluster it authenticates to',
-    });
+    throw new ConfigError(
+      `${file}: provideClusterInfo is set for user "${name}" but no context uses that user with a cluster`,
+      {
+        file,
+        hint:
+          'add a context {cluster: <name>, user: ' +
+          name +
+          '} so the plugin can be told which cluster it authenticates to',
+      },
+    );
   }
   return loaded;
 }
 
 /** kubectl's way of printing configuration errors: one entry is printed alone; several under "Error in configuration". */
 export function kubectlConfigError(file: string, errors: ExecProblem[], all: ExecProblem[] = errors): ConfigError {
-  const problems = all.map((p) => ({ field: p.field, message: `${p.severity === 'warning' ? 'warning: ' : ''}${p.message}` }));
+  const problems = all.map((p) => ({
+    field: p.field,
+    message: `${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`,
+  }));
   const warnings = all.filter((p) => p.severity === 'warning');
   // A typo warning ("did you mean interactiveMode?") usually explains the error, so its hint comes first.
-  const hint = [...warnings.filter((p) => p.hint).map((p) => `${p.field}: ${p.hint}`), ...errors.map((p) => p.hint).filter((h): h is string => !!h)].join('; ') || undefined;
+  const hint =
+    [
+      ...warnings.filter((p) => p.hint).map((p) => `${p.field}: ${p.hint}`),
+      ...errors.map((p) => p.hint).filter((h): h is string => !!h),
+    ].join('; ') || undefined;
   if (errors.length === 1) {
-    const detail = [`field: ${errors[0]!.field}`, ...warnings.map((w) => `${w.field}: warning: ${w.message}`)].join('\n');
+    const detail = [`field: ${errors[0]!.field}`, ...warnings.map((w) => `${w.field}: warning: ${w.message}`)].join(
+      '\n',
+    );
     return new ConfigError(`${file}: ${errors[0]!.message}`, { file, problems, detail, ...(hint ? { hint } : {}) });
   }
   return new ConfigError(`${file}: Error in configuration: ${errors.length} problems`, {
@@ -143,13 +176,17 @@ async function toExecCluster(c: Obj, baseDir: string, file: string, index: numbe
     out['certificate-authority-data'] = c['certificate-authority-data'];
   } else if (typeof c['certificate-authority'] === 'string' && c['certificate-authority']) {
     // rest.ConfigToExecCluster inlines a CA file; clientcmd resolves it against the kubeconfig's directory.
-    const caPath = isAbsolute(c['certificate-authority']) ? c['certificate-authority'] : resolve(baseDir, c['certificate-authority']);
+    const caPath = isAbsolute(c['certificate-authority'])
+      ? c['certificate-authority']
+      : resolve(baseDir, c['certificate-authority']);
     const ca = await readInputBytes(caPath, { label: `${file}: clusters[${index}].certificate-authority` });
     out['certificate-authority-data'] = ca.toString('base64');
   }
   if (typeof c['proxy-url'] === 'string' && c['proxy-url']) out['proxy-url'] = c['proxy-url'];
   if (c['disable-compression'] === true) out['disable-compression'] = true;
-  const ext = Array.isArray(c.extensions) ? c.extensions.find((e) => isObj(e) && e.name === EXEC_CLUSTER_EXTENSION) : undefined;
+  const ext = Array.isArray(c.extensions)
+    ? c.extensions.find((e) => isObj(e) && e.name === EXEC_CLUSTER_EXTENSION)
+    : undefined;
   if (isObj(ext) && ext.extension !== undefined) out.config = ext.extension;
   return out;
 }
@@ -167,11 +204,14 @@ function refuseDuplicates(file: string, key: string, list: Array<{ name: string 
       seen.set(name, i);
       return;
     }
-    throw new ConfigError(`error loading config file "${file}": error converting ${conversion}: duplicate name "${name}" in list`, {
-      file,
-      detail: `${key}[${first}] and ${key}[${i}] are both named "${name}"`,
-      hint: `give every entry of ${key} its own name: kubectl refuses the whole file, whichever user it is asked for`,
-    });
+    throw new ConfigError(
+      `error loading config file "${file}": error converting ${conversion}: duplicate name "${name}" in list`,
+      {
+        file,
+        detail: `${key}[${first}] and ${key}[${i}] are both named "${name}"`,
+        hint: `give every entry of ${key} its own name: kubectl refuses the whole file, whichever user it is asked for`,
+      },
+    );
   });
 }
 
@@ -180,7 +220,8 @@ function namedList(root: Obj, key: string, bodyKey: string, file: string): Array
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new ConfigError(`${file}: ${key} must be a list`, { file });
   return v.map((item, i) => {
-    if (!isObj(item) || typeof item.name !== 'string') throw new ConfigError(`${file}: ${key}[${i}] needs a name`, { file });
+    if (!isObj(item) || typeof item.name !== 'string')
+      throw new ConfigError(`${file}: ${key}[${i}] needs a name`, { file });
     const body = item[bodyKey];
     return { name: item.name, body: isObj(body) ? body : {} };
   });

@@ -23,7 +23,12 @@ export function applyDefaults(p: PartialSpec = {}): EnvironmentSpec {
     featureGates: { kubelet: { ...p.featureGates?.kubelet }, apiserver: { ...p.featureGates?.apiserver } },
     kubelet: {
       // A node name distinct from the host's keeps the node's identity (and its client cert) ours.
-      nodeName: p.kubelet?.nodeName ?? `credprov-${hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}`,
+      nodeName:
+        p.kubelet?.nodeName ??
+        `credprov-${hostname()
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-')
+          .slice(0, 40)}`,
       ...(p.kubelet?.version ? { version: p.kubelet.version } : {}),
       config: { ...p.kubelet?.config },
       extraArgs: [...(p.kubelet?.extraArgs ?? [])],
@@ -32,8 +37,10 @@ export function applyDefaults(p: PartialSpec = {}): EnvironmentSpec {
     timeouts: { nodeReady: p.timeouts?.nodeReady ?? '90s' },
   };
   if (p.binDir !== undefined) spec.binDir = p.binDir;
-  if (p.apiserver?.tokenWebhookConfigFile !== undefined) spec.apiserver.tokenWebhookConfigFile = p.apiserver.tokenWebhookConfigFile;
-  if (p.apiserver?.authenticationConfigFile !== undefined) spec.apiserver.authenticationConfigFile = p.apiserver.authenticationConfigFile;
+  if (p.apiserver?.tokenWebhookConfigFile !== undefined)
+    spec.apiserver.tokenWebhookConfigFile = p.apiserver.tokenWebhookConfigFile;
+  if (p.apiserver?.authenticationConfigFile !== undefined)
+    spec.apiserver.authenticationConfigFile = p.apiserver.authenticationConfigFile;
   if (p.credentialProvider !== undefined) {
     spec.credentialProvider = { ...p.credentialProvider, plugins: { ...p.credentialProvider.plugins } };
   }

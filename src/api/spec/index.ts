@@ -12,7 +12,9 @@ export { applyDefaults, validateSpec };
 export { parseSpec, loadSpecFile, ENV_VARS, applyEnv } from './load.ts';
 
 /** Defaults ← file ← CREDPROV_* env ← `overrides` (flags, suite needs). */
-export async function loadSpec(o: { file?: string; env?: NodeJS.ProcessEnv; overrides?: PartialSpec; log?: Logger } = {}): Promise<EnvironmentSpec> {
+export async function loadSpec(
+  o: { file?: string; env?: NodeJS.ProcessEnv; overrides?: PartialSpec; log?: Logger } = {},
+): Promise<EnvironmentSpec> {
   const fromFile = o.file ? await loadSpecFile(o.file) : {};
   const withEnv = applyEnv(fromFile, o.env ?? {}, o.log);
   return finalizeSpec(mergePartial(withEnv, o.overrides ?? {}), o.file);
@@ -22,7 +24,10 @@ export function finalizeSpec(partial: PartialSpec, file?: string): EnvironmentSp
   const spec = applyDefaults(partial);
   const problems = validateSpec(spec);
   if (problems.length > 0) {
-    throw new ConfigError(`${file ?? 'environment spec'}: ${problems.length} problem${problems.length > 1 ? 's' : ''}`, { ...(file ? { file } : {}), problems });
+    throw new ConfigError(
+      `${file ?? 'environment spec'}: ${problems.length} problem${problems.length > 1 ? 's' : ''}`,
+      { ...(file ? { file } : {}), problems },
+    );
   }
   return spec;
 }

@@ -9,8 +9,15 @@ import type { Logger } from '../../core/logger.ts';
 import { yamlToJs } from '../../core/yaml.ts';
 import type { PartialSpec } from './defaults.ts';
 
-type Shape = 'string' | 'boolean' | 'strings' | 'gates' | 'object' | 'plugins' | { fields: Record<string, Shape> } | { list: Shape };
-
+type Shape =
+  | 'string'
+  | 'boolean'
+  | 'strings'
+  | 'gates'
+  | 'object'
+  | 'plugins'
+  | { fields: Record<string, Shape> }
+  | { list: Shape };
 
 /** The spec's shape as users write it; anything not listed here is an unknown key. */
 const SPEC: Record<string, Shape> = {
@@ -39,7 +46,12 @@ export function checkShape(value: unknown): FieldProblem[] {
   return problems;
 }
 
-function walkFields(obj: Record<string, unknown>, fields: Record<string, Shape>, prefix: string, problems: FieldProblem[]): void {
+function walkFields(
+  obj: Record<string, unknown>,
+  fields: Record<string, Shape>,
+  prefix: string,
+  problems: FieldProblem[],
+): void {
   for (const [k, v] of Object.entries(obj)) {
     const path = prefix ? `${prefix}.${k}` : k;
     const shape = fields[k];
@@ -60,11 +72,14 @@ function walk(v: unknown, shape: Shape, path: string, problems: FieldProblem[]):
   else if (shape === 'boolean') want(typeof v === 'boolean', 'true or false');
   else if (shape === 'object') want(isObject(v), 'a mapping');
   else if (shape === 'strings') {
-    if (want(Array.isArray(v), 'a list of strings')) (v as unknown[]).forEach((x, i) => walk(x, 'string', `${path}[${i}]`, problems));
+    if (want(Array.isArray(v), 'a list of strings'))
+      (v as unknown[]).forEach((x, i) => walk(x, 'string', `${path}[${i}]`, problems));
   } else if (shape === 'gates') {
-    if (want(isObject(v), 'a mapping of gate name to true/false')) for (const [g, x] of Object.entries(v as object)) walk(x, 'boolean', `${path}.${g}`, problems);
+    if (want(isObject(v), 'a mapping of gate name to true/false'))
+      for (const [g, x] of Object.entries(v as object)) walk(x, 'boolean', `${path}.${g}`, problems);
   } else if (shape === 'plugins') {
-    if (want(isObject(v), 'a mapping of plugin name to executable path')) for (const [g, x] of Object.entries(v as object)) walk(x, 'string', `${path}.${g}`, problems);
+    if (want(isObject(v), 'a mapping of plugin name to executable path'))
+      for (const [g, x] of Object.entries(v as object)) walk(x, 'string', `${path}.${g}`, problems);
   } else if ('fields' in shape) {
     if (want(isObject(v), 'a mapping')) walkFields(v as Record<string, unknown>, shape.fields, path, problems);
   } else if (want(Array.isArray(v), 'a list')) {
@@ -76,14 +91,26 @@ function walk(v: unknown, shape: Shape, path: string, problems: FieldProblem[]):
 export function parseSpec(text: string, file = '<spec>'): PartialSpec {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
-    throw new ConfigError(`${file} is not valid YAML`, { file, problems: doc.errors.map((e) => ({ field: `line ${(e.linePos?.[0]?.line ?? 0)}`, message: e.message.split('\n')[0]! })) });
+    throw new ConfigError(`${file} is not valid YAML`, {
+      file,
+      problems: doc.errors.map((e) => ({
+        field: `line ${e.linePos?.[0]?.line ?? 0}`,
+        message: e.message.split('\n')[0]!,
+      })),
+    });
   }
   const value: unknown = yamlToJs(doc, file) ?? {};
   const problems = checkShape(value);
   const obj = value as Record<string, unknown>;
-  if (obj.apiVersion !== undefined && obj.apiVersion !== SPEC_API_VERSION) problems.push({ field: 'apiVersion', message: `expected ${SPEC_API_VERSION}` });
-  if (obj.kind !== undefined && obj.kind !== SPEC_KIND) problems.push({ field: 'kind', message: `expected ${SPEC_KIND}` });
-  if (problems.length > 0) throw new ConfigError(`${file}: ${problems.length} problem${problems.length > 1 ? 's' : ''} in the environment spec`, { file, problems });
+  if (obj.apiVersion !== undefined && obj.apiVersion !== SPEC_API_VERSION)
+    problems.push({ field: 'apiVersion', message: `expected ${SPEC_API_VERSION}` });
+  if (obj.kind !== undefined && obj.kind !== SPEC_KIND)
+    problems.push({ field: 'kind', message: `expected ${SPEC_KIND}` });
+  if (problems.length > 0)
+    throw new ConfigError(
+      `${file}: ${problems.length} problem${problems.length > 1 ? 's' : ''} in the environment spec`,
+      { file, problems },
+    );
   const { apiVersion: _a, kind: _k, ...spec } = obj;
   return spec as PartialSpec;
 }
@@ -105,12 +132,36 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'CREDPROV_ENV_NAME', field: 'name', set: (s, v) => (s.name = v) },
   { name: 'CREDPROV_PROVIDER', field: 'provider', set: (s, v) => (s.provider = v as PartialSpec['provider']) },
   { name: 'CREDPROV_KUBE_VERSION', field: 'kubeVersion', set: (s, v) => (s.kubeVersion = v) },
-  { name: 'CREDPROV_KUBELET_VERSION', field: 'kubelet.version', set: (s, v) => (s.kubelet = { ...s.kubelet, version: v }) },
+  {
+    name: 'CREDPROV_KUBELET_VERSION',
+    field: 'kubelet.version',
+    set: (s, v) => (s.kubelet = { ...s.kubelet, version: v }),
+  },
   { name: 'CREDPROV_KUBE_BIN_DIR', field: 'binDir', set: (s, v) => (s.binDir = v), deprecated: ['CREDPROV_KUBE_DIR'] },
-  { name: 'CREDPROV_NODE_READY_TIMEOUT', field: 'timeouts.nodeReady', set: (s, v) => (s.timeouts = { ...s.timeouts, nodeReady: v }) },
+  {
+    name: 'CREDPROV_NODE_READY_TIMEOUT',
+    field: 'timeouts.nodeReady',
+    set: (s, v) => (s.timeouts = { ...s.timeouts, nodeReady: v }),
+  },
   { name: 'CREDPROV_KUBECONFIG', field: 'existing.kubeconfig', set: (s, v) => (s.existing = { kubeconfig: v }) },
-  { name: 'CREDPROV_KUBELET_FEATURE_GATES', field: 'featureGates.kubelet', set: (s, v) => (s.featureGates = { ...s.featureGates, kubelet: { ...s.featureGates?.kubelet, ...parseGates(v, 'CREDPROV_KUBELET_FEATURE_GATES') } }) },
-  { name: 'CREDPROV_APISERVER_FEATURE_GATES', field: 'featureGates.apiserver', set: (s, v) => (s.featureGates = { ...s.featureGates, apiserver: { ...s.featureGates?.apiserver, ...parseGates(v, 'CREDPROV_APISERVER_FEATURE_GATES') } }) },
+  {
+    name: 'CREDPROV_KUBELET_FEATURE_GATES',
+    field: 'featureGates.kubelet',
+    set: (s, v) =>
+      (s.featureGates = {
+        ...s.featureGates,
+        kubelet: { ...s.featureGates?.kubelet, ...parseGates(v, 'CREDPROV_KUBELET_FEATURE_GATES') },
+      }),
+  },
+  {
+    name: 'CREDPROV_APISERVER_FEATURE_GATES',
+    field: 'featureGates.apiserver',
+    set: (s, v) =>
+      (s.featureGates = {
+        ...s.featureGates,
+        apiserver: { ...s.featureGates?.apiserver, ...parseGates(v, 'CREDPROV_APISERVER_FEATURE_GATES') },
+      }),
+  },
 ];
 
 /** Applies CREDPROV_* overrides over `spec` (a copy is returned). */
@@ -132,9 +183,15 @@ export function applyEnv(spec: PartialSpec, env: NodeJS.ProcessEnv, log?: Logger
 /** `A=true,B=false` (the kubelet's --feature-gates syntax). */
 export function parseGates(text: string, source: string): Record<string, boolean> {
   const gates: Record<string, boolean> = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z0-9]+)=(true|false)$/.exec(part);
-    if (!m) throw new ConfigError(`${source}: '${part}' is not Gate=true|false`, { hint: 'write gates as Name=true,Other=false' });
+    if (!m)
+      throw new ConfigError(`${source}: '${part}' is not Gate=true|false`, {
+        hint: 'write gates as Name=true,Other=false',
+      });
     gates[m[1]!] = m[2] === 'true';
   }
   return gates;

@@ -15,7 +15,12 @@ const file = (n: string) => join(testdata, n);
 describe('loadSpec', () => {
   test('a minimal file gets every default', async () => {
     const spec = await loadSpec({ file: file('valid-minimal.yaml') });
-    expect(spec).toMatchObject({ name: 'default', provider: 'auto', kubeVersion: 'v1.37.1', timeouts: { nodeReady: '90s' } });
+    expect(spec).toMatchObject({
+      name: 'default',
+      provider: 'auto',
+      kubeVersion: 'v1.37.1',
+      timeouts: { nodeReady: '90s' },
+    });
     expect(spec.kubelet.nodeName).toMatch(/^credprov-/);
   });
 
@@ -34,7 +39,14 @@ describe('loadSpec', () => {
 
   test('kubelet.version outside the skew policy is refused with the rule named', () => {
     const problems = validateSpec(applyDefaults({ kubeVersion: 'v1.37.1', kubelet: { version: '1.33' } }));
-    expect(problems).toEqual([{ field: 'kubelet.version', message: expect.stringMatching(/4 minor versions older than kube-apiserver v1\.37\.1: a kubelet may be up to 3 minor versions older/) }]);
+    expect(problems).toEqual([
+      {
+        field: 'kubelet.version',
+        message: expect.stringMatching(
+          /4 minor versions older than kube-apiserver v1\.37\.1: a kubelet may be up to 3 minor versions older/,
+        ),
+      },
+    ]);
     expect(validateSpec(applyDefaults({ kubeVersion: 'v1.37.1', kubelet: { version: '1.34' } }))).toEqual([]);
   });
 
@@ -93,7 +105,9 @@ describe('loadSpec', () => {
 describe('validateSpec', () => {
   test('a credential provider needs an inline config or a file, not both', () => {
     const spec = applyDefaults({ credentialProvider: { plugins: {} } });
-    expect(validateSpec(spec)).toEqual([{ field: 'credentialProvider', message: 'needs config (inline) or configFile' }]);
+    expect(validateSpec(spec)).toEqual([
+      { field: 'credentialProvider', message: 'needs config (inline) or configFile' },
+    ]);
   });
 
   test('the existing provider needs a kubeconfig', () => {
@@ -111,12 +125,21 @@ describe('compareSpecs', () => {
   });
 
   test('kubelet-only changes need just a kubelet restart', () => {
-    expect(compareSpecs(base, applyDefaults({ name: 'x', kubelet: { config: { imagePullCredentialsVerificationPolicy: 'NeverVerify' } } }))).toBe('kubelet');
+    expect(
+      compareSpecs(
+        base,
+        applyDefaults({ name: 'x', kubelet: { config: { imagePullCredentialsVerificationPolicy: 'NeverVerify' } } }),
+      ),
+    ).toBe('kubelet');
   });
 
   test('a different version or API server gate needs a new environment', () => {
     expect(compareSpecs(base, applyDefaults({ name: 'x', kubeVersion: 'v1.36.1' }))).toBe('different');
-    expect(compareSpecs(base, applyDefaults({ name: 'x', featureGates: { apiserver: { X: true } } }))).toBe('different');
-    expect(compareSpecs(base, applyDefaults({ name: 'x', apiserver: { authenticationConfigFile: '/a.yaml' } }))).toBe('different');
+    expect(compareSpecs(base, applyDefaults({ name: 'x', featureGates: { apiserver: { X: true } } }))).toBe(
+      'different',
+    );
+    expect(compareSpecs(base, applyDefaults({ name: 'x', apiserver: { authenticationConfigFile: '/a.yaml' } }))).toBe(
+      'different',
+    );
   });
 });

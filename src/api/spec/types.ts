@@ -62,4 +62,3 @@ export interface CredentialProviderSpec {
   /** Plugin name (as in providers[].name) → executable to install into the kubelet's plugin bin dir. */
   plugins: Record<string, string>;
 }
-

@@ -26,23 +26,41 @@ interface CatalogueEntry {
 
 const FIXTURES = resolve('fixtures');
 // Plugins only a real client refuses are caught with --clients (clients.test.ts), not by credprov's own runs.
-const catalogue = (JSON.parse(readFileSync(resolve(FIXTURES, 'exec-plugins/catalogue.json'), 'utf8')).plugins as CatalogueEntry[]).filter((e) => !e.caughtBy.startsWith('EP-CLIENT-'));
+const catalogue = (
+  JSON.parse(readFileSync(resolve(FIXTURES, 'exec-plugins/catalogue.json'), 'utf8')).plugins as CatalogueEntry[]
+).filter((e) => !e.caughtBy.startsWith('EP-CLIENT-'));
 // The fixtures' #!/bin/sh wrappers run Node from PATH unless told which one.
 const parentEnv = { ...process.env, CREDPROV_NODE: process.execPath };
 
 function commandPlugin(command: string, config: Partial<ExecConfig> = {}): ExecPlugin {
   return {
-    config: { command, args: [], env: [], apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never', provideClusterInfo: false, ...config },
+    config: {
+      command,
+      args: [],
+      env: [],
+      apiVersion: 'client.authentication.k8s.io/v1',
+      interactiveMode: 'Never',
+      provideClusterInfo: false,
+      ...config,
+    },
     baseDir: FIXTURES,
   };
 }
 
-async function certify(plugin: ExecPlugin, timeoutMs = 30_000): Promise<{ checks: CheckResult[]; log: InvocationLog; leftBehind: number[] }> {
+async function certify(
+  plugin: ExecPlugin,
+  timeoutMs = 30_000,
+): Promise<{ checks: CheckResult[]; log: InvocationLog; leftBehind: number[] }> {
   const log = new InvocationLog(undefined, new Redactor());
   // Every process the plugin starts inherits the marker, setsid or not: none may outlive the certification.
   const marker = newMarker();
   try {
-    const { checks } = await certifyExecPlugin(plugin, { log, timeoutMs, parentEnv: { ...parentEnv, [TEST_MARKER_ENV]: marker }, redactor: new Redactor() });
+    const { checks } = await certifyExecPlugin(plugin, {
+      log,
+      timeoutMs,
+      parentEnv: { ...parentEnv, [TEST_MARKER_ENV]: marker },
+      redactor: new Redactor(),
+    });
     return { checks, log, leftBehind: await markedAfter(marker) };
   } finally {
     killMarked(marker);
@@ -53,17 +71,20 @@ async function certify(plugin: ExecPlugin, timeoutMs = 30_000): Promise<{ checks
 async function pool<T, R>(items: T[], width: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]!);
+      }
+    }),
+  );
   return results;
 }
 
 const byId = (checks: CheckResult[]) => Object.fromEntries(checks.map((c) => [c.id, c]));
-const failedMust = (checks: CheckResult[]) => checks.filter((c) => c.status === 'failed' && c.level === 'MUST').map((c) => c.id);
+const failedMust = (checks: CheckResult[]) =>
+  checks.filter((c) => c.status === 'failed' && c.level === 'MUST').map((c) => c.id);
 
 describe('certify exec-plugin: the good fake plugin', () => {
   let token: CheckResult[];
@@ -78,19 +99,29 @@ describe('certify exec-plugin: the good fake plugin', () => {
     const runs = await pool(
       [
         commandPlugin(fake),
-        commandPlugin(fake, { apiVersion: 'client.authentication.k8s.io/v1beta1', args: ['--scenario', '{"credential":"both"}'] }),
+        commandPlugin(fake, {
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+          args: ['--scenario', '{"credential":"both"}'],
+        }),
         { config: kc.config, baseDir: kc.baseDir, ...(kc.cluster ? { cluster: kc.cluster } : {}) },
         commandPlugin(fake, { interactiveMode: 'Always' }),
       ],
       2,
       (p) => certify(p),
     );
-    [token, certAndToken, viaKubeconfig, always] = runs.map((r) => r.checks) as [CheckResult[], CheckResult[], CheckResult[], CheckResult[]];
+    [token, certAndToken, viaKubeconfig, always] = runs.map((r) => r.checks) as [
+      CheckResult[],
+      CheckResult[],
+      CheckResult[],
+      CheckResult[],
+    ];
     tokenLog = runs[0]!.log;
   }, 180_000);
 
   test('passes every check with a token, skipping only the certificate check', () => {
-    expect(token.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual(['EP-CERT-VALID: the plugin returns no client certificate']);
+    expect(token.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([
+      'EP-CERT-VALID: the plugin returns no client certificate',
+    ]);
   });
 
   test('passes every check, the certificate check included, with a token and a client certificate on v1beta1', () => {
@@ -118,7 +149,10 @@ describe('certify exec-plugin: the broken catalogue', () => {
 
   beforeAll(async () => {
     const all = await pool(catalogue, 3, (e) =>
-      certify(commandPlugin(`exec-plugins/${e.name}`, { apiVersion: e.apiVersion }), e.timeout ? parseGoDuration(e.timeout)! : 30_000),
+      certify(
+        commandPlugin(`exec-plugins/${e.name}`, { apiVersion: e.apiVersion }),
+        e.timeout ? parseGoDuration(e.timeout)! : 30_000,
+      ),
     );
     catalogue.forEach((e, i) => {
       results.set(e.name, all[i]!.checks);

@@ -23,7 +23,8 @@ export async function certifyExecPlugin(plugin: ExecPlugin, o: CertifyExecOption
   const checks = await evaluate(obs);
   const matrix = o.clients?.length ? await certifyThroughClients(plugin, obs, { ...o, clients: o.clients }) : undefined;
   const concurrent = obs.concurrent.map((i) => i.durationMs).sort((a, b) => a - b);
-  const pct = (p: number) => (concurrent.length ? concurrent[Math.min(concurrent.length - 1, Math.floor(p * concurrent.length))] : undefined);
+  const pct = (p: number) =>
+    concurrent.length ? concurrent[Math.min(concurrent.length - 1, Math.floor(p * concurrent.length))] : undefined;
   return {
     checks: [...checks, ...(matrix?.checks ?? [])],
     metrics: {
@@ -31,7 +32,13 @@ export async function certifyExecPlugin(plugin: ExecPlugin, o: CertifyExecOption
       durationsMs: o.log.records.map((i) => i.durationMs),
       firstRunMs: obs.main.durationMs,
       ...(obs.repeat ? { secondRunMs: obs.repeat.durationMs } : {}),
-      ...(concurrent.length ? { concurrentRuns: concurrent.length, concurrentP50Ms: pct(0.5), concurrentMaxMs: concurrent[concurrent.length - 1] } : {}),
+      ...(concurrent.length
+        ? {
+            concurrentRuns: concurrent.length,
+            concurrentP50Ms: pct(0.5),
+            concurrentMaxMs: concurrent[concurrent.length - 1],
+          }
+        : {}),
       ...(matrix ? { clientMs: matrix.timingsMs } : {}),
     },
   };

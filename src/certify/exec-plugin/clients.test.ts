@@ -29,21 +29,48 @@ interface Entry {
 }
 
 const FIXTURES = resolve('fixtures');
-const entries = (JSON.parse(readFileSync(resolve(FIXTURES, 'exec-plugins/catalogue.json'), 'utf8')).plugins as Entry[]).filter((e) => e.refusedBy);
+const entries = (
+  JSON.parse(readFileSync(resolve(FIXTURES, 'exec-plugins/catalogue.json'), 'utf8')).plugins as Entry[]
+).filter((e) => e.refusedBy);
 const probes = await availableProbes();
-const clients: MatrixClient[] = probes.flatMap((p) => (p.availability.ok ? [{ probe: p.probe, version: p.availability.version }] : []));
-const it = testIf(all(...probes.map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }))));
+const clients: MatrixClient[] = probes.flatMap((p) =>
+  p.availability.ok ? [{ probe: p.probe, version: p.availability.version }] : [],
+);
+const it = testIf(
+  all(
+    ...probes.map((p) =>
+      p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` },
+    ),
+  ),
+);
 const parentEnv = { ...process.env, CREDPROV_NODE: process.execPath };
 const clientIds = clients.map((c) => clientCheck(c.probe.name).id);
 
 function plugin(command: string, config: Partial<ExecConfig> = {}): ExecPlugin {
-  return { config: { command, args: [], env: [], apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never', provideClusterInfo: false, ...config }, baseDir: FIXTURES };
+  return {
+    config: {
+      command,
+      args: [],
+      env: [],
+      apiVersion: 'client.authentication.k8s.io/v1',
+      interactiveMode: 'Never',
+      provideClusterInfo: false,
+      ...config,
+    },
+    baseDir: FIXTURES,
+  };
 }
 
 async function certify(p: ExecPlugin, timeoutMs: number): Promise<{ checks: CheckResult[]; leftBehind: number[] }> {
   const marker = newMarker();
   try {
-    const { checks } = await certifyExecPlugin(p, { log: new InvocationLog(undefined, new Redactor()), timeoutMs, parentEnv: { ...parentEnv, [TEST_MARKER_ENV]: marker }, redactor: new Redactor(), clients });
+    const { checks } = await certifyExecPlugin(p, {
+      log: new InvocationLog(undefined, new Redactor()),
+      timeoutMs,
+      parentEnv: { ...parentEnv, [TEST_MARKER_ENV]: marker },
+      redactor: new Redactor(),
+      clients,
+    });
     return { checks, leftBehind: await markedAfter(marker) };
   } finally {
     killMarked(marker);
@@ -53,7 +80,7 @@ async function certify(p: ExecPlugin, timeoutMs: number): Promise<{ checks: Chec
 const clientChecks = (checks: CheckResult[]) => checks.filter((c) => c.id.startsWith('EP-CLIENT-'));
 
 describe('certify exec-plugin --clients: the good fake plugin', () => {
-  it('passes every client check, each predicted, and names the client\'s version in the title', async () => {
+  it("passes every client check, each predicted, and names the client's version in the title", async () => {
     const { checks, leftBehind } = await certify(plugin('fake-exec-plugin/fake-exec-plugin'), 30_000);
     const cs = clientChecks(checks);
     expect(cs.map((c) => [c.id, c.status, c.comparison?.agree])).toEqual(clientIds.map((id) => [id, 'passed', true]));
@@ -62,7 +89,10 @@ describe('certify exec-plugin --clients: the good fake plugin', () => {
   }, 120_000);
 
   it('skips every client check for interactiveMode Always, saying why', async () => {
-    const { checks } = await certify(plugin('fake-exec-plugin/fake-exec-plugin', { interactiveMode: 'Always' }), 30_000);
+    const { checks } = await certify(
+      plugin('fake-exec-plugin/fake-exec-plugin', { interactiveMode: 'Always' }),
+      30_000,
+    );
     expect(clientChecks(checks).map((c) => c.status)).toEqual(clientIds.map(() => 'skipped'));
     expect(clientChecks(checks)[0]!.message).toMatch(/interactiveMode is Always/);
   }, 120_000);
@@ -73,7 +103,14 @@ describe('certify exec-plugin --clients: the broken catalogue through every clie
   beforeAll(async () => {
     if (clients.length < 4) return;
     // One at a time: each certification starts four clients and a dozen plugin runs, and the machine is shared.
-    for (const e of entries) results.set(e.name, await certify(plugin(`exec-plugins/${e.name}`, { apiVersion: e.apiVersion }), e.timeout ? parseGoDuration(e.timeout)! : 5_000));
+    for (const e of entries)
+      results.set(
+        e.name,
+        await certify(
+          plugin(`exec-plugins/${e.name}`, { apiVersion: e.apiVersion }),
+          e.timeout ? parseGoDuration(e.timeout)! : 5_000,
+        ),
+      );
   }, 600_000);
 
   for (const e of entries) {
@@ -82,16 +119,22 @@ describe('certify exec-plugin --clients: the broken catalogue through every clie
       const byId = Object.fromEntries(checks.map((c) => [c.id, c]));
       expect(byId[e.caughtBy]?.status).toBe('failed');
       if (e.messageIncludes) expect(byId[e.caughtBy]!.message).toContain(e.messageIncludes);
-      const refusing = clientChecks(checks).filter((c) => c.status === 'failed').map((c) => c.id).sort();
+      const refusing = clientChecks(checks)
+        .filter((c) => c.status === 'failed')
+        .map((c) => c.id)
+        .sort();
       expect(refusing).toEqual(e.refusedBy!.map((n) => clientCheck(n as never).id).sort());
       // Each refusing client's check names the client and what it said; every verdict was predicted.
       for (const c of clientChecks(checks)) {
         expect([c.id, c.comparison?.agree]).toEqual([c.id, true]);
-        if (c.status === 'failed') expect(c.message).toMatch(/^(kubectl|client-go|client-node|python) \S+ (refuses|sent its request without)/);
+        if (c.status === 'failed')
+          expect(c.message).toMatch(/^(kubectl|client-go|client-node|python) \S+ (refuses|sent its request without)/);
         expect(c.message).not.toContain('\n');
       }
       // Only the clients and the defect's own check fail as MUST.
-      const failedMust = checks.filter((c) => c.status === 'failed' && c.level === 'MUST' && !c.id.startsWith('EP-CLIENT-')).map((c) => c.id);
+      const failedMust = checks
+        .filter((c) => c.status === 'failed' && c.level === 'MUST' && !c.id.startsWith('EP-CLIENT-'))
+        .map((c) => c.id);
       expect(failedMust).toEqual(e.caughtBy.startsWith('EP-CLIENT-') || e.level === 'SHOULD' ? [] : [e.caughtBy]);
       expect(leftBehind).toEqual([]);
     });

@@ -17,7 +17,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answerTraits, describeOutcome, predictClient, type ClientPrediction, type Verdict } from '../../clients/decoding.ts';
+import {
+  answerTraits,
+  describeOutcome,
+  predictClient,
+  type ClientPrediction,
+  type Verdict,
+} from '../../clients/decoding.ts';
 import { writeProbeKubeconfig } from '../../clients/kubeconfig.ts';
 import type { ClientName, ClientProbe, ProbeResponse } from '../../clients/probe.ts';
 import { startScriptedEndpoint, type RecordedRequest } from '../../clients/scripted-endpoint.ts';
@@ -56,40 +62,68 @@ export interface ClientMatrixResult {
   timingsMs: Partial<Record<ClientName, number>>;
 }
 
-const LABEL: Record<ClientName, string> = { kubectl: 'KUBECTL', 'client-go': 'CLIENT-GO', 'client-node': 'CLIENT-NODE', python: 'PYTHON' };
+const LABEL: Record<ClientName, string> = {
+  kubectl: 'KUBECTL',
+  'client-go': 'CLIENT-GO',
+  'client-node': 'CLIENT-NODE',
+  python: 'PYTHON',
+};
 
 export function clientCheck(client: ClientName, version?: string): Check {
   return {
     id: `EP-CLIENT-${LABEL[client]}`,
     level: 'MUST',
     title: `${client}${version ? ` ${version}` : ''} accepts the plugin's answer and sends its credential`,
-    source: 'KEP-541 Motivation: exec plugins serve every client of the API server, not only kubectl; an answer one real client refuses leaves its users without credentials (credprov runs the real client against a scripted endpoint)',
+    source:
+      'KEP-541 Motivation: exec plugins serve every client of the API server, not only kubectl; an answer one real client refuses leaves its users without credentials (credprov runs the real client against a scripted endpoint)',
   };
 }
 
 const MODEL = 'client decoding table (src/clients/decoding.ts)';
 
-export async function certifyThroughClients(plugin: ExecPlugin, obs: Observations, o: ClientMatrixOptions): Promise<ClientMatrixResult> {
+export async function certifyThroughClients(
+  plugin: ExecPlugin,
+  obs: Observations,
+  o: ClientMatrixOptions,
+): Promise<ClientMatrixResult> {
   const progress = o.progress ?? silentProgress;
-  const skipAll = (why: string): ClientMatrixResult => ({ checks: o.clients.map((c) => skippedCheck(c, why)), timingsMs: {} });
+  const skipAll = (why: string): ClientMatrixResult => ({
+    checks: o.clients.map((c) => skippedCheck(c, why)),
+    timingsMs: {},
+  });
   if (o.clients.length === 0) return { checks: [], timingsMs: {} };
   if (obs.main.spawnError) return skipAll('the plugin could not be started, so no client can run it (see EP-EXEC)');
-  if (obs.main.timedOut) return skipAll(`the plugin did not answer credprov's own run within ${formatMs(o.timeoutMs)}; every client would wait as long (see EP-TIMEOUT)`);
+  if (obs.main.timedOut)
+    return skipAll(
+      `the plugin did not answer credprov's own run within ${formatMs(o.timeoutMs)}; every client would wait as long (see EP-TIMEOUT)`,
+    );
   if ((obs.main.outputBytes?.stdout ?? 0) > MAX_OUTPUT_BYTES) {
-    return skipAll(`not judged: the plugin printed ${obs.main.outputBytes!.stdout} bytes on stdout, more than the ${MAX_OUTPUT_BYTES} credprov keeps (see EP-STDOUT-ONLY-JSON); every client would read all of it`);
+    return skipAll(
+      `not judged: the plugin printed ${obs.main.outputBytes!.stdout} bytes on stdout, more than the ${MAX_OUTPUT_BYTES} credprov keeps (see EP-STDOUT-ONLY-JSON); every client would read all of it`,
+    );
   }
   if (plugin.config.interactiveMode === 'Always') {
-    return skipAll('interactiveMode is Always: kubectl and client-go run such a plugin only with a person at a terminal, and certification is non-interactive');
+    return skipAll(
+      'interactiveMode is Always: kubectl and client-go run such a plugin only with a person at a terminal, and certification is non-interactive',
+    );
   }
   const resolved = await resolveExecCommand(plugin, o.parentEnv);
   if (!resolved.ok) return skipAll(`the command does not resolve (${resolved.error.split('\n')[0]}; see EP-EXEC)`);
 
   // client-node runs the plugin without KUBERNETES_EXEC_INFO and with an open, silent stdin: its answer can differ.
   const asClientNode = o.clients.some((c) => c.probe.name === 'client-node')
-    ? await step(progress, 'run as @kubernetes/client-node runs it (no KUBERNETES_EXEC_INFO)', () => runExecPlugin(plugin, {
-      log: o.log, timeoutMs: o.timeoutMs, stdin: { kind: 'silent-pipe' }, omitExecInfo: true, label: 'as-client-node',
-      ...(o.redactor ? { redactor: o.redactor } : {}), ...(o.parentEnv ? { parentEnv: o.parentEnv } : {}), ...(o.cwd ? { cwd: o.cwd } : {}),
-    }))
+    ? await step(progress, 'run as @kubernetes/client-node runs it (no KUBERNETES_EXEC_INFO)', () =>
+        runExecPlugin(plugin, {
+          log: o.log,
+          timeoutMs: o.timeoutMs,
+          stdin: { kind: 'silent-pipe' },
+          omitExecInfo: true,
+          label: 'as-client-node',
+          ...(o.redactor ? { redactor: o.redactor } : {}),
+          ...(o.parentEnv ? { parentEnv: o.parentEnv } : {}),
+          ...(o.cwd ? { cwd: o.cwd } : {}),
+        }),
+      )
     : undefined;
 
   const endpoint = await startScriptedEndpoint();
@@ -121,12 +155,15 @@ export async function certifyThroughClients(plugin: ExecPlugin, obs: Observation
       let leftBehind: StrayProcess[] = [];
       await step(progress, `through ${name} ${c.version}`, async () => {
         try {
-          const session = await c.probe.start({ kubeconfig }, {
-            timeoutMs: o.timeoutMs,
-            env: { ...(o.parentEnv ?? process.env), [MARKER_ENV]: marker },
-            ...(o.signal ? { signal: o.signal } : {}),
-            ...(o.redactor ? { redactor: o.redactor } : {}),
-          });
+          const session = await c.probe.start(
+            { kubeconfig },
+            {
+              timeoutMs: o.timeoutMs,
+              env: { ...(o.parentEnv ?? process.env), [MARKER_ENV]: marker },
+              ...(o.signal ? { signal: o.signal } : {}),
+              ...(o.redactor ? { redactor: o.redactor } : {}),
+            },
+          );
           try {
             response = await session.request(path);
           } finally {
@@ -144,7 +181,19 @@ export async function certifyThroughClients(plugin: ExecPlugin, obs: Observation
       o.redactor?.add(...endpoint.tokensSeen());
       timingsMs[name] = Math.round(performance.now() - t0);
       const seen = endpoint.requests().filter((r) => r.url === path);
-      checks.push(judgeClient(c, { prediction, run, response, seen, sessionLog, harness, startedAt, redactor: o.redactor, leftBehind }));
+      checks.push(
+        judgeClient(c, {
+          prediction,
+          run,
+          response,
+          seen,
+          sessionLog,
+          harness,
+          startedAt,
+          redactor: o.redactor,
+          leftBehind,
+        }),
+      );
     }
     return { checks, timingsMs };
   } finally {
@@ -177,7 +226,13 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
   const redact = (s: string) => (ob.redactor ? ob.redactor.text(s) : s);
   const base = { ...check, startedAt: ob.startedAt.toISOString(), durationMs: Date.now() - ob.startedAt.getTime() };
   if (ob.harness) {
-    return { ...base, status: 'failed', cause: 'harness', message: `harness error: could not run ${name}: ${redact(ob.harness)}`, evidence: ob.sessionLog ? [{ kind: 'log', label: `${name} log`, text: ob.sessionLog }] : [] };
+    return {
+      ...base,
+      status: 'failed',
+      cause: 'harness',
+      message: `harness error: could not run ${name}: ${redact(ob.harness)}`,
+      evidence: ob.sessionLog ? [{ kind: 'log', label: `${name} log`, text: ob.sessionLog }] : [],
+    };
   }
   const verdict = observedVerdict(ob.seen);
   const error = ob.response?.error ? clip(oneLine(redact(ob.response.error)), 300) : undefined;
@@ -193,29 +248,58 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
   const row = ob.prediction.row;
   let message: string;
   if (verdict === 'accepts') {
-    message = `${who} accepted the answer and sent its ${credential === 'bearer' ? 'token' : credential ?? 'credential'} (the endpoint answered ${ob.seen[0]!.status})`;
+    message = `${who} accepted the answer and sent its ${credential === 'bearer' ? 'token' : (credential ?? 'credential')} (the endpoint answered ${ob.seen[0]!.status})`;
   } else if (verdict === 'refuses') {
     message = `${who} refuses the plugin's answer: ${error ? `"${error}"` : `no request and no error (${ob.response ? 'it said nothing' : 'no answer'})`}`;
   } else {
     message = `${who} sent its request without a credential, so the API server sees an anonymous user (401)${error ? `: it logged "${error}"` : ', without saying why'}`;
   }
   if (comparison.agree) {
-    if (verdict !== 'accepts' && row) message += `; as credprov predicted: ${row.answer}${row.contractCheck ? ` (see ${row.contractCheck})` : ''}`;
+    if (verdict !== 'accepts' && row)
+      message += `; as credprov predicted: ${row.answer}${row.contractCheck ? ` (see ${row.contractCheck})` : ''}`;
   } else {
     message += `; credprov predicted that it ${ob.prediction.verdict === 'accepts' ? 'accepts it' : describeOutcome({ verdict: ob.prediction.verdict })} (${MODEL}: ${ob.prediction.because}): the table is out of date for this answer, please report it`;
   }
   const evidence: Evidence[] = [
     { kind: 'data', label: 'prediction and observation', data: comparison },
-    { kind: 'data', label: `${name} ${c.version}: its request and what reached the endpoint`, data: { response: ob.response ? { ...ob.response, ...(ob.response.error ? { error: redact(ob.response.error) } : {}) } : null, atEndpoint: ob.seen } },
+    {
+      kind: 'data',
+      label: `${name} ${c.version}: its request and what reached the endpoint`,
+      data: {
+        response: ob.response
+          ? { ...ob.response, ...(ob.response.error ? { error: redact(ob.response.error) } : {}) }
+          : null,
+        atEndpoint: ob.seen,
+      },
+    },
     { kind: 'invocation', label: `the answer the prediction read (${ob.run.id})`, data: clipOutputs(ob.run) },
   ];
   if (ob.sessionLog.trim()) evidence.push({ kind: 'log', label: `${name} log`, text: clip(ob.sessionLog, 8000) });
-  if (ob.leftBehind.length) evidence.push({ kind: 'data', label: 'processes left running after the session, killed by credprov', data: ob.leftBehind });
-  return { ...base, status: verdict === 'accepts' ? 'passed' : 'failed', ...(verdict === 'accepts' ? {} : { cause: 'subject' as const }), message, evidence, comparison };
+  if (ob.leftBehind.length)
+    evidence.push({
+      kind: 'data',
+      label: 'processes left running after the session, killed by credprov',
+      data: ob.leftBehind,
+    });
+  return {
+    ...base,
+    status: verdict === 'accepts' ? 'passed' : 'failed',
+    ...(verdict === 'accepts' ? {} : { cause: 'subject' as const }),
+    message,
+    evidence,
+    comparison,
+  };
 }
 
 function skippedCheck(c: MatrixClient, why: string): CheckResult {
-  return { ...clientCheck(c.probe.name, c.version), status: 'skipped', message: why, evidence: [], startedAt: new Date().toISOString(), durationMs: 0 };
+  return {
+    ...clientCheck(c.probe.name, c.version),
+    status: 'skipped',
+    message: why,
+    evidence: [],
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+  };
 }
 
 const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' | ').trim();

@@ -10,7 +10,10 @@ const V1 = 'client.authentication.k8s.io/v1';
 const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
 let n = 0;
 
-function credential(apiVersion = V1, status: Record<string, unknown> = { token: 'tok-0123456789', expirationTimestamp: '2099-01-01T00:00:00Z' }): string {
+function credential(
+  apiVersion = V1,
+  status: Record<string, unknown> = { token: 'tok-0123456789', expirationTimestamp: '2099-01-01T00:00:00Z' },
+): string {
   return JSON.stringify({ apiVersion, kind: 'ExecCredential', status });
 }
 
@@ -18,21 +21,49 @@ function inv(o: Partial<ExecInvocation> = {}): ExecInvocation {
   const stdout = o.stdout ?? credential();
   const ok = (o.exitCode ?? 0) === 0 && !o.timedOut;
   return {
-    id: `t-${++n}`, protocol: 'client-exec', startedAt: new Date().toISOString(), durationMs: 12, argv: ['p'], envKeys: [], request: {},
-    stderr: '', timedOut: false, exitCode: 0, configuredApiVersion: V1, interactive: false, stdout,
+    id: `t-${++n}`,
+    protocol: 'client-exec',
+    startedAt: new Date().toISOString(),
+    durationMs: 12,
+    argv: ['p'],
+    envKeys: [],
+    request: {},
+    stderr: '',
+    timedOut: false,
+    exitCode: 0,
+    configuredApiVersion: V1,
+    interactive: false,
+    stdout,
     ...(ok && !('response' in o) ? { response: JSON.parse(stdout) } : {}),
     ...o,
   };
 }
 
-const plugin: ExecPlugin = { config: { command: 'p', args: [], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false }, baseDir: '/' };
+const plugin: ExecPlugin = {
+  config: { command: 'p', args: [], env: [], apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: false },
+  baseDir: '/',
+};
 
 function observations(o: Partial<Observations> = {}): Observations {
   const main = o.main ?? inv();
   return {
-    plugin, timeoutMs: 1000, main, repeat: inv(), concurrent: Array.from({ length: 8 }, () => inv()), nonInteractiveProbe: inv(),
-    byVersion: [{ apiVersion: V1, inv: main }, { apiVersion: V1BETA1, inv: inv({ stdout: credential(V1BETA1) }) }],
-    provoked: [{ name: 'unsupported-version', describe: 'asked for v0', inv: inv({ exitCode: 1, stdout: '', stderr: 'unsupported apiVersion v0', response: undefined }) }],
+    plugin,
+    timeoutMs: 1000,
+    main,
+    repeat: inv(),
+    concurrent: Array.from({ length: 8 }, () => inv()),
+    nonInteractiveProbe: inv(),
+    byVersion: [
+      { apiVersion: V1, inv: main },
+      { apiVersion: V1BETA1, inv: inv({ stdout: credential(V1BETA1) }) },
+    ],
+    provoked: [
+      {
+        name: 'unsupported-version',
+        describe: 'asked for v0',
+        inv: inv({ exitCode: 1, stdout: '', stderr: 'unsupported apiVersion v0', response: undefined }),
+      },
+    ],
     concurrency: 8,
     ...o,
   };
@@ -49,32 +80,73 @@ describe('evaluate', () => {
   });
 
   test('fails EP-REPEAT when only the second run fails, and says what went wrong', async () => {
-    const results = await evaluate(observations({ repeat: inv({ exitCode: 2, stdout: '', stderr: 'cache corrupt', response: undefined, decodeError: 'exec: executable p failed with exit code 2' }) }));
+    const results = await evaluate(
+      observations({
+        repeat: inv({
+          exitCode: 2,
+          stdout: '',
+          stderr: 'cache corrupt',
+          response: undefined,
+          decodeError: 'exec: executable p failed with exit code 2',
+        }),
+      }),
+    );
     const repeat = results.find((c) => c.id === 'EP-REPEAT')!;
     expect(repeat.status).toBe('failed');
-    expect(repeat.message).toBe('the first run succeeded but the second did not: exec: executable p failed with exit code 2');
+    expect(repeat.message).toBe(
+      'the first run succeeded but the second did not: exec: executable p failed with exit code 2',
+    );
   });
 
   test('skips EP-FAILURE-EXPLAINED when no provocation makes the plugin fail, naming what was tried', async () => {
-    const results = await evaluate(observations({ provoked: [{ name: 'unsupported-version', describe: 'asked for v0', inv: inv() }] }));
-    expect(results.find((c) => c.id === 'EP-FAILURE-EXPLAINED')).toMatchObject({ status: 'skipped', message: 'could not provoke a failure: the plugin produced a credential even when asked for v0' });
+    const results = await evaluate(
+      observations({ provoked: [{ name: 'unsupported-version', describe: 'asked for v0', inv: inv() }] }),
+    );
+    expect(results.find((c) => c.id === 'EP-FAILURE-EXPLAINED')).toMatchObject({
+      status: 'skipped',
+      message: 'could not provoke a failure: the plugin produced a credential even when asked for v0',
+    });
   });
 
   test('fails EP-FAILURE-EXPLAINED when a provoked run exits 0 without a credential', async () => {
-    const results = await evaluate(observations({ provoked: [{ name: 'unsupported-version', describe: 'asked for v0', inv: inv({ stdout: '', response: undefined }) }] }));
+    const results = await evaluate(
+      observations({
+        provoked: [
+          { name: 'unsupported-version', describe: 'asked for v0', inv: inv({ stdout: '', response: undefined }) },
+        ],
+      }),
+    );
     expect(results.find((c) => c.id === 'EP-FAILURE-EXPLAINED')?.status).toBe('failed');
   });
 
   test('counts declining an unsupported version with a reason on stderr as following KUBERNETES_EXEC_INFO', async () => {
     const declined = inv({ exitCode: 1, stdout: '', stderr: 'this plugin speaks v1 only', response: undefined });
-    const v = await verdicts(observations({ byVersion: [{ apiVersion: V1, inv: inv() }, { apiVersion: V1BETA1, inv: declined }] }));
+    const v = await verdicts(
+      observations({
+        byVersion: [
+          { apiVersion: V1, inv: inv() },
+          { apiVersion: V1BETA1, inv: declined },
+        ],
+      }),
+    );
     expect(v['EP-FOLLOWS-EXEC-INFO-VERSION']).toBe('passed');
   });
 
   test('skips what it cannot judge when the first run times out, and fails only EP-TIMEOUT', async () => {
-    const hung = inv({ timedOut: true, exitCode: undefined, signal: 'SIGKILL', stdout: '', response: undefined, durationMs: 1000 });
+    const hung = inv({
+      timedOut: true,
+      exitCode: undefined,
+      signal: 'SIGKILL',
+      stdout: '',
+      response: undefined,
+      durationMs: 1000,
+    });
     const results = await evaluate(observations({ main: hung, concurrent: [], byVersion: [], provoked: [] }));
-    const { repeat: _r, nonInteractiveProbe: _p, ...rest } = observations({ main: hung, concurrent: [], byVersion: [], provoked: [] });
+    const {
+      repeat: _r,
+      nonInteractiveProbe: _p,
+      ...rest
+    } = observations({ main: hung, concurrent: [], byVersion: [], provoked: [] });
     const noFollowUps = await evaluate(rest as Observations);
     for (const r of [results, noFollowUps]) {
       expect(r.filter((c) => c.status === 'failed' && c.level === 'MUST').map((c) => c.id)).toEqual(['EP-TIMEOUT']);

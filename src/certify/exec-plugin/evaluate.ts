@@ -3,7 +3,12 @@
 // certificate) it skips and says which check to read instead, so one defect
 // is reported once, by the check that names it.
 import { inspectClientCertificate } from '../../api/exec/certificate.ts';
-import { findEmbeddedJsonObject, isRfc3339, parseJsonObject, parseStdoutLikeClientGo } from '../../api/exec/credential.ts';
+import {
+  findEmbeddedJsonObject,
+  isRfc3339,
+  parseJsonObject,
+  parseStdoutLikeClientGo,
+} from '../../api/exec/credential.ts';
 import { formatMs } from '../../core/duration.ts';
 import type { CheckResult, Evidence } from '../../report/model.ts';
 import { fail, pass, runCheck, skip, type Outcome } from '../../report/checks.ts';
@@ -16,7 +21,11 @@ import type { Observations } from './runs.ts';
 
 type Obj = Record<string, unknown>;
 
-const evidence = (label: string, inv: ExecInvocation): Evidence => ({ kind: 'invocation', label: `${label} (${inv.id})`, data: clipOutputs(inv) });
+const evidence = (label: string, inv: ExecInvocation): Evidence => ({
+  kind: 'invocation',
+  label: `${label} (${inv.id})`,
+  data: clipOutputs(inv),
+});
 
 /** The object a run printed as client-go reads it, or found inside noise (EP-STDOUT-ONLY-JSON judges the form). */
 function answer(inv: ExecInvocation): Obj | undefined {
@@ -63,7 +72,8 @@ function configuredRuns(o: Observations): Array<[string, ExecInvocation]> {
 function everyRun(o: Observations): Array<[string, ExecInvocation]> {
   const runs = configuredRuns(o);
   if (o.nonInteractiveProbe) runs.push(['non-interactive run with an open stdin', o.nonInteractiveProbe]);
-  for (const { apiVersion, inv } of o.byVersion) if (inv !== o.main) runs.push([`run configured with ${apiVersion}`, inv]);
+  for (const { apiVersion, inv } of o.byVersion)
+    if (inv !== o.main) runs.push([`run configured with ${apiVersion}`, inv]);
   for (const p of o.provoked) runs.push([`provoked failure (${p.name})`, p.inv]);
   return runs;
 }
@@ -73,225 +83,412 @@ const TIMED_OUT = 'the first run timed out, nothing to judge (see EP-TIMEOUT)';
 function withMainAnswer(o: Observations, body: (a: Obj) => Outcome): Outcome {
   if (o.main.timedOut) return skip(TIMED_OUT);
   const a = answer(o.main);
-  if (!a) return fail(`no ExecCredential to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
+  if (!a)
+    return fail(`no ExecCredential to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
   return body(a);
 }
 
 export async function evaluate(o: Observations, now: () => Date = () => new Date()): Promise<CheckResult[]> {
   const configured = o.plugin.config.apiVersion;
   const bodies: Array<[typeof C.EP_KIND, () => Outcome]> = [
-    [C.EP_EXEC, () => {
-      const runs = everyRun(o);
-      const refused = runs.filter(([, inv]) => inv.spawnError);
-      if (refused.length > 0) {
-        const [label, inv] = refused[0]!;
-        const hint = /: exec format error$/m.test(inv.spawnError!) ? '; a script needs a #! line: client-go starts plugins with execve, which has no /bin/sh fallback' : '';
-        return fail(`on the ${label} client-go could not start the plugin: "${inv.spawnError!.split('\n')[0]!}" (${refused.length} of ${runs.length} runs)${hint}`, refused.slice(0, 3).map(([l, i]) => evidence(l, i)));
-      }
-      return pass(`started all ${runs.length} runs`);
-    }],
-    [C.EP_APIVERSION, () => withMainAnswer(o, () => {
-      for (const [label, inv] of configuredRuns(o)) {
-        const a = answer(inv);
-        if (!a) continue;
-        if (a.apiVersion !== configured) {
-          return fail(`configured with ${configured}, the plugin answered with apiVersion ${JSON.stringify(a.apiVersion ?? null)} on the ${label}; client-go refuses it ("exec plugin is configured to use API version ${configured}, plugin returned version ${String(a.apiVersion ?? '')}")`, [evidence(label, inv)]);
+    [
+      C.EP_EXEC,
+      () => {
+        const runs = everyRun(o);
+        const refused = runs.filter(([, inv]) => inv.spawnError);
+        if (refused.length > 0) {
+          const [label, inv] = refused[0]!;
+          const hint = /: exec format error$/m.test(inv.spawnError!)
+            ? '; a script needs a #! line: client-go starts plugins with execve, which has no /bin/sh fallback'
+            : '';
+          return fail(
+            `on the ${label} client-go could not start the plugin: "${inv.spawnError!.split('\n')[0]!}" (${refused.length} of ${runs.length} runs)${hint}`,
+            refused.slice(0, 3).map(([l, i]) => evidence(l, i)),
+          );
         }
-      }
-      return pass(`every answer used ${configured}`);
-    })],
-    [C.EP_KIND, () => withMainAnswer(o, (a) => {
-      if (a.kind === 'ExecCredential') return pass('kind is ExecCredential');
-      // client-go fills a missing kind in (upstream's own test plugin leaves it out); only a wrong one breaks it.
-      if (a.kind === undefined || a.kind === null || a.kind === '') return pass('kind is absent: client-go assumes ExecCredential; writing kind: ExecCredential helps other clients');
-      return fail(`the answer has kind ${JSON.stringify(a.kind)}; it must be "ExecCredential" (client-go: "no kind ${JSON.stringify(String(a.kind))} is registered")`, [evidence('first run', o.main)]);
-    })],
-    [C.EP_STATUS, () => withMainAnswer(o, (a) => {
-      if (a.status === undefined || a.status === null) return fail("the answer has no status field; client-go: \"exec plugin didn't return a status field\"", [evidence('first run', o.main)]);
-      if (typeof a.status !== 'object' || Array.isArray(a.status)) return fail(`status is ${Array.isArray(a.status) ? 'a list' : typeof a.status}; it must be an object`, [evidence('first run', o.main)]);
-      return pass('status is present');
-    })],
-    [C.EP_CREDENTIAL_SHAPE, () => {
-      if (o.main.timedOut) return skip(TIMED_OUT);
-      const s = status(o.main);
-      if (!s) return answer(o.main) ? skip('no status to look into (see EP-STATUS)') : fail(`no ExecCredential to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
-      const token = str(s, 'token');
-      const cert = str(s, 'clientCertificateData');
-      const key = str(s, 'clientKeyData');
-      if (!token && !cert && !key) return fail("status holds neither token nor clientCertificateData/clientKeyData; client-go: \"exec plugin didn't return a token or cert/key pair\"", [evidence('first run', o.main)]);
-      if (!cert !== !key) return fail(`status has ${cert ? 'clientCertificateData without clientKeyData' : 'clientKeyData without clientCertificateData'}; client-go: "exec plugin returned only certificate or key, not both"`, [evidence('first run', o.main)]);
-      const kinds = [token ? 'a token' : '', cert ? 'a client certificate and key' : ''].filter(Boolean).join(' and ');
-      return pass(`status holds ${kinds}${token && cert ? ' (client-go uses both; the API server takes the first that authenticates)' : ''}`);
-    }],
-    [C.EP_CERT_VALID, () => {
-      const s = status(o.main);
-      const cert = str(s, 'clientCertificateData');
-      const key = str(s, 'clientKeyData');
-      if (!cert && !key) return skip('the plugin returns no client certificate');
-      if (!cert || !key) return skip('certificate or key missing (see EP-CREDENTIAL-SHAPE)');
-      const v = inspectClientCertificate(cert, key, new Date(o.main.startedAt));
-      return v.ok ? pass(v.message) : fail(v.message, [evidence('first run', o.main)]);
-    }],
-    [C.EP_EXPIRY_FORMAT, () => {
-      const s = status(o.main);
-      if (!s) return skip('no status to look into (see EP-STATUS)');
-      const ts = s.expirationTimestamp;
-      if (ts === undefined || ts === null) return skip('no expirationTimestamp (see EP-SETS-EXPIRY)');
-      if (typeof ts !== 'string' || !isRfc3339(ts)) {
-        return fail(`expirationTimestamp ${JSON.stringify(ts)} is not RFC 3339; write it like 2026-01-02T15:04:05Z (client-go fails with "decoding stdout: parsing time …")`, [evidence('first run', o.main)]);
-      }
-      const answeredAt = new Date(Date.parse(o.main.startedAt) + o.main.durationMs);
-      if (Date.parse(ts) <= answeredAt.getTime()) {
-        return fail(`expirationTimestamp ${ts} is not in the future (answered at ${answeredAt.toISOString()}): the credential is expired when handed out, so client-go runs the plugin again on every request`, [evidence('first run', o.main)]);
-      }
-      return pass(`expires at ${ts}, ${formatMs(Date.parse(ts) - answeredAt.getTime())} after the answer`);
-    }],
-    [C.EP_STDOUT_ONLY_JSON, () => {
-      for (const [label, inv] of [['first run', o.main], ['second run', o.repeat]] as Array<[string, ExecInvocation | undefined]>) {
-        if (!inv || inv.exitCode !== 0 || inv.timedOut) continue;
-        const cut = cutResponse(inv);
-        if (cut) {
-          return fail(`on the ${label} ${cut}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this ExecCredential (client-go reads all of it); a credential should be a few KiB`, [evidence(label, inv)]);
-        }
-        if (parseJsonObject(inv.stdout).ok) continue;
-        const asClientGo = parseStdoutLikeClientGo(inv.stdout);
-        if (asClientGo.ok && asClientGo.format === 'yaml') {
-          return fail(`stdout on the ${label} is YAML, not JSON: kubectl accepts it (client-go's universal decoder), but KEP-541's output format is JSON and other clients (@kubernetes/client-node, scripts) JSON.parse it; print the ExecCredential as JSON`, [evidence(label, inv)]);
-        }
-        const found = findEmbeddedJsonObject(inv.stdout);
-        if (!found) return fail(`stdout on the ${label} is not a JSON object: ${JSON.stringify(clip(inv.stdout.trim(), 80))}${cutNote(inv)}; print only the ExecCredential JSON on stdout`, [evidence(label, inv)]);
-        const noise = [found.before.trim() ? `before it: ${JSON.stringify(clip(found.before.trim(), 60))}` : '', found.after.trim() ? `after it: ${JSON.stringify(clip(found.after.trim(), 60))}` : ''].filter(Boolean).join('; ');
-        return fail(`stdout on the ${label} holds more than the ExecCredential JSON (${noise})${cutNote(inv)}; client-go decodes all of stdout, so move logs and banners to stderr`, [evidence(label, inv)]);
-      }
-      if (o.main.timedOut) return skip(TIMED_OUT);
-      if (o.main.exitCode !== 0) return fail(`no stdout to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
-      return pass('stdout is exactly one JSON object');
-    }],
-    [C.EP_FAILURE_EXPLAINED, () => {
-      const failures: Array<[string, ExecInvocation]> = [];
-      for (const p of o.provoked) {
-        const inv = p.inv;
-        if (inv.timedOut) continue;
-        if (inv.exitCode === 0) {
-          const s = status(inv);
-          if (!s || (!str(s, 'token') && !str(s, 'clientCertificateData'))) {
-            return fail(`when ${p.describe}, the plugin exited 0 without a credential on stdout; a run that cannot produce a credential must exit non-zero and say why on stderr`, [evidence(`provoked: ${p.name}`, inv)]);
+        return pass(`started all ${runs.length} runs`);
+      },
+    ],
+    [
+      C.EP_APIVERSION,
+      () =>
+        withMainAnswer(o, () => {
+          for (const [label, inv] of configuredRuns(o)) {
+            const a = answer(inv);
+            if (!a) continue;
+            if (a.apiVersion !== configured) {
+              return fail(
+                `configured with ${configured}, the plugin answered with apiVersion ${JSON.stringify(a.apiVersion ?? null)} on the ${label}; client-go refuses it ("exec plugin is configured to use API version ${configured}, plugin returned version ${String(a.apiVersion ?? '')}")`,
+                [evidence(label, inv)],
+              );
+            }
           }
-          continue;
+          return pass(`every answer used ${configured}`);
+        }),
+    ],
+    [
+      C.EP_KIND,
+      () =>
+        withMainAnswer(o, (a) => {
+          if (a.kind === 'ExecCredential') return pass('kind is ExecCredential');
+          // client-go fills a missing kind in (upstream's own test plugin leaves it out); only a wrong one breaks it.
+          if (a.kind === undefined || a.kind === null || a.kind === '')
+            return pass(
+              'kind is absent: client-go assumes ExecCredential; writing kind: ExecCredential helps other clients',
+            );
+          return fail(
+            `the answer has kind ${JSON.stringify(a.kind)}; it must be "ExecCredential" (client-go: "no kind ${JSON.stringify(String(a.kind))} is registered")`,
+            [evidence('first run', o.main)],
+          );
+        }),
+    ],
+    [
+      C.EP_STATUS,
+      () =>
+        withMainAnswer(o, (a) => {
+          if (a.status === undefined || a.status === null)
+            return fail('the answer has no status field; client-go: "exec plugin didn\'t return a status field"', [
+              evidence('first run', o.main),
+            ]);
+          if (typeof a.status !== 'object' || Array.isArray(a.status))
+            return fail(`status is ${Array.isArray(a.status) ? 'a list' : typeof a.status}; it must be an object`, [
+              evidence('first run', o.main),
+            ]);
+          return pass('status is present');
+        }),
+    ],
+    [
+      C.EP_CREDENTIAL_SHAPE,
+      () => {
+        if (o.main.timedOut) return skip(TIMED_OUT);
+        const s = status(o.main);
+        if (!s)
+          return answer(o.main)
+            ? skip('no status to look into (see EP-STATUS)')
+            : fail(`no ExecCredential to judge: on the first run ${whyNoAnswer(o.main)}`, [
+                evidence('first run', o.main),
+              ]);
+        const token = str(s, 'token');
+        const cert = str(s, 'clientCertificateData');
+        const key = str(s, 'clientKeyData');
+        if (!token && !cert && !key)
+          return fail(
+            'status holds neither token nor clientCertificateData/clientKeyData; client-go: "exec plugin didn\'t return a token or cert/key pair"',
+            [evidence('first run', o.main)],
+          );
+        if (!cert !== !key)
+          return fail(
+            `status has ${cert ? 'clientCertificateData without clientKeyData' : 'clientKeyData without clientCertificateData'}; client-go: "exec plugin returned only certificate or key, not both"`,
+            [evidence('first run', o.main)],
+          );
+        const kinds = [token ? 'a token' : '', cert ? 'a client certificate and key' : '']
+          .filter(Boolean)
+          .join(' and ');
+        return pass(
+          `status holds ${kinds}${token && cert ? ' (client-go uses both; the API server takes the first that authenticates)' : ''}`,
+        );
+      },
+    ],
+    [
+      C.EP_CERT_VALID,
+      () => {
+        const s = status(o.main);
+        const cert = str(s, 'clientCertificateData');
+        const key = str(s, 'clientKeyData');
+        if (!cert && !key) return skip('the plugin returns no client certificate');
+        if (!cert || !key) return skip('certificate or key missing (see EP-CREDENTIAL-SHAPE)');
+        const v = inspectClientCertificate(cert, key, new Date(o.main.startedAt));
+        return v.ok ? pass(v.message) : fail(v.message, [evidence('first run', o.main)]);
+      },
+    ],
+    [
+      C.EP_EXPIRY_FORMAT,
+      () => {
+        const s = status(o.main);
+        if (!s) return skip('no status to look into (see EP-STATUS)');
+        const ts = s.expirationTimestamp;
+        if (ts === undefined || ts === null) return skip('no expirationTimestamp (see EP-SETS-EXPIRY)');
+        if (typeof ts !== 'string' || !isRfc3339(ts)) {
+          return fail(
+            `expirationTimestamp ${JSON.stringify(ts)} is not RFC 3339; write it like 2026-01-02T15:04:05Z (client-go fails with "decoding stdout: parsing time …")`,
+            [evidence('first run', o.main)],
+          );
         }
-        failures.push([`provoked: ${p.name} (${p.describe})`, inv]);
-      }
-      for (const [label, inv] of configuredRuns(o)) if (inv.exitCode !== 0 && !inv.timedOut && !inv.spawnError) failures.push([label, inv]);
-      if (failures.length === 0) {
-        return skip(`could not provoke a failure: the plugin produced a credential even when ${o.provoked.map((p) => p.describe).join(', and when ')}`);
-      }
-      const silent = failures.find(([, inv]) => inv.stderr.trim() === '');
-      if (silent) {
-        return fail(`the plugin ${describeEnd(silent[1])} with nothing on stderr on the ${silent[0]}; client-go shows users only "${silent[1].decodeError ?? `failed with exit code ${goExitCode(silent[1])}`}", so print the reason on stderr`, [evidence(silent[0], silent[1])]);
-      }
-      const [label, first] = failures[0]!;
-      return pass(`${failures.length} failing run(s) exited non-zero with a reason on stderr, e.g. ${label}: ${JSON.stringify(clip(first.stderr.trim().split('\n').pop() ?? '', 120))}`);
-    }],
-    [C.EP_NONINTERACTIVE_NO_BLOCK, () => {
-      if (o.plugin.config.interactiveMode === 'Always') return skip('interactiveMode is Always: client-go never runs this plugin without a terminal');
-      const inv = o.nonInteractiveProbe;
-      if (!inv) return skip('the first run already timed out (see EP-TIMEOUT)');
-      if (inv.timedOut) {
-        return fail(`told spec.interactive=false with an open but silent stdin, the plugin blocked for ${formatMs(o.timeoutMs)} and was killed: it waits for input it was told it would not get (client-go passes /dev/null, @kubernetes/client-node an open pipe); check spec.interactive in KUBERNETES_EXEC_INFO before reading stdin`, [evidence('non-interactive run with an open stdin', inv)]);
-      }
-      return pass(`answered in ${formatMs(inv.durationMs)} without reading stdin`);
-    }],
-    [C.EP_TIMEOUT, () => {
-      const slow = configuredRuns(o).find(([, inv]) => inv.timedOut);
-      if (slow) return fail(`the ${slow[0]} did not answer within ${formatMs(o.timeoutMs)} and was killed; client-go has no timeout, so every request would hang on it`, [evidence(slow[0], slow[1])]);
-      const max = Math.max(...configuredRuns(o).map(([, inv]) => inv.durationMs));
-      return pass(`slowest run ${formatMs(max)} (timeout ${formatMs(o.timeoutMs)})`);
-    }],
-    [C.EP_NO_STDOUT_HOLDER, () => {
-      const runs = everyRun(o);
-      const held = runs.filter(([, inv]) => inv.strays?.some((s) => s.holds.includes('stdout')));
-      if (held.length > 0) {
-        const [label, inv] = held[0]!;
-        const s = inv.strays!.find((x) => x.holds.includes('stdout'))!;
-        return fail(`on the ${label} the plugin exited but left pid ${s.pid} (${clip(s.cmdline, 120)}) holding its stdout (${held.length} of ${runs.length} runs); client-go reads stdout to its end, so kubectl hangs until that process exits: start helpers with their output redirected, or wait for them`, held.slice(0, 3).map(([l, i]) => evidence(l, i)));
-      }
-      return pass(`stdout closed when the plugin exited, in all ${runs.length} runs`);
-    }],
-    [C.EP_NO_LEFTOVER_PROCESSES, () => {
-      const runs = everyRun(o);
-      // Holders of stdout are EP-NO-STDOUT-HOLDER's: one defect, one verdict.
-      const left = runs.filter(([, inv]) => inv.strays?.some((s) => !s.holds.includes('stdout')));
-      if (left.length > 0) {
-        const [label, inv] = left[0]!;
-        const s = inv.strays!.find((x) => !x.holds.includes('stdout'))!;
-        return fail(`on the ${label} the plugin left pid ${s.pid} (${clip(s.cmdline, 120)}) running after it exited (${left.length} of ${runs.length} runs); every kubectl command runs the plugin again, so these pile up`, left.slice(0, 3).map(([l, i]) => evidence(l, i)));
-      }
-      return pass(`no process left running after any of the ${runs.length} runs`);
-    }],
-    [C.EP_REPEAT, () => {
-      if (!o.repeat) return skip('the first run timed out (see EP-TIMEOUT)');
-      if (!o.main.response) return skip(`the first run already failed: ${o.main.decodeError ?? whyNoAnswer(o.main)}`);
-      if (o.repeat.response) return pass('the second run returned a usable credential');
-      return fail(`the first run succeeded but the second did not: ${o.repeat.decodeError ?? whyNoAnswer(o.repeat)}`, [evidence('second run', o.repeat)]);
-    }],
-    [C.EP_CONCURRENCY, () => {
-      if (o.concurrent.length === 0) return skip('the first run timed out (see EP-TIMEOUT)');
-      if (!o.main.response) return skip(`the first run already failed: ${o.main.decodeError ?? whyNoAnswer(o.main)}`);
-      const bad = o.concurrent.filter((inv) => !inv.response);
-      if (bad.length === 0) return pass(`${o.concurrent.length} concurrent runs all returned usable credentials`);
-      const first = bad[0]!;
-      return fail(`${bad.length} of ${o.concurrent.length} concurrent runs failed, e.g. ${first.decodeError ?? whyNoAnswer(first)}${first.stderr.trim() ? ` (stderr: ${clip(first.stderr.trim().split('\n').pop()!, 120)})` : ''}; guard shared state (caches, callback ports) with a lock`, bad.slice(0, 3).map((inv) => evidence('concurrent run', inv)));
-    }],
-    [C.EP_FOLLOWS_EXEC_INFO_VERSION, () => {
-      if (o.byVersion.length === 0) return skip('the first run timed out (see EP-TIMEOUT)');
-      const seen: string[] = [];
-      for (const { apiVersion, inv } of o.byVersion) {
-        const a = answer(inv);
-        if (!a) {
-          if (inv.exitCode !== 0 && inv.stderr.trim()) {
-            seen.push(`${apiVersion.split('/')[1]}: declined (${clip(inv.stderr.trim().split('\n').pop()!, 80)})`);
+        const answeredAt = new Date(Date.parse(o.main.startedAt) + o.main.durationMs);
+        if (Date.parse(ts) <= answeredAt.getTime()) {
+          return fail(
+            `expirationTimestamp ${ts} is not in the future (answered at ${answeredAt.toISOString()}): the credential is expired when handed out, so client-go runs the plugin again on every request`,
+            [evidence('first run', o.main)],
+          );
+        }
+        return pass(`expires at ${ts}, ${formatMs(Date.parse(ts) - answeredAt.getTime())} after the answer`);
+      },
+    ],
+    [
+      C.EP_STDOUT_ONLY_JSON,
+      () => {
+        for (const [label, inv] of [
+          ['first run', o.main],
+          ['second run', o.repeat],
+        ] as Array<[string, ExecInvocation | undefined]>) {
+          if (!inv || inv.exitCode !== 0 || inv.timedOut) continue;
+          const cut = cutResponse(inv);
+          if (cut) {
+            return fail(
+              `on the ${label} ${cut}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this ExecCredential (client-go reads all of it); a credential should be a few KiB`,
+              [evidence(label, inv)],
+            );
+          }
+          if (parseJsonObject(inv.stdout).ok) continue;
+          const asClientGo = parseStdoutLikeClientGo(inv.stdout);
+          if (asClientGo.ok && asClientGo.format === 'yaml') {
+            return fail(
+              `stdout on the ${label} is YAML, not JSON: kubectl accepts it (client-go's universal decoder), but KEP-541's output format is JSON and other clients (@kubernetes/client-node, scripts) JSON.parse it; print the ExecCredential as JSON`,
+              [evidence(label, inv)],
+            );
+          }
+          const found = findEmbeddedJsonObject(inv.stdout);
+          if (!found)
+            return fail(
+              `stdout on the ${label} is not a JSON object: ${JSON.stringify(clip(inv.stdout.trim(), 80))}${cutNote(inv)}; print only the ExecCredential JSON on stdout`,
+              [evidence(label, inv)],
+            );
+          const noise = [
+            found.before.trim() ? `before it: ${JSON.stringify(clip(found.before.trim(), 60))}` : '',
+            found.after.trim() ? `after it: ${JSON.stringify(clip(found.after.trim(), 60))}` : '',
+          ]
+            .filter(Boolean)
+            .join('; ');
+          return fail(
+            `stdout on the ${label} holds more than the ExecCredential JSON (${noise})${cutNote(inv)}; client-go decodes all of stdout, so move logs and banners to stderr`,
+            [evidence(label, inv)],
+          );
+        }
+        if (o.main.timedOut) return skip(TIMED_OUT);
+        if (o.main.exitCode !== 0)
+          return fail(`no stdout to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
+        return pass('stdout is exactly one JSON object');
+      },
+    ],
+    [
+      C.EP_FAILURE_EXPLAINED,
+      () => {
+        const failures: Array<[string, ExecInvocation]> = [];
+        for (const p of o.provoked) {
+          const inv = p.inv;
+          if (inv.timedOut) continue;
+          if (inv.exitCode === 0) {
+            const s = status(inv);
+            if (!s || (!str(s, 'token') && !str(s, 'clientCertificateData'))) {
+              return fail(
+                `when ${p.describe}, the plugin exited 0 without a credential on stdout; a run that cannot produce a credential must exit non-zero and say why on stderr`,
+                [evidence(`provoked: ${p.name}`, inv)],
+              );
+            }
             continue;
           }
-          return fail(`configured with ${apiVersion}, ${whyNoAnswer(inv)}`, [evidence(`run configured with ${apiVersion}`, inv)]);
+          failures.push([`provoked: ${p.name} (${p.describe})`, inv]);
         }
-        if (a.apiVersion !== apiVersion) {
-          return fail(`KUBERNETES_EXEC_INFO asked for ${apiVersion} but the plugin answered with ${JSON.stringify(a.apiVersion ?? null)}: it ignores the requested version, so a kubeconfig with apiVersion ${apiVersion} breaks; read apiVersion from KUBERNETES_EXEC_INFO`, [evidence(`run configured with ${apiVersion}`, inv)]);
+        for (const [label, inv] of configuredRuns(o))
+          if (inv.exitCode !== 0 && !inv.timedOut && !inv.spawnError) failures.push([label, inv]);
+        if (failures.length === 0) {
+          return skip(
+            `could not provoke a failure: the plugin produced a credential even when ${o.provoked.map((p) => p.describe).join(', and when ')}`,
+          );
         }
-        seen.push(`${apiVersion.split('/')[1]}: answered in kind`);
-      }
-      return pass(seen.join('; '));
-    }],
-    [C.EP_SETS_EXPIRY, () => {
-      const s = status(o.main);
-      if (!s) return skip('no status to look into (see EP-STATUS)');
-      if (s.expirationTimestamp === undefined || s.expirationTimestamp === null) {
-        return fail('status has no expirationTimestamp: clients keep the credential until the process ends or a 401, so long-running clients fail once it expires; set expirationTimestamp', [evidence('first run', o.main)]);
-      }
-      return pass(`expirationTimestamp ${String(s.expirationTimestamp)}`);
-    }],
-    [C.EP_NO_SECRETS_ON_STDERR, () => {
-      const runs: Array<[string, ExecInvocation]> = [...configuredRuns(o), ...o.byVersion.map(({ apiVersion, inv }) => [`run configured with ${apiVersion}`, inv] as [string, ExecInvocation])];
-      const secrets = new Set<string>();
-      for (const [, inv] of runs) {
-        const s = status(inv);
-        for (const k of ['token', 'clientKeyData']) if (str(s, k).length >= 8) secrets.add(str(s, k));
-      }
-      for (const [label, inv] of runs) {
-        if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(inv.stderr)) return fail(`the ${label} printed a private key on stderr; client-go copies stderr to the user's terminal and CI logs`, [evidence(label, inv)]);
-        for (const secret of secrets) {
-          if (inv.stderr.includes(secret)) return fail(`the ${label} printed the credential it returned (token or key) on stderr; client-go copies stderr to the user's terminal and CI logs`, [evidence(label, inv)]);
+        const silent = failures.find(([, inv]) => inv.stderr.trim() === '');
+        if (silent) {
+          return fail(
+            `the plugin ${describeEnd(silent[1])} with nothing on stderr on the ${silent[0]}; client-go shows users only "${silent[1].decodeError ?? `failed with exit code ${goExitCode(silent[1])}`}", so print the reason on stderr`,
+            [evidence(silent[0], silent[1])],
+          );
         }
-      }
-      return pass(`no returned token or key on stderr across ${runs.length} runs`);
-    }],
+        const [label, first] = failures[0]!;
+        return pass(
+          `${failures.length} failing run(s) exited non-zero with a reason on stderr, e.g. ${label}: ${JSON.stringify(clip(first.stderr.trim().split('\n').pop() ?? '', 120))}`,
+        );
+      },
+    ],
+    [
+      C.EP_NONINTERACTIVE_NO_BLOCK,
+      () => {
+        if (o.plugin.config.interactiveMode === 'Always')
+          return skip('interactiveMode is Always: client-go never runs this plugin without a terminal');
+        const inv = o.nonInteractiveProbe;
+        if (!inv) return skip('the first run already timed out (see EP-TIMEOUT)');
+        if (inv.timedOut) {
+          return fail(
+            `told spec.interactive=false with an open but silent stdin, the plugin blocked for ${formatMs(o.timeoutMs)} and was killed: it waits for input it was told it would not get (client-go passes /dev/null, @kubernetes/client-node an open pipe); check spec.interactive in KUBERNETES_EXEC_INFO before reading stdin`,
+            [evidence('non-interactive run with an open stdin', inv)],
+          );
+        }
+        return pass(`answered in ${formatMs(inv.durationMs)} without reading stdin`);
+      },
+    ],
+    [
+      C.EP_TIMEOUT,
+      () => {
+        const slow = configuredRuns(o).find(([, inv]) => inv.timedOut);
+        if (slow)
+          return fail(
+            `the ${slow[0]} did not answer within ${formatMs(o.timeoutMs)} and was killed; client-go has no timeout, so every request would hang on it`,
+            [evidence(slow[0], slow[1])],
+          );
+        const max = Math.max(...configuredRuns(o).map(([, inv]) => inv.durationMs));
+        return pass(`slowest run ${formatMs(max)} (timeout ${formatMs(o.timeoutMs)})`);
+      },
+    ],
+    [
+      C.EP_NO_STDOUT_HOLDER,
+      () => {
+        const runs = everyRun(o);
+        const held = runs.filter(([, inv]) => inv.strays?.some((s) => s.holds.includes('stdout')));
+        if (held.length > 0) {
+          const [label, inv] = held[0]!;
+          const s = inv.strays!.find((x) => x.holds.includes('stdout'))!;
+          return fail(
+            `on the ${label} the plugin exited but left pid ${s.pid} (${clip(s.cmdline, 120)}) holding its stdout (${held.length} of ${runs.length} runs); client-go reads stdout to its end, so kubectl hangs until that process exits: start helpers with their output redirected, or wait for them`,
+            held.slice(0, 3).map(([l, i]) => evidence(l, i)),
+          );
+        }
+        return pass(`stdout closed when the plugin exited, in all ${runs.length} runs`);
+      },
+    ],
+    [
+      C.EP_NO_LEFTOVER_PROCESSES,
+      () => {
+        const runs = everyRun(o);
+        // Holders of stdout are EP-NO-STDOUT-HOLDER's: one defect, one verdict.
+        const left = runs.filter(([, inv]) => inv.strays?.some((s) => !s.holds.includes('stdout')));
+        if (left.length > 0) {
+          const [label, inv] = left[0]!;
+          const s = inv.strays!.find((x) => !x.holds.includes('stdout'))!;
+          return fail(
+            `on the ${label} the plugin left pid ${s.pid} (${clip(s.cmdline, 120)}) running after it exited (${left.length} of ${runs.length} runs); every kubectl command runs the plugin again, so these pile up`,
+            left.slice(0, 3).map(([l, i]) => evidence(l, i)),
+          );
+        }
+        return pass(`no process left running after any of the ${runs.length} runs`);
+      },
+    ],
+    [
+      C.EP_REPEAT,
+      () => {
+        if (!o.repeat) return skip('the first run timed out (see EP-TIMEOUT)');
+        if (!o.main.response) return skip(`the first run already failed: ${o.main.decodeError ?? whyNoAnswer(o.main)}`);
+        if (o.repeat.response) return pass('the second run returned a usable credential');
+        return fail(
+          `the first run succeeded but the second did not: ${o.repeat.decodeError ?? whyNoAnswer(o.repeat)}`,
+          [evidence('second run', o.repeat)],
+        );
+      },
+    ],
+    [
+      C.EP_CONCURRENCY,
+      () => {
+        if (o.concurrent.length === 0) return skip('the first run timed out (see EP-TIMEOUT)');
+        if (!o.main.response) return skip(`the first run already failed: ${o.main.decodeError ?? whyNoAnswer(o.main)}`);
+        const bad = o.concurrent.filter((inv) => !inv.response);
+        if (bad.length === 0) return pass(`${o.concurrent.length} concurrent runs all returned usable credentials`);
+        const first = bad[0]!;
+        return fail(
+          `${bad.length} of ${o.concurrent.length} concurrent runs failed, e.g. ${first.decodeError ?? whyNoAnswer(first)}${first.stderr.trim() ? ` (stderr: ${clip(first.stderr.trim().split('\n').pop()!, 120)})` : ''}; guard shared state (caches, callback ports) with a lock`,
+          bad.slice(0, 3).map((inv) => evidence('concurrent run', inv)),
+        );
+      },
+    ],
+    [
+      C.EP_FOLLOWS_EXEC_INFO_VERSION,
+      () => {
+        if (o.byVersion.length === 0) return skip('the first run timed out (see EP-TIMEOUT)');
+        const seen: string[] = [];
+        for (const { apiVersion, inv } of o.byVersion) {
+          const a = answer(inv);
+          if (!a) {
+            if (inv.exitCode !== 0 && inv.stderr.trim()) {
+              seen.push(`${apiVersion.split('/')[1]}: declined (${clip(inv.stderr.trim().split('\n').pop()!, 80)})`);
+              continue;
+            }
+            return fail(`configured with ${apiVersion}, ${whyNoAnswer(inv)}`, [
+              evidence(`run configured with ${apiVersion}`, inv),
+            ]);
+          }
+          if (a.apiVersion !== apiVersion) {
+            return fail(
+              `KUBERNETES_EXEC_INFO asked for ${apiVersion} but the plugin answered with ${JSON.stringify(a.apiVersion ?? null)}: it ignores the requested version, so a kubeconfig with apiVersion ${apiVersion} breaks; read apiVersion from KUBERNETES_EXEC_INFO`,
+              [evidence(`run configured with ${apiVersion}`, inv)],
+            );
+          }
+          seen.push(`${apiVersion.split('/')[1]}: answered in kind`);
+        }
+        return pass(seen.join('; '));
+      },
+    ],
+    [
+      C.EP_SETS_EXPIRY,
+      () => {
+        const s = status(o.main);
+        if (!s) return skip('no status to look into (see EP-STATUS)');
+        if (s.expirationTimestamp === undefined || s.expirationTimestamp === null) {
+          return fail(
+            'status has no expirationTimestamp: clients keep the credential until the process ends or a 401, so long-running clients fail once it expires; set expirationTimestamp',
+            [evidence('first run', o.main)],
+          );
+        }
+        return pass(`expirationTimestamp ${String(s.expirationTimestamp)}`);
+      },
+    ],
+    [
+      C.EP_NO_SECRETS_ON_STDERR,
+      () => {
+        const runs: Array<[string, ExecInvocation]> = [
+          ...configuredRuns(o),
+          ...o.byVersion.map(
+            ({ apiVersion, inv }) => [`run configured with ${apiVersion}`, inv] as [string, ExecInvocation],
+          ),
+        ];
+        const secrets = new Set<string>();
+        for (const [, inv] of runs) {
+          const s = status(inv);
+          for (const k of ['token', 'clientKeyData']) if (str(s, k).length >= 8) secrets.add(str(s, k));
+        }
+        for (const [label, inv] of runs) {
+          if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(inv.stderr))
+            return fail(
+              `the ${label} printed a private key on stderr; client-go copies stderr to the user's terminal and CI logs`,
+              [evidence(label, inv)],
+            );
+          for (const secret of secrets) {
+            if (inv.stderr.includes(secret))
+              return fail(
+                `the ${label} printed the credential it returned (token or key) on stderr; client-go copies stderr to the user's terminal and CI logs`,
+                [evidence(label, inv)],
+              );
+          }
+        }
+        return pass(`no returned token or key on stderr across ${runs.length} runs`);
+      },
+    ],
   ];
   // One defect, one verdict: a plugin that cannot be started (EP-EXEC), or whose answer was cut
   // before its end (EP-STDOUT-ONLY-JSON), gave the other checks nothing to judge.
   const judgesStartsOnly = new Set([C.EP_EXEC, C.EP_TIMEOUT, C.EP_NO_STDOUT_HOLDER, C.EP_NO_LEFTOVER_PROCESSES]);
-  const judgesAnswer = new Set([C.EP_APIVERSION, C.EP_KIND, C.EP_STATUS, C.EP_CREDENTIAL_SHAPE, C.EP_CERT_VALID, C.EP_EXPIRY_FORMAT, C.EP_REPEAT, C.EP_CONCURRENCY, C.EP_FOLLOWS_EXEC_INFO_VERSION, C.EP_SETS_EXPIRY]);
+  const judgesAnswer = new Set([
+    C.EP_APIVERSION,
+    C.EP_KIND,
+    C.EP_STATUS,
+    C.EP_CREDENTIAL_SHAPE,
+    C.EP_CERT_VALID,
+    C.EP_EXPIRY_FORMAT,
+    C.EP_REPEAT,
+    C.EP_CONCURRENCY,
+    C.EP_FOLLOWS_EXEC_INFO_VERSION,
+    C.EP_SETS_EXPIRY,
+  ]);
   const cut = cutResponse(o.main);
   const nothingToJudge = (check: typeof C.EP_KIND): Outcome | undefined => {
-    if (o.main.spawnError && !judgesStartsOnly.has(check)) return skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)');
+    if (o.main.spawnError && !judgesStartsOnly.has(check))
+      return skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)');
     if (cut && judgesAnswer.has(check)) return skip(`not judged: on the first run ${cut} (see EP-STDOUT-ONLY-JSON)`);
     return undefined;
   };

@@ -6,14 +6,24 @@ import { CredprovError } from '../../core/errors.ts';
 import type { Redactor } from '../../core/redact.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import type { InvocationLog } from '../../plugin/invocation.ts';
-import { runExecPlugin, type ExecInvocation, type ExecPlugin, type RunExecOptions, type StdinPlan } from '../../plugin/client-exec.ts';
+import {
+  runExecPlugin,
+  type ExecInvocation,
+  type ExecPlugin,
+  type RunExecOptions,
+  type StdinPlan,
+} from '../../plugin/client-exec.ts';
 
 /** How the harness provokes a failure without knowing the plugin: inputs no plugin can honour. */
 export const PROVOCATIONS: Array<{ name: string; describe: string; rawExecInfo: string }> = [
   {
     name: 'unsupported-version',
     describe: 'KUBERNETES_EXEC_INFO asks for client.authentication.k8s.io/v0, a version no plugin speaks',
-    rawExecInfo: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v0', spec: { interactive: false } }),
+    rawExecInfo: JSON.stringify({
+      kind: 'ExecCredential',
+      apiVersion: 'client.authentication.k8s.io/v0',
+      spec: { interactive: false },
+    }),
   },
   {
     name: 'malformed-exec-info',
@@ -74,7 +84,8 @@ export async function observe(plugin: ExecPlugin, o: RunPlanOptions): Promise<Ob
     ...extra,
   });
   const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    if (o.signal?.aborted) throw new CredprovError(`interrupted before the ${name}; no report written`, { exitCode: 130 });
+    if (o.signal?.aborted)
+      throw new CredprovError(`interrupted before the ${name}; no report written`, { exitCode: 130 });
     return step(progress, name, fn);
   };
 
@@ -83,11 +94,15 @@ export async function observe(plugin: ExecPlugin, o: RunPlanOptions): Promise<Ob
   const repeat = hung ? undefined : await timed('second run', () => runExecPlugin(plugin, base('repeat')));
   const concurrent = hung
     ? []
-    : await timed(`${concurrency} concurrent runs`, () => Promise.all(Array.from({ length: concurrency }, () => runExecPlugin(plugin, base('concurrent')))));
+    : await timed(`${concurrency} concurrent runs`, () =>
+        Promise.all(Array.from({ length: concurrency }, () => runExecPlugin(plugin, base('concurrent')))),
+      );
   const nonInteractiveProbe =
     hung || plugin.config.interactiveMode === 'Always'
       ? undefined
-      : await timed('non-interactive run with an open stdin', () => runExecPlugin(plugin, base('stdin-probe', { stdin: { kind: 'silent-pipe' } })));
+      : await timed('non-interactive run with an open stdin', () =>
+          runExecPlugin(plugin, base('stdin-probe', { stdin: { kind: 'silent-pipe' } })),
+        );
 
   const byVersion: Observations['byVersion'] = [];
   if (!hung) {
@@ -95,14 +110,18 @@ export async function observe(plugin: ExecPlugin, o: RunPlanOptions): Promise<Ob
       const inv =
         apiVersion === plugin.config.apiVersion
           ? main
-          : await timed(`run configured with ${apiVersion}`, () => runExecPlugin(plugin, base(`version-${apiVersion.split('/')[1]}`, { apiVersion })));
+          : await timed(`run configured with ${apiVersion}`, () =>
+              runExecPlugin(plugin, base(`version-${apiVersion.split('/')[1]}`, { apiVersion })),
+            );
       byVersion.push({ apiVersion, inv });
     }
   }
   const provoked: Observations['provoked'] = [];
   if (!hung) {
     for (const p of PROVOCATIONS) {
-      const inv = await timed(`provoked failure: ${p.name}`, () => runExecPlugin(plugin, base(`provoke-${p.name}`, { rawExecInfo: p.rawExecInfo })));
+      const inv = await timed(`provoked failure: ${p.name}`, () =>
+        runExecPlugin(plugin, base(`provoke-${p.name}`, { rawExecInfo: p.rawExecInfo })),
+      );
       provoked.push({ name: p.name, describe: p.describe, inv });
     }
   }

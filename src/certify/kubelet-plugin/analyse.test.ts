@@ -2,9 +2,18 @@ import { describe, expect, test } from '@jest/globals';
 import { analyseResponse, firstObject } from './analyse.ts';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
-const good = { apiVersion: V1, kind: 'CredentialProviderResponse', cacheKeyType: 'Registry', cacheDuration: '5m', auth: { 'reg.io': { username: 'u', password: 'p' } } };
+const good = {
+  apiVersion: V1,
+  kind: 'CredentialProviderResponse',
+  cacheKeyType: 'Registry',
+  cacheDuration: '5m',
+  auth: { 'reg.io': { username: 'u', password: 'p' } },
+};
 const text = (o: unknown) => JSON.stringify(o);
-const failing = (a: ReturnType<typeof analyseResponse>) => Object.entries(a.verdicts).filter(([, v]) => v.ok === false).map(([k]) => k);
+const failing = (a: ReturnType<typeof analyseResponse>) =>
+  Object.entries(a.verdicts)
+    .filter(([, v]) => v.ok === false)
+    .map(([k]) => k);
 
 describe('analyseResponse', () => {
   test('accepts a valid response with every aspect ok', () => {

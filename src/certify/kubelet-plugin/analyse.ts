@@ -31,10 +31,29 @@ const STRICT_REASONS = new Set(['unknownField', 'duplicateField', 'type']);
 export function analyseResponse(stdout: string, apiVersion: string, cut?: string): ResponseAnalysis {
   if (cut) {
     const unknown: Verdict = { ok: 'unknown', why: `${cut} (see KP-STDOUT-ONLY-JSON)` };
-    return { accepted: false, kubeletError: cut, cut: true, verdicts: { stdout: { ok: false, problem: cut }, apiVersion: unknown, kind: unknown, strict: unknown, cacheKeyType: unknown, cacheDuration: unknown } };
+    return {
+      accepted: false,
+      kubeletError: cut,
+      cut: true,
+      verdicts: {
+        stdout: { ok: false, problem: cut },
+        apiVersion: unknown,
+        kind: unknown,
+        strict: unknown,
+        cacheKeyType: unknown,
+        cacheDuration: unknown,
+      },
+    };
   }
   const kubelet = decodeResponse(stdout, apiVersion);
-  const verdicts: Record<Aspect, Verdict> = { stdout: OK, apiVersion: OK, kind: OK, strict: OK, cacheKeyType: OK, cacheDuration: OK };
+  const verdicts: Record<Aspect, Verdict> = {
+    stdout: OK,
+    apiVersion: OK,
+    kind: OK,
+    strict: OK,
+    cacheKeyType: OK,
+    cacheDuration: OK,
+  };
   if (kubelet.ok) return { accepted: true, object: kubelet.response as unknown as Record<string, unknown>, verdicts };
 
   const whole = parseObject(stdout);
@@ -45,19 +64,43 @@ export function analyseResponse(stdout: string, apiVersion: string, cut?: string
   }
   if (!object) {
     const unknown: Verdict = { ok: 'unknown', why: 'stdout holds no JSON object to inspect' };
-    return { accepted: false, kubeletError: kubelet.error, verdicts: { ...verdicts, apiVersion: unknown, kind: unknown, strict: unknown, cacheKeyType: unknown, cacheDuration: unknown } };
+    return {
+      accepted: false,
+      kubeletError: kubelet.error,
+      verdicts: {
+        ...verdicts,
+        apiVersion: unknown,
+        kind: unknown,
+        strict: unknown,
+        cacheKeyType: unknown,
+        cacheDuration: unknown,
+      },
+    };
   }
 
-  if (object.apiVersion !== apiVersion) verdicts.apiVersion = { ok: false, problem: `apiVersion is ${show(object.apiVersion)}, want "${apiVersion}"` };
-  if (object.kind !== RESPONSE_KIND) verdicts.kind = { ok: false, problem: `kind is ${show(object.kind)}, want "${RESPONSE_KIND}"` };
+  if (object.apiVersion !== apiVersion)
+    verdicts.apiVersion = { ok: false, problem: `apiVersion is ${show(object.apiVersion)}, want "${apiVersion}"` };
+  if (object.kind !== RESPONSE_KIND)
+    verdicts.kind = { ok: false, problem: `kind is ${show(object.kind)}, want "${RESPONSE_KIND}"` };
   const ckt = object.cacheKeyType;
   if (ckt === undefined || ckt === '') verdicts.cacheKeyType = { ok: false, problem: 'cacheKeyType is missing' };
   else if (typeof ckt !== 'string' || !(CACHE_KEY_TYPES as readonly string[]).includes(ckt))
-    verdicts.cacheKeyType = { ok: false, problem: `cacheKeyType is ${show(ckt)}, want one of ${CACHE_KEY_TYPES.join(', ')}` };
+    verdicts.cacheKeyType = {
+      ok: false,
+      problem: `cacheKeyType is ${show(ckt)}, want one of ${CACHE_KEY_TYPES.join(', ')}`,
+    };
   const cd = object.cacheDuration;
   if (cd !== undefined && cd !== null) {
-    if (typeof cd !== 'string') verdicts.cacheDuration = { ok: false, problem: `cacheDuration is ${show(cd)} (a ${typeof cd}), want a duration string such as "5m"` };
-    else if (parseGoDuration(cd) === undefined) verdicts.cacheDuration = { ok: false, problem: `cacheDuration ${show(cd)} is not a Go duration (e.g. "5m", "1h30m")` };
+    if (typeof cd !== 'string')
+      verdicts.cacheDuration = {
+        ok: false,
+        problem: `cacheDuration is ${show(cd)} (a ${typeof cd}), want a duration string such as "5m"`,
+      };
+    else if (parseGoDuration(cd) === undefined)
+      verdicts.cacheDuration = {
+        ok: false,
+        problem: `cacheDuration ${show(cd)} is not a Go duration (e.g. "5m", "1h30m")`,
+      };
   }
 
   // Strictness: decode again with every problem judged above patched out; what
@@ -66,7 +109,12 @@ export function analyseResponse(stdout: string, apiVersion: string, cut?: string
   const patched: Record<string, unknown> = { ...object, apiVersion, kind: RESPONSE_KIND };
   if (verdicts.cacheKeyType.ok !== true) patched.cacheKeyType = 'Image';
   if (verdicts.cacheDuration.ok !== true) delete patched.cacheDuration;
-  const needsPatch = verdicts.stdout.ok !== true || verdicts.apiVersion.ok !== true || verdicts.kind.ok !== true || verdicts.cacheKeyType.ok !== true || verdicts.cacheDuration.ok !== true;
+  const needsPatch =
+    verdicts.stdout.ok !== true ||
+    verdicts.apiVersion.ok !== true ||
+    verdicts.kind.ok !== true ||
+    verdicts.cacheKeyType.ok !== true ||
+    verdicts.cacheDuration.ok !== true;
   const again = decodeResponse(needsPatch ? JSON.stringify(patched) : stdout, apiVersion);
   if (!again.ok) {
     if (STRICT_REASONS.has(again.reason)) verdicts.strict = { ok: false, problem: again.error };

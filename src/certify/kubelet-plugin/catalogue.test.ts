@@ -62,7 +62,10 @@ async function certify(entry: Entry) {
       parentEnv: { ...process.env, TMPDIR: realTmp ?? '/tmp', [TEST_MARKER_ENV]: marker },
     });
     const failed = result.checks.filter((c) => c.status === 'failed');
-    const leftBehind = { processes: await markedAfter(marker), tempEntries: readdirSync(tmp).filter((n) => n.startsWith('credprov-bin-')) };
+    const leftBehind = {
+      processes: await markedAfter(marker),
+      tempEntries: readdirSync(tmp).filter((n) => n.startsWith('credprov-bin-')),
+    };
     return { result, failed, redactor, leftBehind };
   } finally {
     killMarked(marker);
@@ -78,27 +81,35 @@ describe('certifying the plugin catalogue', () => {
     expect(broken.length).toBeGreaterThanOrEqual(12);
   });
 
-  test.each(good.map((p) => [p.name, p] as [string, Entry]))('%s passes every check', async (_, entry) => {
-    const { result, failed, leftBehind } = await certify(entry);
-    expect(failed.map((c) => `${c.id}: ${c.message}`)).toEqual([]);
-    expect(leftBehind).toEqual({ processes: [], tempEntries: [] });
-    expect(result.checks.find((c) => c.id === 'KP-CONCURRENCY')!.status).toBe('passed');
-    expect(result.metrics.latencyMs).toMatchObject({ count: expect.any(Number), p50Ms: expect.any(Number) });
-  }, 60_000);
+  test.each(good.map((p) => [p.name, p] as [string, Entry]))(
+    '%s passes every check',
+    async (_, entry) => {
+      const { result, failed, leftBehind } = await certify(entry);
+      expect(failed.map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+      expect(leftBehind).toEqual({ processes: [], tempEntries: [] });
+      expect(result.checks.find((c) => c.id === 'KP-CONCURRENCY')!.status).toBe('passed');
+      expect(result.metrics.latencyMs).toMatchObject({ count: expect.any(Number), p50Ms: expect.any(Number) });
+    },
+    60_000,
+  );
 
-  test.each(broken.map((p) => [p.name, p] as [string, Entry]))('%s is caught by the check that names its defect, and only by it', async (_, entry) => {
-    const { failed, redactor, leftBehind } = await certify(entry);
-    // Exactly that check: a defect that trips unrelated checks would send a vendor the wrong way.
-    expect(failed.map((c) => c.id)).toEqual([entry.expectFailure]);
-    expect(leftBehind).toEqual({ processes: [], tempEntries: [] });
-    const hit = failed[0]!;
-    // One actionable line, with the invocation as evidence.
-    expect(hit!.message).not.toContain('\n');
-    if (entry.messageIncludes) expect(hit!.message).toContain(entry.messageIncludes);
-    expect(hit!.evidence.length).toBeGreaterThan(0);
-    expect(JSON.stringify(redactor.value(hit))).not.toMatch(/fake-password-for|exchanged-for/);
-    detected.push(entry.name);
-  }, 60_000);
+  test.each(broken.map((p) => [p.name, p] as [string, Entry]))(
+    '%s is caught by the check that names its defect, and only by it',
+    async (_, entry) => {
+      const { failed, redactor, leftBehind } = await certify(entry);
+      // Exactly that check: a defect that trips unrelated checks would send a vendor the wrong way.
+      expect(failed.map((c) => c.id)).toEqual([entry.expectFailure]);
+      expect(leftBehind).toEqual({ processes: [], tempEntries: [] });
+      const hit = failed[0]!;
+      // One actionable line, with the invocation as evidence.
+      expect(hit!.message).not.toContain('\n');
+      if (entry.messageIncludes) expect(hit!.message).toContain(entry.messageIncludes);
+      expect(hit!.evidence.length).toBeGreaterThan(0);
+      expect(JSON.stringify(redactor.value(hit))).not.toMatch(/fake-password-for|exchanged-for/);
+      detected.push(entry.name);
+    },
+    60_000,
+  );
 
   test('reports the fault-detection count', () => {
     process.stderr.write(`certify kubelet-plugin caught ${detected.length} of ${broken.length} broken plugins\n`);

@@ -91,13 +91,18 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
   const binDir = await mkdtemp(join(tmpdir(), 'credprov-bin-'));
   try {
     await symlink(await realpath(resolve(o.plugin)), join(binDir, provider.name));
-    const serviceAccount = provider.tokenAttributes ? await mintServiceAccountToken(provider.tokenAttributes, o.serviceAccount) : undefined;
+    const serviceAccount = provider.tokenAttributes
+      ? await mintServiceAccountToken(provider.tokenAttributes, o.serviceAccount)
+      : undefined;
     if (serviceAccount) o.redactor.add(serviceAccount.token);
 
     const invoke = async (image: string, raw?: string): Promise<Probe> => {
       if (o.signal?.aborted) {
         const why = o.signal.reason instanceof Error ? o.signal.reason.message : 'interrupted';
-        throw new CredprovError(`${why}: stopped before certifying finished; plugin processes killed, temporary bin dir removed`, { exitCode: 130 });
+        throw new CredprovError(
+          `${why}: stopped before certifying finished; plugin processes killed, temporary bin dir removed`,
+          { exitCode: 130 },
+        );
       }
       const invocation = await runKubeletPlugin({
         binDir,
@@ -111,7 +116,9 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
         log,
         redactor: o.redactor,
       });
-      logger.debug(`${invocation.id} ${image}: exit ${invocation.exitCode ?? '-'}${invocation.timedOut ? ' (timed out)' : ''} in ${invocation.durationMs}ms`);
+      logger.debug(
+        `${invocation.id} ${image}: exit ${invocation.exitCode ?? '-'}${invocation.timedOut ? ' (timed out)' : ''} in ${invocation.durationMs}ms`,
+      );
       const probe: Probe = { image, invocation };
       if (!invocation.spawnError && !invocation.timedOut && invocation.exitCode === 0) {
         probe.analysis = analyseResponse(invocation.stdout, provider.apiVersion, cutResponse(invocation));
@@ -119,7 +126,13 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       return probe;
     };
 
-    const obs: Observations = { provider, timeoutMs, behaviour, probes: [], ...(serviceAccount ? { serviceAccount } : {}) };
+    const obs: Observations = {
+      provider,
+      timeoutMs,
+      behaviour,
+      probes: [],
+      ...(serviceAccount ? { serviceAccount } : {}),
+    };
     await step(progress, `probing ${o.images.length} image(s)`, async () => {
       for (const image of o.images) obs.probes.push(await invoke(image));
     });
@@ -128,11 +141,15 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       obs.malformed = await invoke('(malformed request)', MALFORMED_REQUEST);
     });
 
-    if (obs.probes.some((p) => p.invocation.timedOut)) obs.concurrencySkipped = 'not run: the plugin already timed out when run alone (see KP-TIMEOUT)';
-    else if (!obs.probes.some((p) => p.analysis)) obs.concurrencySkipped = 'not run: no probe succeeded when run alone (see KP-EXEC)';
+    if (obs.probes.some((p) => p.invocation.timedOut))
+      obs.concurrencySkipped = 'not run: the plugin already timed out when run alone (see KP-TIMEOUT)';
+    else if (!obs.probes.some((p) => p.analysis))
+      obs.concurrencySkipped = 'not run: no probe succeeded when run alone (see KP-EXEC)';
     else {
       const images = Array.from({ length: concurrency }, (_, i) => o.images[i % o.images.length]!);
-      obs.concurrent = await step(progress, `${concurrency} concurrent invocations`, () => Promise.all(images.map((image) => invoke(image))));
+      obs.concurrent = await step(progress, `${concurrency} concurrent invocations`, () =>
+        Promise.all(images.map((image) => invoke(image))),
+      );
     }
 
     const checks: CheckResult[] = [
@@ -151,7 +168,16 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       await runCheck(C.KP_CONCURRENCY, () => E.evaluateConcurrency(obs)),
       await runCheck(C.KP_SA_TOKEN_NOT_ECHOED, () => E.evaluateTokenNotEchoed(obs)),
     ];
-    const ctx: CertifyContext = { provider, images: o.images, probes: obs.probes, observations: obs, timeoutMs, redactor: o.redactor, logger, invoke: (image) => invoke(image) };
+    const ctx: CertifyContext = {
+      provider,
+      images: o.images,
+      probes: obs.probes,
+      observations: obs,
+      timeoutMs,
+      redactor: o.redactor,
+      logger,
+      invoke: (image) => invoke(image),
+    };
     for (const extra of o.extraChecks ?? []) checks.push(await runCheck(extra.check, () => extra.run(ctx)));
 
     const invocations = E.allInvocations(obs);
@@ -161,7 +187,9 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       // Every invocation's duration: report.html draws the histogram from these.
       durationsMs: invocations.map((i) => i.durationMs),
       sequentialLatencyMs: E.latency(obs.probes.map((p) => p.invocation)),
-      ...(obs.concurrent ? { concurrentLatencyMs: E.latency(obs.concurrent.map((p) => p.invocation)), concurrency } : {}),
+      ...(obs.concurrent
+        ? { concurrentLatencyMs: E.latency(obs.concurrent.map((p) => p.invocation)), concurrency }
+        : {}),
       timeoutMs,
       totalMs: Math.round(performance.now() - t0),
     };
@@ -172,7 +200,11 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
 }
 
 /** The request the kubelet sends: the repository, and with tokenAttributes the SA token and annotations. */
-export function requestFor(provider: CredentialProvider, image: string, sa?: MintedServiceAccount): CredentialProviderRequest {
+export function requestFor(
+  provider: CredentialProvider,
+  image: string,
+  sa?: MintedServiceAccount,
+): CredentialProviderRequest {
   const req: CredentialProviderRequest = { apiVersion: provider.apiVersion, kind: 'CredentialProviderRequest', image };
   if (sa) {
     req.serviceAccountToken = sa.token;

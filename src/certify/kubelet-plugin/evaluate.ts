@@ -41,7 +41,8 @@ function answered(obs: Observations): Probe[] {
 
 function noAnswer(obs: Observations): string {
   if (obs.probes.length === 0) return 'no image was probed';
-  if (obs.probes.every((p) => p.invocation.timedOut)) return 'no response to inspect: every probe timed out (see KP-TIMEOUT)';
+  if (obs.probes.every((p) => p.invocation.timedOut))
+    return 'no response to inspect: every probe timed out (see KP-TIMEOUT)';
   return 'no response to inspect: no probe exited 0 (see KP-EXEC)';
 }
 
@@ -61,7 +62,8 @@ export function evaluateExec(obs: Observations): Outcome {
 
 const CONSEQUENCE: Record<Aspect, string> = {
   stdout: 'the kubelet cannot decode it and pulls without these credentials',
-  apiVersion: 'the kubelet refuses the response ("apiVersion from credential plugin response did not match expected apiVersion")',
+  apiVersion:
+    'the kubelet refuses the response ("apiVersion from credential plugin response did not match expected apiVersion")',
   kind: 'the kubelet cannot decode the response',
   strict: 'a 1.32+ kubelet refuses the response',
   cacheKeyType: 'the kubelet uses no credentials from it ("did not return a valid cacheKeyType")',
@@ -73,8 +75,10 @@ const PASSED: Record<Aspect, (probes: Probe[], obs: Observations) => string> = {
   apiVersion: (_, obs) => `all in ${obs.provider.apiVersion}`,
   kind: () => 'all kind CredentialProviderResponse',
   strict: () => 'no unknown or duplicate fields',
-  cacheKeyType: (ps) => `cacheKeyType ${[...new Set(ps.map((p) => String(p.analysis!.object?.cacheKeyType)))].join(', ')}`,
-  cacheDuration: (ps) => `cacheDuration ${[...new Set(ps.map((p) => String(p.analysis!.object?.cacheDuration ?? 'unset (the provider default applies)')))].join(', ')}`,
+  cacheKeyType: (ps) =>
+    `cacheKeyType ${[...new Set(ps.map((p) => String(p.analysis!.object?.cacheKeyType)))].join(', ')}`,
+  cacheDuration: (ps) =>
+    `cacheDuration ${[...new Set(ps.map((p) => String(p.analysis!.object?.cacheDuration ?? 'unset (the provider default applies)')))].join(', ')}`,
 };
 
 export function evaluateAspect(obs: Observations, aspect: Aspect): Outcome {
@@ -96,23 +100,35 @@ export function evaluateAspect(obs: Observations, aspect: Aspect): Outcome {
     );
   }
   const unknown = probes.filter((p) => p.analysis!.verdicts[aspect].ok === 'unknown');
-  if (unknown.length === probes.length) return skip(`not judged: ${(unknown[0]!.analysis!.verdicts[aspect] as { why: string }).why}`);
+  if (unknown.length === probes.length)
+    return skip(`not judged: ${(unknown[0]!.analysis!.verdicts[aspect] as { why: string }).why}`);
   const judged = probes.filter((p) => p.analysis!.verdicts[aspect].ok === true);
   return pass(`${judged.length} response(s): ${PASSED[aspect](judged, obs)}`);
 }
 
 export function evaluateAuthMatches(obs: Observations): Outcome {
   const probes = answered(obs).filter((p) => p.analysis!.object);
-  if (probes.length === 0) return skip(answered(obs).length === 0 ? noAnswer(obs) : 'not judged: no response object to inspect (see KP-STDOUT-ONLY-JSON)');
+  if (probes.length === 0)
+    return skip(
+      answered(obs).length === 0
+        ? noAnswer(obs)
+        : 'not judged: no response object to inspect (see KP-STDOUT-ONLY-JSON)',
+    );
   for (const p of probes) {
     const auth = p.analysis!.object!.auth;
     const keys = auth && typeof auth === 'object' && !Array.isArray(auth) ? Object.keys(auth) : [];
     if (keys.length === 0) {
-      return fail(`for image ${p.image} the response has no auth entries, so the kubelet pulls without credentials; return an entry keyed by a pattern that matches the image (e.g. its registry host)`, [invocationEvidence(p.invocation)]);
+      return fail(
+        `for image ${p.image} the response has no auth entries, so the kubelet pulls without credentials; return an entry keyed by a pattern that matches the image (e.g. its registry host)`,
+        [invocationEvidence(p.invocation)],
+      );
     }
     const verdicts = keys.map((k) => ({ key: k, ...authKeyMatches(k, p.image) }));
     if (!verdicts.some((v) => v.match)) {
-      const shown = verdicts.slice(0, 3).map((v) => `${JSON.stringify(v.key)} (${v.reason})`).join('; ');
+      const shown = verdicts
+        .slice(0, 3)
+        .map((v) => `${JSON.stringify(v.key)} (${v.reason})`)
+        .join('; ');
       return fail(
         `for image ${p.image} no auth key matches: ${shown}${verdicts.length > 3 ? ` and ${verdicts.length - 3} more` : ''}; the kubelet silently uses none of these credentials`,
         [invocationEvidence(p.invocation)],
@@ -129,23 +145,31 @@ export function evaluateFailureExplained(obs: Observations): Outcome {
   for (const p of [obs.unservable, obs.malformed]) {
     if (!p) continue;
     const inv = p.invocation;
-    const what = p === obs.malformed ? 'a request that is not JSON' : `image ${p.image}, which none of its matchImages covers`;
+    const what =
+      p === obs.malformed ? 'a request that is not JSON' : `image ${p.image}, which none of its matchImages covers`;
     if (inv.timedOut || inv.spawnError) continue;
     judged.push(what);
     if (inv.exitCode !== 0) {
       if (inv.stderr.trim() === '') {
-        problems.push(`for ${what}, it ${describeEnd(inv)} with nothing on stderr, so the kubelet log says only "${goProcessState(inv)}"`);
+        problems.push(
+          `for ${what}, it ${describeEnd(inv)} with nothing on stderr, so the kubelet log says only "${goProcessState(inv)}"`,
+        );
         evidence.push(invocationEvidence(inv));
       }
     } else if (p === obs.malformed) {
-      problems.push(`for ${what}, it exited 0${inv.stdout.trim() === '' ? ' with empty stdout' : ''}, so the kubelet reports a decode error instead of the cause`);
+      problems.push(
+        `for ${what}, it exited 0${inv.stdout.trim() === '' ? ' with empty stdout' : ''}, so the kubelet reports a decode error instead of the cause`,
+      );
       evidence.push(invocationEvidence(inv));
     } else if (!p.analysis?.accepted) {
-      problems.push(`for ${what}, it exited 0 without a valid response${inv.stdout.trim() === '' ? ' (empty stdout)' : ''}, so the kubelet reports a decode error instead of the cause; exit non-zero with a reason on stderr, or decline with a valid response with no auth`);
+      problems.push(
+        `for ${what}, it exited 0 without a valid response${inv.stdout.trim() === '' ? ' (empty stdout)' : ''}, so the kubelet reports a decode error instead of the cause; exit non-zero with a reason on stderr, or decline with a valid response with no auth`,
+      );
       evidence.push(invocationEvidence(inv));
     }
   }
-  if (judged.length === 0) return skip('not judged: the provocations timed out or could not start (see KP-TIMEOUT, KP-EXEC)');
+  if (judged.length === 0)
+    return skip('not judged: the provocations timed out or could not start (see KP-TIMEOUT, KP-EXEC)');
   if (problems.length > 0) return fail(problems.join('; '), evidence);
   return pass(`failed loudly or declined cleanly for ${judged.join(' and ')}`);
 }
@@ -161,7 +185,9 @@ export function evaluateTimeout(obs: Observations): Outcome {
   }
   if (all.length === 0) return skip('no invocation ran');
   const slowest = Math.max(...all.map((i) => i.durationMs));
-  return pass(`all ${all.length} invocations answered; slowest ${Math.round(slowest)}ms of ${seconds(obs.timeoutMs)} allowed`);
+  return pass(
+    `all ${all.length} invocations answered; slowest ${Math.round(slowest)}ms of ${seconds(obs.timeoutMs)} allowed`,
+  );
 }
 
 export function evaluateNoStdoutHolder(obs: Observations): Outcome {
@@ -214,7 +240,10 @@ export function evaluateConcurrency(obs: Observations): Outcome {
     const got = shape(p);
     if (want !== undefined && want !== got) {
       const first = obs.probes.find((x) => x.image === p.image)!;
-      return fail(`run concurrently, the plugin answered image ${p.image} with ${got}, but run alone with ${want}`, [invocationEvidence(p.invocation), invocationEvidence(first.invocation)]);
+      return fail(`run concurrently, the plugin answered image ${p.image} with ${got}, but run alone with ${want}`, [
+        invocationEvidence(p.invocation),
+        invocationEvidence(first.invocation),
+      ]);
     }
   }
   return pass(`${obs.concurrent.length} concurrent invocations all exited 0 with the same answers as sequential ones`);
@@ -226,16 +255,21 @@ function shape(p: Probe): string {
   if (!a) return 'no response';
   const o = a.object ?? {};
   const auth = o.auth && typeof o.auth === 'object' ? (o.auth as Record<string, { username?: unknown }>) : {};
-  const entries = Object.keys(auth).sort().map((k) => `${k}=${String(auth[k]?.username ?? '')}`);
+  const entries = Object.keys(auth)
+    .sort()
+    .map((k) => `${k}=${String(auth[k]?.username ?? '')}`);
   return `${a.accepted ? 'accepted' : 'refused'} cacheKeyType=${String(o.cacheKeyType ?? '')} auth={${entries.join(',')}}`;
 }
 
 export function evaluateTokenNotEchoed(obs: Observations): Outcome {
   const attrs = obs.provider.tokenAttributes;
   const sa = obs.serviceAccount;
-  if (!attrs || !sa) return skip(`provider ${obs.provider.name} has no tokenAttributes, so the kubelet sends no service account token`);
-  if (attrs.cacheType === 'Token') return skip('tokenAttributes.cacheType is Token: returning the token as the password is allowed');
-  if (!obs.behaviour.rejectsTokenAsPassword) return skip(`Kubernetes 1.${obs.behaviour.minor} does not reject the token as password (1.34+ does)`);
+  if (!attrs || !sa)
+    return skip(`provider ${obs.provider.name} has no tokenAttributes, so the kubelet sends no service account token`);
+  if (attrs.cacheType === 'Token')
+    return skip('tokenAttributes.cacheType is Token: returning the token as the password is allowed');
+  if (!obs.behaviour.rejectsTokenAsPassword)
+    return skip(`Kubernetes 1.${obs.behaviour.minor} does not reject the token as password (1.34+ does)`);
   const responses = [...obs.probes, ...(obs.concurrent ?? [])].filter((p) => p.analysis?.object);
   if (responses.length === 0) return skip(noAnswer(obs));
   for (const p of responses) {
@@ -254,11 +288,19 @@ export function evaluateTokenNotEchoed(obs: Observations): Outcome {
 }
 
 export function allInvocations(obs: Observations): Invocation[] {
-  return [...obs.probes, ...(obs.unservable ? [obs.unservable] : []), ...(obs.malformed ? [obs.malformed] : []), ...(obs.concurrent ?? [])].map((p) => p.invocation);
+  return [
+    ...obs.probes,
+    ...(obs.unservable ? [obs.unservable] : []),
+    ...(obs.malformed ? [obs.malformed] : []),
+    ...(obs.concurrent ?? []),
+  ].map((p) => p.invocation);
 }
 
 export function latency(invocations: Invocation[]): { count: number; p50Ms?: number; p95Ms?: number; maxMs?: number } {
-  const d = invocations.filter((i) => !i.timedOut && !i.spawnError).map((i) => i.durationMs).sort((a, b) => a - b);
+  const d = invocations
+    .filter((i) => !i.timedOut && !i.spawnError)
+    .map((i) => i.durationMs)
+    .sort((a, b) => a - b);
   if (d.length === 0) return { count: 0 };
   const at = (q: number) => d[Math.min(d.length - 1, Math.ceil(q * d.length) - 1)]!;
   return { count: d.length, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), maxMs: round(d[d.length - 1]!) };

@@ -35,11 +35,16 @@ export function invocationEvidence(inv: Invocation, label = inv.id): Evidence {
 /** How an invocation ended, in a few words: "exited 1: <stderr line>", "was killed by signal: segmentation fault with nothing on stderr", "was killed after 60s …". */
 export function ending(inv: Invocation, timeoutMs: number): string {
   if (inv.spawnError) {
-    const hint = inv.spawnError.endsWith(': exec format error') ? ' (a script needs a #! line: the kubelet starts plugins with execve, which has no /bin/sh fallback)' : '';
+    const hint = inv.spawnError.endsWith(': exec format error')
+      ? ' (a script needs a #! line: the kubelet starts plugins with execve, which has no /bin/sh fallback)'
+      : '';
     return `could not be started: "${kubeletExecError(inv, inv.spawnError)}"${hint}`;
   }
   if (inv.timedOut) return `was killed after ${seconds(timeoutMs)} without answering`;
-  const line = inv.stderr.trim().split('\n').find((l) => l.trim() !== '');
+  const line = inv.stderr
+    .trim()
+    .split('\n')
+    .find((l) => l.trim() !== '');
   return `${describeEnd(inv)}${line ? `: ${line.length > 160 ? `${line.slice(0, 160)}…` : line}` : ' with nothing on stderr'}`;
 }
 

@@ -26,7 +26,12 @@ export function imageForPattern(pattern: string): string {
   const port = colon < 0 ? '' : hostPort.slice(colon);
   const concrete = host
     .split('.')
-    .map((label) => label.replace(/\[!?([^\]]*)\]/g, (_, set: string) => set.replace(/^\^/, '')[0] ?? 'x').replace(/\*/g, 'credprov').replace(/\?/g, 'x'))
+    .map((label) =>
+      label
+        .replace(/\[!?([^\]]*)\]/g, (_, set: string) => set.replace(/^\^/, '')[0] ?? 'x')
+        .replace(/\*/g, 'credprov')
+        .replace(/\?/g, 'x'),
+    )
     .join('.');
   const prefix = path === '' ? '' : path.endsWith('/') ? path : `${path}/`;
   return `${concrete}${port}/${prefix}${PROBE_REPOSITORY}`;
@@ -56,12 +61,17 @@ export function chooseImages(provider: CredentialProvider, given: string[]): str
     try {
       repo = repositoryOf(ref);
     } catch (err) {
-      throw new UsageError(`--image ${ref}: not an image reference (${err instanceof Error ? err.message : String(err)})`);
+      throw new UsageError(
+        `--image ${ref}: not an image reference (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
     if (!provider.matchImages.some((p) => matchImage(p, repo).match)) {
-      throw new UsageError(`--image ${ref}: provider ${provider.name} does not match it (matchImages: ${provider.matchImages.join(', ')}), so the kubelet would never ask this plugin for it`, {
-        hint: 'pick an image one of the matchImages patterns covers (globs only in host labels, exact port, path prefix); `credprov explain` says why a pattern does not match',
-      });
+      throw new UsageError(
+        `--image ${ref}: provider ${provider.name} does not match it (matchImages: ${provider.matchImages.join(', ')}), so the kubelet would never ask this plugin for it`,
+        {
+          hint: 'pick an image one of the matchImages patterns covers (globs only in host labels, exact port, path prefix); `credprov explain` says why a pattern does not match',
+        },
+      );
     }
     if (!out.includes(repo)) out.push(repo);
   }

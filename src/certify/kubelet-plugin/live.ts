@@ -19,7 +19,12 @@ import type { Redactor } from '../../core/redact.ts';
 import { normalizeImage } from '../../matching/image.ts';
 import { providersForImage } from '../../matching/providers.ts';
 import { CredentialCacheModel, type PluginAnswer } from '../../model/credential-cache.ts';
-import { installRecordingWrapper, readWrappedInvocations, redactWrapperLog, type WrappedInvocation } from '../../plugin/vendors/recording-wrapper.ts';
+import {
+  installRecordingWrapper,
+  readWrappedInvocations,
+  redactWrapperLog,
+  type WrappedInvocation,
+} from '../../plugin/vendors/recording-wrapper.ts';
 import { skipped } from '../../report/checks.ts';
 import type { Check, CheckResult, Evidence } from '../../report/model.ts';
 import { kubeletEvidence, runPod, type PodRun } from '../../run/lab.ts';
@@ -31,27 +36,36 @@ import { trustForContainerd } from '../../../registry/index.ts';
 import { unservableImage } from './images.ts';
 import { sleep } from '../../core/time.ts';
 
-const LIVE_SOURCE = 'credprov certify --live: the real kubelet v1.37.1 with the plugin in its --image-credential-provider-bin-dir';
+const LIVE_SOURCE =
+  'credprov certify --live: the real kubelet v1.37.1 with the plugin in its --image-credential-provider-bin-dir';
 
 export const KP_LIVE_INVOKED: Check = {
-  id: 'KP-LIVE-INVOKED', level: 'MUST',
-  title: 'the real kubelet execs the plugin for the images its matchImages cover (unless its cache answers) and not for an image outside them',
+  id: 'KP-LIVE-INVOKED',
+  level: 'MUST',
+  title:
+    'the real kubelet execs the plugin for the images its matchImages cover (unless its cache answers) and not for an image outside them',
   source: `KEP-2133: a provider is exec'd for images one of its matchImages matches; ${LIVE_SOURCE}`,
 };
 export const KP_LIVE_PULL: Check = {
-  id: 'KP-LIVE-PULL', level: 'MUST',
+  id: 'KP-LIVE-PULL',
+  level: 'MUST',
   title: 'pods pull every --image with the credentials the plugin gave the kubelet',
   source: `KEP-2133: the kubelet hands the matching auth entries to the container runtime; ${LIVE_SOURCE}`,
 };
 export const KP_LIVE_CACHE: Check = {
-  id: 'KP-LIVE-CACHE', level: 'MUST',
-  title: 'the kubelet caches the plugin\'s answers as they declare (cacheKeyType, cacheDuration): a pull under a live cache key execs nothing',
-  source: 'KEP-2133 cacheKeyType/cacheDuration; kubelet pkg/credentialprovider/plugin/plugin.go: getCachedCredentials before exec; credprov\'s cache model (src/model/credential-cache.ts)',
+  id: 'KP-LIVE-CACHE',
+  level: 'MUST',
+  title:
+    "the kubelet caches the plugin's answers as they declare (cacheKeyType, cacheDuration): a pull under a live cache key execs nothing",
+  source:
+    "KEP-2133 cacheKeyType/cacheDuration; kubelet pkg/credentialprovider/plugin/plugin.go: getCachedCredentials before exec; credprov's cache model (src/model/credential-cache.ts)",
 };
 export const KP_LIVE_NO_ERRORS: Check = {
-  id: 'KP-LIVE-NO-PLUGIN-ERRORS', level: 'MUST',
-  title: 'the kubelet\'s plugin error counter for this provider stays at zero',
-  source: 'kubelet metrics (pkg/credentialprovider/plugin/metrics.go): kubelet_credential_provider_plugin_errors(_total){plugin_name} counts failed and timed-out execs; the name per version from the version table (pluginErrorsMetric)',
+  id: 'KP-LIVE-NO-PLUGIN-ERRORS',
+  level: 'MUST',
+  title: "the kubelet's plugin error counter for this provider stays at zero",
+  source:
+    'kubelet metrics (pkg/credentialprovider/plugin/metrics.go): kubelet_credential_provider_plugin_errors(_total){plugin_name} counts failed and timed-out execs; the name per version from the version table (pluginErrorsMetric)',
 };
 export const LIVE_CHECKS: Check[] = [KP_LIVE_INVOKED, KP_LIVE_PULL, KP_LIVE_CACHE, KP_LIVE_NO_ERRORS];
 
@@ -83,7 +97,15 @@ const PLANNED_GAP_MS = 3000;
 const POD_TIMEOUT_MS = 60_000;
 
 export async function certifyLive(o: LiveRunOptions): Promise<{ checks: CheckResult[]; environment?: Environment }> {
-  const { report, environment } = await runSuites([liveSuite(o)], { baseSpec: o.baseSpec, artifactsDir: o.artifactsDir, log: o.log, progress: o.progress, redactor: o.redactor, processEnv: o.processEnv, command: 'credprov certify kubelet-plugin --live' });
+  const { report, environment } = await runSuites([liveSuite(o)], {
+    baseSpec: o.baseSpec,
+    artifactsDir: o.artifactsDir,
+    log: o.log,
+    progress: o.progress,
+    redactor: o.redactor,
+    processEnv: o.processEnv,
+    command: 'credprov certify kubelet-plugin --live',
+  });
   return { checks: report.checks.map(({ suite: _suite, ...c }) => c), ...(environment ? { environment } : {}) };
 }
 
@@ -104,11 +126,25 @@ export function liveSuite(o: LiveOptions): Suite {
     async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
       const logDir = join(ctx.artifactsDir, 'plugin-invocations');
       await rm(logDir, { recursive: true, force: true });
-      const wrapper = await installRecordingWrapper({ binDir: join(ctx.artifactsDir, 'bin'), name: o.provider.name, target: await realpath(o.plugin), logDir });
-      const config: CredentialProviderConfig = { apiVersion: 'kubelet.config.k8s.io/v1', kind: 'CredentialProviderConfig', providers: [o.provider] };
+      const wrapper = await installRecordingWrapper({
+        binDir: join(ctx.artifactsDir, 'bin'),
+        name: o.provider.name,
+        target: await realpath(o.plugin),
+        logDir,
+      });
+      const config: CredentialProviderConfig = {
+        apiVersion: 'kubelet.config.k8s.io/v1',
+        kind: 'CredentialProviderConfig',
+        providers: [o.provider],
+      };
       return {
         needs: ['installPlugins', 'hostRegistries'],
-        spec: { credentialProvider: { plugins: { [o.provider.name]: wrapper }, config: config as unknown as Record<string, unknown> } },
+        spec: {
+          credentialProvider: {
+            plugins: { [o.provider.name]: wrapper },
+            config: config as unknown as Record<string, unknown>,
+          },
+        },
         run: (run) => runLive(run, o, config, logDir),
         cleanup: () => redactWrapperLog(logDir, (t) => ctx.redactor.text(t)),
       };
@@ -116,24 +152,43 @@ export function liveSuite(o: LiveOptions): Suite {
   };
 }
 
-async function runLive(run: SuiteRun, o: LiveOptions, config: CredentialProviderConfig, logDir: string): Promise<CheckResult[]> {
+async function runLive(
+  run: SuiteRun,
+  o: LiveOptions,
+  config: CredentialProviderConfig,
+  logDir: string,
+): Promise<CheckResult[]> {
   const env = run.environment;
   if (o.provider.tokenAttributes) {
-    const why = 'the provider has tokenAttributes: a live run would need a service account with its annotations and an audience RBAC grant for the node, which certify --live does not set up (the vendor-ecr suite shows that path)';
+    const why =
+      'the provider has tokenAttributes: a live run would need a service account with its annotations and an audience RBAC grant for the node, which certify --live does not set up (the vendor-ecr suite shows that path)';
     return LIVE_CHECKS.map((c) => skipped(c, why));
   }
   const kubeletVersion = env.kubeletVersion ?? env.kubeVersion;
   const startedAt = new Date();
   // Every pull, planned: each --image, the first again, then an image outside matchImages.
   const unservable = `${unservableImage(o.provider)}:v1`;
-  const refs = [...o.images.map((r) => ({ label: r, ref: r })), { label: `${o.images[0]} again`, ref: o.images[0]! }, { label: `${unservable} (outside matchImages)`, ref: unservable }];
-  const pulls: Pull[] = refs.map((r, i) => ({ ...r, request: normalizeImage(r.ref).repository, matched: providersForImage(config, r.ref, kubeletVersion).invoked.includes(o.provider.name), atMs: i * PLANNED_GAP_MS }));
+  const refs = [
+    ...o.images.map((r) => ({ label: r, ref: r })),
+    { label: `${o.images[0]} again`, ref: o.images[0]! },
+    { label: `${unservable} (outside matchImages)`, ref: unservable },
+  ];
+  const pulls: Pull[] = refs.map((r, i) => ({
+    ...r,
+    request: normalizeImage(r.ref).repository,
+    matched: providersForImage(config, r.ref, kubeletVersion).invoked.includes(o.provider.name),
+    atMs: i * PLANNED_GAP_MS,
+  }));
   const predict = (times: number[]) => {
     const model = new CredentialCacheModel(parseGoDuration(o.provider.defaultCacheDuration) ?? 0);
     return pulls.map((p, i) => {
       if (!p.matched) return { exec: false, why: `${p.request}: no matchImages entry matches (matching oracle)` };
       const a = o.answers[p.request];
-      if (!a) return { exec: true, why: `${p.request}: matches; the plugin gave no usable answer in the hermetic probes, so nothing can be cached` };
+      if (!a)
+        return {
+          exec: true,
+          why: `${p.request}: matches; the plugin gave no usable answer in the hermetic probes, so nothing can be cached`,
+        };
       const d = model.pull(p.request, times[i]!, a);
       return { exec: d.invoked, why: `${p.request}: ${d.reason}` };
     });
@@ -146,10 +201,19 @@ async function runLive(run: SuiteRun, o: LiveOptions, config: CredentialProvider
   for (const host of new Set(pulls.filter((p) => p.matched).map((p) => normalizeImage(p.ref).registry))) {
     const server = o.registryFor?.[host];
     if (!certs || (!server && !o.caFile && !o.plainHttp)) continue;
-    routed.push(await trustForContainerd(certs, host, { ...(o.caFile ? { caCertPath: o.caFile } : {}), ...(o.plainHttp ? { plainHttp: true } : {}), ...(server ? { server } : {}) }));
+    routed.push(
+      await trustForContainerd(certs, host, {
+        ...(o.caFile ? { caCertPath: o.caFile } : {}),
+        ...(o.plainHttp ? { plainHttp: true } : {}),
+        ...(server ? { server } : {}),
+      }),
+    );
   }
   // The unmatched probe's host leads to a closed loopback port: its pull fails at once, and nothing leaves the machine.
-  if (certs) routed.push(await trustForContainerd(certs, normalizeImage(unservable).registry, { plainHttp: true, server: '127.0.0.1:1' }));
+  if (certs)
+    routed.push(
+      await trustForContainerd(certs, normalizeImage(unservable).registry, { plainHttp: true, server: '127.0.0.1:1' }),
+    );
   const metric = behaviourFor(kubeletVersion).pluginErrorsMetric;
   const errorsBefore = await pluginErrors(env, metric, o.provider.name);
   const windows: Array<{ pull: Pull; run: PodRun; createdAt: number; doneAt: number; execs: WrappedInvocation[] }> = [];
@@ -164,8 +228,19 @@ async function runLive(run: SuiteRun, o: LiveOptions, config: CredentialProvider
       const before = (await readWrappedInvocations(logDir)).length;
       const createdAt = Date.now();
       origin ??= createdAt;
-      const r = await runPod(env, { name: `certify-live-${tag}-${i}`, image: p.ref, pullPolicy: 'Always', timeoutMs: POD_TIMEOUT_MS });
-      windows.push({ pull: p, run: r, createdAt, doneAt: Date.now(), execs: (await readWrappedInvocations(logDir)).slice(before).filter((x) => x.provider === o.provider.name) });
+      const r = await runPod(env, {
+        name: `certify-live-${tag}-${i}`,
+        image: p.ref,
+        pullPolicy: 'Always',
+        timeoutMs: POD_TIMEOUT_MS,
+      });
+      windows.push({
+        pull: p,
+        run: r,
+        createdAt,
+        doneAt: Date.now(),
+        execs: (await readWrappedInvocations(logDir)).slice(before).filter((x) => x.provider === o.provider.name),
+      });
     }
   } finally {
     await Promise.all(routed.map((d) => rm(d, { recursive: true, force: true })));
@@ -173,58 +248,140 @@ async function runLive(run: SuiteRun, o: LiveOptions, config: CredentialProvider
   const errorsAfter = await pluginErrors(env, metric, o.provider.name);
   const origin = windows[0]?.createdAt ?? Date.now();
   const execEvidence: Evidence = {
-    kind: 'invocation', label: `plugin execs by the kubelet (recording wrapper, ${logDir})`,
-    data: windows.map((w) => ({ pull: w.pull.label, execs: w.execs.map((x) => ({ image: x.request.image, startedAt: x.startedAt, durationMs: x.durationMs, exitCode: x.exitCode, answer: x.response, stderr: x.exitCode ? x.stderr.slice(-400) : undefined })) })),
+    kind: 'invocation',
+    label: `plugin execs by the kubelet (recording wrapper, ${logDir})`,
+    data: windows.map((w) => ({
+      pull: w.pull.label,
+      execs: w.execs.map((x) => ({
+        image: x.request.image,
+        startedAt: x.startedAt,
+        durationMs: x.durationMs,
+        exitCode: x.exitCode,
+        answer: x.response,
+        stderr: x.exitCode ? x.stderr.slice(-400) : undefined,
+      })),
+    })),
   };
   const podEvidence = windows.flatMap((w) => w.run.evidence);
-  const failing = windows.some((w) => w.execs.some((x) => x.exitCode !== 0) || (w.pull.matched && w.run.pull !== 'success'));
+  const failing = windows.some(
+    (w) => w.execs.some((x) => x.exitCode !== 0) || (w.pull.matched && w.run.pull !== 'success'),
+  );
   const kubelet = failing ? await kubeletEvidence(env, [o.provider.name, 'credential provider']) : [];
   const execOf = (w: (typeof windows)[number]) => (w.execs.length > 0 ? 'exec' : 'no exec');
   const results: CheckResult[] = [];
 
   // Which pulls the cache model does not claim: first pulls of a key, and the unmatched image.
   const notCached = pulls.map((_, i) => i).filter((i) => !pulls[i]!.matched || predicted[i]!.exec);
-  results.push(judge(KP_LIVE_INVOKED, {
-    prediction: { value: notCached.map((i) => `${pulls[i]!.label}: ${predicted[i]!.exec ? 'exec' : 'no exec'}`), model: 'matching oracle (src/matching) + cache model', because: notCached.map((i) => predicted[i]!.why).join(' | ') },
-    observed: notCached.map((i) => `${pulls[i]!.label}: ${execOf(windows[i]!)}`),
-    show: (v) => v.join('; '), evidence: [execEvidence, ...kubelet], startedAt,
-  }));
+  results.push(
+    judge(KP_LIVE_INVOKED, {
+      prediction: {
+        value: notCached.map((i) => `${pulls[i]!.label}: ${predicted[i]!.exec ? 'exec' : 'no exec'}`),
+        model: 'matching oracle (src/matching) + cache model',
+        because: notCached.map((i) => predicted[i]!.why).join(' | '),
+      },
+      observed: notCached.map((i) => `${pulls[i]!.label}: ${execOf(windows[i]!)}`),
+      show: (v) => v.join('; '),
+      evidence: [execEvidence, ...kubelet],
+      startedAt,
+    }),
+  );
 
   const matched = windows.filter((w) => w.pull.matched);
-  results.push(judge(KP_LIVE_PULL, {
-    prediction: { value: matched.map((w) => `${w.pull.ref}: pull success`), model: 'KEP-2133', because: 'the plugin\'s credentials for each image (checked by the hermetic probes, and by KP-CREDENTIALS-OPEN-IMAGE with --verify-pull) reach the runtime' },
-    observed: matched.map((w) => `${w.pull.ref}: ${w.run.pull === 'success' ? 'pull success' : `pull failure (${w.run.failure ?? 'unknown'})`}`),
-    show: (v) => v.join('; '), evidence: [...podEvidence, execEvidence, ...kubelet], startedAt,
-  }));
+  results.push(
+    judge(KP_LIVE_PULL, {
+      prediction: {
+        value: matched.map((w) => `${w.pull.ref}: pull success`),
+        model: 'KEP-2133',
+        because:
+          "the plugin's credentials for each image (checked by the hermetic probes, and by KP-CREDENTIALS-OPEN-IMAGE with --verify-pull) reach the runtime",
+      },
+      observed: matched.map(
+        (w) =>
+          `${w.pull.ref}: ${w.run.pull === 'success' ? 'pull success' : `pull failure (${w.run.failure ?? 'unknown'})`}`,
+      ),
+      show: (v) => v.join('; '),
+      evidence: [...podEvidence, execEvidence, ...kubelet],
+      startedAt,
+    }),
+  );
 
   const cacheIdx = pulls.map((_, i) => i).filter((i) => pulls[i]!.matched);
-  const answersShown = [...new Set(cacheIdx.map((i) => pulls[i]!.request))].map((r) => `${r}: ${o.answers[r] ? `cacheKeyType ${o.answers[r]!.cacheKeyType}, cacheDuration ${o.answers[r]!.cacheDurationMs === undefined ? `absent (default ${o.provider.defaultCacheDuration})` : `${o.answers[r]!.cacheDurationMs! / 1000}s`}` : 'no answer'}`).join('; ');
+  const answersShown = [...new Set(cacheIdx.map((i) => pulls[i]!.request))]
+    .map(
+      (r) =>
+        `${r}: ${o.answers[r] ? `cacheKeyType ${o.answers[r]!.cacheKeyType}, cacheDuration ${o.answers[r]!.cacheDurationMs === undefined ? `absent (default ${o.provider.defaultCacheDuration})` : `${o.answers[r]!.cacheDurationMs! / 1000}s`}` : 'no answer'}`,
+    )
+    .join('; ');
   const cache = judge(KP_LIVE_CACHE, {
-    prediction: { value: cacheIdx.map((i) => `${pulls[i]!.label}: ${predicted[i]!.exec ? 'exec' : 'cached'}`), model: 'cache model (src/model/credential-cache.ts), fed with the hermetic probes\' answers', because: `answers: ${answersShown}; planned ${PLANNED_GAP_MS / 1000}s apart: ${cacheIdx.map((i) => predicted[i]!.why).join(' | ')}` },
+    prediction: {
+      value: cacheIdx.map((i) => `${pulls[i]!.label}: ${predicted[i]!.exec ? 'exec' : 'cached'}`),
+      model: "cache model (src/model/credential-cache.ts), fed with the hermetic probes' answers",
+      because: `answers: ${answersShown}; planned ${PLANNED_GAP_MS / 1000}s apart: ${cacheIdx.map((i) => predicted[i]!.why).join(' | ')}`,
+    },
     observed: cacheIdx.map((i) => `${pulls[i]!.label}: ${windows[i]!.execs.length > 0 ? 'exec' : 'cached'}`),
     show: (v) => v.join('; '),
-    evidence: [{ kind: 'data', label: 'schedule (ms after the first pod was created)', data: windows.map((w) => ({ pull: w.pull.label, plannedMs: w.pull.atMs, createdMs: w.createdAt - origin, doneMs: w.doneAt - origin })) }, execEvidence, ...kubelet],
+    evidence: [
+      {
+        kind: 'data',
+        label: 'schedule (ms after the first pod was created)',
+        data: windows.map((w) => ({
+          pull: w.pull.label,
+          plannedMs: w.pull.atMs,
+          createdMs: w.createdAt - origin,
+          doneMs: w.doneAt - origin,
+        })),
+      },
+      execEvidence,
+      ...kubelet,
+    ],
     startedAt,
   });
   // Replayed at the real times: a prediction that changes means the schedule slipped, not a kubelet verdict.
-  const replay = (end: 'createdAt' | 'doneAt') => predict(windows.map((w) => w[end] - origin)).map((d) => d.exec).join();
+  const replay = (end: 'createdAt' | 'doneAt') =>
+    predict(windows.map((w) => w[end] - origin))
+      .map((d) => d.exec)
+      .join();
   const planned = predicted.map((d) => d.exec).join();
-  results.push(cache.status === 'failed' && (replay('createdAt') !== planned || replay('doneAt') !== planned)
-    ? { ...cache, cause: 'harness', message: `schedule slipped, the prediction does not hold for when the pods really ran: ${cache.message}` }
-    : cache);
+  results.push(
+    cache.status === 'failed' && (replay('createdAt') !== planned || replay('doneAt') !== planned)
+      ? {
+          ...cache,
+          cause: 'harness',
+          message: `schedule slipped, the prediction does not hold for when the pods really ran: ${cache.message}`,
+        }
+      : cache,
+  );
 
-  results.push(judge(KP_LIVE_NO_ERRORS, {
-    prediction: { value: 0, model: `version table (kubelet ${kubeletVersion}: ${metric})`, because: 'a plugin that answers every request it gets never counts an error' },
-    observed: errorsAfter.value - errorsBefore.value,
-    show: (v) => `${metric}{plugin_name="${o.provider.name}"} rose by ${v} (${errorsBefore.value} → ${errorsAfter.value})`,
-    evidence: [{ kind: 'text', label: `kubelet /metrics lines for ${metric} (before, after)`, text: `${errorsBefore.lines.join('\n') || '(no sample: never incremented)'}\n---\n${errorsAfter.lines.join('\n') || '(no sample: never incremented)'}` }, ...kubelet],
-    startedAt,
-  }));
+  results.push(
+    judge(KP_LIVE_NO_ERRORS, {
+      prediction: {
+        value: 0,
+        model: `version table (kubelet ${kubeletVersion}: ${metric})`,
+        because: 'a plugin that answers every request it gets never counts an error',
+      },
+      observed: errorsAfter.value - errorsBefore.value,
+      show: (v) =>
+        `${metric}{plugin_name="${o.provider.name}"} rose by ${v} (${errorsBefore.value} → ${errorsAfter.value})`,
+      evidence: [
+        {
+          kind: 'text',
+          label: `kubelet /metrics lines for ${metric} (before, after)`,
+          text: `${errorsBefore.lines.join('\n') || '(no sample: never incremented)'}\n---\n${errorsAfter.lines.join('\n') || '(no sample: never incremented)'}`,
+        },
+        ...kubelet,
+      ],
+      startedAt,
+    }),
+  );
   return results;
 }
 
 /** The kubelet's error counter for one plugin, read through the API server's node proxy (absent = 0). */
-export async function pluginErrors(env: Environment, metric: string, plugin: string): Promise<{ value: number; lines: string[] }> {
+export async function pluginErrors(
+  env: Environment,
+  metric: string,
+  plugin: string,
+): Promise<{ value: number; lines: string[] }> {
   const text = await (await kubeApi(env)).raw(`/api/v1/nodes/${encodeURIComponent(env.nodeName)}/proxy/metrics`);
   return parsePluginErrors(text, metric, plugin);
 }

@@ -28,7 +28,10 @@ const LIFETIME_SECONDS = 3600;
 /** Annotations the kubelet would pass: every required key, and every optional key (as if present on the SA). */
 export function annotationsFor(attrs: TokenAttributes, given: Record<string, string> = {}): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const key of [...(attrs.requiredServiceAccountAnnotationKeys ?? []), ...(attrs.optionalServiceAccountAnnotationKeys ?? [])])
+  for (const key of [
+    ...(attrs.requiredServiceAccountAnnotationKeys ?? []),
+    ...(attrs.optionalServiceAccountAnnotationKeys ?? []),
+  ])
     out[key] = given[key] ?? `credprov-probe-value-for-${key.replace(/[^A-Za-z0-9.-]/g, '-')}`;
   return out;
 }
@@ -58,6 +61,8 @@ export async function mintServiceAccountToken(
     },
   };
   const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
-  const token = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: `credprov-${randomUUID().slice(0, 8)}` }).sign(privateKey);
+  const token = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: `credprov-${randomUUID().slice(0, 8)}` })
+    .sign(privateKey);
   return { token, claims, annotations: annotationsFor(attrs, identity.annotations) };
 }

@@ -13,7 +13,8 @@ export const CREDENTIALS_OPEN_IMAGE: Check = {
   id: 'KP-CREDENTIALS-OPEN-IMAGE',
   title: 'The credentials the plugin returns open the requested image in its registry',
   level: 'MUST',
-  source: 'KEP-2133: the kubelet passes the auth entries matching the image to the container runtime, which pulls with them; credentials that do not authorize the pull make the pod fail with ErrImagePull',
+  source:
+    'KEP-2133: the kubelet passes the auth entries matching the image to the container runtime, which pulls with them; credentials that do not authorize the pull make the pod fail with ErrImagePull',
 };
 
 export interface VerifyPullOptions {
@@ -41,37 +42,68 @@ export function verifyPullCheck(o: VerifyPullOptions = {}): ExtraCheck {
 export async function verifyPull(ctx: CertifyContext, o: VerifyPullOptions): Promise<Outcome> {
   const ask = o.canPull ?? canPull;
   const answered = ctx.probes.filter((p) => p.analysis?.accepted && p.analysis.object);
-  if (answered.length === 0) return skip('no response the kubelet accepted, so no credentials to try (see KP-EXEC and the decoding checks)');
+  if (answered.length === 0)
+    return skip('no response the kubelet accepted, so no credentials to try (see KP-EXEC and the decoding checks)');
   const evidence: Evidence[] = [];
   const failures: string[] = [];
   const passes: string[] = [];
   for (const probe of answered) {
     const ref = pullRef(probe.image, o.images ?? []);
     const auth = (probe.analysis!.object!.auth ?? {}) as Record<string, AuthEntry>;
-    const keys = Object.keys(auth).filter((k) => authKeyMatches(k, probe.image).match).sort().reverse();
+    const keys = Object.keys(auth)
+      .filter((k) => authKeyMatches(k, probe.image).match)
+      .sort()
+      .reverse();
     if (keys.length === 0) {
-      failures.push(`${ref}: the response has no auth entry matching the image (keys: ${Object.keys(auth).join(', ') || 'none'})`);
+      failures.push(
+        `${ref}: the response has no auth entry matching the image (keys: ${Object.keys(auth).join(', ') || 'none'})`,
+      );
       continue;
     }
     const tries: Array<{ key: string; username: string; result: PullCheck }> = [];
     for (const key of keys) {
       const { username = '', password = '' } = auth[key] ?? {};
       ctx.redactor.add(password);
-      const result = await ask(reachAt(ref, o.registryFor), { username, password }, { ...(o.ca ? { ca: o.ca } : {}), ...(o.plainHttp ? { plainHttp: true } : {}) });
+      const result = await ask(
+        reachAt(ref, o.registryFor),
+        { username, password },
+        { ...(o.ca ? { ca: o.ca } : {}), ...(o.plainHttp ? { plainHttp: true } : {}) },
+      );
       tries.push({ key, username, result });
       if (result.ok) break;
     }
-    evidence.push({ kind: 'data', label: `pull check for ${ref}`, data: tries.map((t) => ({ authKey: t.key, username: t.username, ok: t.result.ok, status: t.result.status, step: t.result.step, reason: ctx.redactor.text(t.result.reason) })) });
+    evidence.push({
+      kind: 'data',
+      label: `pull check for ${ref}`,
+      data: tries.map((t) => ({
+        authKey: t.key,
+        username: t.username,
+        ok: t.result.ok,
+        status: t.result.status,
+        step: t.result.step,
+        reason: ctx.redactor.text(t.result.reason),
+      })),
+    });
     const ok = tries.find((t) => t.result.ok);
     const at = reachAt(ref, o.registryFor);
-    if (ok) passes.push(`${ref} (auth key ${ok.key}, user ${ok.username}${at !== ref ? `, served by ${parseRef(at).host}` : ''})`);
+    if (ok)
+      passes.push(
+        `${ref} (auth key ${ok.key}, user ${ok.username}${at !== ref ? `, served by ${parseRef(at).host}` : ''})`,
+      );
     else {
       const last = tries.at(-1)!;
-      const who = tries.length === 1 ? `the credentials for auth key ${last.key} (user ${last.username})` : `none of the ${tries.length} matching credentials`;
+      const who =
+        tries.length === 1
+          ? `the credentials for auth key ${last.key} (user ${last.username})`
+          : `none of the ${tries.length} matching credentials`;
       failures.push(`${ref}: ${who} did not open it: ${ctx.redactor.text(last.result.reason)}`);
     }
   }
-  if (failures.length > 0) return fail(failures.length === 1 ? failures[0]! : `${failures.length} images not opened: ${failures.join('; ')}`, evidence);
+  if (failures.length > 0)
+    return fail(
+      failures.length === 1 ? failures[0]! : `${failures.length} images not opened: ${failures.join('; ')}`,
+      evidence,
+    );
   return pass(`credentials opened ${passes.join(', ')}`, evidence);
 }
 
@@ -95,5 +127,9 @@ export function pullRef(repository: string, given: string[]): string {
   const repo = parseRef(repository);
   // Docker Hub's API lives at registry-1.docker.io, not at the name images use.
   const host = repo.host === 'docker.io' || repo.host === 'index.docker.io' ? 'registry-1.docker.io' : repo.host;
-  return formatRef({ ...(host ? { host } : {}), name: repo.name, ...(r.digest ? { digest: r.digest } : { tag: r.tag ?? 'latest' }) });
+  return formatRef({
+    ...(host ? { host } : {}),
+    name: repo.name,
+    ...(r.digest ? { digest: r.digest } : { tag: r.tag ?? 'latest' }),
+  });
 }

@@ -3,7 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commitEntry, KUBE_BINARIES, describeBinaries, removeStaleStaging, stagingDir, usableEntry, verifyEntry, withLock, type KubeManifest } from './cache.ts';
+import {
+  commitEntry,
+  KUBE_BINARIES,
+  describeBinaries,
+  removeStaleStaging,
+  stagingDir,
+  usableEntry,
+  verifyEntry,
+  withLock,
+  type KubeManifest,
+} from './cache.ts';
 
 let root: string;
 beforeEach(() => {
@@ -18,7 +28,12 @@ async function stage(names: string[]): Promise<{ dir: string; manifest: KubeMani
     await chmod(join(dir, n), 0o755);
   }
   const manifest: KubeManifest = {
-    version: 'v1.37.1', source: 'build', origin: 'test', binaries: await describeBinaries(dir, names), createdAt: new Date().toISOString(), durationMs: 1,
+    version: 'v1.37.1',
+    source: 'build',
+    origin: 'test',
+    binaries: await describeBinaries(dir, names),
+    createdAt: new Date().toISOString(),
+    durationMs: 1,
   };
   return { dir, manifest };
 }
@@ -76,11 +91,15 @@ describe('withLock', () => {
   test('runs callers one after the other', async () => {
     const lock = join(root, 'v1.37.1.lock');
     const order: string[] = [];
-    const slow = withLock(lock, async () => {
-      order.push('a start');
-      await new Promise((r) => setTimeout(r, 150));
-      order.push('a end');
-    }, { pollMs: 20 });
+    const slow = withLock(
+      lock,
+      async () => {
+        order.push('a start');
+        await new Promise((r) => setTimeout(r, 150));
+        order.push('a end');
+      },
+      { pollMs: 20 },
+    );
     await new Promise((r) => setTimeout(r, 20));
     const waits: number[] = [];
     await withLock(lock, async () => void order.push('b'), { pollMs: 20, onWait: (pid) => waits.push(pid) });
@@ -98,7 +117,11 @@ describe('withLock', () => {
 
   test('releases the lock when the body throws', async () => {
     const lock = join(root, 'x.lock');
-    await expect(withLock(lock, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      withLock(lock, async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     await expect(readFile(lock)).rejects.toThrow();
   });
 });

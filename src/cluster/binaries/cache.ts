@@ -12,7 +12,13 @@ import { TimeoutError } from '../../core/errors.ts';
 import { pidExists } from '../../core/pids.ts';
 import { sleep } from '../../core/time.ts';
 
-export const KUBE_BINARIES = ['kubelet', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
+export const KUBE_BINARIES = [
+  'kubelet',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubectl',
+] as const;
 export type KubeBinaryName = (typeof KUBE_BINARIES)[number];
 export type KubeSource = 'dir' | 'download' | 'build';
 
@@ -55,7 +61,10 @@ export async function readManifest(dir: string): Promise<KubeManifest | undefine
  * recorded size and is executable. Hashes are checked by `verifyEntry`, which
  * reads ~300 MB and is too slow for every lookup.
  */
-export async function usableEntry(dir: string, names: readonly string[] = KUBE_BINARIES): Promise<KubeManifest | undefined> {
+export async function usableEntry(
+  dir: string,
+  names: readonly string[] = KUBE_BINARIES,
+): Promise<KubeManifest | undefined> {
   const manifest = await readManifest(dir);
   if (!manifest) return undefined;
   for (const name of names) {
@@ -151,7 +160,12 @@ export async function commitEntry(staging: string, finalDir: string, manifest: K
  * as `finalDir`. A fill that throws leaves nothing behind (read-only files
  * copied out of the Go module cache included). Callers hold the version's lock.
  */
-export async function buildEntry(root: string, label: string, finalDir: string, fill: (staging: string, startedAt: number) => Promise<KubeManifest>): Promise<void> {
+export async function buildEntry(
+  root: string,
+  label: string,
+  finalDir: string,
+  fill: (staging: string, startedAt: number) => Promise<KubeManifest>,
+): Promise<void> {
   const staging = await stagingDir(root, label);
   let committed = false;
   try {
@@ -211,7 +225,14 @@ export async function withLock<T>(
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
       // An empty lock is one being written right now, unless it is old.
-      const fresh = !holder && Date.now() - (await stat(lockPath).then((s) => s.mtimeMs, () => 0)) < 5000;
+      const fresh =
+        !holder &&
+        Date.now() -
+          (await stat(lockPath).then(
+            (s) => s.mtimeMs,
+            () => 0,
+          )) <
+          5000;
       if (!fresh && (!holder || !pidExists(holder))) {
         await rm(lockPath, { force: true });
         continue;
@@ -220,7 +241,10 @@ export async function withLock<T>(
         opts.onWait?.(holder);
         told = true;
       }
-      if (Date.now() > deadline) throw new TimeoutError(`another credprov (pid ${holder}) has held ${lockPath} for too long`, { hint: `if no credprov runs, remove ${lockPath}` });
+      if (Date.now() > deadline)
+        throw new TimeoutError(`another credprov (pid ${holder}) has held ${lockPath} for too long`, {
+          hint: `if no credprov runs, remove ${lockPath}`,
+        });
       await sleep(opts.pollMs ?? 1000);
     }
   }

@@ -36,7 +36,10 @@ export interface GoTool {
   info(module: string, version: string): Promise<ModuleInfo | undefined>;
   download(module: string, version: string): Promise<ModuleDownload>;
   /** Runs `go <args>` in `cwd`, output appended to `logFile` when given. */
-  run(args: string[], opts: { cwd: string; env?: Record<string, string>; logFile?: string; signal?: AbortSignal }): Promise<void>;
+  run(
+    args: string[],
+    opts: { cwd: string; env?: Record<string, string>; logFile?: string; signal?: AbortSignal },
+  ): Promise<void>;
 }
 
 export function classifyProxyError(text: string): ProxyFailure {
@@ -44,8 +47,10 @@ export function classifyProxyError(text: string): ProxyFailure {
   // zips it will not serve; only the URL tells them apart.
   if (/sumdb|sum\.golang\.org|checksum database/i.test(text)) return 'no-checksum';
   if (/\.zip: (403|404|410)\b/.test(text)) return 'refused';
-  if (/\.(info|mod): (403|404|410)\b|unknown revision|invalid version|no matching versions/i.test(text)) return 'unknown-version';
-  if (/dial tcp|no such host|i\/o timeout|connection refused|TLS handshake timeout|network is unreachable/i.test(text)) return 'network';
+  if (/\.(info|mod): (403|404|410)\b|unknown revision|invalid version|no matching versions/i.test(text))
+    return 'unknown-version';
+  if (/dial tcp|no such host|i\/o timeout|connection refused|TLS handshake timeout|network is unreachable/i.test(text))
+    return 'network';
   return 'other';
 }
 
@@ -69,7 +74,11 @@ export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string }
   return {
     async version() {
       const r = await query(['env', 'GOVERSION']);
-      if (!r.ok) throw new PrerequisiteError(`'${go} env GOVERSION' failed`, { detail: r.stderr, hint: 'install Go 1.26 or newer' });
+      if (!r.ok)
+        throw new PrerequisiteError(`'${go} env GOVERSION' failed`, {
+          detail: r.stderr,
+          hint: 'install Go 1.26 or newer',
+        });
       return r.stdout.trim();
     },
     async listVersions(module) {
@@ -93,7 +102,13 @@ export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string }
         parsed = { Error: r.stderr || r.stdout };
       }
       if (r.ok && !parsed.Error && parsed.Dir) {
-        return { ok: true, version, dir: parsed.Dir, ...(parsed.GoMod ? { goModFile: parsed.GoMod } : {}), ...(parsed.Sum ? { sum: parsed.Sum } : {}) };
+        return {
+          ok: true,
+          version,
+          dir: parsed.Dir,
+          ...(parsed.GoMod ? { goModFile: parsed.GoMod } : {}),
+          ...(parsed.Sum ? { sum: parsed.Sum } : {}),
+        };
       }
       const error = (parsed.Error ?? r.stderr).trim();
       return { ok: false, version, failure: classifyProxyError(error), error: error.split('\n')[0]! };
@@ -108,7 +123,12 @@ export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string }
           all: true,
           reject: false,
           ...(o.signal ? { cancelSignal: o.signal } : {}),
-          ...(o.logFile ? { stdout: ['pipe', { file: o.logFile, append: true }], stderr: ['pipe', { file: o.logFile, append: true }] } : {}),
+          ...(o.logFile
+            ? {
+                stdout: ['pipe', { file: o.logFile, append: true }],
+                stderr: ['pipe', { file: o.logFile, append: true }],
+              }
+            : {}),
         });
       } catch (err) {
         throw missingGo(go, err);

@@ -15,15 +15,26 @@ describe('parseKubeGoMod', () => {
     expect(mod.go).toBe('1.26.0');
     expect(mod.godebug).toEqual(['default=go1.26']);
     expect(mod.staging).toHaveLength(33);
-    expect(mod.staging).toEqual(expect.arrayContaining(['k8s.io/api', 'k8s.io/kubelet', 'k8s.io/cri-streaming', 'k8s.io/externaljwt', 'k8s.io/streaming']));
+    expect(mod.staging).toEqual(
+      expect.arrayContaining([
+        'k8s.io/api',
+        'k8s.io/kubelet',
+        'k8s.io/cri-streaming',
+        'k8s.io/externaljwt',
+        'k8s.io/streaming',
+      ]),
+    );
     expect(mod.otherReplaces).toEqual([]);
     expect(mod.excludes).toEqual([]);
   });
 
-  (existsSync(moduleCacheCopy) ? test : test.skip)('gives the same answer for the full go.mod in the Go module cache', () => {
-    const full = parseKubeGoMod(readFileSync(moduleCacheCopy, 'utf8'));
-    expect(full).toEqual(parseKubeGoMod(fixture));
-  });
+  (existsSync(moduleCacheCopy) ? test : test.skip)(
+    'gives the same answer for the full go.mod in the Go module cache',
+    () => {
+      const full = parseKubeGoMod(readFileSync(moduleCacheCopy, 'utf8'));
+      expect(full).toEqual(parseKubeGoMod(fixture));
+    },
+  );
 
   test('keeps a non-staging replace and an exclude, single-line or in blocks', () => {
     const mod = parseKubeGoMod(`module k8s.io/kubernetes
@@ -44,7 +55,9 @@ exclude github.com/bad/mod v0.1.0
 
   test('rejects a go.mod without staging replaces, naming the file', () => {
     expect(() => parseKubeGoMod('module example.com/x\ngo 1.26.0\n', 'x/go.mod')).toThrow(ConfigError);
-    expect(() => parseKubeGoMod('module example.com/x\ngo 1.26.0\n', 'x/go.mod')).toThrow(/x\/go.mod replaces no staging module/);
+    expect(() => parseKubeGoMod('module example.com/x\ngo 1.26.0\n', 'x/go.mod')).toThrow(
+      /x\/go.mod replaces no staging module/,
+    );
   });
 });
 
@@ -64,7 +77,12 @@ describe('wrapperGoMod', () => {
     try {
       writeFileSync(join(dir, 'go.mod'), wrapperGoMod(parseKubeGoMod(fixture), 'v1.37.1'));
       const r = await execa('go', ['mod', 'edit', '-json'], { cwd: dir, env: { GOFLAGS: '-mod=mod' } });
-      const parsed = JSON.parse(String(r.stdout)) as { Go: string; Replace: unknown[]; Require: Array<{ Path: string; Version: string }>; GoDebug: unknown[] };
+      const parsed = JSON.parse(String(r.stdout)) as {
+        Go: string;
+        Replace: unknown[];
+        Require: Array<{ Path: string; Version: string }>;
+        GoDebug: unknown[];
+      };
       expect(parsed.Go).toBe('1.26.0');
       expect(parsed.Replace).toHaveLength(33);
       expect(parsed.Require).toEqual([{ Path: 'k8s.io/kubernetes', Version: 'v1.37.1' }]);

@@ -102,5 +102,7 @@ export function wrapperGoMod(kube: KubeGoMod, kubeVersion: string): string {
 
 /** Blank imports keep `go mod tidy` from dropping the requirements of the commands we build. */
 export function toolsGo(packages: string[]): string {
-  return ['//go:build tools', '', 'package tools', '', 'import (', ...packages.map((p) => `\t_ "${p}"`), ')', ''].join('\n');
+  return ['//go:build tools', '', 'package tools', '', 'import (', ...packages.map((p) => `\t_ "${p}"`), ')', ''].join(
+    '\n',
+  );
 }

@@ -4,7 +4,12 @@ import { kubeLdflags, versionVars } from './ldflags.ts';
 describe('kube version stamping', () => {
   test('sets the version variables as hack/lib/version.sh does for a tagged release', () => {
     expect(versionVars({ version: 'v1.37.1', buildDate: '2026-09-23T17:06:22.123Z' })).toEqual({
-      gitVersion: 'v1.37.1', gitMajor: '1', gitMinor: '37', gitCommit: '', gitTreeState: 'archive', buildDate: '2026-09-23T17:06:22Z',
+      gitVersion: 'v1.37.1',
+      gitMajor: '1',
+      gitMinor: '37',
+      gitCommit: '',
+      gitTreeState: 'archive',
+      buildDate: '2026-09-23T17:06:22Z',
     });
   });
 
@@ -19,6 +24,8 @@ describe('kube version stamping', () => {
   });
 
   test('refuses to stamp a version that is not an exact release', () => {
-    expect(() => kubeLdflags({ version: 'v1.37', buildDate: '2026-01-01T00:00:00Z' })).toThrow(/expected an exact release/);
+    expect(() => kubeLdflags({ version: 'v1.37', buildDate: '2026-01-01T00:00:00Z' })).toThrow(
+      /expected an exact release/,
+    );
   });
 });

@@ -17,7 +17,11 @@ import { DEFAULT_KUBE_VERSION } from './versions.ts';
 
 const dir = join(kubeCacheRoot(cacheDir()), DEFAULT_KUBE_VERSION);
 const built = existsSync(join(dir, 'manifest.json'));
-const maybe = testIf(built ? { ok: true } : { ok: false, reason: `kube ${DEFAULT_KUBE_VERSION} is not in the cache (run credprov binaries ensure)` });
+const maybe = testIf(
+  built
+    ? { ok: true }
+    : { ok: false, reason: `kube ${DEFAULT_KUBE_VERSION} is not in the cache (run credprov binaries ensure)` },
+);
 const tmp = mkdtempSync(join(tmpdir(), 'credprov-real-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -26,22 +30,35 @@ describe(`cached kube ${DEFAULT_KUBE_VERSION}${built ? '' : ' (not built here: r
     for (const name of KUBE_BINARIES) expect(await reportedVersion(join(dir, name), name)).toBe(DEFAULT_KUBE_VERSION);
   });
 
-  maybe('the binaries still match the checksums in the manifest', async () => {
-    const manifest = (await usableEntry(dir))!;
-    expect(await verifyEntry(dir, manifest)).toEqual([]);
-    // Hashing five binaries (~400 MB) took over 5 s on a loaded 2-core host.
-  }, 120_000);
+  maybe(
+    'the binaries still match the checksums in the manifest',
+    async () => {
+      const manifest = (await usableEntry(dir))!;
+      expect(await verifyEntry(dir, manifest)).toEqual([]);
+      // Hashing five binaries (~400 MB) took over 5 s on a loaded 2-core host.
+    },
+    120_000,
+  );
 
-  maybe('downloads the real binaries from a loopback mirror into an empty cache, checksums verified', async () => {
-    const files = Object.fromEntries(KUBE_BINARIES.map((n) => [n, join(dir, n)]));
-    const mirror = await startMirror({ version: DEFAULT_KUBE_VERSION, arch: goArch(), files });
-    try {
-      const r = await resolveKubeBinaries({ version: DEFAULT_KUBE_VERSION, cacheDir: join(tmp, 'cache'), downloadBaseUrl: mirror.baseUrl, go: fakeGo({ known: [] }) });
-      expect(r).toMatchObject({ version: DEFAULT_KUBE_VERSION, source: 'download', fromCache: false });
-      const original = (await usableEntry(dir))!;
-      expect(r.manifest?.binaries).toEqual(original.binaries);
-    } finally {
-      await mirror.close();
-    }
-  }, 120_000);
+  maybe(
+    'downloads the real binaries from a loopback mirror into an empty cache, checksums verified',
+    async () => {
+      const files = Object.fromEntries(KUBE_BINARIES.map((n) => [n, join(dir, n)]));
+      const mirror = await startMirror({ version: DEFAULT_KUBE_VERSION, arch: goArch(), files });
+      try {
+        const r = await resolveKubeBinaries({
+          version: DEFAULT_KUBE_VERSION,
+          cacheDir: join(tmp, 'cache'),
+          downloadBaseUrl: mirror.baseUrl,
+          go: fakeGo({ known: [] }),
+        });
+        expect(r).toMatchObject({ version: DEFAULT_KUBE_VERSION, source: 'download', fromCache: false });
+        const original = (await usableEntry(dir))!;
+        expect(r.manifest?.binaries).toEqual(original.binaries);
+      } finally {
+        await mirror.close();
+      }
+    },
+    120_000,
+  );
 });

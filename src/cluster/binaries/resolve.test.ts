@@ -52,7 +52,12 @@ describe('resolveKubeBinaries: release download', () => {
     mirror = await startMirror({ version: 'v1.37.1', arch: goArch(), files: await fakeRelease('v1.37.1') });
     const go = fakeGo({ known: ['v1.37.1'] });
     const r = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go });
-    expect(r).toMatchObject({ version: 'v1.37.1', source: 'download', fromCache: false, dir: join(cacheDir, 'kube', 'v1.37.1') });
+    expect(r).toMatchObject({
+      version: 'v1.37.1',
+      source: 'download',
+      fromCache: false,
+      dir: join(cacheDir, 'kube', 'v1.37.1'),
+    });
     expect(r.manifest?.origin).toBe(mirror.baseUrl);
     expect(mirror.requests).toContain(`/v1.37.1/bin/linux/${goArch()}/kubelet.sha256`);
     expect(go.calls.filter((c) => c.startsWith('run'))).toEqual([]);
@@ -61,27 +66,60 @@ describe('resolveKubeBinaries: release download', () => {
   test('names: a kubelet-only request downloads the kubelet alone; a full request later completes the entry', async () => {
     mirror = await startMirror({ version: 'v1.37.1', arch: goArch(), files: await fakeRelease('v1.37.1') });
     const go = fakeGo({ known: ['v1.37.1'] });
-    const skew = await resolveKubeBinaries({ version: '1.37.1', names: ['kubelet'], cacheDir, downloadBaseUrl: mirror.baseUrl, go });
+    const skew = await resolveKubeBinaries({
+      version: '1.37.1',
+      names: ['kubelet'],
+      cacheDir,
+      downloadBaseUrl: mirror.baseUrl,
+      go,
+    });
     expect(skew.names).toEqual(['kubelet']);
     expect(entries(skew.dir)).toEqual(['kubelet', 'manifest.json']);
-    expect((await resolveKubeBinaries({ version: '1.37.1', names: ['kubelet'], cacheDir, downloadBaseUrl: mirror.baseUrl, go })).fromCache).toBe(true);
+    expect(
+      (
+        await resolveKubeBinaries({
+          version: '1.37.1',
+          names: ['kubelet'],
+          cacheDir,
+          downloadBaseUrl: mirror.baseUrl,
+          go,
+        })
+      ).fromCache,
+    ).toBe(true);
     const full = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go });
     expect(full).toMatchObject({ fromCache: false, names: [...KUBE_BINARIES] });
     expect(entries(full.dir)).toEqual([...KUBE_BINARIES, 'manifest.json'].sort());
   });
 
   test('a wrong checksum is a clear error and nothing is cached', async () => {
-    mirror = await startMirror({ version: 'v1.37.1', arch: goArch(), files: await fakeRelease('v1.37.1'), wrongSum: ['kube-apiserver'] });
-    const err = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go: fakeGo({ known: ['v1.37.1'] }) }).catch((e: unknown) => e);
+    mirror = await startMirror({
+      version: 'v1.37.1',
+      arch: goArch(),
+      files: await fakeRelease('v1.37.1'),
+      wrongSum: ['kube-apiserver'],
+    });
+    const err = await resolveKubeBinaries({
+      version: '1.37.1',
+      cacheDir,
+      downloadBaseUrl: mirror.baseUrl,
+      go: fakeGo({ known: ['v1.37.1'] }),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredprovError);
-    expect((err as CredprovError).reason).toBe(`checksum mismatch for kube-apiserver v1.37.1 from ${mirror.baseUrl}/v1.37.1/bin/linux/${goArch()}/kube-apiserver`);
+    expect((err as CredprovError).reason).toBe(
+      `checksum mismatch for kube-apiserver v1.37.1 from ${mirror.baseUrl}/v1.37.1/bin/linux/${goArch()}/kube-apiserver`,
+    );
     expect((err as CredprovError).detail).toMatch(/expected sha256 0{64}\ngot {6}sha256 [0-9a-f]{64}/);
     expect(entries(join(cacheDir, 'kube'))).toEqual([]);
   });
 
   test('a second call is served from the cache without touching mirror or proxy', async () => {
     mirror = await startMirror({ version: 'v1.37.1', arch: goArch(), files: await fakeRelease('v1.37.1') });
-    await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go: fakeGo({ known: ['v1.37.1'] }) });
+    await resolveKubeBinaries({
+      version: '1.37.1',
+      cacheDir,
+      downloadBaseUrl: mirror.baseUrl,
+      go: fakeGo({ known: ['v1.37.1'] }),
+    });
     const before = mirror.requests.length;
     const go = fakeGo({ known: ['v1.37.1'] });
     const again = await resolveKubeBinaries({ version: 'v1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go });
@@ -92,8 +130,9 @@ describe('resolveKubeBinaries: release download', () => {
 
   test('a mirror that stamps another version is refused', async () => {
     mirror = await startMirror({ version: 'v1.37.1', arch: goArch(), files: await fakeRelease('v1.37.0') });
-    await expect(resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go: fakeGo({ known: [] }) }))
-      .rejects.toThrow('the kubelet built or downloaded for v1.37.1 reports v1.37.0');
+    await expect(
+      resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go: fakeGo({ known: [] }) }),
+    ).rejects.toThrow('the kubelet built or downloaded for v1.37.1 reports v1.37.0');
     expect(entries(join(cacheDir, 'kube'))).toEqual([]);
   });
 });
@@ -105,7 +144,7 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
     const r = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: UNREACHABLE, go });
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(r).toMatchObject({ version: 'v1.37.1', source: 'build', fromCache: false });
-    expect(r.manifest?.ldflags).toContain("k8s.io/component-base/version.gitVersion=v1.37.1");
+    expect(r.manifest?.ldflags).toContain('k8s.io/component-base/version.gitVersion=v1.37.1');
     expect(go.calls).toEqual(expect.arrayContaining(['download k8s.io/kubernetes@v1.37.1', 'run mod', 'run build']));
     expect(entries(join(cacheDir, 'kube'))).toEqual(['v1.37.1']);
     expect(entries(r.dir)).toEqual([...KUBE_BINARIES, 'manifest.json'].sort()); // the wrapper module (.work) is gone
@@ -119,7 +158,13 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
     try {
       const port = (silent.address() as import('node:net').AddressInfo).port;
       const t0 = Date.now();
-      const r = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: `http://127.0.0.1:${port}`, connectTimeoutMs: 300, go: fakeGo({ known: ['v1.37.1'], goModFile }) });
+      const r = await resolveKubeBinaries({
+        version: '1.37.1',
+        cacheDir,
+        downloadBaseUrl: `http://127.0.0.1:${port}`,
+        connectTimeoutMs: 300,
+        go: fakeGo({ known: ['v1.37.1'], goModFile }),
+      });
       expect(r.source).toBe('build');
       expect(Date.now() - t0).toBeLessThan(3000);
     } finally {
@@ -142,7 +187,11 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
     const go = fakeGo({ known: ['v1.37.0', 'v1.37.1', 'v1.37.2'], failing: { 'v1.37.2': 'refused' }, goModFile });
     const notes: string[] = [];
     const r = await resolveKubeBinaries({
-      version: '1.37', cacheDir, sources: ['build'], go, progress: { start: () => () => {}, note: (m) => notes.push(m) },
+      version: '1.37',
+      cacheDir,
+      sources: ['build'],
+      go,
+      progress: { start: () => () => {}, note: (m) => notes.push(m) },
     });
     expect(r.version).toBe('v1.37.1');
     expect(notes[0]).toMatch(/^v1\.37\.2: the proxy refuses its source zip/);
@@ -153,18 +202,38 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
   });
 
   test('a minor spec also skips a patch whose staging module the checksum database lacks (go mod tidy fails)', async () => {
-    const go = fakeGo({ known: ['v1.35.0', 'v1.35.1', 'v1.35.2', 'v1.35.3', 'v1.35.4', 'v1.35.5', 'v1.35.6'], tidyNoChecksum: ['v1.35.6'], goModFile });
+    const go = fakeGo({
+      known: ['v1.35.0', 'v1.35.1', 'v1.35.2', 'v1.35.3', 'v1.35.4', 'v1.35.5', 'v1.35.6'],
+      tidyNoChecksum: ['v1.35.6'],
+      goModFile,
+    });
     const notes: string[] = [];
-    const r = await resolveKubeBinaries({ version: '1.35', names: ['kubelet'], cacheDir, sources: ['build'], go, progress: { start: () => () => {}, note: (m) => notes.push(m) } });
+    const r = await resolveKubeBinaries({
+      version: '1.35',
+      names: ['kubelet'],
+      cacheDir,
+      sources: ['build'],
+      go,
+      progress: { start: () => () => {}, note: (m) => notes.push(m) },
+    });
     expect(r.version).toBe('v1.35.5');
     expect(notes[0]).toMatch(/^v1\.35\.6: the checksum database has no entry for it/);
   });
 
   test('an exact version the proxy refuses is an error naming it and listing what is available', async () => {
-    const go = fakeGo({ listed: ['v1.35.4', 'v1.36.3'], known: ['v1.37.0', 'v1.37.1', 'v1.37.2'], failing: { 'v1.37.2': 'refused' }, goModFile });
-    const err = (await resolveKubeBinaries({ version: '1.37.2', cacheDir, sources: ['build'], go }).catch((e: unknown) => e)) as PrerequisiteError;
+    const go = fakeGo({
+      listed: ['v1.35.4', 'v1.36.3'],
+      known: ['v1.37.0', 'v1.37.1', 'v1.37.2'],
+      failing: { 'v1.37.2': 'refused' },
+      goModFile,
+    });
+    const err = (await resolveKubeBinaries({ version: '1.37.2', cacheDir, sources: ['build'], go }).catch(
+      (e: unknown) => e,
+    )) as PrerequisiteError;
     expect(err).toBeInstanceOf(PrerequisiteError);
-    expect(err.reason).toBe('k8s.io/kubernetes@v1.37.2 cannot be built from the Go module proxy: the proxy refuses its source zip (403, probably too large)');
+    expect(err.reason).toBe(
+      'k8s.io/kubernetes@v1.37.2 cannot be built from the Go module proxy: the proxy refuses its source zip (403, probably too large)',
+    );
     expect(err.detail).toContain('older 1.37 releases the proxy knows: v1.37.1, v1.37.0');
     expect(err.detail).toContain('v1.36.3, v1.35.4');
     expect(err.hint).toContain('--kube-version v1.37.1');
@@ -172,14 +241,18 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
 
   test('a version unknown to the proxy and to the mirror is an error, not a hang', async () => {
     const go = fakeGo({ known: [], goModFile });
-    await expect(resolveKubeBinaries({ version: '1.37.9', cacheDir, downloadBaseUrl: UNREACHABLE, go })).rejects.toThrow(/v1\.37\.9 cannot be built.*does not know this version/);
+    await expect(
+      resolveKubeBinaries({ version: '1.37.9', cacheDir, downloadBaseUrl: UNREACHABLE, go }),
+    ).rejects.toThrow(/v1\.37\.9 cannot be built.*does not know this version/);
   });
 
   test('offline with a minor spec, the newest cached patch is used', async () => {
     const build = fakeGo({ known: ['v1.36.3'], goModFile });
     await resolveKubeBinaries({ version: '1.36.3', cacheDir, sources: ['build'], go: build });
     const offline = fakeGo({ known: [] });
-    offline.listVersions = async () => { throw new Error('dial tcp: lookup proxy.golang.org: no such host'); };
+    offline.listVersions = async () => {
+      throw new Error('dial tcp: lookup proxy.golang.org: no such host');
+    };
     const r = await resolveKubeBinaries({ version: '1.36', cacheDir, go: offline });
     expect(r).toMatchObject({ version: 'v1.36.3', fromCache: true });
   });
@@ -189,7 +262,13 @@ describe('resolveKubeBinaries: interrupted', () => {
   test('an aborted build leaves no staging dir, no lock and no cache entry', async () => {
     const go = fakeGo({ known: ['v1.37.1'], goModFile, hangBuild: true });
     const controller = new AbortController();
-    const pending = resolveKubeBinaries({ version: '1.37.1', cacheDir, sources: ['build'], go, signal: controller.signal });
+    const pending = resolveKubeBinaries({
+      version: '1.37.1',
+      cacheDir,
+      sources: ['build'],
+      go,
+      signal: controller.signal,
+    });
     while (!go.calls.includes('run build')) await new Promise((r) => setTimeout(r, 10));
     expect(entries(join(cacheDir, 'kube')).some((n) => n.startsWith('.staging-v1.37.1-'))).toBe(true);
     controller.abort();
@@ -210,7 +289,9 @@ describe('resolveKubeBinaries: a directory the user names', () => {
   test('with another version is a config error that names the binary and both versions', async () => {
     await fakeRelease('v1.36.3');
     const dir = join(tmp, 'release-v1.36.3');
-    const err = (await resolveKubeBinaries({ version: '1.37.1', dir, cacheDir }).catch((e: unknown) => e)) as ConfigError;
+    const err = (await resolveKubeBinaries({ version: '1.37.1', dir, cacheDir }).catch(
+      (e: unknown) => e,
+    )) as ConfigError;
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.reason).toBe(`--dir ${dir}: kubelet reports v1.36.3, not v1.37.1`);
   });
@@ -218,6 +299,8 @@ describe('resolveKubeBinaries: a directory the user names', () => {
   test('without a kubelet is a config error saying what to put there', async () => {
     const dir = join(tmp, 'empty');
     await mkdir(dir);
-    await expect(resolveKubeBinaries({ version: '1.37.1', dir, cacheDir })).rejects.toThrow(`--dir ${dir}: kubelet is missing or does not run`);
+    await expect(resolveKubeBinaries({ version: '1.37.1', dir, cacheDir })).rejects.toThrow(
+      `--dir ${dir}: kubelet is missing or does not run`,
+    );
   });
 });

@@ -13,8 +13,19 @@ import { silentProgress } from '../../core/progress.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { parseKubeVersion, type KubeVersion } from '../../versions/table.ts';
 import {
-  buildEntry, commitEntry, KUBE_BINARIES, kubeCacheRoot, type KubeBinaryName, listEntries, removeStaleStaging, stagingDir, usableEntry, versionDir, withLock,
-  type KubeManifest, type KubeSource,
+  buildEntry,
+  commitEntry,
+  KUBE_BINARIES,
+  kubeCacheRoot,
+  type KubeBinaryName,
+  listEntries,
+  removeStaleStaging,
+  stagingDir,
+  usableEntry,
+  versionDir,
+  withLock,
+  type KubeManifest,
+  type KubeSource,
 } from './cache.ts';
 import { systemGo, type GoTool } from './go.ts';
 import { KUBE_MODULE } from './gomod.ts';
@@ -85,17 +96,28 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
   });
   if (candidates.length === 0) {
     // Offline with a minor spec: the newest cached patch is the best answer there is.
-    const local = patchesOf((await listEntries(root, names)).map((m) => m.version), spec.minor);
+    const local = patchesOf(
+      (await listEntries(root, names)).map((m) => m.version),
+      spec.minor,
+    );
     if (local.length > 0) return (await cached(root, local[0]!, names))!;
-    throw new PrerequisiteError(`no release of Kubernetes ${spec.text} is known: the Go module proxy answered nothing and none is cached`, {
-      hint: 'check network access to the Go module proxy (GOPROXY), or give --dir with prebuilt binaries',
-    });
+    throw new PrerequisiteError(
+      `no release of Kubernetes ${spec.text} is known: the Go module proxy answered nothing and none is cached`,
+      {
+        hint: 'check network access to the Go module proxy (GOPROXY), or give --dir with prebuilt binaries',
+      },
+    );
   }
   return fromCandidates(candidates, spec, sources, root, go, { ...opts, names });
 }
 
 async function fromCandidates(
-  candidates: string[], spec: KubeVersion, sources: KubeSource[], root: string, go: GoTool, opts: ResolveOptions & { names: readonly KubeBinaryName[] },
+  candidates: string[],
+  spec: KubeVersion,
+  sources: KubeSource[],
+  root: string,
+  go: GoTool,
+  opts: ResolveOptions & { names: readonly KubeBinaryName[] },
 ): Promise<KubeBinaries> {
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? noopLogger;
@@ -111,33 +133,41 @@ async function fromCandidates(
       skipped.push(`${version} (${remembered.failure})`);
       continue;
     }
-    const made = await withLock(join(root, `${version}.lock`), async () => {
-      const again = await cached(root, version, opts.names);
-      if (again) return again;
-      if (!downloadDead) {
-        const r = await viaDownload(version, root, opts);
-        if (r.kind === 'done') return r.result;
-        log.debug(r.reason);
-        if (r.kind === 'unreachable') downloadDead = true;
-      }
-      if (!sources.includes('build')) return undefined;
-      try {
-        return await viaBuild(version, root, go, opts);
-      } catch (err) {
-        if (err instanceof NotBuildableError && spec.patch === undefined) {
-          progress.note(`${version}: ${err.reason.replace(/^.*?: /, '')}; trying an older patch`);
-          if (err.failure !== 'network' && err.failure !== 'other') await rememberUnbuildable(root, version, err.failure);
-          skipped.push(`${version} (${err.failure})`);
-          return undefined;
+    const made = await withLock(
+      join(root, `${version}.lock`),
+      async () => {
+        const again = await cached(root, version, opts.names);
+        if (again) return again;
+        if (!downloadDead) {
+          const r = await viaDownload(version, root, opts);
+          if (r.kind === 'done') return r.result;
+          log.debug(r.reason);
+          if (r.kind === 'unreachable') downloadDead = true;
         }
-        if (err instanceof NotBuildableError) throw await notBuildable(err, spec, go);
-        throw err;
-      }
-    }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is preparing kube ${version}`) });
+        if (!sources.includes('build')) return undefined;
+        try {
+          return await viaBuild(version, root, go, opts);
+        } catch (err) {
+          if (err instanceof NotBuildableError && spec.patch === undefined) {
+            progress.note(`${version}: ${err.reason.replace(/^.*?: /, '')}; trying an older patch`);
+            if (err.failure !== 'network' && err.failure !== 'other')
+              await rememberUnbuildable(root, version, err.failure);
+            skipped.push(`${version} (${err.failure})`);
+            return undefined;
+          }
+          if (err instanceof NotBuildableError) throw await notBuildable(err, spec, go);
+          throw err;
+        }
+      },
+      { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is preparing kube ${version}`) },
+    );
     if (made) return made;
   }
   throw new PrerequisiteError(`no source could deliver Kubernetes ${spec.text} binaries`, {
-    detail: [`tried: ${candidates.join(', ')}`, ...(skipped.length ? [`not buildable: ${skipped.join(', ')}`] : [])].join('\n'),
+    detail: [
+      `tried: ${candidates.join(', ')}`,
+      ...(skipped.length ? [`not buildable: ${skipped.join(', ')}`] : []),
+    ].join('\n'),
     hint: `sources tried: ${sources.join(', ')}; give --dir with prebuilt binaries or --download-base-url with a reachable mirror`,
   });
 }
@@ -166,7 +196,11 @@ async function rememberUnbuildable(root: string, version: string, failure: strin
 
 type DownloadStep = { kind: 'done'; result: KubeBinaries } | { kind: 'unreachable' | 'missing'; reason: string };
 
-async function viaDownload(version: string, root: string, opts: ResolveOptions & { names: readonly KubeBinaryName[] }): Promise<DownloadStep> {
+async function viaDownload(
+  version: string,
+  root: string,
+  opts: ResolveOptions & { names: readonly KubeBinaryName[] },
+): Promise<DownloadStep> {
   const base = opts.downloadBaseUrl ?? DEFAULT_DOWNLOAD_BASE_URL;
   const staging = await stagingDir(root, version);
   const t0 = Date.now();
@@ -174,7 +208,10 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions &
   let committed = false;
   try {
     const r = await downloadKubeBinaries({
-      version, names: opts.names, into: staging, baseUrl: base,
+      version,
+      names: opts.names,
+      into: staging,
+      baseUrl: base,
       ...(opts.fetchImpl ? { fetchImpl: opts.fetchImpl } : {}),
       ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
       ...(opts.log ? { log: opts.log } : {}),
@@ -185,7 +222,12 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions &
     }
     await checkStamp(staging, version);
     const manifest: KubeManifest = {
-      version, source: 'download', origin: base, binaries: r.binaries, createdAt: new Date().toISOString(), durationMs: Date.now() - t0,
+      version,
+      source: 'download',
+      origin: base,
+      binaries: r.binaries,
+      createdAt: new Date().toISOString(),
+      durationMs: Date.now() - t0,
     };
     await commitEntry(staging, versionDir(root, version), manifest);
     committed = true;
@@ -199,16 +241,32 @@ async function viaDownload(version: string, root: string, opts: ResolveOptions &
   }
 }
 
-async function viaBuild(version: string, root: string, go: GoTool, opts: ResolveOptions & { names: readonly KubeBinaryName[] }): Promise<KubeBinaries> {
+async function viaBuild(
+  version: string,
+  root: string,
+  go: GoTool,
+  opts: ResolveOptions & { names: readonly KubeBinaryName[] },
+): Promise<KubeBinaries> {
   await buildEntry(root, version, versionDir(root, version), async (staging, t0) => {
     const r = await buildKubeBinaries({
-      version, names: opts.names, into: staging, go, progress: opts.progress ?? silentProgress,
-      ...(opts.log ? { log: opts.log } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
+      version,
+      names: opts.names,
+      into: staging,
+      go,
+      progress: opts.progress ?? silentProgress,
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
     await checkStamp(staging, version);
     return {
-      version, source: 'build', origin: r.origin, binaries: r.binaries, createdAt: new Date().toISOString(),
-      durationMs: Date.now() - t0, goVersion: r.goVersion, ldflags: r.ldflags,
+      version,
+      source: 'build',
+      origin: r.origin,
+      binaries: r.binaries,
+      createdAt: new Date().toISOString(),
+      durationMs: Date.now() - t0,
+      goVersion: r.goVersion,
+      ldflags: r.ldflags,
     };
   });
   return (await cached(root, version, opts.names, false))!;
@@ -217,23 +275,39 @@ async function viaBuild(version: string, root: string, go: GoTool, opts: Resolve
 /** A binary that reports another version would make every version-based check lie; refuse to cache it. */
 async function checkStamp(dir: string, version: string): Promise<void> {
   const kubelet = await reportedVersion(join(dir, 'kubelet'), 'kubelet');
-  if (kubelet !== version) throw new CredprovError(`the kubelet built or downloaded for ${version} reports ${kubelet}`, { hint: 'nothing was cached' });
+  if (kubelet !== version)
+    throw new CredprovError(`the kubelet built or downloaded for ${version} reports ${kubelet}`, {
+      hint: 'nothing was cached',
+    });
 }
 
-async function cached(root: string, version: string, names: readonly KubeBinaryName[], fromCache = true): Promise<KubeBinaries | undefined> {
+async function cached(
+  root: string,
+  version: string,
+  names: readonly KubeBinaryName[],
+  fromCache = true,
+): Promise<KubeBinaries | undefined> {
   const dir = versionDir(root, version);
   const manifest = await usableEntry(dir, names);
   if (!manifest) return undefined;
   return {
-    version, dir, ...binaryPaths(dir), names: KUBE_BINARIES.filter((n) => manifest.binaries[n]),
-    source: manifest.source, fromCache, manifest,
+    version,
+    dir,
+    ...binaryPaths(dir),
+    names: KUBE_BINARIES.filter((n) => manifest.binaries[n]),
+    source: manifest.source,
+    fromCache,
+    manifest,
   };
 }
 
 function binaryPaths(dir: string) {
   return {
-    kubelet: join(dir, 'kubelet'), kubeApiserver: join(dir, 'kube-apiserver'), kubectl: join(dir, 'kubectl'),
-    kubeControllerManager: join(dir, 'kube-controller-manager'), kubeScheduler: join(dir, 'kube-scheduler'),
+    kubelet: join(dir, 'kubelet'),
+    kubeApiserver: join(dir, 'kube-apiserver'),
+    kubectl: join(dir, 'kubectl'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'),
+    kubeScheduler: join(dir, 'kube-scheduler'),
   };
 }
 
@@ -245,10 +319,15 @@ async function fromDir(dir: string, spec: KubeVersion, names: readonly KubeBinar
     try {
       reported = await reportedVersion(join(dir, name), name);
     } catch (err) {
-      throw new ConfigError(`--dir ${dir}: ${name} is missing or does not run`, { detail: (err as CredprovError).detail ?? (err as Error).message, hint: `put ${names.join(', ')} of ${spec.text} into ${dir}` });
+      throw new ConfigError(`--dir ${dir}: ${name} is missing or does not run`, {
+        detail: (err as CredprovError).detail ?? (err as Error).message,
+        hint: `put ${names.join(', ')} of ${spec.text} into ${dir}`,
+      });
     }
     if (!matches(reported, spec)) {
-      throw new ConfigError(`--dir ${dir}: ${name} reports ${reported}, not ${spec.text}`, { hint: `use binaries of ${spec.text}, or pass --kube-version ${reported}` });
+      throw new ConfigError(`--dir ${dir}: ${name} reports ${reported}, not ${spec.text}`, {
+        hint: `use binaries of ${spec.text}, or pass --kube-version ${reported}`,
+      });
     }
     version ??= reported;
   }
@@ -264,7 +343,9 @@ function matches(reported: string, spec: KubeVersion): boolean {
 /** Names the version and lists what the proxy can offer instead. */
 async function notBuildable(err: NotBuildableError, spec: KubeVersion, go: GoTool): Promise<CredprovError> {
   const sameMinor = await candidateVersions(`1.${spec.minor}`, go).catch(() => [] as string[]);
-  const listed = (await go.listVersions(KUBE_MODULE).catch(() => [] as string[])).filter((v) => /^v1\.\d+\.\d+$/.test(v));
+  const listed = (await go.listVersions(KUBE_MODULE).catch(() => [] as string[])).filter((v) =>
+    /^v1\.\d+\.\d+$/.test(v),
+  );
   const others = sameMinor.filter((v) => v !== err.version && compareVersions(v, err.version) < 0);
   const newestListed = listed.sort((a, b) => compareVersions(b, a)).slice(0, 8);
   return new PrerequisiteError(err.reason, {
@@ -272,8 +353,13 @@ async function notBuildable(err: NotBuildableError, spec: KubeVersion, go: GoToo
       err.detail ?? '',
       `older 1.${spec.minor} releases the proxy knows: ${others.join(', ') || 'none'}`,
       `releases 'go list -m -versions ${KUBE_MODULE}' lists (incomplete): ${newestListed.join(', ') || 'none'}`,
-    ].join('\n').trim(),
-    hint: others.length > 0 ? `try --kube-version ${others[0]} (or 1.${spec.minor} for the newest that builds), or --dir with prebuilt binaries` : 'give --dir with prebuilt binaries',
+    ]
+      .join('\n')
+      .trim(),
+    hint:
+      others.length > 0
+        ? `try --kube-version ${others[0]} (or 1.${spec.minor} for the newest that builds), or --dir with prebuilt binaries`
+        : 'give --dir with prebuilt binaries',
   });
 }
 

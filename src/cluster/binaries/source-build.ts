@@ -40,7 +40,9 @@ export class NotBuildableError extends CredprovError {
   readonly version: string;
 
   constructor(version: string, failure: ProxyFailure, goError: string) {
-    super(`${KUBE_MODULE}@${version} cannot be built from the Go module proxy: ${explain(failure)}`, { detail: goError });
+    super(`${KUBE_MODULE}@${version} cannot be built from the Go module proxy: ${explain(failure)}`, {
+      detail: goError,
+    });
     this.failure = failure;
     this.version = version;
   }
@@ -85,7 +87,11 @@ export async function buildKubeBinaries(o: BuildOptions): Promise<BuildResult> {
     if (!dl.ok) throw new NotBuildableError(o.version, dl.failure ?? 'other', dl.error ?? '');
     const sv = stagingVersion(o.version);
     if (!(await o.go.info('k8s.io/kubelet', sv))) {
-      throw new NotBuildableError(o.version, 'unknown-version', `staging module k8s.io/kubelet@${sv} is not on the proxy`);
+      throw new NotBuildableError(
+        o.version,
+        'unknown-version',
+        `staging module k8s.io/kubelet@${sv} is not on the proxy`,
+      );
     }
     return dl;
   });
@@ -107,18 +113,32 @@ export async function buildKubeBinaries(o: BuildOptions): Promise<BuildResult> {
 
   const run = (args: string[], env: Record<string, string> = {}) =>
     o.go.run(args, { cwd: work, env, logFile, ...(o.signal ? { signal: o.signal } : {}) });
-  await step(o.progress, 'resolving dependencies (go mod tidy)', () => run(['mod', 'tidy']).catch((err: unknown) => {
-    // A staging module the proxy or the checksum database cannot deliver (seen: k8s.io/mount-utils@v0.35.6,
-    // 404 from sum.golang.org) makes this release unbuildable here, just like a refused kubernetes zip:
-    // a minor-version request then falls back to an older patch.
-    const output = err instanceof CredprovError ? `${err.detail ?? ''}\n${err.reason}` : String(err);
-    const failure = classifyProxyError(output);
-    if (failure === 'no-checksum' || failure === 'refused') throw new NotBuildableError(o.version, failure, output.trim().split('\n').filter((l) => /verifying|404|403|zip/.test(l)).slice(0, 3).join('\n'));
-    throw err;
-  }));
+  await step(o.progress, 'resolving dependencies (go mod tidy)', () =>
+    run(['mod', 'tidy']).catch((err: unknown) => {
+      // A staging module the proxy or the checksum database cannot deliver (seen: k8s.io/mount-utils@v0.35.6,
+      // 404 from sum.golang.org) makes this release unbuildable here, just like a refused kubernetes zip:
+      // a minor-version request then falls back to an older patch.
+      const output = err instanceof CredprovError ? `${err.detail ?? ''}\n${err.reason}` : String(err);
+      const failure = classifyProxyError(output);
+      if (failure === 'no-checksum' || failure === 'refused')
+        throw new NotBuildableError(
+          o.version,
+          failure,
+          output
+            .trim()
+            .split('\n')
+            .filter((l) => /verifying|404|403|zip/.test(l))
+            .slice(0, 3)
+            .join('\n'),
+        );
+      throw err;
+    }),
+  );
 
   const ldflags = kubeLdflags({ version: o.version, buildDate: info?.time ?? new Date().toISOString() });
-  o.progress.note(`building ${o.names.join(', ')} ${o.version} from the Go module proxy (first time only, ~${estimateColdBuildMinutes()} min on ${cpus().length} cores with an empty Go build cache, less after another version)`);
+  o.progress.note(
+    `building ${o.names.join(', ')} ${o.version} from the Go module proxy (first time only, ~${estimateColdBuildMinutes()} min on ${cpus().length} cores with an empty Go build cache, less after another version)`,
+  );
   await step(o.progress, `go build ${o.names.join(' ')}`, () =>
     run(['build', '-trimpath', '-ldflags', ldflags, '-o', `${o.into}/`, ...packages], { CGO_ENABLED: '0' }),
   );

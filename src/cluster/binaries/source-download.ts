@@ -57,7 +57,11 @@ export async function downloadKubeBinaries(o: DownloadOptions): Promise<Download
     try {
       const r = await doFetch(`${url}.sha256`, { signal: AbortSignal.timeout(o.connectTimeoutMs ?? 5000) });
       if (r.status === 404 || r.status === 403) {
-        return { ok: false, why: 'missing', reason: `${url}.sha256 answered ${r.status}: ${o.version} is not published there` };
+        return {
+          ok: false,
+          why: 'missing',
+          reason: `${url}.sha256 answered ${r.status}: ${o.version} is not published there`,
+        };
       }
       if (!r.ok) return { ok: false, why: 'unreachable', reason: `${url}.sha256 answered ${r.status}` };
       sumText = await r.text();
@@ -67,7 +71,8 @@ export async function downloadKubeBinaries(o: DownloadOptions): Promise<Download
       return { ok: false, why: 'unreachable', reason: `${new URL(url).host} is unreachable (${describe(err)})` };
     }
     const expected = /^[0-9a-f]{64}/i.exec(sumText.trim())?.[0]?.toLowerCase();
-    if (!expected) throw new CredprovError(`${url}.sha256 does not hold a SHA-256 digest`, { detail: sumText.slice(0, 200) });
+    if (!expected)
+      throw new CredprovError(`${url}.sha256 does not hold a SHA-256 digest`, { detail: sumText.slice(0, 200) });
 
     const file = join(o.into, name);
     log.debug(`downloading ${url}`);

@@ -11,7 +11,10 @@ describe('version specs', () => {
 
   test('a minor spec finds patches the incomplete proxy list omits by probing above the newest listed one', async () => {
     // What proxy.golang.org answered in 2026-11: the list stops at v1.36.3 and has no 1.37 at all.
-    const go = fakeGo({ listed: ['v1.35.4', 'v1.36.1', 'v1.36.3'], known: ['v1.36.4', 'v1.36.5', 'v1.37.0', 'v1.37.1', 'v1.37.2'] });
+    const go = fakeGo({
+      listed: ['v1.35.4', 'v1.36.1', 'v1.36.3'],
+      known: ['v1.36.4', 'v1.36.5', 'v1.37.0', 'v1.37.1', 'v1.37.2'],
+    });
     expect(await candidateVersions('1.37', go)).toEqual(['v1.37.2', 'v1.37.1', 'v1.37.0']);
     expect(await candidateVersions('v1.36.x', go)).toEqual(['v1.36.5', 'v1.36.4', 'v1.36.3', 'v1.36.1']);
   });

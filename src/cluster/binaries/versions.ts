@@ -17,7 +17,6 @@ export function isExact(v: KubeVersion): boolean {
   return v.patch !== undefined;
 }
 
-
 export function compareVersions(a: string, b: string): number {
   const pa = a.replace(/^v/, '').split('.').map(Number);
   const pb = b.replace(/^v/, '').split('.').map(Number);

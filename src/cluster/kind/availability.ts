@@ -31,7 +31,10 @@ export async function probeKind(run: Runner, kubeVersion: string, imageOverride?
     img = { ok: false, name: image, detail: `${image}: cannot check without a Docker engine` };
   } else {
     const i = await run('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { timeoutMs: 15_000 });
-    img = i.exitCode === 0 ? { ok: true, name: image, detail: `${image} present` } : { ok: false, name: image, detail: `${image} is not present locally` };
+    img =
+      i.exitCode === 0
+        ? { ok: true, name: image, detail: `${image} present` }
+        : { ok: false, name: image, detail: `${image} is not present locally` };
   }
   return { kind, docker, image: img };
 }

@@ -5,8 +5,14 @@ import { hostsToml, kindClusterConfig, kindConfigYaml, kubeletExtraArgs, NODE_PA
 
 const spec = applyDefaults({
   kubeVersion: 'v1.37.1',
-  featureGates: { kubelet: { KubeletEnsureSecretPulledImages: true }, apiserver: { ServiceAccountNodeAudienceRestriction: true } },
-  kubelet: { config: { imagePullCredentialsVerificationPolicy: 'AlwaysVerify', failCgroupV1: false }, extraArgs: ['--v=4'] },
+  featureGates: {
+    kubelet: { KubeletEnsureSecretPulledImages: true },
+    apiserver: { ServiceAccountNodeAudienceRestriction: true },
+  },
+  kubelet: {
+    config: { imagePullCredentialsVerificationPolicy: 'AlwaysVerify', failCgroupV1: false },
+    extraArgs: ['--v=4'],
+  },
   credentialProvider: { plugins: { 'fake-plugin': '/tmp/fake-plugin' } },
 });
 
@@ -23,27 +29,41 @@ const inputs = {
 /** Each kubeadm patch as an object, by kind. */
 function patches(yamlText: string): Record<string, Record<string, unknown>> {
   const cfg = parse(yamlText) as { kubeadmConfigPatches: string[] };
-  return Object.fromEntries(cfg.kubeadmConfigPatches.map((p) => {
-    const o = parse(p) as Record<string, unknown>;
-    return [o.kind as string, o];
-  }));
+  return Object.fromEntries(
+    cfg.kubeadmConfigPatches.map((p) => {
+      const o = parse(p) as Record<string, unknown>;
+      return [o.kind as string, o];
+    }),
+  );
 }
 
 describe('kind cluster config', () => {
   const text = kindConfigYaml(kindClusterConfig(spec, inputs));
-  const cfg = parse(text) as { kind: string; apiVersion: string; name: string; nodes: Array<{ role: string; image: string; extraMounts: unknown[] }> };
+  const cfg = parse(text) as {
+    kind: string;
+    apiVersion: string;
+    name: string;
+    nodes: Array<{ role: string; image: string; extraMounts: unknown[] }>;
+  };
 
   test('is a single v1alpha4 Cluster document with the node image on every node', () => {
     expect(parseAllDocuments(text)).toHaveLength(1);
     expect(cfg).toMatchObject({ kind: 'Cluster', apiVersion: 'kind.x-k8s.io/v1alpha4', name: 'credprov-default' });
-    expect(cfg.nodes.map((n) => [n.role, n.image])).toEqual([['control-plane', 'kindest/node:v1.37.1'], ['worker', 'kindest/node:v1.37.1']]);
+    expect(cfg.nodes.map((n) => [n.role, n.image])).toEqual([
+      ['control-plane', 'kindest/node:v1.37.1'],
+      ['worker', 'kindest/node:v1.37.1'],
+    ]);
   });
 
   test('mounts the plugin bin dir, the provider config and the registry certs.d read-only into every node', () => {
     for (const n of cfg.nodes) {
       expect(n.extraMounts).toEqual([
         { hostPath: '/state/plugins', containerPath: NODE_PATHS.pluginBinDir, readOnly: true },
-        { hostPath: '/state/credential-provider-config.yaml', containerPath: NODE_PATHS.providerConfig, readOnly: true },
+        {
+          hostPath: '/state/credential-provider-config.yaml',
+          containerPath: NODE_PATHS.providerConfig,
+          readOnly: true,
+        },
         { hostPath: '/state/certs.d', containerPath: '/etc/containerd/certs.d', readOnly: true },
       ]);
     }
@@ -56,8 +76,14 @@ describe('kind cluster config', () => {
       'image-credential-provider-config': NODE_PATHS.providerConfig,
       'image-credential-provider-bin-dir': NODE_PATHS.pluginBinDir,
     };
-    expect(p.InitConfiguration).toEqual({ kind: 'InitConfiguration', nodeRegistration: { kubeletExtraArgs: expected } });
-    expect(p.JoinConfiguration).toEqual({ kind: 'JoinConfiguration', nodeRegistration: { kubeletExtraArgs: expected } });
+    expect(p.InitConfiguration).toEqual({
+      kind: 'InitConfiguration',
+      nodeRegistration: { kubeletExtraArgs: expected },
+    });
+    expect(p.JoinConfiguration).toEqual({
+      kind: 'JoinConfiguration',
+      nodeRegistration: { kubeletExtraArgs: expected },
+    });
     // kind converts map-style kubeletExtraArgs to kubeadm v1beta4 lists only for patches without apiVersion.
     for (const patch of Object.values(p)) expect(patch).not.toHaveProperty('apiVersion');
   });
@@ -79,12 +105,18 @@ describe('kind cluster config', () => {
   });
 
   test('points the kubelet at the config directory when the provider config is a directory (1.34+)', () => {
-    const args = kubeletExtraArgs(spec, { ...inputs, providerConfig: { hostPath: '/state/providers.d', isDirectory: true } });
+    const args = kubeletExtraArgs(spec, {
+      ...inputs,
+      providerConfig: { hostPath: '/state/providers.d', isDirectory: true },
+    });
     expect(args['image-credential-provider-config']).toBe(NODE_PATHS.providerConfigDir);
   });
 
   test('without plugins, config fragments or gates there are no mounts and no patches', () => {
-    const bare = kindClusterConfig(applyDefaults({ kubeVersion: 'v1.36.4' }), { name: 'x', nodeImage: 'kindest/node:v1.36.4' });
+    const bare = kindClusterConfig(applyDefaults({ kubeVersion: 'v1.36.4' }), {
+      name: 'x',
+      nodeImage: 'kindest/node:v1.36.4',
+    });
     expect(bare.nodes).toEqual([{ role: 'control-plane', image: 'kindest/node:v1.36.4' }]);
     expect(bare.kubeadmConfigPatches).toEqual([]);
   });

@@ -60,7 +60,11 @@ export interface KindCluster {
 
 export function kindClusterConfig(spec: EnvironmentSpec, inputs: KindInputs): KindCluster {
   const mounts = nodeMounts(inputs);
-  const node = (role: KindNode['role']): KindNode => ({ role, image: inputs.nodeImage, ...(mounts.length > 0 ? { extraMounts: mounts } : {}) });
+  const node = (role: KindNode['role']): KindNode => ({
+    role,
+    image: inputs.nodeImage,
+    ...(mounts.length > 0 ? { extraMounts: mounts } : {}),
+  });
   return {
     kind: 'Cluster',
     apiVersion: 'kind.x-k8s.io/v1alpha4',
@@ -72,7 +76,8 @@ export function kindClusterConfig(spec: EnvironmentSpec, inputs: KindInputs): Ki
 
 function nodeMounts(inputs: KindInputs): NonNullable<KindNode['extraMounts']> {
   const mounts: NonNullable<KindNode['extraMounts']> = [];
-  if (inputs.pluginBinDir) mounts.push({ hostPath: inputs.pluginBinDir, containerPath: NODE_PATHS.pluginBinDir, readOnly: true });
+  if (inputs.pluginBinDir)
+    mounts.push({ hostPath: inputs.pluginBinDir, containerPath: NODE_PATHS.pluginBinDir, readOnly: true });
   if (inputs.providerConfig) {
     mounts.push({
       hostPath: inputs.providerConfig.hostPath,
@@ -80,7 +85,8 @@ function nodeMounts(inputs: KindInputs): NonNullable<KindNode['extraMounts']> {
       readOnly: true,
     });
   }
-  if (inputs.certsDir && (inputs.registries?.length ?? 0) > 0) mounts.push({ hostPath: inputs.certsDir, containerPath: NODE_PATHS.certsDir, readOnly: true });
+  if (inputs.certsDir && (inputs.registries?.length ?? 0) > 0)
+    mounts.push({ hostPath: inputs.certsDir, containerPath: NODE_PATHS.certsDir, readOnly: true });
   return mounts;
 }
 
@@ -92,7 +98,9 @@ export function kubeletExtraArgs(spec: EnvironmentSpec, inputs: KindInputs): Rec
     if (m) args[m[1]!] = m[2] ?? 'true';
   }
   if (inputs.providerConfig) {
-    args['image-credential-provider-config'] = inputs.providerConfig.isDirectory ? NODE_PATHS.providerConfigDir : NODE_PATHS.providerConfig;
+    args['image-credential-provider-config'] = inputs.providerConfig.isDirectory
+      ? NODE_PATHS.providerConfigDir
+      : NODE_PATHS.providerConfig;
   }
   if (inputs.pluginBinDir) args['image-credential-provider-bin-dir'] = NODE_PATHS.pluginBinDir;
   return args;
@@ -108,15 +116,21 @@ function kubeadmPatches(spec: EnvironmentSpec, inputs: KindInputs): string[] {
   }
   const kubeletConfig: Record<string, unknown> = { ...spec.kubelet.config };
   if (Object.keys(spec.featureGates.kubelet).length > 0) {
-    kubeletConfig.featureGates = { ...(kubeletConfig.featureGates as Record<string, boolean> | undefined), ...spec.featureGates.kubelet };
+    kubeletConfig.featureGates = {
+      ...(kubeletConfig.featureGates as Record<string, boolean> | undefined),
+      ...spec.featureGates.kubelet,
+    };
   }
-  if (Object.keys(kubeletConfig).length > 0) patches.push(stringify({ kind: 'KubeletConfiguration', ...kubeletConfig }));
+  if (Object.keys(kubeletConfig).length > 0)
+    patches.push(stringify({ kind: 'KubeletConfiguration', ...kubeletConfig }));
   const apiGates = Object.entries(spec.featureGates.apiserver);
   if (apiGates.length > 0) {
-    patches.push(stringify({
-      kind: 'ClusterConfiguration',
-      apiServer: { extraArgs: { 'feature-gates': apiGates.map(([k, v]) => `${k}=${v}`).join(',') } },
-    }));
+    patches.push(
+      stringify({
+        kind: 'ClusterConfiguration',
+        apiServer: { extraArgs: { 'feature-gates': apiGates.map(([k, v]) => `${k}=${v}`).join(',') } },
+      }),
+    );
   }
   return patches;
 }

@@ -15,7 +15,9 @@ function scripted(answers: Record<string, Partial<RunResult>>): Runner & { calls
   const run = (async (cmd: string, args: string[]) => {
     calls.push([cmd, ...args]);
     const line = [cmd, ...args].join(' ');
-    const key = Object.keys(answers).filter((k) => line.startsWith(k)).sort((a, b) => b.length - a.length)[0];
+    const key = Object.keys(answers)
+      .filter((k) => line.startsWith(k))
+      .sort((a, b) => b.length - a.length)[0];
     return { exitCode: 0, stdout: '', stderr: '', ...(key ? answers[key] : {}) };
   }) as Runner & { calls: string[][] };
   run.calls = calls;
@@ -41,7 +43,8 @@ describe('kind availability', () => {
     const probe = await probeKind(scripted(nothingHere), 'v1.37.1');
     expect(availabilityOf(probe)).toEqual({
       ok: false,
-      reason: 'kind is not on PATH; the docker CLI is not on PATH; kindest/node:v1.37.1: cannot check without a Docker engine',
+      reason:
+        'kind is not on PATH; the docker CLI is not on PATH; kindest/node:v1.37.1: cannot check without a Docker engine',
     });
     expect(kindHints(probe, 'v1.37.1')).toEqual([
       'install kind (go install sigs.k8s.io/kind@v0.33.0) and put it on PATH',
@@ -51,7 +54,13 @@ describe('kind availability', () => {
   });
 
   test('with a docker CLI but no engine, the reason quotes docker', async () => {
-    const run = scripted({ ...allHere, 'docker version': { exitCode: 1, stderr: 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' } });
+    const run = scripted({
+      ...allHere,
+      'docker version': {
+        exitCode: 1,
+        stderr: 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
+      },
+    });
     const a = availabilityOf(await probeKind(run, 'v1.37.1'));
     expect(a.ok).toBe(false);
     expect((a as { reason: string }).reason).toContain('no Docker engine answers (Cannot connect to the Docker daemon');
@@ -59,7 +68,10 @@ describe('kind availability', () => {
 
   test('a missing node image alone makes kind unavailable', async () => {
     const run = scripted({ ...allHere, 'docker image inspect': { exitCode: 1, stderr: 'No such image' } });
-    expect(availabilityOf(await probeKind(run, 'v1.36.4'))).toEqual({ ok: false, reason: 'kindest/node:v1.36.4 is not present locally' });
+    expect(availabilityOf(await probeKind(run, 'v1.36.4'))).toEqual({
+      ok: false,
+      reason: 'kindest/node:v1.36.4 is not present locally',
+    });
   });
 
   test('with kind, an engine and the image it is available', async () => {
@@ -73,7 +85,9 @@ describe('kind provider', () => {
   test('refuses up() with the availability reason before touching anything', async () => {
     const run = scripted(nothingHere);
     const p = kindProvider({ run, env: env() });
-    await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(/the kind provider cannot run here: kind is not on PATH/);
+    await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(
+      /the kind provider cannot run here: kind is not on PATH/,
+    );
     expect(run.calls.some((c) => c[1] === 'create')).toBe(false);
     expect(existsSync(join(tmp, 'state'))).toBe(false);
   });
@@ -84,24 +98,62 @@ describe('kind provider', () => {
     const run = scripted(allHere);
     const p = kindProvider({ run, env: env(), registries: [{ host: 'registry.test:5000', tls: false }] });
     const spec = applyDefaults({
-      name: 't', kubeVersion: 'v1.37.1',
-      credentialProvider: { plugins: { fake: plugin }, config: { kind: 'CredentialProviderConfig', apiVersion: 'kubelet.config.k8s.io/v1', providers: [] } },
+      name: 't',
+      kubeVersion: 'v1.37.1',
+      credentialProvider: {
+        plugins: { fake: plugin },
+        config: { kind: 'CredentialProviderConfig', apiVersion: 'kubelet.config.k8s.io/v1', providers: [] },
+      },
     });
     const e = await p.up(spec, silentProgress);
     const root = join(tmp, 'state', 'env', 't');
-    expect(e).toMatchObject({ provider: 'kind', kubeVersion: 'v1.37.1', nodeName: 'credprov-t-control-plane', pluginBinDir: join(root, 'plugins') });
+    expect(e).toMatchObject({
+      provider: 'kind',
+      kubeVersion: 'v1.37.1',
+      nodeName: 'credprov-t-control-plane',
+      pluginBinDir: join(root, 'plugins'),
+    });
     expect(readFileSync(join(root, 'plugins', 'fake'), 'utf8')).toBe('#!/bin/sh\n');
-    expect(parse(readFileSync(join(root, 'credential-provider-config.yaml'), 'utf8'))).toMatchObject({ kind: 'CredentialProviderConfig' });
-    expect(readFileSync(join(root, 'certs.d', 'registry.test:5000', 'hosts.toml'), 'utf8')).toContain('server = "http://registry.test:5000"');
+    expect(parse(readFileSync(join(root, 'credential-provider-config.yaml'), 'utf8'))).toMatchObject({
+      kind: 'CredentialProviderConfig',
+    });
+    expect(readFileSync(join(root, 'certs.d', 'registry.test:5000', 'hosts.toml'), 'utf8')).toContain(
+      'server = "http://registry.test:5000"',
+    );
     const create = run.calls.find((c) => c[0] === 'kind' && c[1] === 'create')!;
-    expect(create).toEqual(['kind', 'create', 'cluster', '--name', 'credprov-t', '--config', join(root, 'kind-config.yaml'), '--kubeconfig', join(root, 'kubeconfig'), '--wait', '120s']);
-    expect(parse(readFileSync(join(root, 'kind-config.yaml'), 'utf8'))).toMatchObject({ name: 'credprov-t', nodes: [{ image: 'kindest/node:v1.37.1' }] });
+    expect(create).toEqual([
+      'kind',
+      'create',
+      'cluster',
+      '--name',
+      'credprov-t',
+      '--config',
+      join(root, 'kind-config.yaml'),
+      '--kubeconfig',
+      join(root, 'kubeconfig'),
+      '--wait',
+      '120s',
+    ]);
+    expect(parse(readFileSync(join(root, 'kind-config.yaml'), 'utf8'))).toMatchObject({
+      name: 'credprov-t',
+      nodes: [{ image: 'kindest/node:v1.37.1' }],
+    });
   });
 
   test('a failed create collects logs and deletes what it made', async () => {
-    const run = scripted({ ...allHere, 'kind create': { exitCode: 1, stderr: 'ERROR: failed to create cluster: could not find a log line that matches "Reached target .*Multi-User System.*"' }, 'kind get clusters': { stdout: 'credprov-t\n' } });
+    const run = scripted({
+      ...allHere,
+      'kind create': {
+        exitCode: 1,
+        stderr:
+          'ERROR: failed to create cluster: could not find a log line that matches "Reached target .*Multi-User System.*"',
+      },
+      'kind get clusters': { stdout: 'credprov-t\n' },
+    });
     const p = kindProvider({ run, env: env() });
-    await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(/kind up: failed to create kind cluster credprov-t \(kind exit 1\)/);
+    await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(
+      /kind up: failed to create kind cluster credprov-t \(kind exit 1\)/,
+    );
     expect(run.calls.some((c) => c.join(' ').startsWith('kind export logs'))).toBe(true);
     expect(run.calls.some((c) => c.join(' ') === 'kind delete cluster --name credprov-t')).toBe(true);
     expect(existsSync(join(tmp, 'state', 'env', 't'))).toBe(false);

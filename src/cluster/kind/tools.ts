@@ -20,22 +20,36 @@ export function execaRunner(log: Logger = noopLogger): Runner {
     log.debug(`${cmd} ${args.join(' ')}`);
     try {
       const r = await execa(cmd, args, {
-        reject: false, timeout: opts.timeoutMs ?? 600_000, ...(opts.input !== undefined ? { input: opts.input } : {}),
+        reject: false,
+        timeout: opts.timeoutMs ?? 600_000,
+        ...(opts.input !== undefined ? { input: opts.input } : {}),
       });
-      if ((r as { code?: string }).code === 'ENOENT') return { exitCode: 127, stdout: '', stderr: `${cmd}: not found`, missing: true };
+      if ((r as { code?: string }).code === 'ENOENT')
+        return { exitCode: 127, stdout: '', stderr: `${cmd}: not found`, missing: true };
       return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout), stderr: String(r.stderr) };
     } catch (err) {
-      if ((err as { code?: string }).code === 'ENOENT') return { exitCode: 127, stdout: '', stderr: `${cmd}: not found`, missing: true };
+      if ((err as { code?: string }).code === 'ENOENT')
+        return { exitCode: 127, stdout: '', stderr: `${cmd}: not found`, missing: true };
       throw err;
     }
   };
 }
 
 /** Runs and throws a CommandError ("failed to <what>") on a non-zero exit. */
-export async function must(run: Runner, what: string, cmd: string, args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> {
+export async function must(
+  run: Runner,
+  what: string,
+  cmd: string,
+  args: string[],
+  opts?: { input?: string; timeoutMs?: number },
+): Promise<string> {
   const r = await run(cmd, args, opts);
   if (r.exitCode !== 0) {
-    throw new CommandError(`failed to ${what} (${cmd} exit ${r.exitCode})`, { argv: [cmd, ...args], exitCode: r.exitCode, output: `${r.stdout}\n${r.stderr}` });
+    throw new CommandError(`failed to ${what} (${cmd} exit ${r.exitCode})`, {
+      argv: [cmd, ...args],
+      exitCode: r.exitCode,
+      output: `${r.stdout}\n${r.stderr}`,
+    });
   }
   return r.stdout;
 }

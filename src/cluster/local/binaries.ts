@@ -18,15 +18,25 @@ export async function which(name: string, path = process.env.PATH ?? ''): Promis
   for (const dir of [...path.split(delimiter), '/usr/sbin', '/sbin']) {
     if (!dir) continue;
     const candidate = join(dir, name);
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }
 
 /** Machine binaries (not the kube ones): what isAvailable() checks before any work. containerd is optional here: the resolver can build it. */
-export async function hostBinaries(env: NodeJS.ProcessEnv = process.env): Promise<{ found: Partial<Record<'etcd' | 'runc' | 'openssl' | 'containerd' | 'ctr' | 'shim', string>>; missing: string[] }> {
+export async function hostBinaries(env: NodeJS.ProcessEnv = process.env): Promise<{
+  found: Partial<Record<'etcd' | 'runc' | 'openssl' | 'containerd' | 'ctr' | 'shim', string>>;
+  missing: string[];
+}> {
   const cdDir = env.CREDPROV_CONTAINERD_DIR;
-  const lookup = async (name: string, preferDir?: string) => (preferDir ? await which(name, preferDir) : undefined) ?? (await which(name, env.PATH));
+  const lookup = async (name: string, preferDir?: string) =>
+    (preferDir ? await which(name, preferDir) : undefined) ?? (await which(name, env.PATH));
   const required = {
     etcd: env.CREDPROV_ETCD ?? (await lookup('etcd')),
     runc: await lookup('runc', cdDir),
@@ -37,11 +47,18 @@ export async function hostBinaries(env: NodeJS.ProcessEnv = process.env): Promis
     ctr: await lookup('ctr', cdDir),
     shim: await lookup('containerd-shim-runc-v2', cdDir),
   };
-  const missing = Object.entries(required).filter(([, v]) => !v).map(([k]) => k);
+  const missing = Object.entries(required)
+    .filter(([, v]) => !v)
+    .map(([k]) => k);
   return { found: { ...required, ...optional }, missing };
 }
 
-export async function resolveLocalBinaries(spec: EnvironmentSpec, progress: Progress, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<LocalBinaries> {
+export async function resolveLocalBinaries(
+  spec: EnvironmentSpec,
+  progress: Progress,
+  log: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LocalBinaries> {
   const host = await hostBinaries(env);
   if (host.missing.length > 0) {
     throw new PrerequisiteError(`the local provider needs ${host.missing.join(', ')} on this machine`, {
@@ -52,13 +69,18 @@ export async function resolveLocalBinaries(spec: EnvironmentSpec, progress: Prog
   const cd = await containerdBinaries(spec, host.found, progress, log, env);
   const supported = behaviourFor(kube.version).containerdSupported;
   if (!containerdSupports(cd.version, supported)) {
-    progress.note(`containerd ${cd.version} is not in the support matrix of Kubernetes ${kube.version} (${supported.join(', ')} or newer patches); results may differ from a supported node`);
+    progress.note(
+      `containerd ${cd.version} is not in the support matrix of Kubernetes ${kube.version} (${supported.join(', ')} or newer patches); results may differ from a supported node`,
+    );
   }
   const f = host.found as Required<Pick<typeof host.found, 'etcd' | 'runc'>>;
   return {
     ...kube,
     ...(await kubeletFor(spec, kube, progress, log)),
-    etcd: f.etcd, containerd: cd.containerd, ctr: cd.ctr, containerdVersion: cd.version,
+    etcd: f.etcd,
+    containerd: cd.containerd,
+    ctr: cd.ctr,
+    containerdVersion: cd.version,
     runtimePath: [...new Set([dirname(cd.shim), dirname(f.runc)])].join(':'),
   };
 }
@@ -68,8 +90,18 @@ export async function resolveLocalBinaries(spec: EnvironmentSpec, progress: Prog
  * skew) that version's kubelet alone, resolved like every kube binary (cache,
  * download, Go proxy build).
  */
-export async function kubeletFor(spec: EnvironmentSpec, kube: Pick<LocalBinaries, 'kubelet' | 'version'>, progress: Progress, log: Logger): Promise<Pick<LocalBinaries, 'kubelet' | 'kubeletVersion'>> {
-  if (!spec.kubelet.version || parseKubeVersion(spec.kubelet.version).minor === parseKubeVersion(kube.version).minor && (parseKubeVersion(spec.kubelet.version).patch ?? parseKubeVersion(kube.version).patch) === parseKubeVersion(kube.version).patch) {
+export async function kubeletFor(
+  spec: EnvironmentSpec,
+  kube: Pick<LocalBinaries, 'kubelet' | 'version'>,
+  progress: Progress,
+  log: Logger,
+): Promise<Pick<LocalBinaries, 'kubelet' | 'kubeletVersion'>> {
+  if (
+    !spec.kubelet.version ||
+    (parseKubeVersion(spec.kubelet.version).minor === parseKubeVersion(kube.version).minor &&
+      (parseKubeVersion(spec.kubelet.version).patch ?? parseKubeVersion(kube.version).patch) ===
+        parseKubeVersion(kube.version).patch)
+  ) {
     return { kubelet: kube.kubelet, kubeletVersion: kube.version };
   }
   const skew = skewProblem(kube.version, spec.kubelet.version);
@@ -83,10 +115,22 @@ export async function kubeletFor(spec: EnvironmentSpec, kube: Pick<LocalBinaries
  * built release for this kube version; whatever is on PATH (with a warning,
  * since a distribution package may be older than the kubelet supports).
  */
-async function containerdBinaries(spec: EnvironmentSpec, found: Partial<Record<'containerd' | 'ctr' | 'shim', string>>, progress: Progress, log: Logger, env: NodeJS.ProcessEnv): Promise<{ containerd: string; ctr: string; shim: string; version: string }> {
-  const onPath = found.containerd && found.ctr && found.shim ? { containerd: found.containerd, ctr: found.ctr, shim: found.shim } : undefined;
+async function containerdBinaries(
+  spec: EnvironmentSpec,
+  found: Partial<Record<'containerd' | 'ctr' | 'shim', string>>,
+  progress: Progress,
+  log: Logger,
+  env: NodeJS.ProcessEnv,
+): Promise<{ containerd: string; ctr: string; shim: string; version: string }> {
+  const onPath =
+    found.containerd && found.ctr && found.shim
+      ? { containerd: found.containerd, ctr: found.ctr, shim: found.shim }
+      : undefined;
   if (env.CREDPROV_CONTAINERD_DIR) {
-    if (!onPath) throw new PrerequisiteError(`CREDPROV_CONTAINERD_DIR=${env.CREDPROV_CONTAINERD_DIR} lacks containerd, ctr or containerd-shim-runc-v2`);
+    if (!onPath)
+      throw new PrerequisiteError(
+        `CREDPROV_CONTAINERD_DIR=${env.CREDPROV_CONTAINERD_DIR} lacks containerd, ctr or containerd-shim-runc-v2`,
+      );
     return { ...onPath, version: await containerdVersion(onPath.containerd).catch(() => 'unknown') };
   }
   try {
@@ -95,7 +139,9 @@ async function containerdBinaries(spec: EnvironmentSpec, found: Partial<Record<'
   } catch (err) {
     if (!onPath) throw err;
     const version = await containerdVersion(onPath.containerd).catch(() => 'unknown');
-    log.warn(`no containerd release for ${spec.kubeVersion} (${(err as Error).message}); using ${onPath.containerd} ${version} from PATH`);
+    log.warn(
+      `no containerd release for ${spec.kubeVersion} (${(err as Error).message}); using ${onPath.containerd} ${version} from PATH`,
+    );
     return { ...onPath, version };
   }
 }
@@ -110,7 +156,16 @@ export function containerdSupports(version: string, supported: string[]): boolea
   });
 }
 
-async function kubeBinaries(spec: EnvironmentSpec, progress: Progress, log: Logger): Promise<Pick<LocalBinaries, 'binDir' | 'kubelet' | 'kubeApiserver' | 'kubectl' | 'kubeControllerManager' | 'kubeScheduler' | 'version'>> {
+async function kubeBinaries(
+  spec: EnvironmentSpec,
+  progress: Progress,
+  log: Logger,
+): Promise<
+  Pick<
+    LocalBinaries,
+    'binDir' | 'kubelet' | 'kubeApiserver' | 'kubectl' | 'kubeControllerManager' | 'kubeScheduler' | 'version'
+  >
+> {
   if (spec.binDir) {
     // A development build (`go build` without version ldflags) reports v0.0.0-master; take the
     // spec's version on trust there rather than refusing the only binaries the user has.
@@ -119,9 +174,30 @@ async function kubeBinaries(spec: EnvironmentSpec, progress: Progress, log: Logg
     if (reported?.startsWith('v0.0.0')) {
       log.warn(`${kubelet} is an unstamped build (${reported}); treating it as ${spec.kubeVersion}`);
       const b = (n: string) => join(spec.binDir!, n);
-      return { binDir: spec.binDir, kubelet, kubeApiserver: b('kube-apiserver'), kubectl: b('kubectl'), kubeControllerManager: b('kube-controller-manager'), kubeScheduler: b('kube-scheduler'), version: spec.kubeVersion };
+      return {
+        binDir: spec.binDir,
+        kubelet,
+        kubeApiserver: b('kube-apiserver'),
+        kubectl: b('kubectl'),
+        kubeControllerManager: b('kube-controller-manager'),
+        kubeScheduler: b('kube-scheduler'),
+        version: spec.kubeVersion,
+      };
     }
   }
-  const k = await resolveKubeBinaries({ version: spec.kubeVersion, ...(spec.binDir ? { dir: spec.binDir } : {}), progress, log });
-  return { binDir: k.dir, kubelet: k.kubelet, kubeApiserver: k.kubeApiserver, kubectl: k.kubectl, kubeControllerManager: k.kubeControllerManager, kubeScheduler: k.kubeScheduler, version: k.version };
+  const k = await resolveKubeBinaries({
+    version: spec.kubeVersion,
+    ...(spec.binDir ? { dir: spec.binDir } : {}),
+    progress,
+    log,
+  });
+  return {
+    binDir: k.dir,
+    kubelet: k.kubelet,
+    kubeApiserver: k.kubeApiserver,
+    kubectl: k.kubectl,
+    kubeControllerManager: k.kubeControllerManager,
+    kubeScheduler: k.kubeScheduler,
+    version: k.version,
+  };
 }

@@ -41,13 +41,45 @@ interface Leaf {
 export async function makePki(dir: string, nodeName: string): Promise<Pki> {
   await mkdir(dir, { recursive: true });
   const f = (n: string) => join(dir, n);
-  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '3650', '-subj', '/CN=credprov-local-ca']);
+  await openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=credprov-local-ca',
+  ]);
   const leaves: Leaf[] = [
-    { name: 'apiserver', subject: '/CN=kube-apiserver', usage: 'server', sans: ['IP:127.0.0.1', 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'IP:10.0.0.1'] },
+    {
+      name: 'apiserver',
+      subject: '/CN=kube-apiserver',
+      usage: 'server',
+      sans: [
+        'IP:127.0.0.1',
+        'DNS:localhost',
+        'DNS:kubernetes',
+        'DNS:kubernetes.default',
+        'DNS:kubernetes.default.svc',
+        'IP:10.0.0.1',
+      ],
+    },
     { name: 'admin', subject: '/O=system:masters/CN=credprov-admin', usage: 'client' },
     { name: 'kubelet', subject: `/O=system:nodes/CN=system:node:${nodeName}`, usage: 'client' },
     // The API server calls the kubelet (logs, exec) as this user; system:masters passes the kubelet's webhook authorization.
-    { name: 'apiserver-kubelet-client', subject: '/O=system:masters/CN=kube-apiserver-kubelet-client', usage: 'client' },
+    {
+      name: 'apiserver-kubelet-client',
+      subject: '/O=system:masters/CN=kube-apiserver-kubelet-client',
+      usage: 'client',
+    },
     // The bootstrap RBAC policy binds these user names to their components' roles.
     { name: 'controller-manager', subject: '/CN=system:kube-controller-manager', usage: 'client' },
     { name: 'scheduler', subject: '/CN=system:kube-scheduler', usage: 'client' },
@@ -62,15 +94,24 @@ export async function makePki(dir: string, nodeName: string): Promise<Pki> {
 export function pkiPaths(dir: string): Pki {
   const f = (n: string) => join(dir, n);
   return {
-    caCert: f('ca.crt'), caKey: f('ca.key'),
-    apiserverCert: f('apiserver.crt'), apiserverKey: f('apiserver.key'),
-    adminCert: f('admin.crt'), adminKey: f('admin.key'),
-    kubeletCert: f('kubelet.crt'), kubeletKey: f('kubelet.key'),
-    apiserverKubeletClientCert: f('apiserver-kubelet-client.crt'), apiserverKubeletClientKey: f('apiserver-kubelet-client.key'),
-    controllerManagerCert: f('controller-manager.crt'), controllerManagerKey: f('controller-manager.key'),
-    schedulerCert: f('scheduler.crt'), schedulerKey: f('scheduler.key'),
-    loopbackServingCert: f('loopback-serving.crt'), loopbackServingKey: f('loopback-serving.key'),
-    saKey: f('sa.key'), saPub: f('sa.pub'),
+    caCert: f('ca.crt'),
+    caKey: f('ca.key'),
+    apiserverCert: f('apiserver.crt'),
+    apiserverKey: f('apiserver.key'),
+    adminCert: f('admin.crt'),
+    adminKey: f('admin.key'),
+    kubeletCert: f('kubelet.crt'),
+    kubeletKey: f('kubelet.key'),
+    apiserverKubeletClientCert: f('apiserver-kubelet-client.crt'),
+    apiserverKubeletClientKey: f('apiserver-kubelet-client.key'),
+    controllerManagerCert: f('controller-manager.crt'),
+    controllerManagerKey: f('controller-manager.key'),
+    schedulerCert: f('scheduler.crt'),
+    schedulerKey: f('scheduler.key'),
+    loopbackServingCert: f('loopback-serving.crt'),
+    loopbackServingKey: f('loopback-serving.key'),
+    saKey: f('sa.key'),
+    saPub: f('sa.pub'),
   };
 }
 
@@ -83,14 +124,49 @@ async function leaf(dir: string, l: Leaf): Promise<void> {
     ...(l.sans ? [`subjectAltName=${l.sans.join(',')}`] : []),
   ].join('\n');
   await writeFile(f('ext'), `${ext}\n`);
-  await openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', f('key'), '-out', f('csr'), '-subj', l.subject]);
-  await openssl(['x509', '-req', '-in', f('csr'), '-CA', join(dir, 'ca.crt'), '-CAkey', join(dir, 'ca.key'), '-set_serial', `0x${randomBytes(16).toString('hex')}`, '-days', '365', '-out', f('crt'), '-extfile', f('ext')]);
+  await openssl([
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    f('key'),
+    '-out',
+    f('csr'),
+    '-subj',
+    l.subject,
+  ]);
+  await openssl([
+    'x509',
+    '-req',
+    '-in',
+    f('csr'),
+    '-CA',
+    join(dir, 'ca.crt'),
+    '-CAkey',
+    join(dir, 'ca.key'),
+    '-set_serial',
+    `0x${randomBytes(16).toString('hex')}`,
+    '-days',
+    '365',
+    '-out',
+    f('crt'),
+    '-extfile',
+    f('ext'),
+  ]);
 }
 
 async function openssl(args: string[]): Promise<void> {
   const r = await execa('openssl', args, { reject: false, all: true });
   if (r.exitCode !== 0 || r.failed) {
     const missing = (r as { code?: string }).code === 'ENOENT';
-    throw new CommandError(`openssl ${args[0]} failed`, { argv: ['openssl', ...args], output: String(r.all ?? ''), ...(missing ? { hint: 'install openssl (apt-get install openssl)' } : {}) });
+    throw new CommandError(`openssl ${args[0]} failed`, {
+      argv: ['openssl', ...args],
+      output: String(r.all ?? ''),
+      ...(missing ? { hint: 'install openssl (apt-get install openssl)' } : {}),
+    });
   }
 }

@@ -19,12 +19,41 @@ function ctx(partial: Parameters<typeof applyDefaults>[0] = {}): StepContext {
   const layout = layoutFor('t', { CREDPROV_STATE_DIR: '/state' });
   return {
     state: {
-      name: 't', spec,
-      binaries: { binDir: '/k', kubelet: '/k/kubelet', kubeletVersion: 'v1.37.1', kubeApiserver: '/k/kube-apiserver', kubectl: '/k/kubectl', kubeControllerManager: '/k/kube-controller-manager', kubeScheduler: '/k/kube-scheduler', etcd: '/usr/bin/etcd', containerd: '/c/containerd', ctr: '/c/ctr', containerdVersion: 'v2.3.7', runtimePath: '/c:/usr/sbin', version: 'v1.37.1' },
-      ports: { etcdClient: 2379, etcdPeer: 2380, apiserver: 6443, kubelet: 10250, kubeletHealthz: 10248, controllerManager: 10257, scheduler: 10259 },
-      sandboxImageRef: 'localhost/credprov/pause:1', cniBridge: 'cp12345678', podSubnet: '10.210.3.0/24', nodeLink: 'cpn12345678', nodeIP: '172.29.1.2',
+      name: 't',
+      spec,
+      binaries: {
+        binDir: '/k',
+        kubelet: '/k/kubelet',
+        kubeletVersion: 'v1.37.1',
+        kubeApiserver: '/k/kube-apiserver',
+        kubectl: '/k/kubectl',
+        kubeControllerManager: '/k/kube-controller-manager',
+        kubeScheduler: '/k/kube-scheduler',
+        etcd: '/usr/bin/etcd',
+        containerd: '/c/containerd',
+        ctr: '/c/ctr',
+        containerdVersion: 'v2.3.7',
+        runtimePath: '/c:/usr/sbin',
+        version: 'v1.37.1',
+      },
+      ports: {
+        etcdClient: 2379,
+        etcdPeer: 2380,
+        apiserver: 6443,
+        kubelet: 10250,
+        kubeletHealthz: 10248,
+        controllerManager: 10257,
+        scheduler: 10259,
+      },
+      sandboxImageRef: 'localhost/credprov/pause:1',
+      cniBridge: 'cp12345678',
+      podSubnet: '10.210.3.0/24',
+      nodeLink: 'cpn12345678',
+      nodeIP: '172.29.1.2',
     },
-    layout, pki: pkiPaths(layout.certs), log: noopLogger,
+    layout,
+    pki: pkiPaths(layout.certs),
+    log: noopLogger,
     sandboxImage: { ref: 'localhost/credprov/pause:1', writeArchive: async () => {} },
     apiServerUrl: 'https://127.0.0.1:6443',
   };
@@ -33,11 +62,28 @@ function ctx(partial: Parameters<typeof applyDefaults>[0] = {}): StepContext {
 describe('kubelet configuration', () => {
   test('runs on cgroupfs, tolerates cgroup v1 and swap, and listens on the node address only', () => {
     const c = kubeletConfiguration(ctx());
-    expect(c).toMatchObject({ cgroupDriver: 'cgroupfs', failCgroupV1: false, failSwapOn: false, address: '172.29.1.2', readOnlyPort: 0, containerRuntimeEndpoint: 'unix:///state/env/t/run/cd.sock' });
+    expect(c).toMatchObject({
+      cgroupDriver: 'cgroupfs',
+      failCgroupV1: false,
+      failSwapOn: false,
+      address: '172.29.1.2',
+      readOnlyPort: 0,
+      containerRuntimeEndpoint: 'unix:///state/env/t/run/cd.sock',
+    });
   });
 
   test('merges spec fragments over the base, nested maps field by field', () => {
-    const c = kubeletConfiguration(ctx({ kubelet: { config: { imagePullCredentialsVerificationPolicy: 'AlwaysVerify', evictionHard: { 'memory.available': '1Gi' } } }, featureGates: { kubelet: { KubeletEnsureSecretPulledImages: true } } }));
+    const c = kubeletConfiguration(
+      ctx({
+        kubelet: {
+          config: {
+            imagePullCredentialsVerificationPolicy: 'AlwaysVerify',
+            evictionHard: { 'memory.available': '1Gi' },
+          },
+        },
+        featureGates: { kubelet: { KubeletEnsureSecretPulledImages: true } },
+      }),
+    );
     expect(c.imagePullCredentialsVerificationPolicy).toBe('AlwaysVerify');
     expect(c.evictionHard).toMatchObject({ 'memory.available': '1Gi', 'nodefs.available': '1%' });
     expect(c.featureGates).toEqual({ KubeletEnsureSecretPulledImages: true });
@@ -55,39 +101,69 @@ describe('kubelet configuration', () => {
 describe('kube-controller-manager and kube-scheduler', () => {
   test('listen on loopback with a serving cert of the cluster CA, so nothing is written to /var/run/kubernetes', () => {
     for (const args of [controllerManagerArgs(ctx()), schedulerArgs(ctx())]) {
-      expect(args).toEqual(expect.arrayContaining(['--bind-address=127.0.0.1', '--tls-cert-file=/state/env/t/certs/loopback-serving.crt']));
+      expect(args).toEqual(
+        expect.arrayContaining(['--bind-address=127.0.0.1', '--tls-cert-file=/state/env/t/certs/loopback-serving.crt']),
+      );
       expect(args.some((a) => a.startsWith('--cert-dir'))).toBe(false);
     }
-    expect(controllerManagerArgs(ctx())).toEqual(expect.arrayContaining(['--secure-port=10257', '--use-service-account-credentials=true', '--service-account-private-key-file=/state/env/t/certs/sa.key', '--leader-elect=false']));
+    expect(controllerManagerArgs(ctx())).toEqual(
+      expect.arrayContaining([
+        '--secure-port=10257',
+        '--use-service-account-credentials=true',
+        '--service-account-private-key-file=/state/env/t/certs/sa.key',
+        '--leader-elect=false',
+      ]),
+    );
     expect(schedulerArgs(ctx())).toContain('--secure-port=10259');
   });
 
   test('the scheduler reads a v1 KubeSchedulerConfiguration with its own kubeconfig and no leader election', () => {
-    expect(schedulerConfiguration(ctx())).toEqual(expect.objectContaining({
-      apiVersion: 'kubescheduler.config.k8s.io/v1', clientConnection: { kubeconfig: '/state/env/t/config/scheduler.kubeconfig' }, leaderElection: { leaderElect: false },
-    }));
+    expect(schedulerConfiguration(ctx())).toEqual(
+      expect.objectContaining({
+        apiVersion: 'kubescheduler.config.k8s.io/v1',
+        clientConnection: { kubeconfig: '/state/env/t/config/scheduler.kubeconfig' },
+        leaderElection: { leaderElect: false },
+      }),
+    );
   });
 });
 
 describe('kube-apiserver flags', () => {
   test('authorize nodes with Node,RBAC and NodeRestriction and issue service-account tokens', () => {
     const args = apiServerArgs(ctx({ featureGates: { apiserver: { B: false, A: true } } }));
-    expect(args).toEqual(expect.arrayContaining([
-      '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction',
-      '--service-account-issuer=https://127.0.0.1:6443', '--api-audiences=https://127.0.0.1:6443',
-      '--bind-address=127.0.0.1', '--feature-gates=A=true,B=false',
-    ]));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--authorization-mode=Node,RBAC',
+        '--enable-admission-plugins=NodeRestriction',
+        '--service-account-issuer=https://127.0.0.1:6443',
+        '--api-audiences=https://127.0.0.1:6443',
+        '--bind-address=127.0.0.1',
+        '--feature-gates=A=true,B=false',
+      ]),
+    );
     expect(args.some((a) => a.startsWith('--authentication-token-webhook'))).toBe(false);
   });
 
   test('add token webhook authentication when the spec names a webhook config', () => {
     const args = apiServerArgs(ctx({ apiserver: { tokenWebhookConfigFile: '/w.kubeconfig' } }));
-    expect(args).toEqual(expect.arrayContaining(['--authentication-token-webhook-config-file=/w.kubeconfig', '--authentication-token-webhook-version=v1']));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--authentication-token-webhook-config-file=/w.kubeconfig',
+        '--authentication-token-webhook-version=v1',
+      ]),
+    );
   });
 
   test('add --authentication-config beside the webhook when the spec names an AuthenticationConfiguration', () => {
-    const args = apiServerArgs(ctx({ apiserver: { tokenWebhookConfigFile: '/w.kubeconfig', authenticationConfigFile: '/a.yaml' } }));
-    expect(args).toEqual(expect.arrayContaining(['--authentication-token-webhook-config-file=/w.kubeconfig', '--authentication-config=/a.yaml']));
+    const args = apiServerArgs(
+      ctx({ apiserver: { tokenWebhookConfigFile: '/w.kubeconfig', authenticationConfigFile: '/a.yaml' } }),
+    );
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--authentication-token-webhook-config-file=/w.kubeconfig',
+        '--authentication-config=/a.yaml',
+      ]),
+    );
     expect(apiServerArgs(ctx()).some((a) => a.startsWith('--authentication-config'))).toBe(false);
   });
 });
@@ -105,14 +181,26 @@ describe('containerd configuration', () => {
 
   test('the CNI conflist is a bridge on the environment subnet', () => {
     const c = JSON.parse(cniConflist('credprov-t', 'cp12345678', '10.210.3.0/24'));
-    expect(c.plugins[0]).toMatchObject({ type: 'bridge', bridge: 'cp12345678', ipam: { ranges: [[{ subnet: '10.210.3.0/24' }]] } });
+    expect(c.plugins[0]).toMatchObject({
+      type: 'bridge',
+      bridge: 'cp12345678',
+      ipam: { ranges: [[{ subnet: '10.210.3.0/24' }]] },
+    });
   });
 });
 
 describe('restartKubelet changes', () => {
   test('replace kubelet gates and fields, keep the rest, and can drop the credential provider', () => {
-    const spec = applyDefaults({ kubelet: { nodeName: 'n', extraArgs: ['--v=4'] }, featureGates: { kubelet: { A: true }, apiserver: { S: true } }, credentialProvider: { configFile: '/c', plugins: {} } });
-    const next = applyChange(spec, { kubelet: { config: { x: 1 } }, featureGates: { B: false }, credentialProvider: null });
+    const spec = applyDefaults({
+      kubelet: { nodeName: 'n', extraArgs: ['--v=4'] },
+      featureGates: { kubelet: { A: true }, apiserver: { S: true } },
+      credentialProvider: { configFile: '/c', plugins: {} },
+    });
+    const next = applyChange(spec, {
+      kubelet: { config: { x: 1 } },
+      featureGates: { B: false },
+      credentialProvider: null,
+    });
     expect(next.kubelet).toEqual({ nodeName: 'n', extraArgs: ['--v=4'], config: { x: 1 } });
     expect(next.featureGates).toEqual({ kubelet: { B: false }, apiserver: { S: true } });
     expect(next.credentialProvider).toBeUndefined();

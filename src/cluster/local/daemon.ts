@@ -25,7 +25,11 @@ export interface Daemon {
   logFile: string;
 }
 
-export async function startDaemon(spec: DaemonSpec, dirs: { pids: string; logs: string }, log: Logger): Promise<Daemon> {
+export async function startDaemon(
+  spec: DaemonSpec,
+  dirs: { pids: string; logs: string },
+  log: Logger,
+): Promise<Daemon> {
   await mkdir(dirs.pids, { recursive: true });
   await mkdir(dirs.logs, { recursive: true });
   const logFile = join(dirs.logs, `${spec.name}.log`);
@@ -47,7 +51,9 @@ export async function startDaemon(spec: DaemonSpec, dirs: { pids: string; logs: 
     child.unref();
     const pid = child.pid;
     if (spawnError || pid === undefined) {
-      throw new CommandError(`could not start ${spec.name}: ${spawnError?.message ?? 'no pid'}`, { argv: [spec.bin, ...spec.args] });
+      throw new CommandError(`could not start ${spec.name}: ${spawnError?.message ?? 'no pid'}`, {
+        argv: [spec.bin, ...spec.args],
+      });
     }
     await writeFile(join(dirs.pids, `${spec.name}.pid`), `${pid}\n${spec.bin}\n`);
     return { name: spec.name, pid, logFile };
@@ -86,13 +92,14 @@ export async function stopDaemon(pidsDir: string, name: string, graceMs = 5000):
   return pid !== undefined;
 }
 
-
 /** The daemons among `names` that run now (from their pid files), for waitFor to watch. */
 export async function runningDaemons(dirs: { pids: string; logs: string }, names: string[]): Promise<Daemon[]> {
-  const found = await Promise.all(names.map(async (name) => {
-    const pid = await recordedPid(dirs.pids, name);
-    return pid === undefined ? undefined : { name, pid, logFile: join(dirs.logs, `${name}.log`) };
-  }));
+  const found = await Promise.all(
+    names.map(async (name) => {
+      const pid = await recordedPid(dirs.pids, name);
+      return pid === undefined ? undefined : { name, pid, logFile: join(dirs.logs, `${name}.log`) };
+    }),
+  );
   return found.filter((d): d is Daemon => d !== undefined);
 }
 
@@ -104,7 +111,13 @@ export async function runningDaemons(dirs: { pids: string; logs: string }, names
 export async function waitFor(
   what: string,
   probe: () => Promise<boolean>,
-  opts: { timeoutMs: number; intervalMs?: number; daemon?: Daemon; dependsOn?: Daemon[]; signal?: AbortSignal | undefined },
+  opts: {
+    timeoutMs: number;
+    intervalMs?: number;
+    daemon?: Daemon;
+    dependsOn?: Daemon[];
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   const watched = [...(opts.daemon ? [opts.daemon] : []), ...(opts.dependsOn ?? [])];

@@ -9,7 +9,9 @@ export const KEPT_FAILED_RUNS = 10;
 export async function pruneOldest(dir: string, keep: number): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   const byAge = await Promise.all(
-    entries.filter((e) => e.isDirectory()).map(async (e) => ({ path: join(dir, e.name), mtime: (await stat(join(dir, e.name))).mtimeMs })),
+    entries
+      .filter((e) => e.isDirectory())
+      .map(async (e) => ({ path: join(dir, e.name), mtime: (await stat(join(dir, e.name))).mtimeMs })),
   );
   byAge.sort((a, b) => b.mtime - a.mtime);
   await Promise.all(byAge.slice(keep).map((e) => rm(e.path, { recursive: true, force: true })));

@@ -12,7 +12,15 @@ import { stateDir, timestampDirName } from '../../core/paths.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import type { Availability, Capabilities, ComponentDeath, Environment, EnvironmentProvider, EnvironmentStatus, KubeletChange } from '../provider.ts';
+import type {
+  Availability,
+  Capabilities,
+  ComponentDeath,
+  Environment,
+  EnvironmentProvider,
+  EnvironmentStatus,
+  KubeletChange,
+} from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
 import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
@@ -81,10 +89,17 @@ const teardowns = new Map<string, Promise<void>>();
 const bringUps = new Map<string, { abort: AbortController; settled: Promise<unknown> }>();
 
 function interruptible<T>(name: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  if (bringUps.has(name)) return Promise.reject(new CredprovError(`local environment '${name}' is already being started by this process`));
+  if (bringUps.has(name))
+    return Promise.reject(new CredprovError(`local environment '${name}' is already being started by this process`));
   const abort = new AbortController();
   const done = work(abort.signal);
-  bringUps.set(name, { abort, settled: done.then(() => {}, () => {}) });
+  bringUps.set(name, {
+    abort,
+    settled: done.then(
+      () => {},
+      () => {},
+    ),
+  });
   return done.finally(() => bringUps.delete(name));
 }
 
@@ -114,7 +129,8 @@ class LocalProvider implements EnvironmentProvider {
 
   isAvailable(): Promise<Availability> {
     this.availability ??= (async (): Promise<Availability> => {
-      if (process.platform !== 'linux') return { ok: false, reason: `runs Linux processes; this is ${process.platform}` };
+      if (process.platform !== 'linux')
+        return { ok: false, reason: `runs Linux processes; this is ${process.platform}` };
       if (process.getuid?.() !== 0) return { ok: false, reason: 'needs root (mounts, network namespaces, cgroups)' };
       const { missing } = await hostBinaries(this.env);
       if (missing.length > 0) return { ok: false, reason: `missing ${missing.join(', ')}` };
@@ -124,27 +140,52 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   capabilities(): Capabilities {
-    return { restartKubelet: true, swapKubeletBinary: true, installPlugins: true, hostRegistries: true, hostContainerd: true, kubeletFiles: true, clusterCA: true, apiserverAuthn: true };
+    return {
+      restartKubelet: true,
+      swapKubeletBinary: true,
+      installPlugins: true,
+      hostRegistries: true,
+      hostContainerd: true,
+      kubeletFiles: true,
+      clusterCA: true,
+      apiserverAuthn: true,
+    };
   }
 
-  async up(spec: EnvironmentSpec, progress: Progress = silentProgress, upOpts: { keep?: boolean } = {}): Promise<Environment> {
+  async up(
+    spec: EnvironmentSpec,
+    progress: Progress = silentProgress,
+    upOpts: { keep?: boolean } = {},
+  ): Promise<Environment> {
     kubeletsUnwatched.delete(spec.name);
     return interruptible(spec.name, (signal) => this.bringUp(spec, progress, upOpts, signal));
   }
 
-  private async bringUp(spec: EnvironmentSpec, progress: Progress, upOpts: { keep?: boolean }, signal: AbortSignal): Promise<Environment> {
+  private async bringUp(
+    spec: EnvironmentSpec,
+    progress: Progress,
+    upOpts: { keep?: boolean },
+    signal: AbortSignal,
+  ): Promise<Environment> {
     const available = await this.isAvailable();
-    if (!available.ok) throw new PrerequisiteError(`the local provider cannot run here: ${available.reason}`, { hint: "run 'credprov doctor' to see what each provider needs" });
+    if (!available.ok)
+      throw new PrerequisiteError(`the local provider cannot run here: ${available.reason}`, {
+        hint: "run 'credprov doctor' to see what each provider needs",
+      });
     behaviourFor(spec.kubeVersion);
     const layout = layoutFor(spec.name, this.env);
     // A previous run that crashed leaves processes and mounts behind; clear them first.
     if (await exists(layout.root)) await this.tearDown(spec.name, silentProgress);
     await mkdir(layout.root, { recursive: true, mode: 0o700 });
-    await Promise.all([layout.config, layout.logs, layout.pids, layout.certs].map((d) => mkdir(d, { recursive: true })));
+    await Promise.all(
+      [layout.config, layout.logs, layout.pids, layout.certs].map((d) => mkdir(d, { recursive: true })),
+    );
 
     let ctx: StepContext | undefined;
     try {
-      const state = await stepOf(progress, 'resolve binaries', async () => newState(spec, await resolveLocalBinaries(spec, progress, this.log, this.env), await this.sandbox()));
+      const state = await stepOf(progress, 'resolve binaries', async () =>
+        newState(spec, await resolveLocalBinaries(spec, progress, this.log, this.env), await this.sandbox()),
+      );
       ctx = { ...this.context(state, layout, await this.sandbox()), signal };
       await saveState(layout, state);
       await runSteps(STEPS, ctx, progress);
@@ -164,31 +205,63 @@ class LocalProvider implements EnvironmentProvider {
       // (and the hint points there, not at the removed state dir).
       const failedRuns = join(stateDir(this.env), 'failed-runs');
       const kept = join(failedRuns, `${spec.name}-${timestampDirName()}`);
-      const saved = await this.collectLogs({ name: spec.name } as Environment, kept).then(() => true, () => false);
+      const saved = await this.collectLogs({ name: spec.name } as Environment, kept).then(
+        () => true,
+        () => false,
+      );
       await pruneOldest(failedRuns, KEPT_FAILED_RUNS).catch(() => {});
-      await this.tearDown(spec.name, silentProgress).catch((e: unknown) => this.log.warn(`cleanup after failed up: ${(e as Error).message}`));
+      await this.tearDown(spec.name, silentProgress).catch((e: unknown) =>
+        this.log.warn(`cleanup after failed up: ${(e as Error).message}`),
+      );
       if (saved) progress.note(`component logs of the failed start: ${kept}`);
-      if (saved && err instanceof CredprovError) throw new CredprovError(err.reason, { ...(err.detail ? { detail: err.detail } : {}), hint: `component logs: ${kept}`, cause: err, exitCode: err.exitCode });
+      if (saved && err instanceof CredprovError)
+        throw new CredprovError(err.reason, {
+          ...(err.detail ? { detail: err.detail } : {}),
+          hint: `component logs: ${kept}`,
+          cause: err,
+          exitCode: err.exitCode,
+        });
       throw err;
     }
   }
 
-  async restartKubelet(env: Environment, change: KubeletChange, progress: Progress = silentProgress): Promise<Environment> {
+  async restartKubelet(
+    env: Environment,
+    change: KubeletChange,
+    progress: Progress = silentProgress,
+  ): Promise<Environment> {
     kubeletsUnwatched.add(env.name);
     const restarted = await interruptible(env.name, (signal) => this.swapKubelet(env, change, progress, signal));
     kubeletsUnwatched.delete(env.name);
     return restarted;
   }
 
-  private async swapKubelet(env: Environment, change: KubeletChange, progress: Progress, signal: AbortSignal): Promise<Environment> {
+  private async swapKubelet(
+    env: Environment,
+    change: KubeletChange,
+    progress: Progress,
+    signal: AbortSignal,
+  ): Promise<Environment> {
     const layout = layoutFor(env.name, this.env);
     const state = await loadState(layout);
-    if (!state) throw new PrerequisiteError(`no local environment '${env.name}' to restart the kubelet of`, { hint: 'bring one up with credprov up' });
+    if (!state)
+      throw new PrerequisiteError(`no local environment '${env.name}' to restart the kubelet of`, {
+        hint: 'bring one up with credprov up',
+      });
     const spec = applyChange(state.spec, change);
     // Another kubelet.version (skew, downgrade) means another kubelet binary; an explicit binary wins.
     const kubelet = change.kubeletBinary
       ? { kubelet: change.kubeletBinary, kubeletVersion: await reportedVersion(change.kubeletBinary, 'kubelet') }
-      : spec.kubelet.version !== state.spec.kubelet.version ? await stepOf(progress, 'resolve kubelet', () => kubeletFor(spec, { kubelet: join(state.binaries.binDir, 'kubelet'), version: state.binaries.version }, progress, this.log)) : {};
+      : spec.kubelet.version !== state.spec.kubelet.version
+        ? await stepOf(progress, 'resolve kubelet', () =>
+            kubeletFor(
+              spec,
+              { kubelet: join(state.binaries.binDir, 'kubelet'), version: state.binaries.version },
+              progress,
+              this.log,
+            ),
+          )
+        : {};
     const next: LocalState = { ...state, spec, binaries: { ...state.binaries, ...kubelet } };
     await stepOf(progress, 'stop kubelet', () => stopDaemon(layout.pids, 'kubelet'));
     const ctx = { ...this.context(next, layout, await this.sandbox()), signal };
@@ -201,10 +274,12 @@ class LocalProvider implements EnvironmentProvider {
 
   async status(env: Environment): Promise<EnvironmentStatus> {
     const layout = layoutFor(env.name, this.env);
-    const components = await Promise.all(COMPONENTS.map(async (name) => {
-      const pid = await recordedPid(layout.pids, name);
-      return { name, running: pid !== undefined, ...(pid ? { pid } : {}) };
-    }));
+    const components = await Promise.all(
+      COMPONENTS.map(async (name) => {
+        const pid = await recordedPid(layout.pids, name);
+        return { name, running: pid !== undefined, ...(pid ? { pid } : {}) };
+      }),
+    );
     return { ready: components.every((c) => c.running), components };
   }
 
@@ -271,7 +346,14 @@ class LocalProvider implements EnvironmentProvider {
 
   private context(state: LocalState, layout: Layout, sandboxImage: SandboxImage): StepContext {
     const pki: Pki = pkiPaths(layout.certs);
-    return { state, layout, pki, log: this.log, sandboxImage, apiServerUrl: `https://127.0.0.1:${state.ports.apiserver}` };
+    return {
+      state,
+      layout,
+      pki,
+      log: this.log,
+      sandboxImage,
+      apiServerUrl: `https://127.0.0.1:${state.ports.apiserver}`,
+    };
   }
 
   private environment(ctx: StepContext): Environment {
@@ -300,8 +382,14 @@ class LocalProvider implements EnvironmentProvider {
   }
 }
 
-async function newState(spec: EnvironmentSpec, binaries: LocalState['binaries'], sandbox: SandboxImage): Promise<LocalState> {
-  const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler] = (await freePorts(7)) as [number, number, number, number, number, number, number];
+async function newState(
+  spec: EnvironmentSpec,
+  binaries: LocalState['binaries'],
+  sandbox: SandboxImage,
+): Promise<LocalState> {
+  const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler] = (await freePorts(
+    7,
+  )) as [number, number, number, number, number, number, number];
   const { cniBridge, nodeLink, nodeIP, podSubnet } = hostIdentity(spec.name);
   return {
     name: spec.name,
@@ -320,7 +408,10 @@ export function applyChange(spec: EnvironmentSpec, change: KubeletChange): Envir
   const next: EnvironmentSpec = {
     ...spec,
     kubelet: { ...spec.kubelet, ...change.kubelet },
-    featureGates: { ...spec.featureGates, kubelet: change.featureGates ? { ...change.featureGates } : spec.featureGates.kubelet },
+    featureGates: {
+      ...spec.featureGates,
+      kubelet: change.featureGates ? { ...change.featureGates } : spec.featureGates.kubelet,
+    },
   };
   if (change.credentialProvider === null) delete next.credentialProvider;
   else if (change.credentialProvider) next.credentialProvider = change.credentialProvider;
@@ -343,5 +434,8 @@ function stepOf<T>(progress: Progress, name: string, fn: () => Promise<T>): Prom
 }
 
 async function exists(p: string): Promise<boolean> {
-  return access(p).then(() => true, () => false);
+  return access(p).then(
+    () => true,
+    () => false,
+  );
 }

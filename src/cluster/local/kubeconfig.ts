@@ -4,7 +4,10 @@
 import { writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 
-export async function writeKubeconfig(file: string, o: { server: string; caFile: string; certFile: string; keyFile: string; user: string }): Promise<void> {
+export async function writeKubeconfig(
+  file: string,
+  o: { server: string; caFile: string; certFile: string; keyFile: string; user: string },
+): Promise<void> {
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',

@@ -17,11 +17,12 @@ describe('hostIdentity', () => {
 });
 
 describe('addressesIn', () => {
-  const out = '1: lo    inet 127.0.0.1/8 scope host lo\n3: eth0    inet 10.222.66.3/24 brd 10.222.66.255 scope global eth0';
+  const out =
+    '1: lo    inet 127.0.0.1/8 scope host lo\n3: eth0    inet 10.222.66.3/24 brd 10.222.66.255 scope global eth0';
   test('finds an address inside the pod subnet', () => {
     expect(addressesIn(out, '10.222.66.0/24')).toBe(true);
   });
-  test('an address in a neighbouring subnet is someone else\'s pod', () => {
+  test("an address in a neighbouring subnet is someone else's pod", () => {
     expect(addressesIn(out, '10.222.67.0/24')).toBe(false);
     expect(addressesIn('', '10.222.66.0/24')).toBe(false);
   });
@@ -34,7 +35,10 @@ describe('leftover reports', () => {
     expect(isClean({ ...clean, cniState: ['/var/lib/cni/networks/credprov-x'] })).toBe(false);
   });
   test('one line per item, named by kind', () => {
-    expect(describeLeftovers({ ...clean, links: ['cp1234'], processes: ['12 /pause'] })).toEqual(['processes: 12 /pause', 'links: cp1234']);
+    expect(describeLeftovers({ ...clean, links: ['cp1234'], processes: ['12 /pause'] })).toEqual([
+      'processes: 12 /pause',
+      'links: cp1234',
+    ]);
   });
   test('mounts under the state dir are listed deepest first; a sibling with the same prefix is not ours', () => {
     const info = [

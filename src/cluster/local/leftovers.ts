@@ -12,7 +12,17 @@ import { hostIdentity, type HostIdentity } from './identity.ts';
 import { layoutFor } from './layout.ts';
 import { cgroupHierarchies } from './steps/createCgroupRoot.ts';
 
-export const LEFTOVER_KINDS = ['processes', 'mounts', 'netns', 'links', 'cgroups', 'cniState', 'hosts', 'registries', 'stateDir'] as const;
+export const LEFTOVER_KINDS = [
+  'processes',
+  'mounts',
+  'netns',
+  'links',
+  'cgroups',
+  'cniState',
+  'hosts',
+  'registries',
+  'stateDir',
+] as const;
 export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
 /** One line per thing left, by kind (empty arrays: clean). */
 export type Leftovers = Record<LeftoverKind, string[]>;
@@ -38,14 +48,29 @@ export async function findLeftovers(envName: string, scope: LeftoverScope = {}):
   const root = layoutFor(envName, scope.env).root;
   const ended = new Set(scope.endedOwners ?? []);
   const [processes, mounts, netns, links, cgroups, cniState, hosts, registries, stateDir] = await Promise.all([
-    environmentProcesses(envName, { ...(scope.marker ? { marker: scope.marker } : {}), ...(scope.env ? { env: scope.env } : {}) }).then((ps) => ps.map((p) => `${p.pid} ${p.cmdline.slice(0, 160)}`)),
+    environmentProcesses(envName, {
+      ...(scope.marker ? { marker: scope.marker } : {}),
+      ...(scope.env ? { env: scope.env } : {}),
+    }).then((ps) => ps.map((p) => `${p.pid} ${p.cmdline.slice(0, 160)}`)),
     readFile('/proc/self/mountinfo', 'utf8').then((t) => mountsUnder(t, [root])),
     podNetns(id),
     environmentLinks(id),
     cgroupDirs(id),
     cniStateFiles(id),
-    ended.size === 0 ? [] : new HostsFile(scope.hostsFile ?? HOSTS_FILE).entries().then((es) => es.filter((e) => ended.has(hostsOwnerPid(e.owner) ?? -1)).map((e) => `${e.address} ${e.hostnames.join(' ')} (${e.owner})`)),
-    ended.size === 0 ? [] : orphanedRegistries({ ...(scope.tmpDir ? { dir: scope.tmpDir } : {}), ended: (pid) => ended.has(pid) }).then((rs) => rs.map((r) => `${r.dir} (registry ${r.name} of pid ${ownerPidOf(r)})`)),
+    ended.size === 0
+      ? []
+      : new HostsFile(scope.hostsFile ?? HOSTS_FILE)
+          .entries()
+          .then((es) =>
+            es
+              .filter((e) => ended.has(hostsOwnerPid(e.owner) ?? -1))
+              .map((e) => `${e.address} ${e.hostnames.join(' ')} (${e.owner})`),
+          ),
+    ended.size === 0
+      ? []
+      : orphanedRegistries({ ...(scope.tmpDir ? { dir: scope.tmpDir } : {}), ended: (pid) => ended.has(pid) }).then(
+          (rs) => rs.map((r) => `${r.dir} (registry ${r.name} of pid ${ownerPidOf(r)})`),
+        ),
     exists(root).then((e) => (e ? [root] : [])),
   ]);
   return { processes, mounts, netns, links, cgroups, cniState, hosts, registries, stateDir };
@@ -66,7 +91,17 @@ export interface HostProcess {
 }
 
 /** What the local provider runs with paths under the state dir in its arguments. */
-const COMPONENTS = new Set(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'containerd', 'containerd-shim-runc-v2', 'runc', 'kubelet', 'ctr']);
+const COMPONENTS = new Set([
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'containerd',
+  'containerd-shim-runc-v2',
+  'runc',
+  'kubelet',
+  'ctr',
+]);
 
 /**
  * The environment's processes: any whose command line names a path under its
@@ -76,7 +111,10 @@ const COMPONENTS = new Set(['etcd', 'kube-apiserver', 'kube-controller-manager',
  * `owned`: only those `down` may kill without asking: pods, the components and
  * plugins themselves, not (say) someone's `tail -f` of a log under the dir.
  */
-export async function environmentProcesses(envName: string, o: { marker?: { name: string; value: string }; env?: NodeJS.ProcessEnv; owned?: boolean } = {}): Promise<HostProcess[]> {
+export async function environmentProcesses(
+  envName: string,
+  o: { marker?: { name: string; value: string }; env?: NodeJS.ProcessEnv; owned?: boolean } = {},
+): Promise<HostProcess[]> {
   const root = layoutFor(envName, o.env).root;
   const cgroup = `/${hostIdentity(envName).cgroupRoot}`;
   const marker = o.marker ? Buffer.from(`${o.marker.name}=${o.marker.value}\0`) : undefined;
@@ -91,13 +129,17 @@ export async function environmentProcesses(envName: string, o: { marker?: { name
     const namesRoot = argv.some((arg) => arg === root || arg.includes(`${root}/`));
     const exe = argv[0] ?? '';
     // A plugin script runs as [interpreter, script, …]: the script is what lies under the dir.
-    const owned = argv.slice(0, 2).some((a) => a.startsWith(`${root}/`)) || COMPONENTS.has(exe.slice(exe.lastIndexOf('/') + 1));
-    const ours = (namesRoot && (!o.owned || owned))
-      || (await read('cgroup')).split('\n').some((l) => {
+    const owned =
+      argv.slice(0, 2).some((a) => a.startsWith(`${root}/`)) || COMPONENTS.has(exe.slice(exe.lastIndexOf('/') + 1));
+    const ours =
+      (namesRoot && (!o.owned || owned)) ||
+      (await read('cgroup')).split('\n').some((l) => {
         const path = l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1);
         return path === cgroup || path.startsWith(`${cgroup}/`);
-      })
-      || (!o.owned && marker !== undefined && (await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0))).includes(marker));
+      }) ||
+      (!o.owned &&
+        marker !== undefined &&
+        (await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0))).includes(marker));
     if (ours) out.push({ pid: Number(entry), cmdline });
   }
   return out;
@@ -122,7 +164,10 @@ export function mountsUnder(mountinfo: string, roots: string[]): string[] {
 export async function podNetns(id: HostIdentity): Promise<string[]> {
   const found = new Set<string>();
   for (const f of await cniResultFiles(id)) {
-    const cached = await readFile(join(CNI_RESULTS_DIR, f), 'utf8').then((t) => JSON.parse(t) as { netns?: string }, () => undefined);
+    const cached = await readFile(join(CNI_RESULTS_DIR, f), 'utf8').then(
+      (t) => JSON.parse(t) as { netns?: string },
+      () => undefined,
+    );
     if (cached?.netns) found.add(await realpath(cached.netns).catch(() => cached.netns!));
   }
   for (const n of await readdir(NETNS_DIR).catch(() => [] as string[])) {
@@ -138,7 +183,7 @@ export function addressesIn(ipAddrOutput: string, subnet: string): boolean {
   const [base, bits] = subnet.split('/');
   const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0;
   const net = (ipv4(base!) & mask) >>> 0;
-  return [...ipAddrOutput.matchAll(/\binet (\d+\.\d+\.\d+\.\d+)\//g)].some((m) => ((ipv4(m[1]!) & mask) >>> 0) === net);
+  return [...ipAddrOutput.matchAll(/\binet (\d+\.\d+\.\d+\.\d+)\//g)].some((m) => (ipv4(m[1]!) & mask) >>> 0 === net);
 }
 
 function ipv4(a: string): number {
@@ -179,7 +224,9 @@ export async function environmentLinks(id: HostIdentity): Promise<string[]> {
 
 export async function cgroupDirs(id: HostIdentity): Promise<string[]> {
   const dirs = (await cgroupHierarchies()).map((h) => join(h, id.cgroupRoot));
-  return (await Promise.all(dirs.map(async (d) => ((await exists(d)) ? d : undefined)))).filter((d): d is string => d !== undefined);
+  return (await Promise.all(dirs.map(async (d) => ((await exists(d)) ? d : undefined)))).filter(
+    (d): d is string => d !== undefined,
+  );
 }
 
 function hostsOwnerPid(owner: string): number | undefined {
@@ -188,5 +235,8 @@ function hostsOwnerPid(owner: string): number | undefined {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
 }

@@ -24,7 +24,13 @@ export function get(url: string, tls?: TlsFiles, timeoutMs = 3000): Promise<{ st
     const u = new URL(url);
     const opts = {
       timeout: timeoutMs,
-      ...(tls ? { ca: readFileSync(tls.ca), ...(tls.cert ? { cert: readFileSync(tls.cert) } : {}), ...(tls.key ? { key: readFileSync(tls.key) } : {}) } : {}),
+      ...(tls
+        ? {
+            ca: readFileSync(tls.ca),
+            ...(tls.cert ? { cert: readFileSync(tls.cert) } : {}),
+            ...(tls.key ? { key: readFileSync(tls.key) } : {}),
+          }
+        : {}),
     };
     const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, opts, (res) => {
       let body = '';

@@ -33,14 +33,20 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   await attempt('stopping kubelet', () => stopDaemon(layout.pids, 'kubelet'));
   const netns = new Set<string>();
   // /var/run is a symlink to /run: mountinfo only knows the resolved path.
-  if (state) await attempt('removing containers', async () => (await Promise.all((await removeContainers(layout, state)).map((p) => realpath(p).catch(() => p)))).forEach((p) => netns.add(p)));
+  if (state)
+    await attempt('removing containers', async () =>
+      (await Promise.all((await removeContainers(layout, state)).map((p) => realpath(p).catch(() => p)))).forEach((p) =>
+        netns.add(p),
+      ),
+    );
   await attempt('stopping containerd', () => stopDaemon(layout.pids, 'containerd'));
   await attempt('killing leftover shims', () => killShims(layout.containerdSocket));
-  for (const name of ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver']) await attempt(`stopping ${name}`, () => stopDaemon(layout.pids, name));
+  for (const name of ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver'])
+    await attempt(`stopping ${name}`, () => stopDaemon(layout.pids, name));
   await attempt('stopping etcd', () => stopDaemon(layout.pids, 'etcd'));
   // What no pid file names: pods whose shim or containerd was killed, a daemon started just before
   // its `up` died (no pid file yet), plugins the kubelet was running.
-  await attempt('killing the environment\'s remaining processes', () => killEnvironmentProcesses(layout.name));
+  await attempt("killing the environment's remaining processes", () => killEnvironmentProcesses(layout.name));
   // A killed containerd cannot list its sandboxes; libcni's result cache still names their netns.
   await attempt('finding pod network namespaces', async () => (await podNetns(id)).forEach((p) => netns.add(p)));
   await attempt('unmounting', () => unmountUnder([layout.root, ...netns]));
@@ -48,12 +54,15 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   await attempt('removing the CNI bridge', () => removeLink(state?.cniBridge ?? id.cniBridge));
   await attempt('removing the node address link', () => removeLink(state?.nodeLink ?? id.nodeLink));
   // Sandboxes are killed, not stopped through CRI, so CNI DEL never ran: its IPAM and result cache are ours to clear.
-  await attempt('removing CNI state', async () => Promise.all((await cniStateFiles(id)).map((f) => rm(f, { recursive: true, force: true }))));
+  await attempt('removing CNI state', async () =>
+    Promise.all((await cniStateFiles(id)).map((f) => rm(f, { recursive: true, force: true }))),
+  );
   await attempt('removing the cgroup root', () => removeCgroupRoot(id.cgroupRoot));
   await attempt('removing the state dir', () => rm(layout.root, { recursive: true, force: true, maxRetries: 3 }));
   // Registries a suite run started die with it, but a SIGKILLed run leaves them running: clear any whose run is gone.
   await attempt('removing registries of runs that died', async () => {
-    for (const dir of await pruneOrphanedRegistries({ logger: log })) log.info(`down: removed registry ${dir}, whose run died`);
+    for (const dir of await pruneOrphanedRegistries({ logger: log }))
+      log.info(`down: removed registry ${dir}, whose run died`);
     await pruneRegistryHosts(new HostsFile());
   });
   return problems;
@@ -65,7 +74,8 @@ async function killEnvironmentProcesses(envName: string): Promise<void> {
   for (;;) {
     const left = await environmentProcesses(envName, { owned: true });
     if (left.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`still running: ${left.map((p) => `${p.pid} (${p.cmdline.slice(0, 80)})`).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`still running: ${left.map((p) => `${p.pid} (${p.cmdline.slice(0, 80)})`).join(', ')}`);
     for (const p of left) {
       try {
         process.kill(p.pid, 'SIGKILL');
@@ -84,7 +94,11 @@ export function cniNetworkName(envName: string): string {
 /** Kills every task in our containerd (CRI namespace) and returns the pod network namespaces they used. */
 async function removeContainers(layout: Layout, state: LocalState): Promise<string[]> {
   if ((await recordedPid(layout.pids, 'containerd')) === undefined) return [];
-  const ctr = (args: string[]) => execa(state.binaries.ctr, ['--address', layout.containerdSocket, '--namespace', 'k8s.io', ...args], { reject: false, timeout: 15_000 });
+  const ctr = (args: string[]) =>
+    execa(state.binaries.ctr, ['--address', layout.containerdSocket, '--namespace', 'k8s.io', ...args], {
+      reject: false,
+      timeout: 15_000,
+    });
   const netns = new Set<string>();
   const containers = (await ctr(['containers', 'ls', '-q'])).stdout.split('\n').filter(Boolean);
   for (const id of containers) {

@@ -43,7 +43,8 @@ export const IAM_AUTHENTICATOR_RECIPE: VendorPluginRecipe = {
   module: IAM_AUTHENTICATOR_MODULE,
   packageDir: './cmd/aws-iam-authenticator',
   // The vendor Makefile's LDFLAGS; the build date is the tag's, so two builds are byte-identical.
-  ldflags: (v) => `-w -s -X ${IAM_AUTHENTICATOR_MODULE}/pkg.Version=${v} -X ${IAM_AUTHENTICATOR_MODULE}/pkg.BuildDate=${RELEASE.date} -X ${IAM_AUTHENTICATOR_MODULE}/pkg.CommitID=${RELEASE.commit}`,
+  ldflags: (v) =>
+    `-w -s -X ${IAM_AUTHENTICATOR_MODULE}/pkg.Version=${v} -X ${IAM_AUTHENTICATOR_MODULE}/pkg.BuildDate=${RELEASE.date} -X ${IAM_AUTHENTICATOR_MODULE}/pkg.CommitID=${RELEASE.commit}`,
   // A cobra command: `version` prints {"Version":"v0.7.18",…}; --version is an unknown flag.
   versionArgs: ['version'],
 };

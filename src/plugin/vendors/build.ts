@@ -11,7 +11,16 @@
 import { execa } from 'execa';
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildEntry, describeBinaries, listEntries, makeWritable, removeStaleStaging, usableEntry, withLock, type KubeManifest } from '../../cluster/binaries/cache.ts';
+import {
+  buildEntry,
+  describeBinaries,
+  listEntries,
+  makeWritable,
+  removeStaleStaging,
+  usableEntry,
+  withLock,
+  type KubeManifest,
+} from '../../cluster/binaries/cache.ts';
 import { systemGo, type GoTool } from '../../cluster/binaries/go.ts';
 import { compareVersions } from '../../cluster/binaries/versions.ts';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
@@ -61,11 +70,21 @@ export function pluginCacheRoot(binary: string, cacheDir = defaultCacheDir()): s
   return join(cacheDir, 'plugins', binary);
 }
 
-export async function listVendorPlugin(recipe: VendorPluginRecipe, cacheDir = defaultCacheDir()): Promise<KubeManifest[]> {
-  return (await listEntries(pluginCacheRoot(recipe.binary, cacheDir), [recipe.binary])).sort((a, b) => compareVersions(b.version, a.version));
+export async function listVendorPlugin(
+  recipe: VendorPluginRecipe,
+  cacheDir = defaultCacheDir(),
+): Promise<KubeManifest[]> {
+  return (await listEntries(pluginCacheRoot(recipe.binary, cacheDir), [recipe.binary])).sort((a, b) =>
+    compareVersions(b.version, a.version),
+  );
 }
 
-async function cached(recipe: VendorPluginRecipe, root: string, version: string, fromCache = true): Promise<VendorPluginBinary | undefined> {
+async function cached(
+  recipe: VendorPluginRecipe,
+  root: string,
+  version: string,
+  fromCache = true,
+): Promise<VendorPluginBinary | undefined> {
   const dir = join(root, version);
   const manifest = await usableEntry(dir, [recipe.binary]);
   if (!manifest) return undefined;
@@ -73,8 +92,12 @@ async function cached(recipe: VendorPluginRecipe, root: string, version: string,
 }
 
 /** The cached build of `version`, or a build of it from the Go module proxy (first time only). */
-export async function ensureVendorPlugin(recipe: VendorPluginRecipe, o: VendorPluginOptions): Promise<VendorPluginBinary | undefined> {
-  if (!/^v\d+\.\d+\.\d+$/.test(o.version)) throw new ConfigError(`'${o.version}' is not an exact ${recipe.module} version`, { hint: 'write it as v1.37.1' });
+export async function ensureVendorPlugin(
+  recipe: VendorPluginRecipe,
+  o: VendorPluginOptions,
+): Promise<VendorPluginBinary | undefined> {
+  if (!/^v\d+\.\d+\.\d+$/.test(o.version))
+    throw new ConfigError(`'${o.version}' is not an exact ${recipe.module} version`, { hint: 'write it as v1.37.1' });
   const root = pluginCacheRoot(recipe.binary, o.cacheDir ?? defaultCacheDir());
   const hit = await cached(recipe, root, o.version);
   if (hit || o.cachedOnly) return hit;
@@ -87,44 +110,88 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
   const log = o.log ?? noopLogger;
   const go = o.go ?? systemGo({ log });
   const version = o.version;
-  return withLock(join(root, `${version}.lock`), async () => {
-    const hit = await cached(recipe, root, version);
-    if (hit) return hit;
-    await buildEntry(root, version, join(root, version), async (staging, t0) => {
-      const logFile = join(staging, 'build.log');
-      const source = await step(progress, `fetching ${recipe.module}@${version} from the Go module proxy`, async () => {
-        const dl = await go.download(recipe.module, version);
-        if (!dl.ok || !dl.dir) {
-          throw new PrerequisiteError(`${recipe.module}@${version} is not available from the Go module proxy (${dl.failure ?? 'unknown'})`, {
-            detail: dl.error ?? '', hint: `check \`go list -m -versions ${recipe.module}\` and network access to GOPROXY`,
+  return withLock(
+    join(root, `${version}.lock`),
+    async () => {
+      const hit = await cached(recipe, root, version);
+      if (hit) return hit;
+      await buildEntry(root, version, join(root, version), async (staging, t0) => {
+        const logFile = join(staging, 'build.log');
+        const source = await step(
+          progress,
+          `fetching ${recipe.module}@${version} from the Go module proxy`,
+          async () => {
+            const dl = await go.download(recipe.module, version);
+            if (!dl.ok || !dl.dir) {
+              throw new PrerequisiteError(
+                `${recipe.module}@${version} is not available from the Go module proxy (${dl.failure ?? 'unknown'})`,
+                {
+                  detail: dl.error ?? '',
+                  hint: `check \`go list -m -versions ${recipe.module}\` and network access to GOPROXY`,
+                },
+              );
+            }
+            return dl;
+          },
+        );
+        // The module cache is read-only; the build needs a writable copy (go may touch go.sum).
+        const work = join(staging, '.src');
+        await cp(source.dir!, work, { recursive: true });
+        await makeWritable(work);
+        const ldflags = recipe.ldflags(version);
+        progress.note(
+          `building ${recipe.binary} ${version} from the Go module proxy (first time only: a minute with warm Go caches, ten with cold ones)`,
+        );
+        await step(progress, `go build ${recipe.binary} ${version}`, () =>
+          go.run(
+            [
+              'build',
+              '-trimpath',
+              ...(recipe.tags ? ['-tags', recipe.tags] : []),
+              '-ldflags',
+              ldflags,
+              '-o',
+              join(staging, recipe.binary),
+              recipe.packageDir,
+            ],
+            // The vendor's own go.sum decides every dependency: -mod=readonly refuses anything it does not list.
+            // GOWORK=off: a module zip may carry the repository's go.work but never the workspace's other
+            // modules (aws-iam-authenticator's names ./tests/e2e), so go would refuse to build at all.
+            {
+              cwd: work,
+              env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly', GOWORK: 'off' },
+              logFile,
+              ...(o.signal ? { signal: o.signal } : {}),
+            },
+          ),
+        );
+        await rm(work, { recursive: true, force: true });
+        const probe = await execa(join(staging, recipe.binary), recipe.versionArgs ?? ['--version'], {
+          reject: false,
+          timeout: 30_000,
+        });
+        if (probe.exitCode !== 0 || !String(probe.stdout).includes(version)) {
+          throw new CredprovError(`${recipe.binary} built for ${version} does not report it`, {
+            detail: `${probe.stdout}\n${probe.stderr}`,
+            hint: 'nothing was cached',
           });
         }
-        return dl;
+        return {
+          version,
+          source: 'build',
+          origin: `${recipe.module}@${version}${source.sum ? ` ${source.sum}` : ''} (${recipe.packageDir})`,
+          binaries: await describeBinaries(staging, [recipe.binary]),
+          createdAt: new Date().toISOString(),
+          durationMs: Date.now() - t0,
+          goVersion: await go.version(),
+          ldflags,
+        };
       });
-      // The module cache is read-only; the build needs a writable copy (go may touch go.sum).
-      const work = join(staging, '.src');
-      await cp(source.dir!, work, { recursive: true });
-      await makeWritable(work);
-      const ldflags = recipe.ldflags(version);
-      progress.note(`building ${recipe.binary} ${version} from the Go module proxy (first time only: a minute with warm Go caches, ten with cold ones)`);
-      await step(progress, `go build ${recipe.binary} ${version}`, () => go.run(
-        ['build', '-trimpath', ...(recipe.tags ? ['-tags', recipe.tags] : []), '-ldflags', ldflags, '-o', join(staging, recipe.binary), recipe.packageDir],
-        // The vendor's own go.sum decides every dependency: -mod=readonly refuses anything it does not list.
-        // GOWORK=off: a module zip may carry the repository's go.work but never the workspace's other
-        // modules (aws-iam-authenticator's names ./tests/e2e), so go would refuse to build at all.
-        { cwd: work, env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly', GOWORK: 'off' }, logFile, ...(o.signal ? { signal: o.signal } : {}) },
-      ));
-      await rm(work, { recursive: true, force: true });
-      const probe = await execa(join(staging, recipe.binary), recipe.versionArgs ?? ['--version'], { reject: false, timeout: 30_000 });
-      if (probe.exitCode !== 0 || !String(probe.stdout).includes(version)) {
-        throw new CredprovError(`${recipe.binary} built for ${version} does not report it`, { detail: `${probe.stdout}\n${probe.stderr}`, hint: 'nothing was cached' });
-      }
-      return {
-        version, source: 'build', origin: `${recipe.module}@${version}${source.sum ? ` ${source.sum}` : ''} (${recipe.packageDir})`,
-        binaries: await describeBinaries(staging, [recipe.binary]), createdAt: new Date().toISOString(),
-        durationMs: Date.now() - t0, goVersion: await go.version(), ldflags,
-      };
-    });
-    return (await cached(recipe, root, version, false))!;
-  }, { onWait: (pid) => progress.note(`waiting for another credprov (pid ${pid}) that is building ${recipe.binary} ${version}`) });
+      return (await cached(recipe, root, version, false))!;
+    },
+    {
+      onWait: (pid) =>
+        progress.note(`waiting for another credprov (pid ${pid}) that is building ${recipe.binary} ${version}`),
+    },
+  );
 }

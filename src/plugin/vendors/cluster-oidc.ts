@@ -9,9 +9,12 @@ export interface ClusterOidc extends OidcTrust {
 }
 
 export async function clusterOidc(t: KubeTarget): Promise<ClusterOidc> {
-  const discovery = JSON.parse(await kubectl(t, ['get', '--raw', '/.well-known/openid-configuration'])) as ClusterOidc['discovery'];
+  const discovery = JSON.parse(
+    await kubectl(t, ['get', '--raw', '/.well-known/openid-configuration']),
+  ) as ClusterOidc['discovery'];
   // jwks_uri names the issuer's host; the API server serves the same keys at this path.
   const jwks = JSON.parse(await kubectl(t, ['get', '--raw', '/openid/v1/jwks'])) as ClusterOidc['jwks'];
-  if (!discovery.issuer || !Array.isArray(jwks.keys) || jwks.keys.length === 0) throw new Error('the API server\'s OIDC discovery document or JWKS is empty');
+  if (!discovery.issuer || !Array.isArray(jwks.keys) || jwks.keys.length === 0)
+    throw new Error("the API server's OIDC discovery document or JWKS is empty");
   return { issuer: discovery.issuer, jwks, discovery };
 }

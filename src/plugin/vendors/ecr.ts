@@ -35,7 +35,8 @@ export const ECR_RECIPE: VendorPluginRecipe = {
 };
 
 /** The plugin's private-registry host pattern (main.go ecrPrivateHostPattern). */
-const ECR_PRIVATE_HOST = /^(\d{12})\.dkr[.-]ecr(-fips)?\.([a-zA-Z0-9][a-zA-Z0-9-_]*)\.(amazonaws\.(?:com(?:\.cn)?|eu)|on\.(?:aws|amazonwebservices\.com\.cn)|sc2s\.sgov\.gov|c2s\.ic\.gov|cloud\.adc-e\.uk|csp\.hci\.ic\.gov)$/;
+const ECR_PRIVATE_HOST =
+  /^(\d{12})\.dkr[.-]ecr(-fips)?\.([a-zA-Z0-9][a-zA-Z0-9-_]*)\.(amazonaws\.(?:com(?:\.cn)?|eu)|on\.(?:aws|amazonwebservices\.com\.cn)|sc2s\.sgov\.gov|c2s\.ic\.gov|cloud\.adc-e\.uk|csp\.hci\.ic\.gov)$/;
 
 /** The region the plugin derives from an image host, or undefined (then it would use the SDK default). */
 export function ecrRegionOf(host: string): string | undefined {
@@ -62,7 +63,10 @@ export interface FakeAwsEndpoints {
  * environment can send the plugin to a real AWS endpoint. Static keys only in
  * non-SA mode; in SA mode the only credentials are the ones STS hands out.
  */
-export function ecrPluginEnv(endpoints: FakeAwsEndpoints, o: { staticKeys?: { accessKeyId: string; secretAccessKey: string }; roleArn?: string } = {}): ExecEnvVar[] {
+export function ecrPluginEnv(
+  endpoints: FakeAwsEndpoints,
+  o: { staticKeys?: { accessKeyId: string; secretAccessKey: string }; roleArn?: string } = {},
+): ExecEnvVar[] {
   const env: Record<string, string> = {
     AWS_ENDPOINT_URL_ECR: endpoints.ecr,
     AWS_ENDPOINT_URL_STS: endpoints.sts,
@@ -112,5 +116,10 @@ export function ecrProvider(o: EcrProviderOptions): CredentialProvider {
 
 /** KEP-4412 attributes for the plugin's SA mode: the role ARN annotation is required. */
 export function ecrTokenAttributes(audience: string): TokenAttributes {
-  return { serviceAccountTokenAudience: audience, cacheType: 'ServiceAccount', requireServiceAccount: true, requiredServiceAccountAnnotationKeys: [ECR_ROLE_ANNOTATION] };
+  return {
+    serviceAccountTokenAudience: audience,
+    cacheType: 'ServiceAccount',
+    requireServiceAccount: true,
+    requiredServiceAccountAnnotationKeys: [ECR_ROLE_ANNOTATION],
+  };
 }

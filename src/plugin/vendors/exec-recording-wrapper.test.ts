@@ -11,18 +11,30 @@ const dir = useTempDir('credprov-exec-wrapper-');
 
 test('passes everything through, replays the answer and exit status, and records the run with KUBERNETES_EXEC_INFO', async () => {
   const target = join(dir(), 'plugin');
-  await writeFile(target, `#!/bin/sh\necho "region=$AWS_REGION args=$*" >&2\nprintf '{"kind":"ExecCredential","status":{"token":"t0k3n"}}'\nexit 3\n`);
+  await writeFile(
+    target,
+    `#!/bin/sh\necho "region=$AWS_REGION args=$*" >&2\nprintf '{"kind":"ExecCredential","status":{"token":"t0k3n"}}'\nexit 3\n`,
+  );
   await chmod(target, 0o755);
   const logDir = join(dir(), 'runs');
   const wrapper = await installExecRecordingWrapper({ path: join(dir(), 'wrapped'), target, logDir });
   const info = { kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } };
-  const r = await execa(wrapper, ['token', '-i', 'c1'], { env: { AWS_REGION: 'us-west-2', KUBERNETES_EXEC_INFO: JSON.stringify(info) }, reject: false });
+  const r = await execa(wrapper, ['token', '-i', 'c1'], {
+    env: { AWS_REGION: 'us-west-2', KUBERNETES_EXEC_INFO: JSON.stringify(info) },
+    reject: false,
+  });
   expect(r.exitCode).toBe(3);
   expect(String(r.stdout)).toBe('{"kind":"ExecCredential","status":{"token":"t0k3n"}}');
   expect(String(r.stderr)).toBe('region=us-west-2 args=token -i c1');
   const runs = await readExecRuns(logDir);
   expect(runs).toHaveLength(1);
-  expect(runs[0]).toMatchObject({ args: ['token', '-i', 'c1'], exitCode: 3, execInfo: info, stdout: '{"kind":"ExecCredential","status":{"token":"t0k3n"}}', stderr: 'region=us-west-2 args=token -i c1\n' });
+  expect(runs[0]).toMatchObject({
+    args: ['token', '-i', 'c1'],
+    exitCode: 3,
+    execInfo: info,
+    stdout: '{"kind":"ExecCredential","status":{"token":"t0k3n"}}',
+    stderr: 'region=us-west-2 args=token -i c1\n',
+  });
   expect(runs[0]!.durationMs).toBeGreaterThanOrEqual(0);
   // The recorded answer is a live credential: only root may read it.
   expect((await stat(join(logDir, runs[0]!.id))).mode & 0o077).toBe(0);

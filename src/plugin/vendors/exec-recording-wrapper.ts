@@ -12,7 +12,11 @@ import { join } from 'node:path';
 import { shellQuote as q, writeScript } from '../../core/shell-script.ts';
 
 /** Writes the wrapper at `path` (atomically); returns it. */
-export async function installExecRecordingWrapper(o: { path: string; target: string; logDir: string }): Promise<string> {
+export async function installExecRecordingWrapper(o: {
+  path: string;
+  target: string;
+  logDir: string;
+}): Promise<string> {
   await mkdir(o.logDir, { recursive: true, mode: 0o700 });
   const script = `#!/bin/sh
 # credprov exec recording wrapper: records each run of the plugin below, unmodified.
@@ -54,7 +58,9 @@ export async function readExecRuns(logDir: string): Promise<RecordedExecRun[]> {
   const read = (id: string, f: string) => readFile(join(logDir, id, f), 'utf8').catch(() => undefined);
   const runs: RecordedExecRun[] = [];
   for (const id of names) {
-    const [argv, info, start, end, exit, stdout, stderr] = await Promise.all(['argv', 'exec-info', 'start', 'end', 'exit', 'stdout', 'stderr'].map((f) => read(id, f)));
+    const [argv, info, start, end, exit, stdout, stderr] = await Promise.all(
+      ['argv', 'exec-info', 'start', 'end', 'exit', 'stdout', 'stderr'].map((f) => read(id, f)),
+    );
     const startMs = Number(start?.trim() ?? '0') / 1e6;
     let execInfo: unknown;
     try {
@@ -63,11 +69,14 @@ export async function readExecRuns(logDir: string): Promise<RecordedExecRun[]> {
       execInfo = info;
     }
     runs.push({
-      id, startMs, args: argv ? argv.replace(/\n$/, '').split('\n') : [],
+      id,
+      startMs,
+      args: argv ? argv.replace(/\n$/, '').split('\n') : [],
       ...(end ? { durationMs: Math.round(Number(end.trim()) / 1e6 - startMs) } : {}),
       ...(exit ? { exitCode: Number(exit.trim()) } : {}),
       ...(execInfo !== undefined ? { execInfo } : {}),
-      stdout: stdout ?? '', stderr: (stderr ?? '').slice(0, 2000),
+      stdout: stdout ?? '',
+      stderr: (stderr ?? '').slice(0, 2000),
     });
   }
   return runs;

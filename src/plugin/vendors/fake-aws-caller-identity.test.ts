@@ -31,22 +31,47 @@ async function startFake(o: { skewMs?: number } = {}) {
   return { fake, user };
 }
 
-const presign = (user: Pick<IamUser, 'accessKeyId' | 'secretAccessKey'>, o: { clusterId?: string | null; signedAtMs?: number; region?: string } = {}) => presignGet({
-  url: `https://${HOST}/`, params: [['Action', 'GetCallerIdentity'], ['Version', '2011-06-15']],
-  headers: o.clusterId === null ? {} : { 'x-k8s-aws-id': o.clusterId ?? 'c1' }, region: o.region ?? 'us-west-2', service: 'sts',
-  credentials: user, signedAtMs: o.signedAtMs ?? Date.now(), expiresSeconds: 60,
-});
+const presign = (
+  user: Pick<IamUser, 'accessKeyId' | 'secretAccessKey'>,
+  o: { clusterId?: string | null; signedAtMs?: number; region?: string } = {},
+) =>
+  presignGet({
+    url: `https://${HOST}/`,
+    params: [
+      ['Action', 'GetCallerIdentity'],
+      ['Version', '2011-06-15'],
+    ],
+    headers: o.clusterId === null ? {} : { 'x-k8s-aws-id': o.clusterId ?? 'c1' },
+    region: o.region ?? 'us-west-2',
+    service: 'sts',
+    credentials: user,
+    signedAtMs: o.signedAtMs ?? Date.now(),
+    expiresSeconds: 60,
+  });
 
 /** Sends a presigned URL to the fake's http endpoint as the authenticator sends it: Host of the URL, its own x-k8s-aws-id. */
-function replay(fake: FakeAws, url: string, headers: Record<string, string> = { 'x-k8s-aws-id': 'c1', accept: 'application/json' }): Promise<{ status: number; body: string }> {
+function replay(
+  fake: FakeAws,
+  url: string,
+  headers: Record<string, string> = { 'x-k8s-aws-id': 'c1', accept: 'application/json' },
+): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   const endpoint = new URL(fake.endpoints!.sts);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: endpoint.hostname, port: endpoint.port, method: 'GET', path: `${u.pathname}${u.search}`, headers: { host: u.host, ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = httpRequest(
+      {
+        host: endpoint.hostname,
+        port: endpoint.port,
+        method: 'GET',
+        path: `${u.pathname}${u.search}`,
+        headers: { host: u.host, ...headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -57,27 +82,77 @@ describe('fake STS: GetCallerIdentity, presigned', () => {
     const { fake, user } = await startFake();
     const r = await replay(fake, presign(user));
     expect(r.status).toBe(200);
-    const result = (JSON.parse(r.body) as { GetCallerIdentityResponse: { GetCallerIdentityResult: Record<string, string> } }).GetCallerIdentityResponse.GetCallerIdentityResult;
+    const result = (
+      JSON.parse(r.body) as { GetCallerIdentityResponse: { GetCallerIdentityResult: Record<string, string> } }
+    ).GetCallerIdentityResponse.GetCallerIdentityResult;
     expect(result).toMatchObject({ Account: '111122223333', Arn: 'arn:aws:iam::111122223333:user/credprov-dev' });
     expect(result.UserId).toMatch(/^AIDA[A-Z2-7]{17}$/);
     // The same user id every time (AWS's is stable per principal).
-    expect(JSON.parse((await replay(fake, presign(user))).body).GetCallerIdentityResponse.GetCallerIdentityResult.UserId).toBe(result.UserId);
-    expect(fake.requests({ service: 'sts' })[0]).toMatchObject({ operation: 'GetCallerIdentity', signature: 'valid', status: 200, sts: { host: HOST, k8sAwsId: 'c1', presigned: { expiresSeconds: 60, signedHeaders: ['host', 'x-k8s-aws-id'] }, caller: { arn: result.Arn } } });
+    expect(
+      JSON.parse((await replay(fake, presign(user))).body).GetCallerIdentityResponse.GetCallerIdentityResult.UserId,
+    ).toBe(result.UserId);
+    expect(fake.requests({ service: 'sts' })[0]).toMatchObject({
+      operation: 'GetCallerIdentity',
+      signature: 'valid',
+      status: 200,
+      sts: {
+        host: HOST,
+        k8sAwsId: 'c1',
+        presigned: { expiresSeconds: 60, signedHeaders: ['host', 'x-k8s-aws-id'] },
+        caller: { arn: result.Arn },
+      },
+    });
   });
 
-  test('without Accept: application/json the answer is STS\'s XML', async () => {
+  test("without Accept: application/json the answer is STS's XML", async () => {
     const { fake, user } = await startFake();
     const r = await replay(fake, presign(user), { 'x-k8s-aws-id': 'c1' });
     expect(r.body).toMatch(/<GetCallerIdentityResponse[\s\S]*<Arn>arn:aws:iam::111122223333:user\/credprov-dev<\/Arn>/);
   });
 
   test.each([
-    ['a wrong secret', (u: IamUser) => presign({ ...u, secretAccessKey: 'not-it' }), undefined, 'SignatureDoesNotMatch', 'invalid'],
-    ['a key it never issued', () => presign(newIamUser('x', '111122223333')), undefined, 'InvalidClientTokenId', 'unknown-key'],
-    ['another cluster id than the one signed', (u: IamUser) => presign(u), { 'x-k8s-aws-id': 'c2', accept: 'application/json' }, 'SignatureDoesNotMatch', 'invalid'],
-    ['a signature for another region than the Host\'s', (u: IamUser) => presign(u, { region: 'eu-west-1' }), undefined, 'SignatureDoesNotMatch', 'invalid'],
-    ['an X-Amz-Date 16 minutes old', (u: IamUser) => presign(u, { signedAtMs: Date.now() - 16 * 60_000 }), undefined, 'SignatureDoesNotMatch', 'expired'],
-    ['an X-Amz-Date 16 minutes ahead', (u: IamUser) => presign(u, { signedAtMs: Date.now() + 16 * 60_000 }), undefined, 'SignatureDoesNotMatch', 'not-yet-valid'],
+    [
+      'a wrong secret',
+      (u: IamUser) => presign({ ...u, secretAccessKey: 'not-it' }),
+      undefined,
+      'SignatureDoesNotMatch',
+      'invalid',
+    ],
+    [
+      'a key it never issued',
+      () => presign(newIamUser('x', '111122223333')),
+      undefined,
+      'InvalidClientTokenId',
+      'unknown-key',
+    ],
+    [
+      'another cluster id than the one signed',
+      (u: IamUser) => presign(u),
+      { 'x-k8s-aws-id': 'c2', accept: 'application/json' },
+      'SignatureDoesNotMatch',
+      'invalid',
+    ],
+    [
+      "a signature for another region than the Host's",
+      (u: IamUser) => presign(u, { region: 'eu-west-1' }),
+      undefined,
+      'SignatureDoesNotMatch',
+      'invalid',
+    ],
+    [
+      'an X-Amz-Date 16 minutes old',
+      (u: IamUser) => presign(u, { signedAtMs: Date.now() - 16 * 60_000 }),
+      undefined,
+      'SignatureDoesNotMatch',
+      'expired',
+    ],
+    [
+      'an X-Amz-Date 16 minutes ahead',
+      (u: IamUser) => presign(u, { signedAtMs: Date.now() + 16 * 60_000 }),
+      undefined,
+      'SignatureDoesNotMatch',
+      'not-yet-valid',
+    ],
   ])('%s is refused with 403', async (_what, url, headers, code, signature) => {
     const { fake, user } = await startFake();
     const r = await replay(fake, url(user), headers);
@@ -86,7 +161,7 @@ describe('fake STS: GetCallerIdentity, presigned', () => {
     expect(fake.requests({ service: 'sts' })[0]).toMatchObject({ status: 403, signature, error: { code } });
   });
 
-  test('the window is STS\'s clock, not the signer\'s: a fresh URL is refused when STS runs 16 minutes ahead', async () => {
+  test("the window is STS's clock, not the signer's: a fresh URL is refused when STS runs 16 minutes ahead", async () => {
     const { fake, user } = await startFake({ skewMs: 16 * 60_000 });
     const r = await replay(fake, presign(user));
     expect(JSON.parse(r.body).Error.Message).toMatch(/^Signature expired: \d{8}T\d{6}Z is now earlier than/);
@@ -100,12 +175,35 @@ describe('fake STS: GetCallerIdentity, presigned', () => {
   test('a header-signed POST works too', async () => {
     const { fake, user } = await startFake();
     const body = 'Action=GetCallerIdentity&Version=2011-06-15';
-    const amzDate = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const amzDate = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     const u = new URL(fake.endpoints!.sts);
     const headers = { host: u.host, 'x-amz-date': amzDate, 'content-type': 'application/x-www-form-urlencoded' };
-    const parsed = { date: amzDate.slice(0, 8), region: 'us-east-1', service: 'sts', signedHeaders: Object.keys(headers).sort() };
-    const signature = sigV4Signature({ method: 'POST', url: '/', headers, body, parsed, secretAccessKey: user.secretAccessKey });
-    const res = await fetch(fake.endpoints!.sts, { method: 'POST', body, headers: { 'x-amz-date': amzDate, 'content-type': headers['content-type'], authorization: `AWS4-HMAC-SHA256 Credential=${user.accessKeyId}/${parsed.date}/us-east-1/sts/aws4_request, SignedHeaders=${parsed.signedHeaders.join(';')}, Signature=${signature}` } });
+    const parsed = {
+      date: amzDate.slice(0, 8),
+      region: 'us-east-1',
+      service: 'sts',
+      signedHeaders: Object.keys(headers).sort(),
+    };
+    const signature = sigV4Signature({
+      method: 'POST',
+      url: '/',
+      headers,
+      body,
+      parsed,
+      secretAccessKey: user.secretAccessKey,
+    });
+    const res = await fetch(fake.endpoints!.sts, {
+      method: 'POST',
+      body,
+      headers: {
+        'x-amz-date': amzDate,
+        'content-type': headers['content-type'],
+        authorization: `AWS4-HMAC-SHA256 Credential=${user.accessKeyId}/${parsed.date}/us-east-1/sts/aws4_request, SignedHeaders=${parsed.signedHeaders.join(';')}, Signature=${signature}`,
+      },
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('<Arn>arn:aws:iam::111122223333:user/credprov-dev</Arn>');
   });
@@ -127,17 +225,33 @@ test('serveStsTls answers over https under the STS hostname, with a certificate 
     const { fake, user } = await startFake();
     const ca = await createCA(dir);
     const cert = await issueServerCert(ca, dir, [HOST], 'sts');
-    const { port } = await fake.serveStsTls({ address: '127.0.0.1', port: 0, certPem: await readFile(cert.certPath, 'utf8'), keyPem: await readFile(cert.keyPath, 'utf8') });
+    const { port } = await fake.serveStsTls({
+      address: '127.0.0.1',
+      port: 0,
+      certPem: await readFile(cert.certPath, 'utf8'),
+      keyPem: await readFile(cert.keyPath, 'utf8'),
+    });
     const u = new URL(presign(user));
     // As a client that resolves the hostname to this address sends it: SNI and Host are the STS name.
-    const get = (ca?: Buffer) => new Promise<number | string>((resolve) => {
-      const req = httpsRequest({ host: '127.0.0.1', port, servername: HOST, path: `/${u.search}`, headers: { host: HOST, 'x-k8s-aws-id': 'c1' }, ...(ca ? { ca } : {}) }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+    const get = (ca?: Buffer) =>
+      new Promise<number | string>((resolve) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            servername: HOST,
+            path: `/${u.search}`,
+            headers: { host: HOST, 'x-k8s-aws-id': 'c1' },
+            ...(ca ? { ca } : {}),
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+        req.end();
       });
-      req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-      req.end();
-    });
     // Not trusted by default: the lab's processes are told (SSL_CERT_FILE), nothing else is.
     expect(await get()).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
     expect(await get(await readFile(ca.certPath))).toBe(200);
@@ -147,21 +261,46 @@ test('serveStsTls answers over https under the STS hostname, with a certificate 
 });
 
 // The real, unmodified plugin's tokens against the fake: only when its build is cached.
-const plugin = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, cachedOnly: true }).catch(() => undefined);
-const withPlugin = testIf(plugin ? { ok: true } : { ok: false, reason: `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} is not built (credprov run --suite vendor-aws-iam-authenticator builds it)` });
+const plugin = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, {
+  version: IAM_AUTHENTICATOR_VERSION,
+  cachedOnly: true,
+}).catch(() => undefined);
+const withPlugin = testIf(
+  plugin
+    ? { ok: true }
+    : {
+        ok: false,
+        reason: `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} is not built (credprov run --suite vendor-aws-iam-authenticator builds it)`,
+      },
+);
 
-withPlugin('aws-iam-authenticator token: its presigned URL names the regional STS host and verifies against the fake with the cluster id it was given', async () => {
-  const { fake, user } = await startFake();
-  const r = await execa(plugin!.path, ['token', '-i', 'c1'], {
-    extendEnv: false, reject: false, timeout: 30_000,
-    env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent', AWS_ACCESS_KEY_ID: user.accessKeyId, AWS_SECRET_ACCESS_KEY: user.secretAccessKey, AWS_REGION: 'us-west-2', AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null', AWS_EC2_METADATA_SERVICE_ENDPOINT: fake.endpoints!.other },
-  });
-  expect(r.exitCode).toBe(0);
-  const token = (JSON.parse(String(r.stdout)) as { status: { token: string } }).status.token;
-  const url = Buffer.from(token.replace(/^k8s-aws-v1\./, ''), 'base64url').toString();
-  expect(new URL(url).host).toBe(HOST);
-  expect((await replay(fake, url)).status).toBe(200);
-  expect((await replay(fake, url, { 'x-k8s-aws-id': 'c2', accept: 'application/json' })).status).toBe(403);
-  // It made no network call of its own: presigning is local.
-  expect(fake.requests().map((x) => x.sts?.k8sAwsId)).toEqual(['c1', 'c2']);
-}, 60_000);
+withPlugin(
+  'aws-iam-authenticator token: its presigned URL names the regional STS host and verifies against the fake with the cluster id it was given',
+  async () => {
+    const { fake, user } = await startFake();
+    const r = await execa(plugin!.path, ['token', '-i', 'c1'], {
+      extendEnv: false,
+      reject: false,
+      timeout: 30_000,
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: '/nonexistent',
+        AWS_ACCESS_KEY_ID: user.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: user.secretAccessKey,
+        AWS_REGION: 'us-west-2',
+        AWS_CONFIG_FILE: '/dev/null',
+        AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+        AWS_EC2_METADATA_SERVICE_ENDPOINT: fake.endpoints!.other,
+      },
+    });
+    expect(r.exitCode).toBe(0);
+    const token = (JSON.parse(String(r.stdout)) as { status: { token: string } }).status.token;
+    const url = Buffer.from(token.replace(/^k8s-aws-v1\./, ''), 'base64url').toString();
+    expect(new URL(url).host).toBe(HOST);
+    expect((await replay(fake, url)).status).toBe(200);
+    expect((await replay(fake, url, { 'x-k8s-aws-id': 'c2', accept: 'application/json' })).status).toBe(403);
+    // It made no network call of its own: presigning is local.
+    expect(fake.requests().map((x) => x.sts?.k8sAwsId)).toEqual(['c1', 'c2']);
+  },
+  60_000,
+);

@@ -32,9 +32,25 @@ import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
 import type { FakeAwsEndpoints } from './ecr.ts';
-import { msToAmzDate, parsePresignedQuery, parseSigV4, presignedSignatureValid, queryPairs, safeEqual, sha256, sigV4Signature } from '../../api/aws/sigv4.ts';
+import {
+  msToAmzDate,
+  parsePresignedQuery,
+  parseSigV4,
+  presignedSignatureValid,
+  queryPairs,
+  safeEqual,
+  sha256,
+  sigV4Signature,
+} from '../../api/aws/sigv4.ts';
 import { STS_PRESIGN_WINDOW_MS, stsRegionOfHost } from '../../api/aws/sts.ts';
 
 export const ECR_TARGET = 'AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken';
@@ -113,7 +129,10 @@ export interface FakeAwsRequest {
   error?: { code: string; message: string };
   ecr?: { account: string; expiresAt: string; lifetimeS: number; passwordSha256: string; proxyEndpoint: string };
   sts?: {
-    roleArn?: string; sessionName?: string; tokenClaims?: TokenClaims; issued?: { accessKeyId: string; expiresAt: string; assumedRoleArn: string };
+    roleArn?: string;
+    sessionName?: string;
+    tokenClaims?: TokenClaims;
+    issued?: { accessKeyId: string; expiresAt: string; assumedRoleArn: string };
     /** GetCallerIdentity: who the caller is. */
     caller?: { arn: string; account: string; userId: string };
     /** A presigned request: when it was signed, over which headers, for how long it says it is valid. */
@@ -160,7 +179,12 @@ export class FakeAws {
 
   constructor(o: FakeAwsOptions) {
     this.o = o;
-    for (const u of o.users ?? []) this.keys.set(u.accessKeyId, { ...u, principal: `arn:aws:iam::${u.account}:user/${u.name}`, userId: stableId('AIDA', u.accessKeyId) });
+    for (const u of o.users ?? [])
+      this.keys.set(u.accessKeyId, {
+        ...u,
+        principal: `arn:aws:iam::${u.account}:user/${u.name}`,
+        userId: stableId('AIDA', u.accessKeyId),
+      });
     if (o.sts?.oidc) this.trustOidc(o.sts.oidc);
   }
 
@@ -187,7 +211,12 @@ export class FakeAws {
    * `address`), with a certificate the caller made for that hostname. The region a
    * request must be signed for is taken from the Host it was sent to.
    */
-  async serveStsTls(o: { address: string; port?: number; certPem: string; keyPem: string }): Promise<{ address: string; port: number }> {
+  async serveStsTls(o: {
+    address: string;
+    port?: number;
+    certPem: string;
+    keyPem: string;
+  }): Promise<{ address: string; port: number }> {
     const server = createTlsServer({ cert: o.certPem, key: o.keyPem }, (req, res) => this.dispatch('sts', req, res));
     this.servers.push(server);
     return new Promise((resolve, reject) => {
@@ -195,21 +224,32 @@ export class FakeAws {
         this.servers.splice(this.servers.indexOf(server), 1);
         reject(err);
       });
-      server.listen(o.port ?? 443, o.address, () => resolve({ address: o.address, port: (server.address() as AddressInfo).port }));
+      server.listen(o.port ?? 443, o.address, () =>
+        resolve({ address: o.address, port: (server.address() as AddressInfo).port }),
+      );
     });
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.servers.splice(0).map((s) => new Promise<void>((r) => {
-      s.close(() => r());
-      s.closeAllConnections();
-    })));
+    await Promise.all(
+      this.servers.splice(0).map(
+        (s) =>
+          new Promise<void>((r) => {
+            s.close(() => r());
+            s.closeAllConnections();
+          }),
+      ),
+    );
     this.endpoints = undefined;
   }
 
   /** Every request so far, oldest first. */
   requests(filter: Partial<Pick<FakeAwsRequest, 'service' | 'operation'>> = {}): FakeAwsRequest[] {
-    return this.log.filter((r) => (filter.service === undefined || r.service === filter.service) && (filter.operation === undefined || r.operation === filter.operation));
+    return this.log.filter(
+      (r) =>
+        (filter.service === undefined || r.service === filter.service) &&
+        (filter.operation === undefined || r.operation === filter.operation),
+    );
   }
 
   private dispatch(service: FakeAwsRequest['service'], req: IncomingMessage, res: ServerResponse): void {
@@ -239,77 +279,167 @@ export class FakeAws {
     return rec;
   }
 
-  private async handle(service: FakeAwsRequest['service'], req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
-    const base = { service, method: req.method ?? 'GET', path: req.url ?? '/', ...(req.headers['user-agent'] ? { userAgent: String(req.headers['user-agent']).slice(0, 160) } : {}) };
+  private async handle(
+    service: FakeAwsRequest['service'],
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+  ): Promise<void> {
+    const base = {
+      service,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      ...(req.headers['user-agent'] ? { userAgent: String(req.headers['user-agent']).slice(0, 160) } : {}),
+    };
     if (service === 'ecr') return this.handleEcr(req, body, res, base);
     if (service === 'sts') return this.handleSts(req, body, res, base);
     const target = req.headers['x-amz-target'];
-    const error = { code: 'AccessDeniedException', message: 'credprov fake AWS: this endpoint serves no AWS service; the plugin must only call ECR and STS' };
+    const error = {
+      code: 'AccessDeniedException',
+      message: 'credprov fake AWS: this endpoint serves no AWS service; the plugin must only call ECR and STS',
+    };
     this.record({ ...base, ...(target ? { operation: String(target) } : {}), ...sigScope(req), status: 403, error });
     json(res, 403, { __type: error.code, message: error.message });
   }
 
-  private async handleEcr(req: IncomingMessage, body: Buffer, res: ServerResponse, base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>): Promise<void> {
+  private async handleEcr(
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+    base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>,
+  ): Promise<void> {
     const operation = String(req.headers['x-amz-target'] ?? '');
     const auth = this.authenticate(req, body, 'ecr');
-    const common = { ...base, operation, ...(auth.region ? { region: auth.region } : {}), ...(auth.accessKeyId ? { accessKeyId: auth.accessKeyId } : {}), ...(auth.session ? { principal: auth.session.principal } : {}), signature: auth.signature };
+    const common = {
+      ...base,
+      operation,
+      ...(auth.region ? { region: auth.region } : {}),
+      ...(auth.accessKeyId ? { accessKeyId: auth.accessKeyId } : {}),
+      ...(auth.session ? { principal: auth.session.principal } : {}),
+      signature: auth.signature,
+    };
     const refuse = (status: number, code: string, message: string) => {
       this.record({ ...common, status, error: { code, message } });
       json(res, status, { __type: code, message });
     };
     if (auth.signature !== 'valid' || !auth.session || !auth.region) {
-      const [code, message] = auth.signature === 'expired-session' ? ['ExpiredTokenException', 'The security token included in the request is expired']
-        : auth.signature === 'invalid' ? ['InvalidSignatureException', 'The request signature we calculated does not match the signature you provided.']
-          : auth.signature === 'absent' ? ['MissingAuthenticationTokenException', 'Missing Authentication Token']
-            : ['UnrecognizedClientException', 'The security token included in the request is invalid.'];
+      const [code, message] =
+        auth.signature === 'expired-session'
+          ? ['ExpiredTokenException', 'The security token included in the request is expired']
+          : auth.signature === 'invalid'
+            ? [
+                'InvalidSignatureException',
+                'The request signature we calculated does not match the signature you provided.',
+              ]
+            : auth.signature === 'absent'
+              ? ['MissingAuthenticationTokenException', 'Missing Authentication Token']
+              : ['UnrecognizedClientException', 'The security token included in the request is invalid.'];
       return refuse(400, code!, message!);
     }
-    if (operation !== ECR_TARGET) return refuse(400, 'UnknownOperationException', `credprov fake ECR serves only ${ECR_TARGET}`);
-    if (!this.o.ecr) return refuse(400, 'RepositoryNotFoundException', 'credprov fake AWS: this lab serves no ECR registry');
+    if (operation !== ECR_TARGET)
+      return refuse(400, 'UnknownOperationException', `credprov fake ECR serves only ${ECR_TARGET}`);
+    if (!this.o.ecr)
+      return refuse(400, 'RepositoryNotFoundException', 'credprov fake AWS: this lab serves no ECR registry');
     const session = auth.session;
     const region = auth.region;
     const password = await this.o.ecr.password({ region, account: session.account, principal: session.principal });
     const lifetimeMs = this.o.ecr.lifetimeMs(region);
     const expiresAt = this.now() + lifetimeMs;
     const proxyEndpoint = `https://${session.account}.dkr.ecr.${region}.amazonaws.com`;
-    this.record({ ...common, status: 200, ecr: { account: session.account, expiresAt: new Date(expiresAt).toISOString(), lifetimeS: lifetimeMs / 1000, passwordSha256: sha256(password).slice(0, 12), proxyEndpoint } });
-    json(res, 200, { authorizationData: [{ authorizationToken: Buffer.from(`AWS:${password}`).toString('base64'), expiresAt: expiresAt / 1000, proxyEndpoint }] });
+    this.record({
+      ...common,
+      status: 200,
+      ecr: {
+        account: session.account,
+        expiresAt: new Date(expiresAt).toISOString(),
+        lifetimeS: lifetimeMs / 1000,
+        passwordSha256: sha256(password).slice(0, 12),
+        proxyEndpoint,
+      },
+    });
+    json(res, 200, {
+      authorizationData: [
+        {
+          authorizationToken: Buffer.from(`AWS:${password}`).toString('base64'),
+          expiresAt: expiresAt / 1000,
+          proxyEndpoint,
+        },
+      ],
+    });
   }
 
-  private async handleSts(req: IncomingMessage, body: Buffer, res: ServerResponse, base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>): Promise<void> {
+  private async handleSts(
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+    base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>,
+  ): Promise<void> {
     const form = new URLSearchParams(body.toString('utf8'));
     const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
-    if ((query.get('Action') ?? form.get('Action')) === 'GetCallerIdentity') return this.handleGetCallerIdentity(req, body, res, base);
+    if ((query.get('Action') ?? form.get('Action')) === 'GetCallerIdentity')
+      return this.handleGetCallerIdentity(req, body, res, base);
     const operation = form.get('Action') ?? '';
     const roleArn = form.get('RoleArn') ?? undefined;
     const sessionName = form.get('RoleSessionName') ?? undefined;
     const token = form.get('WebIdentityToken') ?? '';
     const claims = token ? claimsOf(token) : undefined;
-    const sts = { ...(roleArn ? { roleArn } : {}), ...(sessionName ? { sessionName } : {}), ...(claims ? { tokenClaims: claims } : {}) };
+    const sts = {
+      ...(roleArn ? { roleArn } : {}),
+      ...(sessionName ? { sessionName } : {}),
+      ...(claims ? { tokenClaims: claims } : {}),
+    };
     const common = { ...base, operation, ...sigScope(req), sts };
     const refuse = (status: number, code: string, message: string) => {
       this.record({ ...common, status, error: { code, message } });
       stsError(res, status, code, message);
     };
-    if (operation !== 'AssumeRoleWithWebIdentity') return refuse(400, 'InvalidAction', `credprov fake STS serves only AssumeRoleWithWebIdentity and GetCallerIdentity, not ${operation || '(none)'}`);
+    if (operation !== 'AssumeRoleWithWebIdentity')
+      return refuse(
+        400,
+        'InvalidAction',
+        `credprov fake STS serves only AssumeRoleWithWebIdentity and GetCallerIdentity, not ${operation || '(none)'}`,
+      );
     const cfg = this.o.sts;
-    if (!cfg?.oidc || !this.jwks) return refuse(400, 'InvalidIdentityToken', 'No OpenIDConnect provider found in your account for this issuer');
+    if (!cfg?.oidc || !this.jwks)
+      return refuse(400, 'InvalidIdentityToken', 'No OpenIDConnect provider found in your account for this issuer');
     const oidc = cfg.oidc;
     if (!token) return refuse(400, 'ValidationError', 'WebIdentityToken is required');
     if (!roleArn || !sessionName) return refuse(400, 'ValidationError', 'RoleArn and RoleSessionName are required');
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, this.jwks, { issuer: oidc.issuer, algorithms: ['RS256'], currentDate: new Date(this.now()) }));
+      ({ payload } = await jwtVerify(token, this.jwks, {
+        issuer: oidc.issuer,
+        algorithms: ['RS256'],
+        currentDate: new Date(this.now()),
+      }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return refuse(400, 'ExpiredTokenException', 'Token is expired');
-      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'iss') return refuse(400, 'InvalidIdentityToken', `No OpenIDConnect provider found in your account for ${String(claims?.iss)}`);
-      return refuse(400, 'InvalidIdentityToken', `Couldn't verify the token against the issuer's keys: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'iss')
+        return refuse(
+          400,
+          'InvalidIdentityToken',
+          `No OpenIDConnect provider found in your account for ${String(claims?.iss)}`,
+        );
+      return refuse(
+        400,
+        'InvalidIdentityToken',
+        `Couldn't verify the token against the issuer's keys: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud === undefined ? [] : [payload.aud];
-    if (!aud.some((a) => cfg.audiences.includes(a))) return refuse(400, 'InvalidIdentityToken', `Incorrect token audience (token aud ${JSON.stringify(aud)}, accepted ${JSON.stringify(cfg.audiences)})`);
+    if (!aud.some((a) => cfg.audiences.includes(a)))
+      return refuse(
+        400,
+        'InvalidIdentityToken',
+        `Incorrect token audience (token aud ${JSON.stringify(aud)}, accepted ${JSON.stringify(cfg.audiences)})`,
+      );
     const role = cfg.roles.find((r) => r.arn === roleArn);
     if (!role || !role.subjects.includes(String(payload.sub))) {
-      return refuse(403, 'AccessDenied', `Not authorized to perform sts:AssumeRoleWithWebIdentity (role ${roleArn}${role ? ` does not trust ${String(payload.sub)}` : ' does not exist'})`);
+      return refuse(
+        403,
+        'AccessDenied',
+        `Not authorized to perform sts:AssumeRoleWithWebIdentity (role ${roleArn}${role ? ` does not trust ${String(payload.sub)}` : ' does not exist'})`,
+      );
     }
     const m = /^arn:aws:iam::(\d{12}):role\/(.+)$/.exec(roleArn);
     if (!m) return refuse(400, 'ValidationError', `${roleArn} is not a role ARN`);
@@ -317,11 +447,27 @@ export class FakeAws {
     const expiresAt = this.now() + seconds * 1000;
     const roleId = stableId('AROA', roleArn);
     const session: Session = {
-      accessKeyId: `ASIA${randomId(16)}`, secretAccessKey: randomBytes(30).toString('base64'), sessionToken: randomBytes(48).toString('base64'),
-      account: m[1]!, principal: `arn:aws:sts::${m[1]}:assumed-role/${m[2]!.split('/').pop()}/${sessionName}`, userId: `${roleId}:${sessionName}`, expiresAt,
+      accessKeyId: `ASIA${randomId(16)}`,
+      secretAccessKey: randomBytes(30).toString('base64'),
+      sessionToken: randomBytes(48).toString('base64'),
+      account: m[1]!,
+      principal: `arn:aws:sts::${m[1]}:assumed-role/${m[2]!.split('/').pop()}/${sessionName}`,
+      userId: `${roleId}:${sessionName}`,
+      expiresAt,
     };
     this.keys.set(session.accessKeyId, session);
-    this.record({ ...common, status: 200, sts: { ...sts, issued: { accessKeyId: session.accessKeyId, expiresAt: new Date(expiresAt).toISOString(), assumedRoleArn: session.principal } } });
+    this.record({
+      ...common,
+      status: 200,
+      sts: {
+        ...sts,
+        issued: {
+          accessKeyId: session.accessKeyId,
+          expiresAt: new Date(expiresAt).toISOString(),
+          assumedRoleArn: session.principal,
+        },
+      },
+    });
     res.writeHead(200, { 'content-type': 'text/xml' });
     res.end(`<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
   <AssumeRoleWithWebIdentityResult>
@@ -341,7 +487,12 @@ export class FakeAws {
 `);
   }
 
-  private async handleGetCallerIdentity(req: IncomingMessage, body: Buffer, res: ServerResponse, base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>): Promise<void> {
+  private async handleGetCallerIdentity(
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+    base: Pick<FakeAwsRequest, 'service' | 'method' | 'path' | 'userAgent'>,
+  ): Promise<void> {
     const host = String(req.headers.host ?? '');
     const k8sAwsId = req.headers['x-k8s-aws-id'];
     const wantsJson = /application\/json/.test(String(req.headers.accept ?? ''));
@@ -351,28 +502,58 @@ export class FakeAws {
     // STS at sts.<region>.amazonaws.com takes only signatures scoped to <region>.
     const wrongRegion = !!auth.region && !!hostRegion && auth.region !== hostRegion && auth.signature !== 'unknown-key';
     const sts: NonNullable<FakeAwsRequest['sts']> = {
-      ...(host ? { host } : {}), ...(k8sAwsId !== undefined ? { k8sAwsId: String(k8sAwsId) } : {}), ...(auth.presigned ? { presigned: auth.presigned } : {}),
+      ...(host ? { host } : {}),
+      ...(k8sAwsId !== undefined ? { k8sAwsId: String(k8sAwsId) } : {}),
+      ...(auth.presigned ? { presigned: auth.presigned } : {}),
     };
     const common = {
-      ...base, operation: 'GetCallerIdentity', ...(auth.region ? { region: auth.region } : {}), ...(auth.accessKeyId ? { accessKeyId: auth.accessKeyId } : {}),
-      ...(auth.session ? { principal: auth.session.principal } : {}), signature: wrongRegion ? 'invalid' as const : auth.signature, sts,
+      ...base,
+      operation: 'GetCallerIdentity',
+      ...(auth.region ? { region: auth.region } : {}),
+      ...(auth.accessKeyId ? { accessKeyId: auth.accessKeyId } : {}),
+      ...(auth.session ? { principal: auth.session.principal } : {}),
+      signature: wrongRegion ? ('invalid' as const) : auth.signature,
+      sts,
     };
     const refuse = (status: number, code: string, message: string) => {
       this.record({ ...common, status, error: { code, message } });
-      if (wantsJson) return sendJson(res, status, { Error: { Code: code, Message: message, Type: 'Sender' }, RequestId: randomUUIDish() });
+      if (wantsJson)
+        return sendJson(res, status, {
+          Error: { Code: code, Message: message, Type: 'Sender' },
+          RequestId: randomUUIDish(),
+        });
       stsError(res, status, code, message);
     };
     if (auth.error) return refuse(auth.error.status, auth.error.code, auth.error.message);
-    if (auth.signature === 'absent') return refuse(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
-    if (auth.signature === 'unknown-key') return refuse(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
-    if (wrongRegion) return refuse(403, 'SignatureDoesNotMatch', `Credential should be scoped to a valid region, not '${auth.region}'. `);
-    if (auth.signature === 'invalid' || !auth.session) return refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.');
-    if (auth.signature === 'expired-session') return refuse(403, 'ExpiredToken', 'The security token included in the request is expired');
+    if (auth.signature === 'absent')
+      return refuse(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
+    if (auth.signature === 'unknown-key')
+      return refuse(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
+    if (wrongRegion)
+      return refuse(
+        403,
+        'SignatureDoesNotMatch',
+        `Credential should be scoped to a valid region, not '${auth.region}'. `,
+      );
+    if (auth.signature === 'invalid' || !auth.session)
+      return refuse(
+        403,
+        'SignatureDoesNotMatch',
+        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      );
+    if (auth.signature === 'expired-session')
+      return refuse(403, 'ExpiredToken', 'The security token included in the request is expired');
     const s = auth.session;
     const caller = { arn: s.principal, account: s.account, userId: s.userId };
     this.record({ ...common, status: 200, sts: { ...sts, caller } });
     const requestId = randomUUIDish();
-    if (wantsJson) return sendJson(res, 200, { GetCallerIdentityResponse: { GetCallerIdentityResult: { Account: caller.account, Arn: caller.arn, UserId: caller.userId }, ResponseMetadata: { RequestId: requestId } } });
+    if (wantsJson)
+      return sendJson(res, 200, {
+        GetCallerIdentityResponse: {
+          GetCallerIdentityResult: { Account: caller.account, Arn: caller.arn, UserId: caller.userId },
+          ResponseMetadata: { RequestId: requestId },
+        },
+      });
     res.writeHead(200, { 'content-type': 'text/xml' });
     res.end(`<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
   <GetCallerIdentityResult>
@@ -392,7 +573,14 @@ export class FakeAws {
     const p = parsePresignedQuery(query);
     if ('missing' in p) {
       return query.some(([k]) => /^x-amz-/i.test(k))
-        ? { signature: 'invalid', error: { status: 400, code: 'AuthorizationQueryParametersError', message: `Query-string authentication requires ${p.missing}` } }
+        ? {
+            signature: 'invalid',
+            error: {
+              status: 400,
+              code: 'AuthorizationQueryParametersError',
+              message: `Query-string authentication requires ${p.missing}`,
+            },
+          }
         : { signature: 'absent' };
     }
     const presigned = { amzDate: p.amzDate, expiresSeconds: p.expiresSeconds, signedHeaders: p.signedHeaders };
@@ -400,18 +588,48 @@ export class FakeAws {
     const session = this.keys.get(p.accessKeyId);
     if (!session) return { signature: 'unknown-key', ...scoped };
     const now = this.now();
-    if (p.scope.service !== 'sts' || p.scope.date !== p.amzDate.slice(0, 8)) return { signature: 'invalid', ...scoped, session };
-    if (!presignedSignatureValid({ method: req.method ?? 'GET', path, query, headers: req.headers, presigned: p, secretAccessKey: session.secretAccessKey })) return { signature: 'invalid', ...scoped, session };
+    if (p.scope.service !== 'sts' || p.scope.date !== p.amzDate.slice(0, 8))
+      return { signature: 'invalid', ...scoped, session };
+    if (
+      !presignedSignatureValid({
+        method: req.method ?? 'GET',
+        path,
+        query,
+        headers: req.headers,
+        presigned: p,
+        secretAccessKey: session.secretAccessKey,
+      })
+    )
+      return { signature: 'invalid', ...scoped, session };
     // STS's own wording for a presigned request outside its window.
     if (now > p.signedAtMs + STS_PRESIGN_WINDOW_MS) {
-      return { signature: 'expired', ...scoped, session, error: { status: 403, code: 'SignatureDoesNotMatch', message: `Signature expired: ${p.amzDate} is now earlier than ${msToAmzDate(now - STS_PRESIGN_WINDOW_MS)} (${msToAmzDate(now)} - 15 min.)` } };
+      return {
+        signature: 'expired',
+        ...scoped,
+        session,
+        error: {
+          status: 403,
+          code: 'SignatureDoesNotMatch',
+          message: `Signature expired: ${p.amzDate} is now earlier than ${msToAmzDate(now - STS_PRESIGN_WINDOW_MS)} (${msToAmzDate(now)} - 15 min.)`,
+        },
+      };
     }
     if (p.signedAtMs > now + STS_PRESIGN_WINDOW_MS) {
-      return { signature: 'not-yet-valid', ...scoped, session, error: { status: 403, code: 'SignatureDoesNotMatch', message: `Signature not yet current: ${p.amzDate} is still later than ${msToAmzDate(now + STS_PRESIGN_WINDOW_MS)} (${msToAmzDate(now)} + 15 min.)` } };
+      return {
+        signature: 'not-yet-valid',
+        ...scoped,
+        session,
+        error: {
+          status: 403,
+          code: 'SignatureDoesNotMatch',
+          message: `Signature not yet current: ${p.amzDate} is still later than ${msToAmzDate(now + STS_PRESIGN_WINDOW_MS)} (${msToAmzDate(now)} + 15 min.)`,
+        },
+      };
     }
     if (session.sessionToken !== undefined) {
       if (p.securityToken !== session.sessionToken) return { signature: 'invalid', ...scoped, session };
-      if (session.expiresAt !== undefined && now > session.expiresAt) return { signature: 'expired-session', ...scoped, session };
+      if (session.expiresAt !== undefined && now > session.expiresAt)
+        return { signature: 'expired-session', ...scoped, session };
     }
     return { signature: 'valid', ...scoped, session };
   }
@@ -425,11 +643,20 @@ export class FakeAws {
     const session = this.keys.get(accessKeyId);
     if (!session) return { signature: 'unknown-key', accessKeyId, region };
     if (parsed.service !== service) return { signature: 'invalid', accessKeyId, region, session };
-    const expected = sigV4Signature({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, parsed, secretAccessKey: session.secretAccessKey });
+    const expected = sigV4Signature({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body,
+      parsed,
+      secretAccessKey: session.secretAccessKey,
+    });
     if (!safeEqual(expected, parsed.signature)) return { signature: 'invalid', accessKeyId, region, session };
     if (session.sessionToken !== undefined) {
-      if (String(req.headers['x-amz-security-token'] ?? '') !== session.sessionToken) return { signature: 'invalid', accessKeyId, region, session };
-      if (session.expiresAt !== undefined && this.now() > session.expiresAt) return { signature: 'expired-session', accessKeyId, region, session };
+      if (String(req.headers['x-amz-security-token'] ?? '') !== session.sessionToken)
+        return { signature: 'invalid', accessKeyId, region, session };
+      if (session.expiresAt !== undefined && this.now() > session.expiresAt)
+        return { signature: 'expired-session', accessKeyId, region, session };
     }
     return { signature: 'valid', accessKeyId, region, session };
   }
@@ -474,7 +701,9 @@ export function claimsOf(token: string): TokenClaims | undefined {
 /** An IAM-style unique ID (AIDA…, AROA…) derived from a key or ARN, so it is the same on every call. */
 function stableId(prefix: string, of: string): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  return prefix + Array.from(Buffer.from(sha256(of), 'hex').subarray(0, 17), (b) => alphabet[b % alphabet.length]).join('');
+  return (
+    prefix + Array.from(Buffer.from(sha256(of), 'hex').subarray(0, 17), (b) => alphabet[b % alphabet.length]).join('')
+  );
 }
 
 function randomId(n: number): string {
@@ -483,7 +712,9 @@ function randomId(n: number): string {
 }
 
 function randomUUIDish(): string {
-  return randomBytes(16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+  return randomBytes(16)
+    .toString('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 }
 
 function xml(s: string): string {
@@ -497,7 +728,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  const type = status >= 400 && body && typeof body === 'object' && '__type' in body ? { 'x-amzn-errortype': String((body as { __type: string }).__type) } : {};
+  const type =
+    status >= 400 && body && typeof body === 'object' && '__type' in body
+      ? { 'x-amzn-errortype': String((body as { __type: string }).__type) }
+      : {};
   res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': randomUUIDish(), ...type });
   res.end(text);
 }

@@ -97,9 +97,17 @@ export interface IamAuthenticatorLab {
    * The exec stanza of a kubeconfig user whose plugin signs with `profile`'s keys.
    * `direct`: the plugin binary itself rather than the recording wrapper (certification judges the binary).
    */
-  execFor(profile: IamProfile, o?: { apiVersion?: 'v1' | 'v1beta1'; clusterId?: string; direct?: boolean }): Record<string, unknown>;
+  execFor(
+    profile: IamProfile,
+    o?: { apiVersion?: 'v1' | 'v1beta1'; clusterId?: string; direct?: boolean },
+  ): Record<string, unknown>;
   /** A kubeconfig for `server` with one user per entry (name → exec stanza or static token); mode 0600. */
-  writeKubeconfig(file: string, cluster: { server: string; caFile?: string; caData?: string }, users: Record<string, { exec: Record<string, unknown> } | { token: string }>, current?: string): Promise<string>;
+  writeKubeconfig(
+    file: string,
+    cluster: { server: string; caFile?: string; caData?: string },
+    users: Record<string, { exec: Record<string, unknown> } | { token: string }>,
+    current?: string,
+  ): Promise<string>;
   /**
    * A token the plugin itself cannot make: presigned by credprov the same way
    * (GetCallerIdentity, X-Amz-Expires 60), with a chosen signing time and with or
@@ -118,7 +126,12 @@ export interface IamAuthenticatorLab {
 export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): Promise<IamAuthenticatorLab> {
   const progress = o.progress ?? silentProgress;
   const log = o.log ?? noopLogger;
-  const plugin = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, { version: IAM_AUTHENTICATOR_VERSION, progress, log, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) });
+  const plugin = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, {
+    version: IAM_AUTHENTICATOR_VERSION,
+    progress,
+    log,
+    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+  });
   if (!plugin) throw new CredprovError('aws-iam-authenticator was neither cached nor built');
   const region = o.region ?? 'us-west-2';
   const account = o.account ?? '111122223333';
@@ -131,7 +144,11 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
   const hosts = o.hostsFile ?? new HostsFile();
   const hostsOwner = `${HOSTS_OWNER_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`;
   let skewMs = 0;
-  const fake = new FakeAws({ users: [mapped, unmapped], logFile: join(o.dir, 'fake-sts-requests.jsonl'), clock: () => Date.now() + skewMs });
+  const fake = new FakeAws({
+    users: [mapped, unmapped],
+    logFile: join(o.dir, 'fake-sts-requests.jsonl'),
+    clock: () => Date.now() + skewMs,
+  });
 
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
   let server: ChildProcess | undefined;
@@ -150,7 +167,9 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
     const stsAddress = await step(progress, `fake STS on https://${stsHost}`, async () => {
       const cert = await issueServerCert(ca, join(o.dir, 'ca'), [stsHost], 'sts');
       const [certPem, keyPem] = await Promise.all([readFile(cert.certPath, 'utf8'), readFile(cert.keyPath, 'utf8')]);
-      const address = await serveOnFreeLoopbackAddress((addr) => fake.serveStsTls({ address: addr, port: 443, certPem, keyPem }));
+      const address = await serveOnFreeLoopbackAddress((addr) =>
+        fake.serveStsTls({ address: addr, port: 443, certPem, keyPem }),
+      );
       await claimHostname(hosts, stsHost);
       await hosts.add({ address, hostnames: [stsHost], owner: hostsOwner });
       hostsAdded = true;
@@ -162,16 +181,34 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
     await mkdir(awsDir, { recursive: true, mode: 0o700 });
     const stranger = newIamUser('credprov-never-issued', account);
     const keys: Record<(typeof KEYED_PROFILES)[number], AwsKeys> = {
-      mapped, unmapped, 'unknown-key': stranger, 'wrong-secret': { accessKeyId: mapped.accessKeyId, secretAccessKey: randomBytes(30).toString('base64') },
+      mapped,
+      unmapped,
+      'unknown-key': stranger,
+      'wrong-secret': { accessKeyId: mapped.accessKeyId, secretAccessKey: randomBytes(30).toString('base64') },
     };
     const credentialsFile = join(awsDir, 'credentials');
     const configFile = join(awsDir, 'config');
-    await writeFile(credentialsFile, KEYED_PROFILES.map((p) => `[${p}]\naws_access_key_id = ${keys[p].accessKeyId}\naws_secret_access_key = ${keys[p].secretAccessKey}\n`).join('\n'), { mode: 0o600 });
-    await writeFile(configFile, [...KEYED_PROFILES, 'no-credentials'].map((p) => `[profile ${p}]\nregion = ${region}\n`).join('\n'), { mode: 0o600 });
+    await writeFile(
+      credentialsFile,
+      KEYED_PROFILES.map(
+        (p) =>
+          `[${p}]\naws_access_key_id = ${keys[p].accessKeyId}\naws_secret_access_key = ${keys[p].secretAccessKey}\n`,
+      ).join('\n'),
+      { mode: 0o600 },
+    );
+    await writeFile(
+      configFile,
+      [...KEYED_PROFILES, 'no-credentials'].map((p) => `[profile ${p}]\nregion = ${region}\n`).join('\n'),
+      { mode: 0o600 },
+    );
 
     // The wrapper kubeconfigs exec.
     const runsDir = join(o.dir, 'runs');
-    const command = await installExecRecordingWrapper({ path: join(o.dir, 'aws-iam-authenticator'), target: plugin.path, logDir: runsDir });
+    const command = await installExecRecordingWrapper({
+      path: join(o.dir, 'aws-iam-authenticator'),
+      target: plugin.path,
+      logDir: runsDir,
+    });
 
     // The authenticator server: static mapping (MountedFile), state and kubeconfig in the lab dir.
     const port = await freePort('127.0.0.1');
@@ -179,58 +216,131 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     const webhookKubeconfig = join(o.dir, 'webhook.kubeconfig');
     const serverConfigFile = join(o.dir, 'server-config.yaml');
-    await writeFile(serverConfigFile, stringify({
-      clusterID: clusterId,
-      server: {
-        hostname: '127.0.0.1',
-        mapUsers: mappings.map((m) => ({ userARN: m.arn, username: m.username, groups: m.groups })),
-      },
-    }), { mode: 0o600 });
+    await writeFile(
+      serverConfigFile,
+      stringify({
+        clusterID: clusterId,
+        server: {
+          hostname: '127.0.0.1',
+          mapUsers: mappings.map((m) => ({ userARN: m.arn, username: m.username, groups: m.groups })),
+        },
+      }),
+      { mode: 0o600 },
+    );
     const serverLog = join(o.dir, 'server.log');
-    const args = ['server', '--config', serverConfigFile, '--address', '127.0.0.1', '--port', String(port), '--state-dir', stateDir, '--generate-kubeconfig', webhookKubeconfig, '--backend-mode', 'MountedFile'];
-    server = await step(progress, `aws-iam-authenticator server on https://127.0.0.1:${port}`, () => startServer({
-      bin: plugin.path, args, logFile: serverLog, webhookKubeconfig, port,
-      env: {
-        PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: o.dir,
-        // Trust the lab CA (Go reads SSL_CERT_FILE instead of the system roots).
-        SSL_CERT_FILE: ca.certPath,
-        // No AWS account: no credentials, no IMDS (its endpoint is the recording catch-all besides).
-        AWS_EC2_METADATA_DISABLED: 'true', AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoints.other,
-        AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null', AWS_MAX_ATTEMPTS: '1',
-      },
-    }));
+    const args = [
+      'server',
+      '--config',
+      serverConfigFile,
+      '--address',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--state-dir',
+      stateDir,
+      '--generate-kubeconfig',
+      webhookKubeconfig,
+      '--backend-mode',
+      'MountedFile',
+    ];
+    server = await step(progress, `aws-iam-authenticator server on https://127.0.0.1:${port}`, () =>
+      startServer({
+        bin: plugin.path,
+        args,
+        logFile: serverLog,
+        webhookKubeconfig,
+        port,
+        env: {
+          PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+          HOME: o.dir,
+          // Trust the lab CA (Go reads SSL_CERT_FILE instead of the system roots).
+          SSL_CERT_FILE: ca.certPath,
+          // No AWS account: no credentials, no IMDS (its endpoint is the recording catch-all besides).
+          AWS_EC2_METADATA_DISABLED: 'true',
+          AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoints.other,
+          AWS_CONFIG_FILE: '/dev/null',
+          AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+          AWS_MAX_ATTEMPTS: '1',
+        },
+      }),
+    );
     log.debug(`aws-iam-authenticator server pid ${server.pid}, log ${serverLog}`);
 
-    const env = (profile: IamProfile): ExecEnvVar[] => Object.entries({
-      AWS_PROFILE: profile, AWS_SHARED_CREDENTIALS_FILE: credentialsFile, AWS_CONFIG_FILE: configFile,
-      // IMDS: the token command forces its client on; the catch-all records any attempt.
-      AWS_EC2_METADATA_DISABLED: 'true', AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoints.other,
-      // The user's environment must not pick other credentials, a role or a region: empty is unset.
-      AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_SESSION_TOKEN: '', AWS_WEB_IDENTITY_TOKEN_FILE: '', AWS_ROLE_ARN: '',
-      AWS_CONTAINER_CREDENTIALS_FULL_URI: '', AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: '', AWS_REGION: '', AWS_DEFAULT_REGION: '',
-      AWS_ENDPOINT_URL: '', AWS_ENDPOINT_URL_STS: '', DEFAULT_ROLE: '',
-    }).map(([name, value]) => ({ name, value }));
+    const env = (profile: IamProfile): ExecEnvVar[] =>
+      Object.entries({
+        AWS_PROFILE: profile,
+        AWS_SHARED_CREDENTIALS_FILE: credentialsFile,
+        AWS_CONFIG_FILE: configFile,
+        // IMDS: the token command forces its client on; the catch-all records any attempt.
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoints.other,
+        // The user's environment must not pick other credentials, a role or a region: empty is unset.
+        AWS_ACCESS_KEY_ID: '',
+        AWS_SECRET_ACCESS_KEY: '',
+        AWS_SESSION_TOKEN: '',
+        AWS_WEB_IDENTITY_TOKEN_FILE: '',
+        AWS_ROLE_ARN: '',
+        AWS_CONTAINER_CREDENTIALS_FULL_URI: '',
+        AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: '',
+        AWS_REGION: '',
+        AWS_DEFAULT_REGION: '',
+        AWS_ENDPOINT_URL: '',
+        AWS_ENDPOINT_URL_STS: '',
+        DEFAULT_ROLE: '',
+      }).map(([name, value]) => ({ name, value }));
 
     const stopped = { done: false };
     return {
       imdsEndpoint: endpoints.other,
-      plugin, command, runsDir, fake, clusterId, region, stsHost, stsAddress, webhookKubeconfig, serverLog, serverConfigFile,
+      plugin,
+      command,
+      runsDir,
+      fake,
+      clusterId,
+      region,
+      stsHost,
+      stsAddress,
+      webhookKubeconfig,
+      serverLog,
+      serverConfigFile,
       serverUrl: `https://127.0.0.1:${port}/authenticate`,
-      users: { mapped, unmapped }, mappings,
+      users: { mapped, unmapped },
+      mappings,
       setup: () => ({
-        clusterId, mappings,
-        identities: [mapped, unmapped].map((u) => ({ accessKeyId: u.accessKeyId, secretAccessKey: u.secretAccessKey, arn: `arn:aws:iam::${u.account}:user/${u.name}` })),
+        clusterId,
+        mappings,
+        identities: [mapped, unmapped].map((u) => ({
+          accessKeyId: u.accessKeyId,
+          secretAccessKey: u.secretAccessKey,
+          arn: `arn:aws:iam::${u.account}:user/${u.name}`,
+        })),
       }),
       execFor(profile, x = {}) {
         const apiVersion = x.apiVersion === 'v1' ? V1 : V1BETA1;
         // Upstream's README kubeconfig (v1beta1, no interactiveMode: IfAvailable); v1 needs one.
-        return { apiVersion, command: x.direct ? plugin.path : command, args: ['token', '-i', x.clusterId ?? clusterId], env: env(profile), ...(x.apiVersion === 'v1' ? { interactiveMode: 'Never' } : {}) };
+        return {
+          apiVersion,
+          command: x.direct ? plugin.path : command,
+          args: ['token', '-i', x.clusterId ?? clusterId],
+          env: env(profile),
+          ...(x.apiVersion === 'v1' ? { interactiveMode: 'Never' } : {}),
+        };
       },
       async writeKubeconfig(file, cluster, users, current) {
         const names = Object.keys(users);
         const doc = {
-          apiVersion: 'v1', kind: 'Config',
-          clusters: [{ name: 'credprov', cluster: { server: cluster.server, ...(cluster.caFile ? { 'certificate-authority': cluster.caFile } : {}), ...(cluster.caData ? { 'certificate-authority-data': cluster.caData } : {}) } }],
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [
+            {
+              name: 'credprov',
+              cluster: {
+                server: cluster.server,
+                ...(cluster.caFile ? { 'certificate-authority': cluster.caFile } : {}),
+                ...(cluster.caData ? { 'certificate-authority-data': cluster.caData } : {}),
+              },
+            },
+          ],
           users: names.map((name) => ({ name, user: users[name] })),
           contexts: names.map((name) => ({ name, context: { cluster: 'credprov', user: name } })),
           'current-context': current ?? names[0],
@@ -240,9 +350,17 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
       },
       presignToken({ user, signedAtMs, clusterId: forCluster = clusterId }) {
         const url = presignGet({
-          url: `https://${stsHost}/`, params: [['Action', 'GetCallerIdentity'], ['Version', '2011-06-15']],
-          headers: forCluster === null ? {} : { 'x-k8s-aws-id': forCluster }, region, service: 'sts',
-          credentials: user, signedAtMs, expiresSeconds: 60,
+          url: `https://${stsHost}/`,
+          params: [
+            ['Action', 'GetCallerIdentity'],
+            ['Version', '2011-06-15'],
+          ],
+          headers: forCluster === null ? {} : { 'x-k8s-aws-id': forCluster },
+          region,
+          service: 'sts',
+          credentials: user,
+          signedAtMs,
+          expiresSeconds: 60,
         });
         return TOKEN_PREFIX + Buffer.from(url).toString('base64url');
       },
@@ -252,7 +370,12 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
       setStsClockSkew(ms) {
         skewMs = ms;
       },
-      secrets: [mapped.secretAccessKey, unmapped.secretAccessKey, stranger.secretAccessKey, keys['wrong-secret'].secretAccessKey],
+      secrets: [
+        mapped.secretAccessKey,
+        unmapped.secretAccessKey,
+        stranger.secretAccessKey,
+        keys['wrong-secret'].secretAccessKey,
+      ],
       async stop() {
         if (stopped.done) return;
         stopped.done = true;
@@ -274,10 +397,14 @@ export const CERTIFY_USERS = { v1beta1: 'aws-iam-authenticator', v1: 'aws-iam-au
  * spec.cluster, as `certify exec-plugin --command` does.
  */
 export function writeCertifyKubeconfig(lab: IamAuthenticatorLab, file: string): Promise<string> {
-  return lab.writeKubeconfig(file, { server: 'https://kubernetes.credprov.test:6443' }, {
-    [CERTIFY_USERS.v1beta1]: { exec: lab.execFor('mapped', { direct: true }) },
-    [CERTIFY_USERS.v1]: { exec: lab.execFor('mapped', { direct: true, apiVersion: 'v1' }) },
-  });
+  return lab.writeKubeconfig(
+    file,
+    { server: 'https://kubernetes.credprov.test:6443' },
+    {
+      [CERTIFY_USERS.v1beta1]: { exec: lab.execFor('mapped', { direct: true }) },
+      [CERTIFY_USERS.v1]: { exec: lab.execFor('mapped', { direct: true, apiVersion: 'v1' }) },
+    },
+  );
 }
 
 /** Binds with `serve` on a random 127.x.y.z until one is free (port 443 of 127.0.0.1 may be anyone's). */
@@ -305,13 +432,23 @@ async function claimHostname(hosts: HostsFile, hostname: string): Promise<void> 
   });
   const holder = (await hosts.entries()).find((e) => e.hostnames.includes(hostname));
   if (holder) {
-    throw new PrerequisiteError(`${hostname} is already mapped in ${hosts.path} by '${holder.owner}' (another credprov lab that is still running)`, {
-      hint: 'wait for it to finish, or give this lab another region',
-    });
+    throw new PrerequisiteError(
+      `${hostname} is already mapped in ${hosts.path} by '${holder.owner}' (another credprov lab that is still running)`,
+      {
+        hint: 'wait for it to finish, or give this lab another region',
+      },
+    );
   }
 }
 
-async function startServer(o: { bin: string; args: string[]; env: Record<string, string>; logFile: string; webhookKubeconfig: string; port: number }): Promise<ChildProcess> {
+async function startServer(o: {
+  bin: string;
+  args: string[];
+  env: Record<string, string>;
+  logFile: string;
+  webhookKubeconfig: string;
+  port: number;
+}): Promise<ChildProcess> {
   const fd = openSync(o.logFile, 'a', 0o600);
   // Tied to credprov: a credprov killed by SIGKILL must not leave the server listening.
   const child = spawnTied(o.bin, o.args, { env: o.env, stdio: ['ignore', fd, fd] });
@@ -321,11 +458,21 @@ async function startServer(o: { bin: string; args: string[]; env: Record<string,
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new CredprovError(`aws-iam-authenticator server exited (${child.exitCode ?? child.signalCode}) before it listened`, { detail: tail(await readFile(o.logFile, 'utf8').catch(() => ''), 20), hint: `log: ${o.logFile}` });
+        throw new CredprovError(
+          `aws-iam-authenticator server exited (${child.exitCode ?? child.signalCode}) before it listened`,
+          { detail: tail(await readFile(o.logFile, 'utf8').catch(() => ''), 20), hint: `log: ${o.logFile}` },
+        );
       }
-      const written = await stat(o.webhookKubeconfig).then(() => true, () => false);
+      const written = await stat(o.webhookKubeconfig).then(
+        () => true,
+        () => false,
+      );
       if (written && (await accepts('127.0.0.1', o.port))) return child;
-      if (Date.now() > deadline) throw new CredprovError(`aws-iam-authenticator server did not listen on 127.0.0.1:${o.port} within 30s`, { detail: tail(await readFile(o.logFile, 'utf8').catch(() => ''), 20), hint: `log: ${o.logFile}` });
+      if (Date.now() > deadline)
+        throw new CredprovError(`aws-iam-authenticator server did not listen on 127.0.0.1:${o.port} within 30s`, {
+          detail: tail(await readFile(o.logFile, 'utf8').catch(() => ''), 20),
+          hint: `log: ${o.logFile}`,
+        });
       await sleep(50);
     }
   } catch (err) {

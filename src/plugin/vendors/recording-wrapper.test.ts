@@ -27,7 +27,13 @@ printf '{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialP
 exit 0`);
     const logDir = join(dir(), 'log1');
     const wrapper = await installRecordingWrapper({ binDir: join(dir(), 'bin'), name: 'my-provider', target, logDir });
-    const request = JSON.stringify({ apiVersion: 'credentialprovider.kubelet.k8s.io/v1', kind: 'CredentialProviderRequest', image: 'reg.io/a/b', serviceAccountToken: JWT, serviceAccountAnnotations: { k: 'v' } });
+    const request = JSON.stringify({
+      apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+      kind: 'CredentialProviderRequest',
+      image: 'reg.io/a/b',
+      serviceAccountToken: JWT,
+      serviceAccountAnnotations: { k: 'v' },
+    });
     const r = await execa(wrapper, ['--flag'], { input: request, env: { AWS_REGION: 'eu-west-1' }, reject: false });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(String(r.stdout))).toMatchObject({ cacheKeyType: 'Registry' });
@@ -36,8 +42,16 @@ exit 0`);
     const [inv, ...rest] = await readWrappedInvocations(logDir);
     expect(rest).toEqual([]);
     expect(inv).toMatchObject({
-      provider: 'my-provider', exitCode: 0, args: ['--flag'], env: { AWS_REGION: 9 },
-      request: { image: 'reg.io/a/b', tokenPresent: true, tokenClaims: { sub: 'system:serviceaccount:default:p', aud: ['aud'] }, annotations: { k: 'v' } },
+      provider: 'my-provider',
+      exitCode: 0,
+      args: ['--flag'],
+      env: { AWS_REGION: 9 },
+      request: {
+        image: 'reg.io/a/b',
+        tokenPresent: true,
+        tokenClaims: { sub: 'system:serviceaccount:default:p', aud: ['aud'] },
+        annotations: { k: 'v' },
+      },
       response: { cacheKeyType: 'Registry', cacheDuration: '6h0m0s', auth: { 'reg.io': 'AWS' } },
     });
     expect(inv!.durationMs).toBeGreaterThanOrEqual(0);

@@ -99,7 +99,9 @@ export async function readWrappedInvocations(logDir: string): Promise<WrappedInv
   for (const id of names.filter((n) => /^\d+-\d+$/.test(n))) {
     const dir = join(logDir, id);
     const read = (f: string) => readFile(join(dir, f), 'utf8').catch(() => undefined);
-    const [argv, env, start, request, stdout, stderr, end, exit] = await Promise.all(['argv', 'env', 'start', 'request', 'stdout', 'stderr', 'end', 'exit'].map(read));
+    const [argv, env, start, request, stdout, stderr, end, exit] = await Promise.all(
+      ['argv', 'env', 'start', 'request', 'stdout', 'stderr', 'end', 'exit'].map(read),
+    );
     if (start === undefined) continue;
     const argvLines = (argv ?? '').split('\n').slice(0, -1);
     const startMs = nsToMs(start);
@@ -112,10 +114,15 @@ export async function readWrappedInvocations(logDir: string): Promise<WrappedInv
       ...(endMs !== undefined ? { endMs, durationMs: endMs - startMs } : {}),
       ...(exit !== undefined && exit.trim() !== '' ? { exitCode: Number(exit.trim()) } : {}),
       args: argvLines.slice(1),
-      env: Object.fromEntries((env ?? '').split('\n').filter(Boolean).map((l) => {
-        const i = l.lastIndexOf('=');
-        return [l.slice(0, i), Number(l.slice(i + 1))];
-      })),
+      env: Object.fromEntries(
+        (env ?? '')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => {
+            const i = l.lastIndexOf('=');
+            return [l.slice(0, i), Number(l.slice(i + 1))];
+          }),
+      ),
       request: parseRequest(request ?? ''),
       ...(stdout !== undefined && exit !== undefined ? { response: parseResponse(stdout) } : {}),
       stderr: (stderr ?? '').slice(-2000),
@@ -126,7 +133,13 @@ export async function readWrappedInvocations(logDir: string): Promise<WrappedInv
 
 function parseRequest(text: string): WrappedInvocation['request'] {
   try {
-    const r = JSON.parse(text) as { apiVersion?: string; kind?: string; image?: string; serviceAccountToken?: string; serviceAccountAnnotations?: Record<string, string> };
+    const r = JSON.parse(text) as {
+      apiVersion?: string;
+      kind?: string;
+      image?: string;
+      serviceAccountToken?: string;
+      serviceAccountAnnotations?: Record<string, string>;
+    };
     const token = r.serviceAccountToken;
     const claims = token ? claimsOf(token) : undefined;
     return {
@@ -146,7 +159,13 @@ function parseRequest(text: string): WrappedInvocation['request'] {
 function parseResponse(text: string): NonNullable<WrappedInvocation['response']> {
   if (text.trim() === '') return {};
   try {
-    const r = JSON.parse(text) as { apiVersion?: string; kind?: string; cacheKeyType?: string; cacheDuration?: string; auth?: Record<string, { username?: string; password?: string }> };
+    const r = JSON.parse(text) as {
+      apiVersion?: string;
+      kind?: string;
+      cacheKeyType?: string;
+      cacheDuration?: string;
+      auth?: Record<string, { username?: string; password?: string }>;
+    };
     const auth = r.auth ?? {};
     return {
       ...(r.apiVersion ? { apiVersion: r.apiVersion } : {}),

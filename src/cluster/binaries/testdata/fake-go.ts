@@ -44,7 +44,13 @@ export function fakeGo(o: FakeGoOptions): FakeGo {
       calls.push(`download ${module}@${version}`);
       const failure = o.failing?.[version] ?? (knows(version) ? undefined : 'unknown-version');
       if (failure) return { ok: false, version, failure, error: `fake proxy: ${failure}` };
-      return { ok: true, version, dir: '/nonexistent', ...(o.goModFile ? { goModFile: o.goModFile } : {}), sum: 'h1:fake=' };
+      return {
+        ok: true,
+        version,
+        dir: '/nonexistent',
+        ...(o.goModFile ? { goModFile: o.goModFile } : {}),
+        sum: 'h1:fake=',
+      };
     },
     async run(args, opts) {
       calls.push(`run ${args[0]}`);

@@ -8,7 +8,9 @@ import type { Step } from '../context.ts';
 
 export async function prepareNamespace(t: ApiTarget, caCertFile: string, namespace: string): Promise<void> {
   const ca = await readFile(caCertFile, 'utf8');
-  await (await kubeApi(t)).apply([
+  await (
+    await kubeApi(t)
+  ).apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace }, data: { 'ca.crt': ca } },

@@ -25,12 +25,16 @@ export async function cgroupHierarchies(fsRoot = CGROUP_FS): Promise<string[]> {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 export const createCgroupRoot: Step = {
   name: 'cgroup root',
   async run(ctx) {
-    for (const h of await cgroupHierarchies()) await mkdir(join(h, cgroupRootName(ctx.state.name)), { recursive: true });
+    for (const h of await cgroupHierarchies())
+      await mkdir(join(h, cgroupRootName(ctx.state.name)), { recursive: true });
   },
 };

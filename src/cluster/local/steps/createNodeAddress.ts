@@ -12,7 +12,8 @@ export const createNodeAddress: Step = {
     const { nodeLink, nodeIP } = ctx.state;
     const ip = async (args: string[]) => {
       const r = await execa('ip', args, { reject: false, all: true });
-      if (r.exitCode !== 0) throw new CommandError(`ip ${args.join(' ')} failed`, { argv: ['ip', ...args], output: String(r.all ?? '') });
+      if (r.exitCode !== 0)
+        throw new CommandError(`ip ${args.join(' ')} failed`, { argv: ['ip', ...args], output: String(r.all ?? '') });
     };
     const exists = (await execa('ip', ['link', 'show', nodeLink], { reject: false })).exitCode === 0;
     if (!exists) await ip(['link', 'add', nodeLink, 'type', 'bridge']);

@@ -14,11 +14,23 @@ export const importSandboxImage: Step = {
     const archive = join(ctx.layout.root, 'sandbox-image.tar');
     await ctx.sandboxImage.writeArchive(archive);
     try {
-      const ctr = (args: string[]) => execa(b.ctr, ['--address', ctx.layout.containerdSocket, '--namespace', 'k8s.io', ...args], { reject: false, all: true });
+      const ctr = (args: string[]) =>
+        execa(b.ctr, ['--address', ctx.layout.containerdSocket, '--namespace', 'k8s.io', ...args], {
+          reject: false,
+          all: true,
+        });
       const imported = await ctr(['images', 'import', '--no-unpack', archive]);
-      if (imported.exitCode !== 0) throw new CommandError('ctr images import of the sandbox image failed', { argv: [b.ctr, 'images', 'import', archive], output: String(imported.all ?? '') });
+      if (imported.exitCode !== 0)
+        throw new CommandError('ctr images import of the sandbox image failed', {
+          argv: [b.ctr, 'images', 'import', archive],
+          output: String(imported.all ?? ''),
+        });
       const label = await ctr(['images', 'label', ctx.state.sandboxImageRef, 'io.cri-containerd.pinned=pinned']);
-      if (label.exitCode !== 0) throw new CommandError('labelling the sandbox image as pinned failed', { argv: [b.ctr, 'images', 'label', ctx.state.sandboxImageRef], output: String(label.all ?? '') });
+      if (label.exitCode !== 0)
+        throw new CommandError('labelling the sandbox image as pinned failed', {
+          argv: [b.ctr, 'images', 'label', ctx.state.sandboxImageRef],
+          output: String(label.all ?? ''),
+        });
     } finally {
       await rm(archive, { force: true });
     }

@@ -20,7 +20,11 @@ export const installPlugins: Step = {
       try {
         await access(target, constants.X_OK);
       } catch {
-        throw new ConfigError(`plugin '${name}' is not an executable file: ${target}`, { problems: [{ field: `credentialProvider.plugins.${name}`, message: `expected an executable file, got ${target}` }] });
+        throw new ConfigError(`plugin '${name}' is not an executable file: ${target}`, {
+          problems: [
+            { field: `credentialProvider.plugins.${name}`, message: `expected an executable file, got ${target}` },
+          ],
+        });
       }
       await symlink(target, join(dir, name));
     }

@@ -51,34 +51,60 @@ export function containerdConfig(ctx: StepContext): string {
 
 /** A bridge + host-local network on a private subnet, plus loopback: enough for the node to report NetworkReady. */
 export function cniConflist(network: string, bridge: string, subnet: string): string {
-  return JSON.stringify({
-    cniVersion: '1.0.0',
-    name: network,
-    plugins: [
-      { type: 'bridge', bridge, isGateway: true, ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] } },
-      { type: 'portmap', capabilities: { portMappings: true } },
-    ],
-  }, null, 2);
+  return JSON.stringify(
+    {
+      cniVersion: '1.0.0',
+      name: network,
+      plugins: [
+        {
+          type: 'bridge',
+          bridge,
+          isGateway: true,
+          ipMasq: false,
+          ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] },
+        },
+        { type: 'portmap', capabilities: { portMappings: true } },
+      ],
+    },
+    null,
+    2,
+  );
 }
 
 export const startContainerd: Step = {
   name: 'start containerd',
   async run(ctx) {
     const l = ctx.layout;
-    await Promise.all([l.containerdRoot, l.containerdState, l.certsD, l.cniConf].map((d) => mkdir(d, { recursive: true })));
+    await Promise.all(
+      [l.containerdRoot, l.containerdState, l.certsD, l.cniConf].map((d) => mkdir(d, { recursive: true })),
+    );
     await writeFile(l.containerdConfig, containerdConfig(ctx));
-    await writeFile(join(l.cniConf, '10-credprov.conflist'), cniConflist(cniNetworkName(ctx.state.name), ctx.state.cniBridge, ctx.state.podSubnet));
-    await writeFile(join(l.cniConf, '99-loopback.conf'), JSON.stringify({ cniVersion: '1.0.0', name: 'lo', type: 'loopback' }));
+    await writeFile(
+      join(l.cniConf, '10-credprov.conflist'),
+      cniConflist(cniNetworkName(ctx.state.name), ctx.state.cniBridge, ctx.state.podSubnet),
+    );
+    await writeFile(
+      join(l.cniConf, '99-loopback.conf'),
+      JSON.stringify({ cniVersion: '1.0.0', name: 'lo', type: 'loopback' }),
+    );
     const b = ctx.state.binaries;
-    const daemon = await startDaemon({
-      name: 'containerd',
-      bin: b.containerd,
-      args: ['--config', l.containerdConfig, '--log-level', 'info'],
-      env: { PATH: `${b.runtimePath}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}` },
-    }, l, ctx.log);
-    await waitFor('containerd to answer on its socket', async () => {
-      const r = await execa(b.ctr, ['--address', l.containerdSocket, 'version'], { reject: false, timeout: 3000 });
-      return r.exitCode === 0;
-    }, { timeoutMs: 30_000, daemon, signal: ctx.signal });
+    const daemon = await startDaemon(
+      {
+        name: 'containerd',
+        bin: b.containerd,
+        args: ['--config', l.containerdConfig, '--log-level', 'info'],
+        env: { PATH: `${b.runtimePath}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}` },
+      },
+      l,
+      ctx.log,
+    );
+    await waitFor(
+      'containerd to answer on its socket',
+      async () => {
+        const r = await execa(b.ctr, ['--address', l.containerdSocket, 'version'], { reject: false, timeout: 3000 });
+        return r.exitCode === 0;
+      },
+      { timeoutMs: 30_000, daemon, signal: ctx.signal },
+    );
   },
 };

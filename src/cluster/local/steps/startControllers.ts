@@ -16,9 +16,13 @@ export function controllerManagerArgs(ctx: StepContext): string[] {
   const { pki, layout, state } = ctx;
   const kc = layout.controllerManagerKubeconfig;
   return [
-    `--kubeconfig=${kc}`, `--authentication-kubeconfig=${kc}`, `--authorization-kubeconfig=${kc}`,
-    '--bind-address=127.0.0.1', `--secure-port=${state.ports.controllerManager}`,
-    `--tls-cert-file=${pki.loopbackServingCert}`, `--tls-private-key-file=${pki.loopbackServingKey}`,
+    `--kubeconfig=${kc}`,
+    `--authentication-kubeconfig=${kc}`,
+    `--authorization-kubeconfig=${kc}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${state.ports.controllerManager}`,
+    `--tls-cert-file=${pki.loopbackServingCert}`,
+    `--tls-private-key-file=${pki.loopbackServingKey}`,
     `--client-ca-file=${pki.caCert}`,
     // Tokens for each controller's own service account, as on a real control plane.
     '--use-service-account-credentials=true',
@@ -43,9 +47,12 @@ export function schedulerArgs(ctx: StepContext): string[] {
   const { pki, layout, state } = ctx;
   return [
     `--config=${layout.schedulerConfig}`,
-    `--authentication-kubeconfig=${layout.schedulerKubeconfig}`, `--authorization-kubeconfig=${layout.schedulerKubeconfig}`,
-    '--bind-address=127.0.0.1', `--secure-port=${state.ports.scheduler}`,
-    `--tls-cert-file=${pki.loopbackServingCert}`, `--tls-private-key-file=${pki.loopbackServingKey}`,
+    `--authentication-kubeconfig=${layout.schedulerKubeconfig}`,
+    `--authorization-kubeconfig=${layout.schedulerKubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${state.ports.scheduler}`,
+    `--tls-cert-file=${pki.loopbackServingCert}`,
+    `--tls-private-key-file=${pki.loopbackServingKey}`,
     `--client-ca-file=${pki.caCert}`,
   ];
 }
@@ -56,10 +63,32 @@ export const startControllers: Step = {
     const b = ctx.state.binaries;
     await writeFile(ctx.layout.schedulerConfig, stringify(schedulerConfiguration(ctx)));
     const started = [
-      { daemon: await startDaemon({ name: 'kube-controller-manager', bin: b.kubeControllerManager, args: controllerManagerArgs(ctx) }, ctx.layout, ctx.log), port: ctx.state.ports.controllerManager },
-      { daemon: await startDaemon({ name: 'kube-scheduler', bin: b.kubeScheduler, args: schedulerArgs(ctx) }, ctx.layout, ctx.log), port: ctx.state.ports.scheduler },
+      {
+        daemon: await startDaemon(
+          { name: 'kube-controller-manager', bin: b.kubeControllerManager, args: controllerManagerArgs(ctx) },
+          ctx.layout,
+          ctx.log,
+        ),
+        port: ctx.state.ports.controllerManager,
+      },
+      {
+        daemon: await startDaemon(
+          { name: 'kube-scheduler', bin: b.kubeScheduler, args: schedulerArgs(ctx) },
+          ctx.layout,
+          ctx.log,
+        ),
+        port: ctx.state.ports.scheduler,
+      },
     ];
     const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver']);
-    await Promise.all(started.map(({ daemon, port }) => waitFor(`${daemon.name} /healthz`, async () => (await get(`https://127.0.0.1:${port}/healthz`, { ca: ctx.pki.caCert })).status === 200, { timeoutMs: 60_000, daemon, dependsOn, intervalMs: 250, signal: ctx.signal })));
+    await Promise.all(
+      started.map(({ daemon, port }) =>
+        waitFor(
+          `${daemon.name} /healthz`,
+          async () => (await get(`https://127.0.0.1:${port}/healthz`, { ca: ctx.pki.caCert })).status === 200,
+          { timeoutMs: 60_000, daemon, dependsOn, intervalMs: 250, signal: ctx.signal },
+        ),
+      ),
+    );
   },
 };

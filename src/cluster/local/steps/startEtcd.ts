@@ -11,20 +11,31 @@ export const startEtcd: Step = {
     await mkdir(ctx.layout.etcdData, { recursive: true, mode: 0o700 });
     const client = `http://127.0.0.1:${etcdClient}`;
     const peer = `http://127.0.0.1:${etcdPeer}`;
-    const daemon = await startDaemon({
-      name: 'etcd',
-      bin: ctx.state.binaries.etcd,
-      args: [
-        '--name=credprov', `--data-dir=${ctx.layout.etcdData}`,
-        `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
-        `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`,
-        `--initial-cluster=credprov=${peer}`,
-        // Throwaway data: skip the fsyncs that dominate start-up on slow disks.
-        '--snapshot-count=10000',
-      ],
-      // Debian's etcd refuses non-amd64 hosts without this.
-      env: { ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch === 'arm64' ? 'arm64' : process.arch },
-    }, ctx.layout, ctx.log);
-    await waitFor('etcd /health', async () => (await get(`${client}/health`)).status === 200, { timeoutMs: 30_000, daemon, signal: ctx.signal });
+    const daemon = await startDaemon(
+      {
+        name: 'etcd',
+        bin: ctx.state.binaries.etcd,
+        args: [
+          '--name=credprov',
+          `--data-dir=${ctx.layout.etcdData}`,
+          `--listen-client-urls=${client}`,
+          `--advertise-client-urls=${client}`,
+          `--listen-peer-urls=${peer}`,
+          `--initial-advertise-peer-urls=${peer}`,
+          `--initial-cluster=credprov=${peer}`,
+          // Throwaway data: skip the fsyncs that dominate start-up on slow disks.
+          '--snapshot-count=10000',
+        ],
+        // Debian's etcd refuses non-amd64 hosts without this.
+        env: { ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch === 'arm64' ? 'arm64' : process.arch },
+      },
+      ctx.layout,
+      ctx.log,
+    );
+    await waitFor('etcd /health', async () => (await get(`${client}/health`)).status === 200, {
+      timeoutMs: 30_000,
+      daemon,
+      signal: ctx.signal,
+    });
   },
 };

@@ -19,7 +19,10 @@ export function kubeletArgs(ctx: StepContext): string[] {
   ];
   const cp = spec.credentialProvider;
   if (cp) {
-    args.push(`--image-credential-provider-config=${cp.configFile ?? l.credentialProviderConfig}`, `--image-credential-provider-bin-dir=${l.pluginBin}`);
+    args.push(
+      `--image-credential-provider-config=${cp.configFile ?? l.credentialProviderConfig}`,
+      `--image-credential-provider-bin-dir=${l.pluginBin}`,
+    );
   }
   return [...args, ...spec.kubelet.extraArgs];
 }
@@ -32,16 +35,26 @@ export const startKubelet: Step = {
     for (let attempt = 1; ; attempt++) {
       // cwd is the kubelet root: a config.json in the cwd would become node-level registry credentials (KEP-2535).
       ctx.kubeletStartedAt = Date.now();
-      const daemon = await startDaemon({ name: 'kubelet', bin: ctx.state.binaries.kubelet, args: kubeletArgs(ctx), cwd: ctx.layout.kubeletRoot }, ctx.layout, ctx.log);
+      const daemon = await startDaemon(
+        { name: 'kubelet', bin: ctx.state.binaries.kubelet, args: kubeletArgs(ctx), cwd: ctx.layout.kubeletRoot },
+        ctx.layout,
+        ctx.log,
+      );
       try {
-        await waitFor('kubelet /healthz', async () => (await get(`http://127.0.0.1:${ctx.state.ports.kubeletHealthz}/healthz`)).status === 200, { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal });
+        await waitFor(
+          'kubelet /healthz',
+          async () => (await get(`http://127.0.0.1:${ctx.state.ports.kubeletHealthz}/healthz`)).status === 200,
+          { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal },
+        );
         return;
       } catch (err) {
         // A kubelet that neither answers nor exits within a minute has stalled (seen once in a full CI
         // run, where it usually answers in under a second): start it once more. The stalled attempt
         // stays in kubelet.log (appended), and a second stall is an error.
         if (!(err instanceof TimeoutError) || attempt > 1) throw err;
-        ctx.log.warn(`kubelet did not answer /healthz within 60s (pid ${daemon.pid}); starting it once more, the stalled attempt is in ${daemon.logFile}`);
+        ctx.log.warn(
+          `kubelet did not answer /healthz within 60s (pid ${daemon.pid}); starting it once more, the stalled attempt is in ${daemon.logFile}`,
+        );
         await stopDaemon(ctx.layout.pids, 'kubelet');
       }
     }

@@ -12,19 +12,27 @@ export const waitForNodeReady: Step = {
     const pid = await recordedPid(ctx.layout.pids, 'kubelet');
     // Ready needs the API server (and its etcd) to record it and containerd to report the runtime: one dying ends the wait with its own error.
     const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver', 'containerd']);
-    await waitFor(`node ${name} to become Ready`, async () => {
-      const node = await api.core.readNode({ name });
-      // After a kubelet restart the old Ready condition lingers; only a heartbeat from the new kubelet counts
-      // (heartbeat times have second precision, hence the 1s slack).
-      const since = (ctx.kubeletStartedAt ?? 0) - 1000;
-      return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && (c.lastHeartbeatTime?.getTime() ?? 0) >= since) ?? false;
-    }, {
-      timeoutMs: parseGoDuration(ctx.state.spec.timeouts.nodeReady) ?? 90_000,
-      // A read costs a few milliseconds over the pooled connection: look often, so a restart is not slowed by the wait.
-      intervalMs: 100,
-      signal: ctx.signal,
-      dependsOn,
-      ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
-    });
+    await waitFor(
+      `node ${name} to become Ready`,
+      async () => {
+        const node = await api.core.readNode({ name });
+        // After a kubelet restart the old Ready condition lingers; only a heartbeat from the new kubelet counts
+        // (heartbeat times have second precision, hence the 1s slack).
+        const since = (ctx.kubeletStartedAt ?? 0) - 1000;
+        return (
+          node.status?.conditions?.some(
+            (c) => c.type === 'Ready' && c.status === 'True' && (c.lastHeartbeatTime?.getTime() ?? 0) >= since,
+          ) ?? false
+        );
+      },
+      {
+        timeoutMs: parseGoDuration(ctx.state.spec.timeouts.nodeReady) ?? 90_000,
+        // A read costs a few milliseconds over the pooled connection: look often, so a restart is not slowed by the wait.
+        intervalMs: 100,
+        signal: ctx.signal,
+        dependsOn,
+        ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
+      },
+    );
   },
 };

@@ -16,7 +16,11 @@ export function kubeletConfiguration(ctx: StepContext): Record<string, unknown> 
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
     healthzPort: ports.kubeletHealthz,
-    authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ctx.pki.caCert } },
+    authentication: {
+      anonymous: { enabled: false },
+      webhook: { enabled: true },
+      x509: { clientCAFile: ctx.pki.caCert },
+    },
     authorization: { mode: 'Webhook' },
     containerRuntimeEndpoint: `unix://${ctx.layout.containerdSocket}`,
     cgroupDriver: 'cgroupfs',
@@ -30,7 +34,12 @@ export function kubeletConfiguration(ctx: StepContext): Record<string, unknown> 
     podLogsDir: ctx.layout.podLogs,
     resolvConf: '/etc/resolv.conf',
     // A shared CI box's disk must not taint the node with disk pressure mid-run.
-    evictionHard: { 'memory.available': '50Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
+    evictionHard: {
+      'memory.available': '50Mi',
+      'nodefs.available': '1%',
+      'imagefs.available': '1%',
+      'nodefs.inodesFree': '1%',
+    },
     imageGCHighThresholdPercent: 100,
     imageGCLowThresholdPercent: 99,
     serializeImagePulls: true,
