@@ -46,7 +46,8 @@ import { checkRevocationDelay, checkWebhookAuthenticates, type Target } from './
 import { BEHAVIOURS } from './behaviours.ts';
 import { EXEC401_CHECKS, JWT_ACCEPTED, JWT_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
 import { clientCase, NAMESPACE, REQUEST_PATH, sessionLength, type Shared } from './clients.ts';
-import { checkJwksKeyRemoved, checkJwtAccepted, checkJwtExpiry, JwtProbe } from './jwt.ts';
+import { JwtProbe } from './jwt.ts';
+import { checkJwksKeyRemoved, checkJwtAccepted, checkJwtExpiry } from './jwt-checks.ts';
 import type { ClusterAccess } from './session.ts';
 
 /** Client sessions side by side (each client's sessions are independent: own kubeconfig, plugin log, token subject). */

@@ -6,7 +6,7 @@ import { AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES } from './checks.ts';
 import { errText, type Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { AUDIENCE_PODS, labImage } from './plan.ts';
-import { predictAudiences } from './predict.ts';
+import { predictAudiences } from './predict-access.ts';
 import { podInvocations, showAudience, type AudienceView } from './views.ts';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 

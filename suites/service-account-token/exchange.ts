@@ -10,7 +10,7 @@ import { deletePod, harnessFailed, judge, poll, type Case, type CheckResult } fr
 import { EXCHANGE_ACCESS, EXCHANGE_REVOKED } from './checks.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { EXCHANGE_PODS, exchangeImage, REVOCATION_SETTLE_MS } from './plan.ts';
-import { exchangePodKey, predictExchangeAccess, predictRevocation, REVOCATION_STEPS } from './predict.ts';
+import { exchangePodKey, predictExchangeAccess, predictRevocation, REVOCATION_STEPS } from './predict-access.ts';
 import { podInvocations, showExchange, showRevocation, type ExchangeView, type TokenVerdict } from './views.ts';
 
 /** A validation as evidence: never the token, only its hash's head. */

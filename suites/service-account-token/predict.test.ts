@@ -18,15 +18,17 @@ import {
 import {
   exchangeAccepts,
   predictAnnotations,
-  predictAudiences,
   predictCache,
-  predictExchangeAccess,
   predictRequireServiceAccount,
-  predictRevocation,
-  predictTokenAsPassword,
   predictTokenClaims,
   PullPredictor,
 } from './predict.ts';
+import {
+  predictAudiences,
+  predictExchangeAccess,
+  predictRevocation,
+  predictTokenAsPassword,
+} from './predict-access.ts';
 
 const NAMESPACE = 'credprov-sa-test';
 const audiences = audiencesFor('test');

@@ -8,7 +8,7 @@ import { TOKEN_AS_PASSWORD } from './checks.ts';
 import { errText } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { exchangeImage, TOKEN_AS_PASSWORD_PODS } from './plan.ts';
-import { predictTokenAsPassword } from './predict.ts';
+import { predictTokenAsPassword } from './predict-access.ts';
 import { podInvocations, showTokenAsPassword } from './views.ts';
 
 export const tokenAsPasswordCase = (f: SuiteFixture): Case =>

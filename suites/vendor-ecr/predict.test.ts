@@ -12,15 +12,17 @@ import {
   predictCache,
   predictPull,
   predictRefresh,
+  predictUnmatched,
+  refreshExecs,
+} from './predict.ts';
+import {
   predictSaAnnotation,
   predictSaAudience,
   predictSaPull,
   predictSaRbac,
-  predictUnmatched,
-  refreshExecs,
   saModel,
   saPluginAnswer,
-} from './predict.ts';
+} from './predict-sa.ts';
 
 const names = runNames('abc123');
 const endpoints = { ecr: 'http://127.0.0.1:1', sts: 'http://127.0.0.1:2', other: 'http://127.0.0.1:3' };

@@ -22,7 +22,7 @@ import {
   saModel,
   saPluginAnswer,
   type SaView,
-} from './predict.ts';
+} from './predict-sa.ts';
 import { pullShown, showAws, type Session, type Window } from './session.ts';
 
 /** How long an RBAC grant may take to reach the authorizer's informer. */
