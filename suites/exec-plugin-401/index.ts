@@ -19,9 +19,8 @@
 // an AuthenticationConfiguration (--authentication-config) points the API
 // server's structured JWT authenticator at it: the second real 401 mechanism,
 // checked by the API-server checks in jwt.ts.
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { ensureAuthenticationConfig } from '../../src/authn/authentication-config.ts';
 import { startOidcIssuer } from '../../src/authn/oidc-issuer.ts';
 import { TokenBook } from '../../src/authn/token-book.ts';
@@ -32,23 +31,15 @@ import { availableProbes } from '../../src/clients/index.ts';
 import { CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { allowGroupRead } from '../../src/cluster/rbac.ts';
 import { errorMessage } from '../../src/core/errors.ts';
-import {
-  caseOf,
-  clusterCAOf,
-  harnessFailed,
-  runCases,
-  type Case,
-  type CheckResult,
-  type Environment,
-} from '../../src/run/kit.ts';
+import { caseOf, harnessFailed, runCases, type Case, type CheckResult } from '../../src/run/kit.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/kit.ts';
 import { checkRevocationDelay, checkWebhookAuthenticates, type Target } from './apiserver.ts';
 import { BEHAVIOURS } from './behaviours.ts';
-import { EXEC401_CHECKS, JWT_ACCEPTED, JWT_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
+import { EXEC401_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
 import { clientCase, NAMESPACE, REQUEST_PATH, sessionLength, type Shared } from './clients.ts';
 import { JwtProbe } from './jwt.ts';
-import { checkJwksKeyRemoved, checkJwtAccepted, checkJwtExpiry } from './jwt-checks.ts';
-import type { ClusterAccess } from './session.ts';
+import { jwtCase } from './jwt-checks.ts';
+import { clusterAccess } from './session.ts';
 
 /** Client sessions side by side (each client's sessions are independent: own kubeconfig, plugin log, token subject). */
 const CLIENT_CONCURRENCY = 8;
@@ -140,37 +131,4 @@ async function runSuite(ctx: SuiteRun, shared: Omit<Shared, 'ctx'>, jwtProbe: Jw
     ...clients,
   ];
   return [wired!, ...(await runCases(ctx, cases, { concurrency: CLIENT_CONCURRENCY + 2 }))];
-}
-
-function jwtCase(probe: JwtProbe): Case {
-  return {
-    checks: JWT_CHECKS,
-    async run() {
-      const accepted = await checkJwtAccepted(probe);
-      if (accepted.status !== 'passed')
-        return [
-          accepted,
-          ...JWT_CHECKS.slice(1).map((c) =>
-            harnessFailed(c, `not run: ${JWT_ACCEPTED.id} failed (${accepted.message})`),
-          ),
-        ];
-      const expiry = await checkJwtExpiry(probe);
-      return [accepted, expiry, await checkJwksKeyRemoved(probe)];
-    },
-  };
-}
-
-async function clusterAccess(env: Environment): Promise<ClusterAccess> {
-  const kc = parse(await readFile(env.kubeconfig, 'utf8')) as {
-    clusters: Array<{ cluster: { server: string; 'certificate-authority': string } }>;
-  };
-  const cluster = kc.clusters[0]!.cluster;
-  // The CA the API server trusts for client certificates: the client-certificate behaviours sign theirs with it.
-  const ca = clusterCAOf(env);
-  return {
-    server: cluster.server,
-    caPem: await readFile(cluster['certificate-authority'], 'utf8'),
-    caCertFile: ca.certFile,
-    caKeyFile: ca.keyFile,
-  };
 }

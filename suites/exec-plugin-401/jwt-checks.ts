@@ -1,11 +1,13 @@
 // The three JWT checks of exec-plugin-401, each a prediction from the API
 // server's JWT rules (src/model/apiserver-authn.ts) replayed in request order,
 // then the requests JwtProbe really sent.
+import { harnessFailed, type Case } from '../../src/run/kit.ts';
+import { JWT_ACCEPTED, JWT_CHECKS } from './checks.ts';
 import { JwtProbe, MODEL, type Outcome, type Sent } from './jwt.ts';
 import { TOKEN_SUCCESS_CACHE_MS } from '../../src/model/apiserver-authn.ts';
 import type { CheckResult } from '../../src/report/model.ts';
 import { judge } from '../../src/run/prediction.ts';
-import { JWKS_KEY_REMOVED, JWT_ACCEPTED, JWT_EXPIRY } from './checks.ts';
+import { JWKS_KEY_REMOVED, JWT_EXPIRY } from './checks.ts';
 import { sleep, sleepUntil } from '../../src/core/time.ts';
 
 const observedOf = (sent: Sent[]): Outcome[] =>
@@ -139,4 +141,23 @@ export async function checkJwksKeyRemoved(p: JwtProbe, quietMs = 15_000): Promis
     ? `fact: a token signed by a key removed from the JWKS was still accepted ${quietMs / 1000}s after the removal with no JWKS fetch (no timer); the first token with a kid the API server did not know made it refetch, after which the removed key's tokens were refused (each refusal refetching again) except one still in the 10s success cache`
     : "fact: the removed key's tokens were not accepted after the removal (see the requests)";
   return { ...r, message: `${r.message}. ${fact}` };
+}
+
+/** The three checks in order (the JWKS the API server cached carries over); without the first, the others are no verdict. */
+export function jwtCase(probe: JwtProbe): Case {
+  return {
+    checks: JWT_CHECKS,
+    async run() {
+      const accepted = await checkJwtAccepted(probe);
+      if (accepted.status !== 'passed')
+        return [
+          accepted,
+          ...JWT_CHECKS.slice(1).map((c) =>
+            harnessFailed(c, `not run: ${JWT_ACCEPTED.id} failed (${accepted.message})`),
+          ),
+        ];
+      const expiry = await checkJwtExpiry(probe);
+      return [accepted, expiry, await checkJwksKeyRemoved(probe)];
+    },
+  };
 }

@@ -16,6 +16,8 @@ import type { Redactor } from '../../src/core/redact.ts';
 import type { SessionPlan } from './behaviours.ts';
 import type { SessionView, Told } from './predict.ts';
 import { sleep } from '../../src/core/time.ts';
+import { parse } from 'yaml';
+import { clusterCAOf, type Environment } from '../../src/run/kit.ts';
 
 export const FAKE_EXEC_PLUGIN = resolve(import.meta.dirname, '../../fixtures/fake-exec-plugin/fake-exec-plugin');
 
@@ -209,4 +211,20 @@ function distinct(xs: Told[]): Told[] {
   const out: Told[] = [];
   for (const x of xs) if (!out.some((o) => isDeepStrictEqual(o, x))) out.push(x);
   return out;
+}
+
+/** How the sessions reach the cluster: its server and CA from the admin kubeconfig, and the cluster CA (capability clusterCA) to sign client certificates. */
+export async function clusterAccess(env: Environment): Promise<ClusterAccess> {
+  const kc = parse(await readFile(env.kubeconfig, 'utf8')) as {
+    clusters: Array<{ cluster: { server: string; 'certificate-authority': string } }>;
+  };
+  const cluster = kc.clusters[0]!.cluster;
+  // The CA the API server trusts for client certificates: the client-certificate behaviours sign theirs with it.
+  const ca = clusterCAOf(env);
+  return {
+    server: cluster.server,
+    caPem: await readFile(cluster['certificate-authority'], 'utf8'),
+    caCertFile: ca.certFile,
+    caKeyFile: ca.keyFile,
+  };
 }
