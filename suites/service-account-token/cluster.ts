@@ -35,36 +35,6 @@ export function clusterIdentity(t: ApiTarget): ClusterIdentity {
   };
 }
 
-/** The SubjectAccessReview NodeRestriction sends for a node's token request (KEP-4412). */
-export async function nodeMayRequestAudience(
-  t: ApiTarget,
-  node: string,
-  audience: string,
-  namespace: string,
-  serviceAccount: string,
-): Promise<{ allowed: boolean; reason?: string }> {
-  const out = await (
-    await kubeApi(t)
-  ).authorization.createSubjectAccessReview({
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      spec: {
-        user: `system:node:${node}`,
-        groups: ['system:nodes', 'system:authenticated'],
-        resourceAttributes: {
-          verb: 'request-serviceaccounts-token-audience',
-          group: '',
-          resource: audience,
-          name: serviceAccount,
-          namespace,
-        },
-      },
-    },
-  });
-  return { allowed: !!out.status?.allowed, ...(out.status?.reason ? { reason: out.status.reason } : {}) };
-}
-
 export interface SaPod {
   name: string;
   image: string;

@@ -3,6 +3,7 @@
 // effect before any case starts), the exchange registry's token server
 // validating SA tokens against this cluster, the model's predictor, and the
 // ways a case runs a pod and gathers its evidence.
+import { nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StartedRegistry } from '../../registry/provider.ts';
@@ -22,7 +23,7 @@ import {
   type SuiteRun,
 } from '../../src/run/kit.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
-import { clusterIdentity, createSaPod, kubeletLines, nodeMayRequestAudience, observe, type Ran } from './cluster.ts';
+import { clusterIdentity, createSaPod, kubeletLines, observe, type Ran } from './cluster.ts';
 import {
   GRANTS_TIMEOUT_MS,
   POD_TIMEOUT_MS,

@@ -3,7 +3,7 @@
 // lifts it, the STS exchange the plugin makes with the token, and an audience
 // STS refuses. They share two service accounts and the grants, made here and
 // removed after the suite.
-import type { KubeApi } from '../../src/cluster/api.ts';
+import { nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
 import { waitFor } from '../../src/core/time.ts';
 import type { AudienceGrant, PodState } from '../../src/model/service-account-token.ts';
@@ -91,7 +91,8 @@ export async function saCases(s: Session): Promise<Case[]> {
     }),
 
     caseOf(SA_RBAC, async () => {
-      const mayRequest = (audience: string) => nodeMayRequestAudience(api, env.nodeName, audience, names.puller);
+      const mayRequest = async (audience: string) =>
+        (await nodeMayRequestAudience(env, env.nodeName, audience, NAMESPACE, names.puller)).allowed;
       if (await mayRequest(names.audience))
         throw new Error(`RBAC already grants nodes audience ${names.audience}: cannot test the refusal`);
       const answer = saPluginAnswer(s.answer);
@@ -202,31 +203,4 @@ export async function saCases(s: Session): Promise<Case[]> {
       });
     }),
   ];
-}
-
-/** Would NodeRestriction's SubjectAccessReview let the node request a token for `audience` for this SA? */
-async function nodeMayRequestAudience(
-  api: KubeApi,
-  node: string,
-  audience: string,
-  serviceAccount: string,
-): Promise<boolean> {
-  const out = await api.authorization.createSubjectAccessReview({
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      spec: {
-        user: `system:node:${node}`,
-        groups: ['system:nodes', 'system:authenticated'],
-        resourceAttributes: {
-          verb: 'request-serviceaccounts-token-audience',
-          group: '',
-          resource: audience,
-          name: serviceAccount,
-          namespace: NAMESPACE,
-        },
-      },
-    },
-  });
-  return out.status?.allowed === true;
 }
