@@ -3,11 +3,9 @@
 // and the in-memory credential cache. Predictions chain credprov's
 // ensure-secret-pulled model through each pod, and the cache model for the
 // plugin's execs (predict.ts).
-import { kubeCacheRoot, listEntries } from '../../src/cluster/binaries/index.ts';
-import { cacheDir } from '../../src/core/paths.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
-import { caseOf, judge, notRun, runPod, type Case, type Evidence } from '../../src/run/kit.ts';
-import { parseKubeVersion } from '../../src/versions/table.ts';
+import { caseOf, ensureKubelet, judge, notRun, runPod, type Case, type Evidence } from '../../src/run/kit.ts';
+import { parseKubeVersion, SUPPORTED_MINORS } from '../../src/versions/table.ts';
 import { ENSURE_GATE_TOGGLE, KUBELET_ONE_MINOR } from './checks.ts';
 import { createPullSecret, outcomeOf, resetKubelet, type DowngradeSetting } from './node.ts';
 import { ENSURE_GATE, GATE_TOGGLE_STEPS, RECORDED, RECORDED_MINOR, VIA_PLUGIN } from './plan.ts';
@@ -57,12 +55,12 @@ export function kubeletOneMinorCase(s: DowngradeSetting): Case {
     async (ctx) => {
       // The gate case before it left the kubelet at the suite's config and default gates.
       const env = ctx.environment;
-      const older = `1.${parseKubeVersion(env.kubeVersion).minor - 1}`;
-      const kubelets = await listEntries(kubeCacheRoot(cacheDir(ctx.processEnv)), ['kubelet']).catch(() => []);
-      if (!kubelets.some((m) => parseKubeVersion(m.version).minor === parseKubeVersion(older).minor)) {
-        const build = `credprov binaries ensure --kube-version ${older} --only kubelet --skip-containerd`;
-        return notRun(KUBELET_ONE_MINOR, `no cached ${older} kubelet (build it: ${build})`, ctx.ci);
+      const olderMinor = parseKubeVersion(env.kubeVersion).minor - 1;
+      if (!SUPPORTED_MINORS.includes(olderMinor)) {
+        const why = `the minor before ${env.kubeVersion} (1.${olderMinor}) is not in credprov's version table`;
+        return notRun(KUBELET_ONE_MINOR, why, ctx.ci);
       }
+      const older = await ensureKubelet(ctx, `1.${olderMinor}`, KUBELET_ONE_MINOR.id);
       const startedAt = new Date();
       const secret = await createPullSecret(ctx, env, s.lab, RECORDED_MINOR);
       const prediction = predictOneMinor(RECORDED_MINOR, VIA_PLUGIN, podWithSecret(RECORDED_MINOR, secret, s.lab.user));
