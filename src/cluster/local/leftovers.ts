@@ -4,9 +4,10 @@
 // registries of dead runs, and the state dir. `down` uses the finders to know
 // what to remove; tests and the soak use findLeftovers() to prove it did.
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { HostsFile, HOSTS_FILE } from '../../core/hosts.ts';
+import { mapPool } from '../../core/pool.ts';
 import { orphanedRegistries, ownerPidOf } from '../../../registry/index.ts';
 import { hostIdentity, type HostIdentity } from './identity.ts';
 import { layoutFor } from './layout.ts';
@@ -159,21 +160,32 @@ export function mountsUnder(mountinfo: string, roots: string[]): string[] {
 /**
  * The environment's pod network namespaces that still exist: those libcni's
  * result cache says it attached to the environment's network (readable after
- * containerd died), and any whose interfaces carry an address in its pod subnet.
+ * containerd died), and any other whose interfaces carry an address in its pod
+ * subnet. Only namespaces no cached result names are asked (`ip` per
+ * namespace): the others are accounted for by the cache, ours or another
+ * environment's.
  */
 export async function podNetns(id: HostIdentity): Promise<string[]> {
+  const ours = new Set(await cniResultFiles(id));
   const found = new Set<string>();
-  for (const f of await cniResultFiles(id)) {
+  const named = new Set<string>();
+  for (const f of await readdir(CNI_RESULTS_DIR).catch(() => [] as string[])) {
     const cached = await readFile(join(CNI_RESULTS_DIR, f), 'utf8').then(
       (t) => JSON.parse(t) as { netns?: string },
       () => undefined,
     );
-    if (cached?.netns) found.add(await realpath(cached.netns).catch(() => cached.netns!));
+    if (!cached?.netns) continue;
+    const path = await realpath(cached.netns).catch(() => cached.netns!);
+    named.add(path);
+    if (ours.has(f)) found.add(path);
   }
-  for (const n of await readdir(NETNS_DIR).catch(() => [] as string[])) {
-    const r = await execa('ip', ['-n', n, '-o', '-4', 'addr', 'show'], { reject: false, timeout: 5000 });
-    if (r.exitCode === 0 && addressesIn(r.stdout, id.podSubnet)) found.add(join(NETNS_DIR, n));
-  }
+  const unnamed = (await readdir(NETNS_DIR).catch(() => [] as string[]))
+    .map((n) => join(NETNS_DIR, n))
+    .filter((p) => !named.has(p));
+  await mapPool(unnamed, 8, async (p) => {
+    const r = await execa('ip', ['-n', basename(p), '-o', '-4', 'addr', 'show'], { reject: false, timeout: 5000 });
+    if (r.exitCode === 0 && addressesIn(r.stdout, id.podSubnet)) found.add(p);
+  });
   const present = await Promise.all([...found].map(async (p) => ((await exists(p)) ? p : undefined)));
   return present.filter((p): p is string => p !== undefined).sort();
 }
