@@ -1,9 +1,10 @@
 // report.html: one self-contained file (inline CSS and script, no network
 // fetch) that a person opens from a CI artifact. A summary bar, a suite ×
-// check table filterable by status and text, and per check its evidence: the
-// prediction next to what the kubelet did, plugin invocations, pod events,
-// log excerpts. For certify runs, the plugin's latency histogram. Like every
-// writer it renders an already redacted RunReport and nothing else.
+// check table filterable by status and text, and per check its comparison
+// (a table of steps: html-comparison.ts) and evidence: plugin invocations,
+// pod events, log excerpts. For certify runs, the plugin's latency
+// histogram. Like every writer it renders an already redacted RunReport and
+// nothing else.
 import { isDeepStrictEqual } from 'node:util';
 import type { CheckResult, Evidence, RunReport } from './model.ts';
 import { gridsOf } from './grid.ts';
