@@ -1,15 +1,15 @@
 // report.html: one self-contained file (inline CSS and script, no network
 // fetch) that a person opens from a CI artifact. A summary bar, a suite ×
-// check table filterable by status and text, and per check its evidence: the
-// prediction next to what the kubelet did, plugin invocations, pod events,
-// log excerpts. For certify runs, the plugin's latency histogram. Like every
-// writer it renders an already redacted RunReport and nothing else.
+// check table filterable by status and text, and per check its comparison
+// (a table of steps: html-comparison.ts) and evidence: plugin invocations,
+// pod events, log excerpts. For certify runs, the plugin's latency
+// histogram. Like every writer it renders an already redacted RunReport and
+// nothing else.
+import { isDeepStrictEqual } from 'node:util';
 import type { CheckResult, Evidence, RunReport } from './model.ts';
 import { gridsOf } from './grid.ts';
-
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const pretty = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+import { comparisonHtml } from './html-comparison.ts';
+import { esc, messageBesideComparison, pretty, rowMessage } from './html-text.ts';
 
 export function toHtml(report: RunReport): string {
   const { passed, failed, skipped } = report.summary;
@@ -33,7 +33,8 @@ ${(['passed', 'failed', 'skipped'] as const).map((s) => `<label><input type="che
 <input type="search" id="q" placeholder="filter by id, title or message" aria-label="filter">
 <span id="shown"></span></nav>
 ${suites.length ? suiteTable(report) : ''}
-<table id="checks"><thead><tr><th>status</th><th>level</th>${suites.length ? '<th>suite</th>' : ''}<th>check</th><th>message</th></tr></thead>
+<table id="checks"><colgroup><col class="status"><col class="level">${suites.length ? '<col class="suite">' : ''}<col class="check"><col></colgroup>
+<thead><tr><th>status</th><th>level</th>${suites.length ? '<th>suite</th>' : ''}<th>check</th><th>message</th></tr></thead>
 <tbody>${report.checks.map((c, i) => row(c, i, suites.length > 0)).join('\n')}</tbody></table>
 ${grids(report)}
 ${matrix(report)}
@@ -46,22 +47,24 @@ ${durations.length ? histogram(durations) : ''}
 }
 
 function row(c: CheckResult, i: number, withSuite: boolean): string {
+  const message = messageBesideComparison(c);
+  const short = rowMessage(message);
+  // judge() keeps the comparison as evidence too; the table below shows it, report.json keeps it.
+  const shown = c.evidence.filter((e) => !(c.comparison && 'data' in e && isDeepStrictEqual(e.data, c.comparison)));
   const detail = [
+    short === message ? '' : `<p class="message">${esc(message)}</p>`,
     `<p class="source">${esc(c.level)} · ${esc(c.source)}</p>`,
-    c.comparison ? comparison(c) : '',
-    ...c.evidence.map(evidence),
+    c.comparison ? comparisonHtml(c.comparison) : '',
+    ...shown.map(evidence),
   ].join('\n');
+  const summary =
+    c.comparison && shown.length === 0
+      ? 'prediction and observation'
+      : `${c.comparison ? 'prediction and observation, ' : ''}evidence (${shown.length})`;
   return `<tr id="check-${esc(c.id)}" class="check ${c.status}" data-status="${c.status}" data-text="${esc(`${c.id} ${c.title} ${c.message} ${c.suite ?? ''}`.toLowerCase())}">
 <td><span class="badge ${c.status}">${c.status.toUpperCase()}</span>${c.cause === 'harness' ? ' <span class="badge harness">harness</span>' : ''}</td><td>${c.level}</td>${withSuite ? `<td>${esc(c.suite ?? '')}</td>` : ''}
 <td><b>${esc(c.id)}</b><br><span class="title">${esc(c.title)}</span></td>
-<td>${esc(c.message)}<details id="ev-${i}"><summary>evidence (${c.evidence.length})</summary>${detail}</details></td></tr>`;
-}
-
-function comparison(c: CheckResult): string {
-  const p = c.comparison!;
-  return `<table class="cmp"><tr><th></th><th>credprov predicted</th><th>the real component did</th></tr>
-<tr><td>${p.agree ? 'agree' : '<b class="failed">differ</b>'}</td><td><pre>${esc(pretty(p.predicted))}</pre></td><td><pre>${esc(pretty(p.observed))}</pre></td></tr>
-<tr><td>model</td><td colspan="2">${esc(p.model)}: ${esc(p.because)}</td></tr></table>`;
+<td><p class="oneline">${esc(short)}</p><details id="ev-${i}"><summary>${summary}</summary>${detail}</details></td></tr>`;
 }
 
 function evidence(e: Evidence): string {
@@ -73,7 +76,7 @@ function suiteTable(report: RunReport): string {
   const rows = (report.suites ?? []).map((s) => {
     const cs = report.checks.filter((c) => c.suite === s.name);
     const n = (st: string) => cs.filter((c) => c.status === st).length;
-    return `<tr><td><b>${esc(s.name)}</b><br><span class="title">${esc(s.summary)}</span></td><td>${n('passed')}</td><td>${n('failed')}</td><td>${n('skipped')}</td><td>${(s.durationMs / 1000).toFixed(1)} s</td></tr>`;
+    return `<tr><td><b>${esc(s.name)}</b><br><span class="title">${esc(s.summary)}</span></td><td class="num">${n('passed')}</td><td class="num">${n('failed')}</td><td class="num">${n('skipped')}</td><td class="num">${(s.durationMs / 1000).toFixed(1)} s</td></tr>`;
   });
   return `<table id="suites"><thead><tr><th>suite</th><th>passed</th><th>failed</th><th>skipped</th><th>wall time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -153,13 +156,21 @@ function numbers(v: unknown): number[] {
   return Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)) : [];
 }
 
-const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fafbfc}
+// Every text wraps anywhere it must (image references, tokens and JSON have no
+// spaces), and the checks table has a fixed layout: nothing widens the page.
+const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fafbfc;overflow-wrap:anywhere}
 header,main{padding:12px 24px}header{background:#fff;border-bottom:1px solid #d0d7de}h1{margin:0 0 4px;font-size:20px}
 .cmd{color:#57606a;margin:0 0 8px}.bar{display:flex;height:14px;border-radius:7px;overflow:hidden;background:#eaeef2;max-width:900px}
 .bar span{display:block;height:100%}.bar .passed,.badge.passed{background:#1a7f37}.bar .failed,.badge.failed{background:#cf222e}.bar .skipped,.badge.skipped{background:#9a6700}
-b.passed{color:#1a7f37}b.failed{color:#cf222e}b.skipped{color:#9a6700}.badge{color:#fff;border-radius:4px;padding:1px 6px;font-size:12px;font-weight:600}.badge.harness{background:#6e7781}
+b.passed,.cmp span.passed{color:#1a7f37}b.failed{color:#cf222e}b.skipped{color:#9a6700}.badge{color:#fff;border-radius:4px;padding:1px 6px;font-size:12px;font-weight:600}.badge.harness{background:#6e7781}
 table{border-collapse:collapse;width:100%;margin:12px 0;background:#fff}th,td{border:1px solid #d0d7de;padding:6px 8px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}.title{color:#57606a}pre{white-space:pre-wrap;word-break:break-word;max-height:420px;overflow:auto;background:#f6f8fa;padding:8px;margin:4px 0}
+th{background:#f6f8fa}thead th{overflow-wrap:normal}td.num{white-space:nowrap}.title{color:#57606a}pre{white-space:pre-wrap;max-height:420px;overflow:auto;background:#f6f8fa;padding:8px;margin:4px 0}
+#checks{table-layout:fixed}col.status{width:96px}col.level{width:80px}col.suite{width:140px}col.check{width:22%}
+.oneline{margin:0 0 4px}td:has(>details[open]>.message)>.oneline{display:none}.message{margin:8px 0;padding:6px 8px;background:#f6f8fa;border-left:3px solid #d0d7de}
+.comparison{margin:8px 0}.verdict,.model{margin:4px 0}.cmp{table-layout:fixed;margin:4px 0}.cmp col.step{width:30%}.cmp col.agree{width:96px}
+.cmp th,.cmp td{padding:4px 6px}.cmp th[scope=row]{font-weight:600}.cmp tr.differs>td{background:#ffebe9}.same-steps>summary{margin:4px 0}
+ul.v,ol.v{margin:0;padding:0}ul.v{list-style:none}ol.v{padding-left:18px}li>ul.v,li>ol.v{padding-left:14px}.k{color:#57606a}
+.because{margin:4px 0 8px;color:#424a53}ul.because{padding-left:20px}.absent{color:#6e7781;font-style:italic}
 .filters{display:flex;gap:14px;align-items:center;flex-wrap:wrap}#q{flex:1;min-width:220px;padding:4px 8px}.source{color:#57606a}
 td.passed{background:#dafbe1}td.failed{background:#ffebe9}td.skipped{background:#fff8c5}tr.hidden{display:none}#latency rect{fill:#0969da}`;
 
