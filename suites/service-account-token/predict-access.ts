@@ -38,7 +38,7 @@ export function predictAudiences(
 export function predictTokenAsPassword(
   predictor: PullPredictor,
   plans: ProviderPlans,
-): Prediction<{ cacheTypeServiceAccount: TokenAsPasswordView; cacheTypeToken: TokenAsPasswordView }> {
+): Prediction<{ serviceAccountCacheType: TokenAsPasswordView; tokenCacheType: TokenAsPasswordView }> {
   const { namespace, behaviour } = predictor.inputs;
   const one = (plan: ProviderPlan, pod: PlannedPod) => {
     const ref = exchangeImage(plan, pod.team!);
@@ -52,7 +52,7 @@ export function predictTokenAsPassword(
   const echo = one(plans.tokenEcho, TOKEN_AS_PASSWORD_PODS.serviceAccountCache);
   const exchange = one(plans.exchange, TOKEN_AS_PASSWORD_PODS.tokenCache);
   return {
-    value: { cacheTypeServiceAccount: view(echo), cacheTypeToken: view(exchange) },
+    value: { serviceAccountCacheType: view(echo), tokenCacheType: view(exchange) },
     model: `${MODEL} (rejectsTokenAsPassword: ${behaviour.rejectsTokenAsPassword} for 1.${behaviour.minor})`,
     because: `ServiceAccount: ${echo.because}; Token: ${exchange.because}`,
   };

@@ -39,12 +39,12 @@ export const tokenAsPasswordCase = (f: SuiteFixture): Case =>
         prediction,
         startedAt,
         observed: {
-          cacheTypeServiceAccount: {
+          serviceAccountCacheType: {
             invoked: echoInvocations.length > 0,
             responseRefused: echoRefusal.length > 0,
             pull: echoRun.observed,
           },
-          cacheTypeToken: {
+          tokenCacheType: {
             invoked: exchangeInvocations.length > 0,
             responseRefused: exchangeRefusal.length > 0,
             pull: exchangeRun.observed,
