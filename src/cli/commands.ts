@@ -86,4 +86,9 @@ export const COMMANDS: CommandEntry[] = [
     summary: 'run suites against several Kubernetes versions and write a suite × version matrix',
     load: () => import('./qualify.ts'),
   },
+  {
+    path: ['report', 'merge'],
+    summary: "join the report dirs of 'qualify --shard I/N' runs into one suite × version matrix",
+    load: () => import('./report-merge.ts'),
+  },
 ];

@@ -4,6 +4,7 @@
 // stderr in words, for the person reading the CI log.
 import { join } from 'node:path';
 import { ConfigError, CredprovError, errorMessage, type FieldProblem } from '../core/errors.ts';
+import type { Matrix } from '../report/matrix.ts';
 import type { CheckResult, Summary } from '../report/model.ts';
 import type { CommandContext } from './command.ts';
 
@@ -75,4 +76,11 @@ export function announceInterrupt(
   return (exitCode, signal) => {
     if (ctx.json) printJson(ctx, { error: `interrupted by ${signal}; cleaned up`, exitCode } satisfies ErrorJson);
   };
+}
+
+/** qualify and report merge: the suite × version matrix, one row per suite, on stderr. */
+export function writeMatrixSummary(matrix: Matrix, write: (s: string) => void = (s) => process.stderr.write(s)): void {
+  write(`\n${'suite'.padEnd(24)} ${matrix.versions.map((v) => v.padEnd(10)).join(' ')}\n`);
+  for (const r of matrix.rows)
+    write(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);
 }

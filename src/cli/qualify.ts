@@ -8,10 +8,11 @@ import { exitCodeFor } from '../report/model.ts';
 import { prepareReportDir } from '../report/report-dir.ts';
 import { describePlan, planVersions, qualify } from '../run/qualify.ts';
 import { cleanupActiveSuites } from '../run/runner.ts';
+import { parseShard, shardCells, withoutShard } from '../run/shard.ts';
 import { DEFAULT_SUITES, SUITES } from '../../suites/index.ts';
 import type { Command } from './command.ts';
 import { closest, parseFlags } from './flags.ts';
-import { announceInterrupt, printJson, reportJson } from './output.ts';
+import { announceInterrupt, printJson, reportJson, writeMatrixSummary } from './output.ts';
 import { onInterrupt } from './signals.ts';
 import { join } from 'node:path';
 
@@ -29,7 +30,11 @@ Writes, under --report-dir (default reports/<timestamp>):
 
   --kube-versions  comma-separated minors or exact releases (1.36 or v1.36.5)
   --suite          suites to run (repeatable; default: ${DEFAULT_SUITES.join(', ')}; 'all' for every suite)
-  --plan           print what would be built and exit (--json: {plan, notes})
+  --shard I/N      run only share I of N of the version × suite cells (one CI runner
+                   of N); the report dir gets shard.json, and 'credprov report merge'
+                   joins the N dirs into the report dir an unsharded run writes
+  --plan           print what would be built and exit (--json: {plan, notes}; with
+                   --shard, that shard's cells too)
 Stdout: one JSON line, {reportDir, report, summary, failed, exitCode, matrix}.
 Exit: 0 every MUST check passed on every version, 1 one failed (or no check ran), 2 bad input, 3 harness error.
 `;
@@ -45,13 +50,16 @@ export const command: Command = {
       'report-dir'?: string;
       spec?: string;
       plan?: boolean;
+      shard?: string;
     }>('qualify', argv, {
       'kube-versions': { type: 'string' },
       suite: { type: 'string', multiple: true },
       'report-dir': { type: 'string' },
       spec: { type: 'string' },
       plan: { type: 'boolean' },
+      shard: { type: 'string' },
     });
+    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
     const versions = (values['kube-versions'] ?? '')
       .split(',')
       .map((v) => v.trim())
@@ -76,11 +84,21 @@ export const command: Command = {
         );
       return s;
     });
-    const plan = await planVersions(versions);
+    const cells = shard ? shardCells(versions, names, shard) : undefined;
+    // Only the versions this shard runs are built here.
+    const plan = await planVersions(cells ? versions.filter((v) => cells.some((c) => c.version === v)) : versions);
     const progress = stderrProgress();
-    for (const line of describePlan(plan)) progress.note(line);
+    const notes = [
+      ...(shard && cells
+        ? [
+            `shard ${shard.index}/${shard.count}: ${cells.length} of ${versions.length * names.length} cells: ${cells.map((c) => `${c.suite} on ${c.version}`).join(', ') || 'none'}`,
+          ]
+        : []),
+      ...describePlan(plan),
+    ];
+    for (const line of notes) progress.note(line);
     if (values.plan) {
-      if (ctx.json) printJson(ctx, { plan, notes: describePlan(plan) });
+      if (ctx.json) printJson(ctx, { plan, notes, ...(shard ? { shard, cells } : {}) });
       return 0;
     }
     // Before any version is built or brought up: a report dir that cannot be written is bad input (exit 2).
@@ -95,21 +113,21 @@ export const command: Command = {
         versions,
         plan,
         suites,
+        ...(shard ? { shard } : {}),
         baseSpec,
         reportDir,
         log: ctx.log,
         progress,
         redactor,
         processEnv: ctx.env,
-        command: ['credprov', 'qualify', ...argv].join(' '),
+        command: ['credprov', 'qualify', ...withoutShard(argv)].join(' '),
       });
       const w = (s: string) => process.stderr.write(s);
-      w(`\n${'suite'.padEnd(24)} ${matrix.versions.map((v) => v.padEnd(10)).join(' ')}\n`);
-      for (const r of matrix.rows)
-        w(`${r.suite.padEnd(24)} ${matrix.versions.map((v) => (r.cells[v]?.status ?? '-').padEnd(10)).join(' ')}\n`);
+      writeMatrixSummary(matrix, w);
       w(`\nmatrix: ${join(reportDir, 'matrix.md')}; reports per version under ${reportDir}\n`);
       // No check ran is never green.
-      const code = aggregate.checks.length === 0 ? 1 : exitCodeFor(aggregate);
+      // A shard dealt no cell (more shards than cells) has nothing to judge and is not a failure.
+      const code = aggregate.checks.length === 0 ? (cells?.length === 0 ? 0 : 1) : exitCodeFor(aggregate);
       printJson(ctx, {
         ...reportJson(reportDir, aggregate.checks, aggregate.summary, code),
         matrix: join(reportDir, 'matrix.json'),

@@ -18,7 +18,8 @@ import { buildMatrix, matrixToJson, matrixToJunit, matrixToMarkdown, type Matrix
 import { summarize, type RunReport } from '../report/model.ts';
 import { writeReports } from '../report/write.ts';
 import { behaviourFor, parseKubeVersion } from '../versions/table.ts';
-import { runSuites } from './runner.ts';
+import { runSuites, type RunOptions, type RunOutcome } from './runner.ts';
+import { cellsOf, planIdentity, SHARD_FILE, shardCells, type Shard, type ShardManifest } from './shard.ts';
 import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import type { Suite } from './suite.ts';
 
@@ -93,13 +94,18 @@ export interface QualifyOptions {
   /** From planVersions: a version with a cached release runs exactly that release (a minor would otherwise ask the proxy for a newer patch). */
   plan?: VersionPlan[];
   suites: Suite[];
+  /** --shard I/N: only this share of the version × suite cells (src/run/shard.ts); shard.json records it. */
+  shard?: Shard;
   baseSpec: PartialSpec;
   reportDir: string;
   log: Logger;
   progress: Progress;
   redactor: Redactor;
   processEnv: NodeJS.ProcessEnv;
+  /** The command as an unsharded run would be typed (without --shard): it titles every report. */
   command: string;
+  /** Test seam: runs one version's suites (default runSuites, which brings up and tears down its cluster). */
+  runVersion?: (suites: Suite[], o: RunOptions) => Promise<Pick<RunOutcome, 'report'>>;
 }
 
 export interface QualifyOutcome {
@@ -110,13 +116,18 @@ export interface QualifyOutcome {
 
 export async function qualify(o: QualifyOptions): Promise<QualifyOutcome> {
   const startedAt = new Date();
+  const names = o.suites.map((s) => s.name);
+  const cells = o.shard ? shardCells(o.versions, names, o.shard) : cellsOf(o.versions, names);
+  const versions = o.versions.filter((v) => cells.some((c) => c.version === v));
   const perVersion: Array<{ version: string; report: RunReport; reportPath: string }> = [];
-  for (const requested of o.versions) {
+  const ran: ShardManifest['ran'] = [];
+  for (const requested of versions) {
     const planned = o.plan?.find((p) => p.requested === requested)?.cachedKube;
     const v = parseKubeVersion(planned ?? requested, '--kube-versions');
     const dir = join(o.reportDir, v.text);
-    o.progress.note(`qualify: Kubernetes ${v.text} (${perVersion.length + 1} of ${o.versions.length})`);
-    const { report } = await runSuites(o.suites, {
+    const suites = o.suites.filter((s) => cells.some((c) => c.version === requested && c.suite === s.name));
+    o.progress.note(`qualify: Kubernetes ${v.text} (${perVersion.length + 1} of ${versions.length})`);
+    const { report } = await (o.runVersion ?? runSuites)(suites, {
       // One environment per version, torn down by runSuites before the next comes up.
       baseSpec: { ...o.baseSpec, name: `qualify-1-${v.minor}`, kubeVersion: v.text },
       artifactsDir: join(dir, 'artifacts'),
@@ -127,33 +138,66 @@ export async function qualify(o: QualifyOptions): Promise<QualifyOutcome> {
       command: `${o.command} (Kubernetes ${v.text})`,
     });
     await writeReports(report, dir, o.redactor);
-    perVersion.push({
-      version: String(report.subject.kubeVersion ?? v.text),
-      report,
-      reportPath: join(dir, 'report.md'),
-    });
+    const version = String(report.subject.kubeVersion ?? v.text);
+    perVersion.push({ version, report, reportPath: join(dir, 'report.md') });
+    ran.push({ requested, version, dir: v.text });
   }
-  const matrix = buildMatrix(
-    perVersion,
-    o.suites.map((s) => s.name),
-  );
+  const written = await writeQualifyReports(perVersion, names, {
+    reportDir: o.reportDir,
+    redactor: o.redactor,
+    command: o.command,
+    startedAt,
+    durationMs: Date.now() - startedAt.getTime(),
+  });
+  if (o.shard) {
+    const manifest: ShardManifest = {
+      plan: planIdentity(o.versions, names),
+      shard: o.shard,
+      command: o.command,
+      cells,
+      ran,
+      startedAt: startedAt.toISOString(),
+      durationMs: written.aggregate.durationMs,
+    };
+    await writeFile(join(o.reportDir, SHARD_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+  return { ...written, perVersion };
+}
+
+/**
+ * The files under a qualify report dir besides the per-version ones: the
+ * aggregate report.* and matrix.{json,xml,md}. Shared by qualify and
+ * `report merge`, so a merged matrix is the one an unsharded run writes.
+ */
+export async function writeQualifyReports(
+  perVersion: Array<{ version: string; report: RunReport; reportPath: string }>,
+  suites: string[],
+  o: { reportDir: string; redactor: Redactor; command: string; startedAt: Date; durationMs: number },
+): Promise<{ matrix: Matrix; aggregate: RunReport }> {
+  const matrix = buildMatrix(perVersion, suites);
+  // A shard leaves the cells it did not run empty ('–') rather than calling them skipped.
+  for (const row of matrix.rows)
+    for (const p of perVersion) {
+      const ran = p.report.subject.suites;
+      if (Array.isArray(ran) && !ran.includes(row.suite)) delete row.cells[p.version];
+    }
   const checks = perVersion.flatMap((p) =>
     p.report.checks.map((c) => ({ ...c, suite: `${p.version}/${c.suite ?? ''}` })),
   );
   const aggregate: RunReport = {
     tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command },
-    subject: { kubeVersions: perVersion.map((p) => p.version), suites: o.suites.map((s) => s.name) },
+    subject: { kubeVersions: perVersion.map((p) => p.version), suites },
     checks,
     summary: summarize(checks),
     suites: perVersion.flatMap((p) => (p.report.suites ?? []).map((s) => ({ ...s, name: `${p.version}/${s.name}` }))),
     metrics: { matrix },
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
+    startedAt: o.startedAt.toISOString(),
+    durationMs: o.durationMs,
   };
   await writeReports(aggregate, o.reportDir, o.redactor);
   const safe = o.redactor.value(matrix);
   await writeFile(join(o.reportDir, 'matrix.json'), matrixToJson(safe));
   await writeFile(join(o.reportDir, 'matrix.xml'), matrixToJunit(safe));
   await writeFile(join(o.reportDir, 'matrix.md'), matrixToMarkdown(safe, o.command));
-  return { matrix, perVersion, aggregate };
+  return { matrix, aggregate };
 }
