@@ -186,6 +186,16 @@ describe('each command under --json', () => {
     expectError(await json(['run', '--suite', 'nope']), EXIT_CODES.usage);
     expectError(await json(['qualify']), EXIT_CODES.usage);
     expectError(await json(['qualify', '--kube-versions', '1.37', '--report-dir', '/proc/credprov']), EXIT_CODES.usage);
+    expectError(await json(['qualify', '--kube-versions', '1.37', '--shard', '3/2']), EXIT_CODES.usage);
+  });
+
+  test('report merge: 2 without dirs or for a dir no shard wrote', async () => {
+    expectError(await json(['report', 'merge']), EXIT_CODES.usage);
+    const r = await json(['report', 'merge', dir(), '--report-dir', join(dir(), 'merged')]);
+    expectError(r, EXIT_CODES.usage);
+    expect(r.doc.error).toBe(
+      `report merge: ${dir()}: no shard.json (not the report dir of a 'qualify --shard I/N' run)`,
+    );
   });
 
   test('qualify --plan says what it would build', async () => {
@@ -195,6 +205,17 @@ describe('each command under --json', () => {
       plan: [expect.objectContaining({ requested: '1.37', buildMinutes: expect.any(Number) })],
       notes: expect.any(Array),
     });
+  });
+
+  test("qualify --plan --shard names that shard's cells and plans only its versions", async () => {
+    const r = await json(['qualify', '--plan', '--kube-versions', '1.36,1.37', '--suite', 'smoke', '--shard', '2/2']);
+    expect(r.code).toBe(EXIT_CODES.ok);
+    expect(r.doc).toMatchObject({
+      plan: [expect.objectContaining({ requested: '1.37' })],
+      shard: { index: 2, count: 2 },
+      cells: [{ version: '1.37', suite: 'smoke' }],
+    });
+    expect((r.doc.plan as unknown[]).length).toBe(1);
   });
 
   test('binaries ensure / ls: 2 for a bad --source, 3 when no source can deliver, [] for an empty cache', async () => {
