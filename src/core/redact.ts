@@ -102,7 +102,7 @@ export class Redactor {
 }
 
 /** Does this value under this key hold a secret? Booleans and null never do; an object under `auth` is a container. */
-function isSecretValue(v: unknown, key: string): boolean {
+export function isSecretValue(v: unknown, key: string): boolean {
   if (!isSecretKey(key)) return false;
   if (typeof v === 'string') return v !== '' && v !== REDACTED && !NOT_SECRET.test(v);
   if (typeof v === 'number' || typeof v === 'bigint') return true;

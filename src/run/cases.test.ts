@@ -157,6 +157,19 @@ describe('judge', () => {
     expect(r).toMatchObject({ status: 'failed', cause: 'subject' });
     expect(r.message).toMatch(/as predicted .*; but pod p1 failed to pull$/);
   });
+
+  test('a step named like a credential is refused: the redactor would hide its values in the whole report', () => {
+    const named = { value: { beforeSecret: 'failure', token: true, steps: [{ cacheTypeToken: { pull: 'success' } }] } };
+    const misnamed = { ...base, prediction: { ...base.prediction, ...named }, show: String };
+    expect(() => judge(A, { ...misnamed, observed: named.value })).toThrow(
+      /^A: step 'beforeSecret', 'cacheTypeToken' reads as a credential name to the redactor/,
+    );
+    // Booleans are never redacted, so a `token: true` step is fine.
+    const fine = { value: { token: true, pull: 'success' } };
+    expect(
+      judge(A, { ...base, prediction: { ...base.prediction, ...fine }, observed: fine.value, show: String }).status,
+    ).toBe('passed');
+  });
 });
 
 test("reconcile keeps a suite's declared order and names what is missing", () => {

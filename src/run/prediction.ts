@@ -5,6 +5,7 @@
 // else decides the verdict, into a CheckResult whose comparison and evidence
 // keep both sides; nothing patches its result afterwards.
 import { isDeepStrictEqual } from 'node:util';
+import { isSecretValue } from '../core/redact.ts';
 import type { Check, CheckResult, Comparison, Evidence } from '../report/model.ts';
 
 export interface Prediction<T> {
@@ -50,6 +51,12 @@ export function agrees<T>(j: Pick<Judgement<T>, 'prediction' | 'observed' | 'agr
 }
 
 export function judge<T>(check: Check, j: Judgement<T>): CheckResult {
+  const misnamed = credentialNamedSteps(j.prediction.value);
+  if (misnamed.length > 0)
+    throw new Error(
+      `${check.id}: step ${misnamed.map((k) => `'${k}'`).join(', ')} reads as a credential name to the redactor ` +
+        '(src/core/redact.ts), which would then hide its values everywhere in the report; rename the step',
+    );
   const agree = agrees(j);
   const actor = j.actor ?? 'the kubelet';
   const comparison: Comparison = {
@@ -80,4 +87,15 @@ export function judge<T>(check: Check, j: Judgement<T>): CheckResult {
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
   };
+}
+
+/**
+ * Keys of a prediction that the report's redactor takes for credentials (beforeSecret, cacheTypeToken):
+ * it would redact their values, learn them ("success") as secrets, and hide them in every check.
+ * A prediction comes from credprov's models and never holds a secret, so such a key is a naming slip.
+ */
+export function credentialNamedSteps(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(credentialNamedSteps);
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => (isSecretValue(v, k) ? [k] : credentialNamedSteps(v)));
 }

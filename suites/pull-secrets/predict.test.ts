@@ -39,7 +39,7 @@ describe.each(HOSTS)('pull-secrets predictions, registry %s', (host) => {
 
   test('a missing secret is skipped (anonymous pull refused); once created, its right credential pulls', () => {
     const p = predictMissingThenCreated(w);
-    expect(p.value).toEqual({ beforeSecret: 'failure', afterSecret: 'success' });
+    expect(p.value).toEqual({ whileMissing: 'failure', onceCreated: 'success' });
     expect(p.because).toContain('missing secret late-secret skipped');
     expect(p.because).toContain('one anonymous pull, which the registry refuses');
   });

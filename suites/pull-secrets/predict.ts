@@ -44,8 +44,8 @@ function auths(w: World, account: AccountName | undefined) {
 const secret = (w: World, name: SecretName): SecretSource => ({ name, auths: auths(w, SECRETS[name]) });
 
 export interface MissingView {
-  beforeSecret: Pull;
-  afterSecret: Pull;
+  whileMissing: Pull;
+  onceCreated: Pull;
 }
 
 /** MISSING_THEN_CREATED: the pod references LATE_SECRET (the right account) before it exists. */
@@ -54,7 +54,7 @@ export function predictMissingThenCreated(w: World): Prediction<MissingView> {
   const before = predictPull({ image: imageOf(w.host, 'missing'), secrets: [late(false)] });
   const after = predictPull({ image: imageOf(w.host, 'missing'), secrets: [late(true)] });
   return {
-    value: { beforeSecret: before.pull, afterSecret: after.pull },
+    value: { whileMissing: before.pull, onceCreated: after.pull },
     model: `${DESIGN} + ${MODEL}`,
     because:
       `a missing pull secret does not block the pod (before: ${before.because}); ` +

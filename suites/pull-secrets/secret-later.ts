@@ -36,9 +36,9 @@ export function secretLaterCases(fixture: Fixture): Case[] {
       const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
       return judge(MISSING_THEN_CREATED, {
         prediction,
-        observed: { beforeSecret: first.observed, afterSecret: later.observed },
+        observed: { whileMissing: first.observed, onceCreated: later.observed },
         startedAt,
-        show: (v) => `pull before the secret exists: ${v.beforeSecret}; after it is created: ${v.afterSecret}`,
+        show: (v) => `pull before the secret exists: ${v.whileMissing}; after it is created: ${v.onceCreated}`,
         evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: [LATE_SECRET] }),
       });
     }),
