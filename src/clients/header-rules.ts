@@ -1,0 +1,136 @@
+// Whether each real client can send a token as `Authorization: Bearer <token>`.
+// The exec plugin contract hands the token to the client, which sends it as a
+// bearer token in the Authorization header (KEP-541; RFC 6750 §2.1), so a
+// token must be a header field value (RFC 9110 §5.5 / RFC 7230 §3.2:
+// visible characters, SP, HTAB and obs-text bytes 0x80–0xFF). Each client
+// enforces its own version of that rule before anything is sent:
+//   - Go (kubectl, client-go): net/http Transport.roundTrip refuses a value
+//     that fails httpguts.ValidHeaderFieldValue (any control byte but HTAB, or
+//     DEL) with "net/http: invalid header field value for \"Authorization\"".
+//     Nothing is trimmed first. Other bytes go out as they are: a non-ASCII
+//     character is sent as its UTF-8 bytes.
+//   - @kubernetes/client-node (undici fetch): the Headers init converts the
+//     value to a ByteString (a character above U+00FF throws "Cannot convert
+//     argument to a ByteString"), trims leading and trailing HTTP whitespace
+//     (HTAB, LF, CR, SP: a trailing newline is dropped, not refused), refuses
+//     NUL, CR and LF left inside it; then undici's request refuses any other
+//     control character or DEL (lib/core/util.js headerCharRegex, lifted from
+//     Node's _http_common checkInvalidHeaderChar): "invalid authorization
+//     header". Characters U+0080–U+00FF go out as one Latin-1 byte each.
+//   - Python (http.client putheader, under urllib3): the value is encoded as
+//     Latin-1 (UnicodeEncodeError above U+00FF), then refused only for a LF
+//     not followed by SP/HTAB or a CR not followed by SP/HTAB/LF
+//     (_is_illegal_header_value). Other control characters are sent, and the
+//     server refuses the request (kube-apiserver's net/http server: 400
+//     "invalid header value"; Node's llhttp, credprov's endpoint, the same).
+import type { ClientName } from './probe.ts';
+
+export interface HeaderProblem {
+  /** Offset of the offending character in the token (UTF-16 code units, as JSON strings count). */
+  offset: number;
+  /** The character as an escape, never the token: U+000A. */
+  char: string;
+  /** What the client does about it. */
+  refusal: 'client-refuses' | 'server-refuses';
+  why: string;
+}
+
+export const escapeChar = (code: number): string => `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+
+const isCtl = (c: number) => (c < 0x20 && c !== 0x09) || c === 0x7f;
+const isHttpWhitespace = (c: number) => c === 0x09 || c === 0x0a || c === 0x0d || c === 0x20;
+
+function problem(token: string, i: number, refusal: HeaderProblem['refusal'], why: string): HeaderProblem {
+  return { offset: i, char: escapeChar(token.codePointAt(i)!), refusal, why };
+}
+
+/** Go net/http (kubectl, client-go): httpguts.ValidHeaderFieldValue on "Bearer <token>", untrimmed. */
+function goRule(token: string): HeaderProblem | undefined {
+  for (let i = 0; i < token.length; i++)
+    if (isCtl(token.charCodeAt(i)))
+      return problem(
+        token,
+        i,
+        'client-refuses',
+        'Go net/http: httpguts.ValidHeaderFieldValue refuses control characters',
+      );
+  return undefined;
+}
+
+/** undici fetch (client-node): ByteString, then trim HTTP whitespace, then no control character but HTAB. */
+function undiciRule(token: string): HeaderProblem | undefined {
+  for (let i = 0; i < token.length; i++)
+    if (token.charCodeAt(i) > 0xff)
+      return problem(
+        token,
+        i,
+        'client-refuses',
+        'undici fetch: a header value is a ByteString (no character above U+00FF)',
+      );
+  let end = token.length;
+  while (end > 0 && isHttpWhitespace(token.charCodeAt(end - 1))) end--;
+  for (let i = 0; i < end; i++)
+    if (isCtl(token.charCodeAt(i)))
+      return problem(token, i, 'client-refuses', 'undici: control characters are not header field-vchars');
+  return undefined;
+}
+
+/** Python http.client: Latin-1, then only bare CR/LF are refused; other control characters reach the server. */
+function pythonRule(token: string): HeaderProblem | undefined {
+  for (let i = 0; i < token.length; i++)
+    if (token.charCodeAt(i) > 0xff)
+      return problem(
+        token,
+        i,
+        'client-refuses',
+        "http.client encodes header values as Latin-1 ('latin-1' codec can't encode)",
+      );
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    const next = i + 1 < token.length ? token.charCodeAt(i + 1) : -1;
+    if (c === 0x0a && next !== 0x20 && next !== 0x09)
+      return problem(
+        token,
+        i,
+        'client-refuses',
+        'http.client _is_illegal_header_value: a line break not followed by SP/HTAB',
+      );
+    if (c === 0x0d && next !== 0x20 && next !== 0x09 && next !== 0x0a)
+      return problem(
+        token,
+        i,
+        'client-refuses',
+        'http.client _is_illegal_header_value: a line break not followed by SP/HTAB',
+      );
+  }
+  for (let i = 0; i < token.length; i++)
+    if (isCtl(token.charCodeAt(i)))
+      return problem(
+        token,
+        i,
+        'server-refuses',
+        'http.client sends it; the API server refuses a header value with a control character (400)',
+      );
+  return undefined;
+}
+
+const RULES: Record<ClientName, (token: string) => HeaderProblem | undefined> = {
+  kubectl: goRule,
+  'client-go': goRule,
+  'client-node': undiciRule,
+  python: pythonRule,
+};
+
+/** What stops `client` from sending `token` as a bearer token, if anything. */
+export function headerProblem(client: ClientName, token: string): HeaderProblem | undefined {
+  return RULES[client](token);
+}
+
+/** The first character outside printable ASCII, for a token every client can send but not alike. */
+export function firstNonAscii(token: string): { offset: number; char: string } | undefined {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c > 0x7e) return { offset: i, char: escapeChar(token.codePointAt(i)!) };
+  }
+  return undefined;
+}
