@@ -26,8 +26,8 @@ const GO_REFUSES_HEADER: ClientOutcome = {
 
 export const TOKEN_ROWS: readonly DecodingRow[] = [
   {
-    trait: 'token-number',
-    answer: 'status.token is a JSON number (12345), not a string',
+    trait: 'token-not-string',
+    answer: 'status.token is not a string but a number (12345; also true, an object)',
     contractCheck: 'EP-CREDENTIAL-SHAPE',
     reproduce: { scenario: { tokenJson: 12345 } },
     clients: {
@@ -45,8 +45,8 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
     },
   },
   {
-    trait: 'token-null',
-    answer: 'status.token is null, and there is no certificate',
+    trait: 'token-falsy',
+    answer: 'status.token is null (also false, 0), and there is no certificate',
     contractCheck: 'EP-CREDENTIAL-SHAPE',
     reproduce: { scenario: { tokenJson: null } },
     clients: {
@@ -78,6 +78,20 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
     why: {
       'client-node': `${NODE_EXEC}: if (credential.status.token)`,
       python: `${PY_LOAD}: if 'token' in status … elif`,
+    },
+  },
+  {
+    trait: 'token-leading-space',
+    answer: 'status.token starts with a space',
+    contractCheck: 'EP-TOKEN-HEADER-VALUE',
+    reproduce: { scenario: { token: ' credprov-fake-token' } },
+    clients: {
+      ...goClients({ verdict: 'sends-no-credential', note: 'sends "Bearer  <token>", which the API server reads as no token' }),
+      'client-node': { verdict: 'sends-no-credential', note: 'sends "Bearer  <token>", which the API server reads as no token' },
+      python: { verdict: 'sends-no-credential', note: 'sends "Bearer  <token>", which the API server reads as no token' },
+    },
+    why: {
+      'client-go': `k8s.io/apiserver pkg/authentication/request/bearertoken: strings.Split(auth, " ")[1] is the token; empty, the request is anonymous`,
     },
   },
   {
@@ -190,11 +204,14 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
  */
 export function tokenTraits(s: Record<string, unknown>, hasCert: boolean): AnswerTrait[] {
   const t = s.token;
-  if (typeof t === 'number' && t !== 0) return ['token-number'];
-  if (t === null && !hasCert) return ['token-null'];
+  // client-node's `if (token)` drops a falsy one; Python's "Bearer %s" sends whatever is there; Go decodes only strings and null.
+  if ((t === null || t === false || t === 0) && !hasCert) return ['token-falsy'];
+  if (t !== null && t !== undefined && typeof t !== 'string') return ['token-not-string'];
   if (t === '' && hasCert) return ['token-empty-with-cert'];
   if (typeof t !== 'string' || t === '') return [];
   const traits: AnswerTrait[] = [];
+  // kube-apiserver splits "Bearer <token>" on single spaces and takes the second part: here, an empty one.
+  if (t.startsWith(' ')) traits.push('token-leading-space');
   const bytes = Buffer.byteLength(t);
   if (bytes > KUBE_APISERVER_MAX_HEADER_BYTES) traits.push('token-over-1mib');
   else if (bytes > 16 * 1024) traits.push('token-over-16kib');

@@ -403,11 +403,11 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'apiVersion-unknown',
     'kind-wrong',
     'timestamp-not-rfc3339',
-    'token-number',
+    'token-not-string',
     'apiVersion-other',
     'status-missing',
     'no-credential',
-    'token-null',
+    'token-falsy',
     'cert-without-key',
     'key-without-cert',
     'cert-key-mismatch',
@@ -415,6 +415,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'token-line-break',
     'token-control-char',
     'token-over-1mib',
+    'token-leading-space',
   ],
   kubectl: [
     'no-answer',
@@ -424,11 +425,11 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'apiVersion-unknown',
     'kind-wrong',
     'timestamp-not-rfc3339',
-    'token-number',
+    'token-not-string',
     'apiVersion-other',
     'status-missing',
     'no-credential',
-    'token-null',
+    'token-falsy',
     'cert-without-key',
     'key-without-cert',
     'cert-key-mismatch',
@@ -436,6 +437,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'token-line-break',
     'token-control-char',
     'token-over-1mib',
+    'token-leading-space',
   ],
   'client-node': [
     'no-answer',
@@ -445,7 +447,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'yaml',
     'status-missing',
     'no-credential',
-    'token-null',
+    'token-falsy',
     'cert-without-key',
     'key-without-cert',
     'token-not-latin1',
@@ -453,6 +455,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'token-control-char',
     'token-over-1mib',
     'cert-key-mismatch',
+    'token-leading-space',
   ],
   python: [
     'no-answer',
@@ -475,6 +478,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'token-line-break',
     'token-control-char',
     'token-over-1mib',
+    'token-leading-space',
   ],
 };
 
@@ -523,11 +527,11 @@ export function answerTraits(run: AnsweredRun, configured: string): AnswerTrait[
   const cert = str('clientCertificateData');
   const key = str('clientKeyData');
   const ofToken = tokenTraits(s, Boolean(cert && key));
-  // A number is a token to the clients that stringify it (client-go refuses it as such: token-number).
-  const token = str('token') || (ofToken.includes('token-number') ? String(s.token) : '');
+  // A number is a token to the clients that stringify it (client-go refuses it as such: token-not-string).
+  const token = str('token') || (ofToken.includes('token-not-string') ? String(s.token) : '');
   if (!token && !cert && !key) {
-    // A null token: the Python client sends "Bearer None", so it is no "no credential" for all.
-    traits.push(ofToken.includes('token-null') ? 'token-null' : 'no-credential');
+    // A null token: the Python client sends "Bearer None", so it is not "no credential" to every client.
+    traits.push(ofToken.includes('token-falsy') ? 'token-falsy' : 'no-credential');
     return traits;
   }
   if (cert && !key) traits.push('cert-without-key');
@@ -536,7 +540,7 @@ export function answerTraits(run: AnsweredRun, configured: string): AnswerTrait[
     if (checkKeyPair(cert, key)) traits.push('cert-key-mismatch');
     traits.push(token ? 'token-and-cert' : 'cert-only');
   }
-  traits.push(...ofToken.filter((t) => t !== 'token-null'));
+  traits.push(...ofToken.filter((t) => t !== 'token-falsy'));
   return traits;
 }
 

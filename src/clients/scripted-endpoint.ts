@@ -188,9 +188,10 @@ export async function startScriptedEndpoint(): Promise<ScriptedEndpoint> {
 }
 
 function credentialOf(req: IncomingMessage, tokens: Set<string>): CarriedCredential | undefined {
-  const auth = req.headers.authorization ?? '';
-  const m = /^Bearer\s+(.+)$/i.exec(auth);
-  const token = m?.[1]?.trim();
+  // As kube-apiserver reads it (k8s.io/apiserver pkg/authentication/request/bearertoken): trimmed, split on
+  // single spaces, the second part is the token; an empty one is no token ("Bearer  x" is anonymous).
+  const parts = (req.headers.authorization ?? '').trim().split(' ');
+  const token = parts.length >= 2 && parts[0]!.toLowerCase() === 'bearer' ? parts[1] : undefined;
   if (token) tokens.add(token);
   const peer = (req.socket as TLSSocket).getPeerX509Certificate?.();
   const cert = peer ? describeCert(peer) : undefined;

@@ -17,6 +17,7 @@ import { describeEnd, goExitCode } from '../../plugin/go-exec.ts';
 import { clipOutputs, cutNote, cutResponse } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import * as C from './checks.ts';
+import { judgeTokenHeader } from './token-header.ts';
 import type { Observations } from './runs.ts';
 
 type Obj = Record<string, unknown>;
@@ -187,6 +188,16 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
         return pass(
           `status holds ${kinds}${token && cert ? ' (client-go uses both; the API server takes the first that authenticates)' : ''}`,
         );
+      },
+    ],
+    [
+      C.EP_TOKEN_HEADER_VALUE,
+      () => {
+        const s = status(o.main);
+        if (!s) return skip('no status to look into (see EP-STATUS)');
+        const token = str(s, 'token');
+        if (!token) return skip('the plugin returns no token');
+        return judgeTokenHeader(token, [evidence('first run', o.main)]);
       },
     ],
     [
@@ -478,6 +489,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     C.EP_KIND,
     C.EP_STATUS,
     C.EP_CREDENTIAL_SHAPE,
+    C.EP_TOKEN_HEADER_VALUE,
     C.EP_CERT_VALID,
     C.EP_EXPIRY_FORMAT,
     C.EP_REPEAT,
