@@ -86,9 +86,18 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
     contractCheck: 'EP-TOKEN-HEADER-VALUE',
     reproduce: { scenario: { token: ' credprov-fake-token' } },
     clients: {
-      ...goClients({ verdict: 'sends-no-credential', note: 'sends "Bearer  <token>", which the API server reads as no token' }),
-      'client-node': { verdict: 'sends-no-credential', note: 'sends "Bearer  <token>", which the API server reads as no token' },
-      python: { verdict: 'sends-no-credential', note: 'sends "Bearer  <token>", which the API server reads as no token' },
+      ...goClients({
+        verdict: 'sends-no-credential',
+        note: 'sends "Bearer  <token>", which the API server reads as no token',
+      }),
+      'client-node': {
+        verdict: 'sends-no-credential',
+        note: 'sends "Bearer  <token>", which the API server reads as no token',
+      },
+      python: {
+        verdict: 'sends-no-credential',
+        note: 'sends "Bearer  <token>", which the API server reads as no token',
+      },
     },
     why: {
       'client-go': `k8s.io/apiserver pkg/authentication/request/bearertoken: strings.Split(auth, " ")[1] is the token; empty, the request is anonymous`,

@@ -134,3 +134,41 @@ export function firstNonAscii(token: string): { offset: number; char: string } |
   }
   return undefined;
 }
+
+/**
+ * Whether kube-apiserver reads the token the client sent: its bearer token
+ * authenticator trims the Authorization value, splits it on single spaces and
+ * takes the second part, so a space inside the token (or a leading tab,
+ * which Go's TrimSpace keeps inside) leaves it another token, or none.
+ */
+export function apiServerProblem(token: string): HeaderProblem | undefined {
+  const kept = token.replace(/[ \t\r\n]+$/, '');
+  const i = kept.startsWith('\t') ? 0 : kept.indexOf(' ');
+  if (i < 0) return undefined;
+  return problem(
+    token,
+    i,
+    'server-refuses',
+    'kube-apiserver reads "Bearer <token>" split on spaces (pkg/authentication/request/bearertoken): it gets another token, or none',
+  );
+}
+
+/**
+ * The token as clients quote it in their errors, for redaction: as is,
+ * trimmed (what fetch sends), JSON-escaped, and as Python's repr of the
+ * Latin-1 bytes ("Invalid header value b'Bearer …\\n'").
+ */
+export function tokenSpellings(token: string): string[] {
+  const pyRepr = [...token]
+    .map((ch) => {
+      const c = ch.codePointAt(0)!;
+      if (ch === '\\' || ch === "'") return `\\${ch}`;
+      if (ch === '\n') return '\\n';
+      if (ch === '\r') return '\\r';
+      if (ch === '\t') return '\\t';
+      if (c < 0x20 || (c >= 0x7f && c <= 0xff)) return `\\x${c.toString(16).padStart(2, '0')}`;
+      return ch;
+    })
+    .join('');
+  return [...new Set([token, token.trim(), JSON.stringify(token).slice(1, -1), pyRepr])];
+}

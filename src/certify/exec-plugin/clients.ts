@@ -18,7 +18,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerTraits, describeOutcome, predictClient, type ClientPrediction } from '../../clients/decoding.ts';
+import { tokenSpellings } from '../../clients/header-rules.ts';
 import { writeProbeKubeconfig } from '../../clients/kubeconfig.ts';
+import { parseStdoutLikeClientGo } from '../../api/exec/credential.ts';
 import type { ClientName, ClientProbe, ProbeResponse } from '../../clients/probe.ts';
 import {
   startScriptedEndpoint,
@@ -142,6 +144,9 @@ export async function certifyThroughClients(
       const name = c.probe.name;
       const run = name === 'client-node' && asClientNode ? asClientNode : obs.main;
       const prediction = predictClient(name, answerTraits(run, plugin.config.apiVersion));
+      // A client's error may quote the token escaped (Python's repr, undici's message): redact those spellings too.
+      const token = tokenOf(run);
+      if (token) o.redactor?.add(...tokenSpellings(token));
       const startedAt = new Date();
       const t0 = performance.now();
       const path = `/version?credprov-client=${name}`;
@@ -302,6 +307,13 @@ function skippedCheck(c: MatrixClient, why: string): CheckResult {
     startedAt: new Date().toISOString(),
     durationMs: 0,
   };
+}
+
+function tokenOf(run: ExecInvocation): string | undefined {
+  const parsed = parseStdoutLikeClientGo(run.stdout);
+  const status = parsed.ok ? parsed.value.status : undefined;
+  const token = status && typeof status === 'object' ? (status as Record<string, unknown>).token : undefined;
+  return typeof token === 'string' ? token : undefined;
 }
 
 const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' | ').trim();

@@ -153,3 +153,33 @@ describe('evaluate', () => {
     }
   });
 });
+
+describe('EP-TOKEN-HEADER-VALUE', () => {
+  const judged = async (token: string) => {
+    const main = inv({ stdout: credential(V1, { token, expirationTimestamp: '2099-01-01T00:00:00Z' }) });
+    return (await evaluate(observations({ main }))).find((c) => c.id === 'EP-TOKEN-HEADER-VALUE')!;
+  };
+
+  test('a token ending in a newline fails, naming the character and the clients, never the token', async () => {
+    const r = await judged('secret-token-0123\n');
+    expect(r.status).toBe('failed');
+    expect(r.message).toContain('U+000A at offset 17: kubectl, client-go and python refuse to send it');
+    expect(r.message).not.toContain('secret-token');
+    expect(r.message).not.toContain('\n');
+  });
+
+  test('a character outside Latin-1 fails for client-node and Python; a DEL is refused by the server for Python', async () => {
+    expect((await judged('secret-\u20ac')).message).toContain('U+20AC at offset 7: client-node and python refuse');
+    expect((await judged('secret\u007f')).message).toMatch(/python sends it and the API server refuses the request/);
+  });
+
+  test('a space in the token fails: kube-apiserver reads another token', async () => {
+    const r = await judged(' secret-token');
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('U+0020 at offset 0')]);
+  });
+
+  test('a 64 KiB token passes', async () => {
+    const r = await judged(`secret.${'g'.repeat(64 * 1024)}`);
+    expect([r.status, r.message]).toEqual(['passed', expect.stringContaining('65543-byte token')]);
+  });
+});

@@ -3,7 +3,7 @@
 // own header rule (src/clients/header-rules.ts), whatever clients this
 // machine has. The message names the character as an escape and where it is,
 // never the token: the token is a secret.
-import { headerProblem, type HeaderProblem } from '../../clients/header-rules.ts';
+import { apiServerProblem, headerProblem, type HeaderProblem } from '../../clients/header-rules.ts';
 import { CLIENT_NAMES, type ClientName } from '../../clients/probe.ts';
 import { fail, pass, type Outcome } from '../../report/checks.ts';
 import type { Evidence } from '../../report/model.ts';
@@ -16,7 +16,8 @@ export function judgeTokenHeader(token: string, evidence: Evidence[]): Outcome {
   const problems = CLIENT_NAMES.map((c) => [c, headerProblem(c, token)] as const).filter(
     (p): p is readonly [ClientName, HeaderProblem] => p[1] !== undefined,
   );
-  if (problems.length === 0) {
+  const atServer = apiServerProblem(token);
+  if (problems.length === 0 && !atServer) {
     const nonAscii = /[^\u0000-\u007f]/.test(token);
     return pass(
       `every client can send the ${Buffer.byteLength(token)}-byte token as an Authorization header value${nonAscii ? ' (it holds characters outside ASCII: Go sends them as UTF-8, client-node and Python as Latin-1, so servers see different bytes; RFC 6750 tokens are ASCII)' : ''}`,
@@ -30,6 +31,11 @@ export function judgeTokenHeader(token: string, evidence: Evidence[]): Outcome {
     (p.refusal === 'client-refuses' ? entry.clients : entry.server).push(client);
     byChar.set(key, entry);
   }
+  if (atServer && problems.length === 0)
+    return fail(
+      `status.token holds ${atServer.char} at offset ${atServer.offset}: every client sends it, but kube-apiserver splits "Bearer <token>" on spaces, so it reads another token (or none); a bearer token has no spaces (RFC 6750 b64token)`,
+      [...evidence, { kind: 'data', label: 'kube-apiserver bearer token parsing', data: atServer }],
+    );
   const clauses = [...byChar].map(([where, e]) =>
     [
       e.clients.length ? `${where}: ${list(e.clients)} refuse${e.clients.length === 1 ? 's' : ''} to send it` : '',
@@ -41,7 +47,7 @@ export function judgeTokenHeader(token: string, evidence: Evidence[]): Outcome {
       .join('; '),
   );
   return fail(
-    `status.token is not a valid HTTP header value (${token.length} characters): ${clauses.join('; ')}; a bearer token must hold only visible ASCII (RFC 6750 b64token), no control characters and nothing outside Latin-1`,
+    `status.token is not a valid HTTP header value (${token.length} characters): ${clauses.join('; ')}; write the token without control characters and within Latin-1, best in visible ASCII (RFC 6750 b64token)`,
     [
       ...evidence,
       {
