@@ -8,7 +8,9 @@
 // Two tables:
 //   - DECODING: what each client makes of an answer (a trait of the plugin's
 //     output). certify exec-plugin --clients predicts each client's verdict
-//     from it (predictClient), before running the client.
+//     from it (predictClient), before running the client. The rows about the
+//     token (its type, its characters by each client's header rule, its size)
+//     are in decoding-tokens.ts.
 //   - INVOCATION: how each client runs the plugin (KUBERNETES_EXEC_INFO,
 //     stdin, interactiveMode, provideClusterInfo). Facts for users; the client
 //     matrix uses the exec-info row to choose which run predicts client-node.
