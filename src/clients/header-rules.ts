@@ -37,81 +37,60 @@ export interface HeaderProblem {
 
 export const escapeChar = (code: number): string => `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 
-const isCtl = (c: number) => (c < 0x20 && c !== 0x09) || c === 0x7f;
-const isHttpWhitespace = (c: number) => c === 0x09 || c === 0x0a || c === 0x0d || c === 0x20;
+/** A control character other than HTAB, or DEL: what no header field value may hold (RFC 9110 §5.5). */
+const CTL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+const NOT_LATIN1 = /[^\u0000-\u00ff]/;
+/** http.client's _is_illegal_header_value, as Python writes it: rb'\n(?![ \t])|\r(?![ \t\n])'. */
+const PY_ILLEGAL = /\n(?![ \t])|\r(?![ \t\n])/;
 
-function problem(token: string, i: number, refusal: HeaderProblem['refusal'], why: string): HeaderProblem {
-  return { offset: i, char: escapeChar(token.codePointAt(i)!), refusal, why };
+/** The first character of token[0, end) that `re` matches, as a problem; undefined when none does. */
+function find(
+  token: string,
+  re: RegExp,
+  refusal: HeaderProblem['refusal'],
+  why: string,
+  end = token.length,
+): HeaderProblem | undefined {
+  const i = token.slice(0, end).search(re);
+  return i < 0 ? undefined : { offset: i, char: escapeChar(token.codePointAt(i)!), refusal, why };
 }
 
 /** Go net/http (kubectl, client-go): httpguts.ValidHeaderFieldValue on "Bearer <token>", untrimmed. */
 function goRule(token: string): HeaderProblem | undefined {
-  for (let i = 0; i < token.length; i++)
-    if (isCtl(token.charCodeAt(i)))
-      return problem(
-        token,
-        i,
-        'client-refuses',
-        'Go net/http: httpguts.ValidHeaderFieldValue refuses control characters',
-      );
-  return undefined;
+  return find(token, CTL, 'client-refuses', 'Go net/http: httpguts.ValidHeaderFieldValue refuses control characters');
 }
 
 /** undici fetch (client-node): ByteString, then trim HTTP whitespace, then no control character but HTAB. */
 function undiciRule(token: string): HeaderProblem | undefined {
-  for (let i = 0; i < token.length; i++)
-    if (token.charCodeAt(i) > 0xff)
-      return problem(
-        token,
-        i,
-        'client-refuses',
-        'undici fetch: a header value is a ByteString (no character above U+00FF)',
-      );
-  let end = token.length;
-  while (end > 0 && isHttpWhitespace(token.charCodeAt(end - 1))) end--;
-  for (let i = 0; i < end; i++)
-    if (isCtl(token.charCodeAt(i)))
-      return problem(token, i, 'client-refuses', 'undici: control characters are not header field-vchars');
-  return undefined;
+  const trimmedEnd = token.replace(/[\t\n\r ]+$/, '').length;
+  return (
+    find(token, NOT_LATIN1, 'client-refuses', 'undici fetch: a header value is a ByteString (nothing above U+00FF)') ??
+    find(token, CTL, 'client-refuses', 'undici: control characters are not header field-vchars', trimmedEnd)
+  );
 }
 
 /** Python http.client: Latin-1, then only bare CR/LF are refused; other control characters reach the server. */
 function pythonRule(token: string): HeaderProblem | undefined {
-  for (let i = 0; i < token.length; i++)
-    if (token.charCodeAt(i) > 0xff)
-      return problem(
-        token,
-        i,
-        'client-refuses',
-        "http.client encodes header values as Latin-1 ('latin-1' codec can't encode)",
-      );
-  for (let i = 0; i < token.length; i++) {
-    const c = token.charCodeAt(i);
-    const next = i + 1 < token.length ? token.charCodeAt(i + 1) : -1;
-    if (c === 0x0a && next !== 0x20 && next !== 0x09)
-      return problem(
-        token,
-        i,
-        'client-refuses',
-        'http.client _is_illegal_header_value: a line break not followed by SP/HTAB',
-      );
-    if (c === 0x0d && next !== 0x20 && next !== 0x09 && next !== 0x0a)
-      return problem(
-        token,
-        i,
-        'client-refuses',
-        'http.client _is_illegal_header_value: a line break not followed by SP/HTAB',
-      );
-  }
-  for (let i = 0; i < token.length; i++)
-    if (isCtl(token.charCodeAt(i)))
-      return problem(
-        token,
-        i,
-        'server-refuses',
-        'http.client sends it; the API server refuses a header value with a control character (400)',
-      );
-  return undefined;
+  return (
+    find(
+      token,
+      NOT_LATIN1,
+      'client-refuses',
+      "http.client encodes header values as Latin-1 ('latin-1' codec can't encode)",
+    ) ??
+    find(
+      token,
+      PY_ILLEGAL,
+      'client-refuses',
+      'http.client _is_illegal_header_value: a line break not followed by SP/HTAB',
+    ) ??
+    find(
+      token,
+      CTL,
+      'server-refuses',
+      'http.client sends it; the API server refuses a header value with a control character (400)',
+    )
+  );
 }
 
 const RULES: Record<ClientName, (token: string) => HeaderProblem | undefined> = {
@@ -143,11 +122,9 @@ export function firstNonAscii(token: string): { offset: number; char: string } |
  */
 export function apiServerProblem(token: string): HeaderProblem | undefined {
   const kept = token.replace(/[ \t\r\n]+$/, '');
-  const i = kept.startsWith('\t') ? 0 : kept.indexOf(' ');
-  if (i < 0) return undefined;
-  return problem(
-    token,
-    i,
+  return find(
+    kept,
+    /^\t| /,
     'server-refuses',
     'kube-apiserver reads "Bearer <token>" split on spaces (pkg/authentication/request/bearertoken): it gets another token, or none',
   );
