@@ -66,6 +66,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
   {
     trait: 'token-empty-with-cert',
     answer: 'status.token is "" next to a client certificate and its key',
+    contractCheck: 'EP-CREDENTIAL-SHAPE',
     reproduce: { scenario: { credential: 'both', token: '' } },
     clients: {
       ...goClients({ verdict: 'accepts', note: 'an empty token is no token: it sends the certificate' }),

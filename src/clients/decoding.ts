@@ -104,6 +104,7 @@ export const DECODING: readonly DecodingRow[] = [
   {
     trait: 'bom',
     answer: 'stdout starts with a UTF-8 byte-order mark (as some Windows tools write)',
+    contractCheck: 'EP-STDOUT-ONLY-JSON',
     reproduce: { scenario: { bom: true } },
     clients: {
       ...goClients({

@@ -183,3 +183,23 @@ describe('EP-TOKEN-HEADER-VALUE', () => {
     expect([r.status, r.message]).toEqual(['passed', expect.stringContaining('65543-byte token')]);
   });
 });
+
+describe('answers some real clients refuse though credprov can read them', () => {
+  const failed = async (stdout: string, id: string) => {
+    const run = () => inv({ stdout, response: JSON.parse(stdout.replace(/^\uFEFF/, '')) });
+    return (await evaluate(observations({ main: run(), repeat: run() }))).find((c) => c.id === id)!;
+  };
+
+  test('a byte-order mark before the JSON fails EP-STDOUT-ONLY-JSON', async () => {
+    const r = await failed(`\uFEFF${credential()}`, 'EP-STDOUT-ONLY-JSON');
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('UTF-8 byte-order mark')]);
+  });
+
+  test('token: "" beside a certificate fails EP-CREDENTIAL-SHAPE (the Python client sends an empty bearer)', async () => {
+    const r = await failed(
+      credential(V1, { token: '', clientCertificateData: 'CERT', clientKeyData: 'KEY' }),
+      'EP-CREDENTIAL-SHAPE',
+    );
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('the Python client sends "Bearer "')]);
+  });
+});

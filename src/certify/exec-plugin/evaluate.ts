@@ -182,6 +182,11 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
             `status has ${cert ? 'clientCertificateData without clientKeyData' : 'clientKeyData without clientCertificateData'}; client-go: "exec plugin returned only certificate or key, not both"`,
             [evidence('first run', o.main)],
           );
+        if (s.token === '' && cert)
+          return fail(
+            'status holds token: "" next to the client certificate: client-go ignores an empty token, but the Python client sends "Bearer " (no token) and never loads the certificate (\'token\' in status wins); leave token out when there is none',
+            [evidence('first run', o.main)],
+          );
         const kinds = [token ? 'a token' : '', cert ? 'a client certificate and key' : '']
           .filter(Boolean)
           .join(' and ');
@@ -250,6 +255,11 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
               [evidence(label, inv)],
             );
           }
+          if (inv.stdout.startsWith('\uFEFF'))
+            return fail(
+              `stdout on the ${label} starts with a UTF-8 byte-order mark: kubectl and client-go read past it (as YAML), but @kubernetes/client-node (JSON.parse) and the Python client (json.loads: "Unexpected UTF-8 BOM") refuse the answer; write the JSON without a BOM`,
+              [evidence(label, inv)],
+            );
           if (parseJsonObject(inv.stdout).ok) continue;
           const asClientGo = parseStdoutLikeClientGo(inv.stdout);
           if (asClientGo.ok && asClientGo.format === 'yaml') {
