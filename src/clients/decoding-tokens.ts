@@ -196,6 +196,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
   {
     trait: 'token-over-1mib',
     answer: 'status.token is over 1 MiB, more than kube-apiserver takes in request headers',
+    contractCheck: 'EP-TOKEN-HEADER-VALUE',
     reproduce: { scenario: { tokenBytes: KUBE_APISERVER_MAX_HEADER_BYTES + 64 * 1024 } },
     clients: {
       ...goClients({ verdict: 'server-refuses', note: 'the API server answers 431 Request Header Fields Too Large' }),

@@ -178,6 +178,11 @@ describe('EP-TOKEN-HEADER-VALUE', () => {
     expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('U+0020 at offset 0')]);
   });
 
+  test('a token over 1 MiB fails: kube-apiserver answers 431', async () => {
+    const r = await judged(`secret.${'g'.repeat(1 << 20)}`);
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('answers 431')]);
+  });
+
   test('a 64 KiB token passes', async () => {
     const r = await judged(`secret.${'g'.repeat(64 * 1024)}`);
     expect([r.status, r.message]).toEqual(['passed', expect.stringContaining('65543-byte token')]);

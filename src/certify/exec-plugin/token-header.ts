@@ -5,6 +5,7 @@
 // never the token: the token is a secret.
 import { apiServerProblem, headerProblem, type HeaderProblem } from '../../clients/header-rules.ts';
 import { CLIENT_NAMES, type ClientName } from '../../clients/probe.ts';
+import { KUBE_APISERVER_MAX_HEADER_BYTES } from '../../clients/scripted-endpoint.ts';
 import { fail, pass, type Outcome } from '../../report/checks.ts';
 import type { Evidence } from '../../report/model.ts';
 
@@ -16,11 +17,17 @@ export function judgeTokenHeader(token: string, evidence: Evidence[]): Outcome {
   const problems = CLIENT_NAMES.map((c) => [c, headerProblem(c, token)] as const).filter(
     (p): p is readonly [ClientName, HeaderProblem] => p[1] !== undefined,
   );
+  const bytes = Buffer.byteLength(token);
+  if (bytes > KUBE_APISERVER_MAX_HEADER_BYTES)
+    return fail(
+      `status.token is ${bytes} bytes: every client sends it, but kube-apiserver takes at most ${KUBE_APISERVER_MAX_HEADER_BYTES} bytes of request headers (MaxHeaderBytes) and answers 431; issue a smaller token`,
+      evidence,
+    );
   const atServer = apiServerProblem(token);
   if (problems.length === 0 && !atServer) {
     const nonAscii = /[^\u0000-\u007f]/.test(token);
     return pass(
-      `every client can send the ${Buffer.byteLength(token)}-byte token as an Authorization header value${nonAscii ? ' (it holds characters outside ASCII: Go sends them as UTF-8, client-node and Python as Latin-1, so servers see different bytes; RFC 6750 tokens are ASCII)' : ''}`,
+      `every client can send the ${bytes}-byte token as an Authorization header value${nonAscii ? ' (it holds characters outside ASCII: Go sends them as UTF-8, client-node and Python as Latin-1, so servers see different bytes; RFC 6750 tokens are ASCII)' : ''}`,
     );
   }
   // One clause per offending character: clients may stop at different ones (€ for client-node, a newline for Go).
