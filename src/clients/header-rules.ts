@@ -105,15 +105,6 @@ export function headerProblem(client: ClientName, token: string): HeaderProblem 
   return RULES[client](token);
 }
 
-/** The first character outside printable ASCII, for a token every client can send but not alike. */
-export function firstNonAscii(token: string): { offset: number; char: string } | undefined {
-  for (let i = 0; i < token.length; i++) {
-    const c = token.charCodeAt(i);
-    if (c > 0x7e) return { offset: i, char: escapeChar(token.codePointAt(i)!) };
-  }
-  return undefined;
-}
-
 /**
  * Whether kube-apiserver reads the token the client sent: its bearer token
  * authenticator trims the Authorization value, splits it on single spaces and
