@@ -17,7 +17,7 @@ import { answerTraits, DECODING, INVOCATION, predictClient, type Verdict } from 
 import { availableProbes } from './index.ts';
 import { writeProbeKubeconfig } from './kubeconfig.ts';
 import type { ClientName, ClientProbe } from './probe.ts';
-import { startScriptedEndpoint, type ScriptedEndpoint } from './scripted-endpoint.ts';
+import { startScriptedEndpoint, verdictAtEndpoint, type ScriptedEndpoint } from './scripted-endpoint.ts';
 
 const FAKE = resolve('fixtures/fake-exec-plugin/fake-exec-plugin');
 const probes = await availableProbes();
@@ -32,6 +32,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await endpoint?.stop();
 });
+
+/** JSON with every character outside printable ASCII escaped: a kubeconfig (YAML) may hold no control character. */
+const asciiJson = (v: unknown) =>
+  JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 interface Observation {
   verdict: Verdict;
@@ -52,7 +56,7 @@ async function observe(
   const log = join(tmp(), `run-${n}.jsonl`);
   const config: ExecConfig = {
     command,
-    args: ['--scenario', JSON.stringify({ ...scenario, log })],
+    args: ['--scenario', asciiJson({ ...scenario, log })],
     env: [],
     apiVersion: V1,
     interactiveMode: 'Never',
@@ -67,12 +71,12 @@ async function observe(
     ...(config.provideClusterInfo ? { clusterConfig: { audience: 'credprov' } } : {}),
   });
   const path = `/version?run=${n}`;
+  const rejectedBefore = endpoint.rejections().length;
   const session = await probe.start({ kubeconfig }, { env, timeoutMs, terminal });
   try {
     const a = await session.request(path);
     const seen = endpoint.requests().filter((r) => r.url === path);
-    const verdict: Verdict =
-      seen.length === 0 ? 'refuses' : seen.every((r) => r.credential) ? 'accepts' : 'sends-no-credential';
+    const verdict = verdictAtEndpoint(seen, endpoint.rejections().slice(rejectedBefore));
     const runs = existsSync(log)
       ? (await readFile(log, 'utf8'))
           .trim()

@@ -8,7 +8,9 @@
 // Two tables:
 //   - DECODING: what each client makes of an answer (a trait of the plugin's
 //     output). certify exec-plugin --clients predicts each client's verdict
-//     from it (predictClient), before running the client.
+//     from it (predictClient), before running the client. The rows about the
+//     token (its type, its characters by each client's header rule, its size)
+//     are in decoding-tokens.ts.
 //   - INVOCATION: how each client runs the plugin (KUBERNETES_EXEC_INFO,
 //     stdin, interactiveMode, provideClusterInfo). Facts for users; the client
 //     matrix uses the exec-info row to choose which run predicts client-node.
@@ -18,66 +20,20 @@ import { checkKeyPair } from '../api/exec/certificate.ts';
 import { isRfc3339, parseJsonObject, parseStdoutLikeClientGo } from '../api/exec/credential.ts';
 import { isSupportedExecApiVersion } from '../api/exec/types.ts';
 import type { ClientName } from './probe.ts';
+import {
+  CLIENT_GO_WHY,
+  goClients,
+  NODE_EXEC,
+  PY_EXEC,
+  PY_LOAD,
+  type AnswerTrait,
+  type ClientOutcome,
+  type DecodingRow,
+  type Verdict,
+} from './decoding-model.ts';
+import { TOKEN_ROWS, tokenTraits } from './decoding-tokens.ts';
 
-/**
- * accepts: the client sends the plugin's credential.
- * refuses: the request fails with the client's error; nothing is sent.
- * sends-no-credential: the client carries on without a credential (it logs its
- * error, or says nothing) and the server sees an anonymous request.
- */
-export type Verdict = 'accepts' | 'refuses' | 'sends-no-credential';
-
-export interface ClientOutcome {
-  verdict: Verdict;
-  /** Text the client's error holds (what it printed or logged, as observed). */
-  says?: string;
-  /** What else is worth knowing (it accepts, but …). */
-  note?: string;
-}
-
-export type AnswerTrait =
-  | 'no-answer'
-  | 'exit-nonzero'
-  | 'not-json'
-  | 'yaml'
-  | 'apiVersion-missing'
-  | 'apiVersion-unknown'
-  | 'apiVersion-other'
-  | 'kind-missing'
-  | 'kind-wrong'
-  | 'status-missing'
-  | 'timestamp-not-rfc3339'
-  | 'no-credential'
-  | 'cert-without-key'
-  | 'key-without-cert'
-  | 'cert-key-mismatch'
-  | 'token-and-cert'
-  | 'cert-only'
-  | 'expired';
-
-export interface DecodingRow {
-  trait: AnswerTrait;
-  /** What the plugin's answer is like, in words. */
-  answer: string;
-  /** The contract check that names this defect, when credprov's own runner judges it too. */
-  contractCheck?: string;
-  /** The fake plugin scenario (fixtures/fake-exec-plugin) that answers this way; decoding.test.ts runs it through every client (within timeoutMs, default 30 s). */
-  reproduce: { scenario: Record<string, unknown>; timeoutMs?: number };
-  clients: Record<ClientName, ClientOutcome>;
-  /** Where each client's code explains the outcome. */
-  why: Partial<Record<ClientName, string>>;
-}
-
-const CLIENT_GO_WHY = 'client-go plugin/pkg/client/auth/exec/exec.go refreshCredsLocked (kubectl is client-go)';
-const PY_EXEC = 'kubernetes/config/exec_provider.py ExecProvider.run';
-const PY_LOAD =
-  'kubernetes/config/kube_config.py _load_from_exec_plugin (errors are logged with logging.error, not raised; the request goes out without a credential)';
-const NODE_EXEC = '@kubernetes/client-node dist/exec_auth.js getCredential/applyAuthentication';
-
-/** Both client-go-based clients agree everywhere: kubectl is client-go. */
-function goClients(o: ClientOutcome): Pick<Record<ClientName, ClientOutcome>, 'kubectl' | 'client-go'> {
-  return { kubectl: o, 'client-go': o };
-}
+export type { AnswerTrait, ClientOutcome, DecodingRow, Verdict } from './decoding-model.ts';
 
 export const DECODING: readonly DecodingRow[] = [
   {
@@ -141,6 +97,25 @@ export const DECODING: readonly DecodingRow[] = [
     why: {
       kubectl: CLIENT_GO_WHY,
       'client-go': CLIENT_GO_WHY,
+      'client-node': `${NODE_EXEC}: JSON.parse(stdoutData)`,
+      python: `${PY_EXEC}: json.loads(stdout)`,
+    },
+  },
+  {
+    trait: 'bom',
+    answer: 'stdout starts with a UTF-8 byte-order mark (as some Windows tools write)',
+    contractCheck: 'EP-STDOUT-ONLY-JSON',
+    reproduce: { scenario: { bom: true } },
+    clients: {
+      ...goClients({
+        verdict: 'accepts',
+        note: 'not JSON to its recognizer, so it decodes the answer as YAML, which skips the mark',
+      }),
+      'client-node': { verdict: 'refuses', says: 'is not valid JSON' },
+      python: { verdict: 'sends-no-credential', says: 'exec: failed to decode process output: Unexpected UTF-8 BOM' },
+    },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: the universal deserializer (JSON only when the data starts with '{')`,
       'client-node': `${NODE_EXEC}: JSON.parse(stdoutData)`,
       python: `${PY_EXEC}: json.loads(stdout)`,
     },
@@ -414,6 +389,7 @@ export const DECODING: readonly DecodingRow[] = [
       python: 'kubernetes/config/kube_config.py _is_expired (EXPIRY_SKEW_PREVENTION_DELAY = 5 minutes)',
     },
   },
+  ...TOKEN_ROWS,
 ];
 
 /**
@@ -430,12 +406,19 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'apiVersion-unknown',
     'kind-wrong',
     'timestamp-not-rfc3339',
+    'token-not-string',
     'apiVersion-other',
     'status-missing',
     'no-credential',
+    'token-falsy',
     'cert-without-key',
     'key-without-cert',
     'cert-key-mismatch',
+    'token-ends-in-line-break',
+    'token-line-break',
+    'token-control-char',
+    'token-over-1mib',
+    'token-leading-space',
   ],
   kubectl: [
     'no-answer',
@@ -445,27 +428,42 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'apiVersion-unknown',
     'kind-wrong',
     'timestamp-not-rfc3339',
+    'token-not-string',
     'apiVersion-other',
     'status-missing',
     'no-credential',
+    'token-falsy',
     'cert-without-key',
     'key-without-cert',
     'cert-key-mismatch',
+    'token-ends-in-line-break',
+    'token-line-break',
+    'token-control-char',
+    'token-over-1mib',
+    'token-leading-space',
   ],
   'client-node': [
     'no-answer',
     'exit-nonzero',
+    'bom',
     'not-json',
     'yaml',
     'status-missing',
     'no-credential',
+    'token-falsy',
     'cert-without-key',
     'key-without-cert',
+    'token-not-latin1',
+    'token-line-break',
+    'token-control-char',
+    'token-over-1mib',
     'cert-key-mismatch',
+    'token-leading-space',
   ],
   python: [
     'no-answer',
     'exit-nonzero',
+    'bom',
     'not-json',
     'yaml',
     'apiVersion-missing',
@@ -474,9 +472,16 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'apiVersion-unknown',
     'apiVersion-other',
     'no-credential',
+    'token-empty-with-cert',
     'cert-without-key',
     'key-without-cert',
     'cert-key-mismatch',
+    'token-not-latin1',
+    'token-ends-in-line-break',
+    'token-line-break',
+    'token-control-char',
+    'token-over-1mib',
+    'token-leading-space',
   ],
 };
 
@@ -497,7 +502,8 @@ export function answerTraits(run: AnsweredRun, configured: string): AnswerTrait[
   if (run.exitCode !== 0 || run.signal) return ['exit-nonzero'];
   const json = parseJsonObject(run.stdout);
   let o: Record<string, unknown>;
-  const traits: AnswerTrait[] = [];
+  // JSON.parse in client-node and Python's json.loads refuse a byte-order mark; JavaScript's trim (credprov's parse) drops it.
+  const traits: AnswerTrait[] = run.stdout.startsWith('\uFEFF') ? ['bom'] : [];
   if (json.ok) o = json.value;
   else {
     const asGo = parseStdoutLikeClientGo(run.stdout);
@@ -521,16 +527,23 @@ export function answerTraits(run: AnsweredRun, configured: string): AnswerTrait[
   const ts = s.expirationTimestamp;
   if (typeof ts === 'string' && !isRfc3339(ts)) traits.push('timestamp-not-rfc3339');
   else if (typeof ts === 'string' && Date.parse(ts) <= Date.now()) traits.push('expired');
-  const token = str('token');
   const cert = str('clientCertificateData');
   const key = str('clientKeyData');
-  if (!token && !cert && !key) traits.push('no-credential');
-  else if (cert && !key) traits.push('cert-without-key');
+  const ofToken = tokenTraits(s, Boolean(cert && key));
+  // A number is a token to the clients that stringify it (client-go refuses it as such: token-not-string).
+  const token = str('token') || (ofToken.includes('token-not-string') ? String(s.token) : '');
+  if (!token && !cert && !key) {
+    // A null token: the Python client sends "Bearer None", so it is not "no credential" to every client.
+    traits.push(ofToken.includes('token-falsy') ? 'token-falsy' : 'no-credential');
+    return traits;
+  }
+  if (cert && !key) traits.push('cert-without-key');
   else if (key && !cert) traits.push('key-without-cert');
   else if (cert && key) {
     if (checkKeyPair(cert, key)) traits.push('cert-key-mismatch');
     traits.push(token ? 'token-and-cert' : 'cert-only');
   }
+  traits.push(...ofToken.filter((t) => t !== 'token-falsy'));
   return traits;
 }
 
@@ -567,6 +580,8 @@ export function describeOutcome(o: ClientOutcome): string {
       return `refuses it${says}`;
     case 'sends-no-credential':
       return `sends the request without a credential${says}${o.note ? ` (${o.note})` : ''}`;
+    case 'server-refuses':
+      return `sends it, and the API server refuses the request${o.note ? ` (${o.note})` : ''}`;
   }
 }
 

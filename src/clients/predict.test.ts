@@ -83,3 +83,46 @@ describe('predictClient', () => {
     expect(predictClient('python', ['token-and-cert']).because).toContain('sends the token only');
   });
 });
+
+describe('answerTraits: the token and the bytes around the answer', () => {
+  const base = { apiVersion: V1, kind: 'ExecCredential' };
+  const cert = issueClientCertificate();
+  const traitsOf = (status: Record<string, unknown>, prefix = '') =>
+    answerTraits(run(prefix + JSON.stringify({ ...base, status })), V1);
+
+  test('a byte-order mark is named, and the answer behind it still read', () => {
+    expect(traitsOf({ token: 't' }, '\uFEFF')).toEqual(['bom']);
+  });
+
+  test('a token of another type: a number or true is a token to some clients; null, false and 0 to Python only', () => {
+    expect(traitsOf({ token: 12345 })).toEqual(['token-not-string']);
+    expect(traitsOf({ token: true })).toEqual(['token-not-string']);
+    for (const token of [null, false, 0]) expect(traitsOf({ token })).toEqual(['token-falsy']);
+    expect(traitsOf({ token: '', clientCertificateData: cert.certPem, clientKeyData: cert.keyPem })).toEqual([
+      'cert-only',
+      'token-empty-with-cert',
+    ]);
+  });
+
+  test("a token's characters, by the row their clients' outcomes make", () => {
+    expect(traitsOf({ token: 'tok\n' })).toEqual(['token-ends-in-line-break']);
+    expect(traitsOf({ token: 'to\nk' })).toEqual(['token-line-break']);
+    expect(traitsOf({ token: 'to\u0001k' })).toEqual(['token-control-char']);
+    expect(traitsOf({ token: 'tok\u20ac' })).toEqual(['token-not-latin1']);
+    expect(traitsOf({ token: 'tok\u00e9' })).toEqual(['token-non-ascii']);
+    expect(traitsOf({ token: ' tok' })).toEqual(['token-leading-space']);
+  });
+
+  test('a token over 16 KiB is fine; over 1 MiB, kube-apiserver refuses the request', () => {
+    expect(traitsOf({ token: 'x'.repeat(64 * 1024) })).toEqual(['token-over-16kib']);
+    expect(traitsOf({ token: 'x'.repeat((1 << 20) + 1) })).toEqual(['token-over-1mib']);
+    expect(predictClient('client-go', ['token-over-16kib']).verdict).toBe('accepts');
+  });
+
+  test('predictions follow each client: a trailing newline troubles Go and Python, not client-node', () => {
+    const traits = traitsOf({ token: 'tok\n' });
+    expect(predictClient('kubectl', traits).verdict).toBe('refuses');
+    expect(predictClient('client-node', traits).verdict).toBe('accepts');
+    expect(predictClient('python', traits).row?.trait).toBe('token-ends-in-line-break');
+  });
+});

@@ -1,9 +1,16 @@
 // The endpoint that stands in for the API server in certification: 401 without a credential, 200 with one, every request recorded.
 import { request } from 'node:https';
+import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
 import { clientGoVersionFor, defaultClientEnv, exactKubeVersion } from './common.ts';
-import { startScriptedEndpoint, VERSION_BODY, type ScriptedEndpoint } from './scripted-endpoint.ts';
+import {
+  KUBE_APISERVER_MAX_HEADER_BYTES,
+  startScriptedEndpoint,
+  verdictAtEndpoint,
+  VERSION_BODY,
+  type ScriptedEndpoint,
+} from './scripted-endpoint.ts';
 
 let ep: ScriptedEndpoint;
 beforeAll(async () => {
@@ -61,6 +68,57 @@ describe('scripted endpoint', () => {
     const rec = ep.requests().find((x) => x.url === '/version?n=3')!;
     expect(rec.credential).toMatchObject({ kind: 'client-certificate' });
     expect((rec.credential as { subject: string }).subject).toContain('CN=alice');
+  });
+});
+
+/** One request written byte for byte (a client that sends what Node's own client would refuse); resolves with the status line. */
+function raw(path: string, authorization: string): Promise<string> {
+  const port = Number(new URL(ep.server).port);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca: ep.caPem, servername: 'localhost' }, () =>
+      socket.end(
+        Buffer.from(
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`,
+          'latin1',
+        ),
+      ),
+    );
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got.split('\r\n')[0]!));
+  });
+}
+
+describe('the scripted endpoint takes what kube-apiserver takes, and says what it refused', () => {
+  test('a 512 KiB token is read (Node alone stops at 16 KiB)', async () => {
+    const token = `big.${'g'.repeat(512 * 1024)}`;
+    expect((await get('/version?n=big', { token })).status).toBe(200);
+    expect(ep.requests().find((x) => x.url === '/version?n=big')?.credential).toMatchObject({
+      tokenLength: token.length,
+    });
+  });
+
+  test('headers over 1 MiB: 431, recorded as the server refusing, not the client', async () => {
+    const before = ep.rejections().length;
+    expect(await raw('/version?n=huge', `Bearer ${'g'.repeat(KUBE_APISERVER_MAX_HEADER_BYTES + 8192)}`)).toBe(
+      'HTTP/1.1 431 Request Header Fields Too Large',
+    );
+    const rejected = ep.rejections().slice(before);
+    expect(rejected).toMatchObject([{ status: 431, reason: 'HPE_HEADER_OVERFLOW' }]);
+    expect(verdictAtEndpoint([], rejected)).toBe('server-refuses');
+    expect(verdictAtEndpoint([], [])).toBe('refuses');
+  });
+
+  test('a control character in a header value: 400, as Go net/http answers', async () => {
+    const before = ep.rejections().length;
+    expect(await raw('/version?n=del', 'Bearer to\x7fk')).toBe('HTTP/1.1 400 Bad Request');
+    expect(ep.rejections().slice(before)).toMatchObject([{ status: 400 }]);
+  });
+
+  test('the token is read as kube-apiserver reads it: split on single spaces', async () => {
+    expect((await raw('/version?n=lead', 'Bearer  tok-lead')).startsWith('HTTP/1.1 401')).toBe(true);
+    expect((await raw('/version?n=tab', 'bearer to\tk-tab')).startsWith('HTTP/1.1 200')).toBe(true);
   });
 });
 

@@ -40,6 +40,12 @@ export const EP_CREDENTIAL_SHAPE = check(
   'status holds a token, or a client certificate together with its key',
   'KEP-541 Provider output format: token for bearer auth, clientCertificateData and clientKeyData for mTLS (client-go: "returned only certificate or key, not both")',
 );
+export const EP_TOKEN_HEADER_VALUE = check(
+  'EP-TOKEN-HEADER-VALUE',
+  'MUST',
+  'A returned token can be sent as an HTTP header value by every client',
+  'KEP-541 Provider output format: "token is a bearer token used by the client for request authentication", which clients send as "Authorization: Bearer <token>" (RFC 6750 §2.1); a header field value holds no control characters (RFC 9110 §5.5, RFC 7230 §3.2) and each client enforces its own rule: Go net/http httpguts.ValidHeaderFieldValue, undici (client-node) ByteString and header characters, Python http.client Latin-1 and line breaks',
+);
 export const EP_CERT_VALID = check(
   'EP-CERT-VALID',
   'MUST',
@@ -125,6 +131,7 @@ export const EXEC_PLUGIN_CHECKS: Check[] = [
   EP_KIND,
   EP_STATUS,
   EP_CREDENTIAL_SHAPE,
+  EP_TOKEN_HEADER_VALUE,
   EP_CERT_VALID,
   EP_EXPIRY_FORMAT,
   EP_STDOUT_ONLY_JSON,

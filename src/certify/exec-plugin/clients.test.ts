@@ -128,7 +128,9 @@ describe('certify exec-plugin --clients: the broken catalogue through every clie
       for (const c of clientChecks(checks)) {
         expect([c.id, c.comparison?.agree]).toEqual([c.id, true]);
         if (c.status === 'failed')
-          expect(c.message).toMatch(/^(kubectl|client-go|client-node|python) \S+ (refuses|sent its request without)/);
+          expect(c.message).toMatch(
+            /^(kubectl|client-go|client-node|python) \S+ (refuses|sent its request without|sent the request, and the API server refused it)/,
+          );
         expect(c.message).not.toContain('\n');
       }
       // Only the clients and the defect's own check fail as MUST.

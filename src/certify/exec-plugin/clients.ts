@@ -17,16 +17,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  answerTraits,
-  describeOutcome,
-  predictClient,
-  type ClientPrediction,
-  type Verdict,
-} from '../../clients/decoding.ts';
+import { answerTraits, describeOutcome, predictClient, type ClientPrediction } from '../../clients/decoding.ts';
+import { tokenSpellings } from '../../clients/header-rules.ts';
 import { writeProbeKubeconfig } from '../../clients/kubeconfig.ts';
+import { parseStdoutLikeClientGo } from '../../api/exec/credential.ts';
 import type { ClientName, ClientProbe, ProbeResponse } from '../../clients/probe.ts';
-import { startScriptedEndpoint, type RecordedRequest } from '../../clients/scripted-endpoint.ts';
+import {
+  startScriptedEndpoint,
+  verdictAtEndpoint,
+  type RecordedRequest,
+  type RejectedRequest,
+} from '../../clients/scripted-endpoint.ts';
 import { formatMs } from '../../core/duration.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
@@ -143,6 +144,9 @@ export async function certifyThroughClients(
       const name = c.probe.name;
       const run = name === 'client-node' && asClientNode ? asClientNode : obs.main;
       const prediction = predictClient(name, answerTraits(run, plugin.config.apiVersion));
+      // A client's error may quote the token escaped (Python's repr, undici's message): redact those spellings too.
+      const token = tokenOf(run);
+      if (token) o.redactor?.add(...tokenSpellings(token));
       const startedAt = new Date();
       const t0 = performance.now();
       const path = `/version?credprov-client=${name}`;
@@ -153,6 +157,7 @@ export async function certifyThroughClients(
       // whatever a plugin leaves behind, even in a session of its own, is found and killed afterwards.
       const marker = newRunMarker();
       let leftBehind: StrayProcess[] = [];
+      const rejectedBefore = endpoint.rejections().length;
       await step(progress, `through ${name} ${c.version}`, async () => {
         try {
           const session = await c.probe.start(
@@ -187,6 +192,7 @@ export async function certifyThroughClients(
           run,
           response,
           seen,
+          rejected: endpoint.rejections().slice(rejectedBefore),
           sessionLog,
           harness,
           startedAt,
@@ -207,17 +213,14 @@ interface ClientObservation {
   run: ExecInvocation;
   response: ProbeResponse | undefined;
   seen: RecordedRequest[];
+  /** Requests the endpoint refused during this client's turn before reading them (kube-apiserver would too). */
+  rejected: RejectedRequest[];
   sessionLog: string;
   harness: string | undefined;
   startedAt: Date;
   redactor: Redactor | undefined;
   /** Processes still running after the client's session ended (killed; EP-NO-LEFTOVER-PROCESSES judges the plugin for them). */
   leftBehind: StrayProcess[];
-}
-
-function observedVerdict(seen: RecordedRequest[]): Verdict {
-  if (seen.length === 0) return 'refuses';
-  return seen.every((r) => r.credential) ? 'accepts' : 'sends-no-credential';
 }
 
 function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
@@ -234,7 +237,7 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
       evidence: ob.sessionLog ? [{ kind: 'log', label: `${name} log`, text: ob.sessionLog }] : [],
     };
   }
-  const verdict = observedVerdict(ob.seen);
+  const verdict = verdictAtEndpoint(ob.seen, ob.rejected);
   const error = ob.response?.error ? clip(oneLine(redact(ob.response.error)), 300) : undefined;
   const comparison: Comparison = {
     model: MODEL,
@@ -251,6 +254,9 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
     message = `${who} accepted the answer and sent its ${credential === 'bearer' ? 'token' : (credential ?? 'credential')} (the endpoint answered ${ob.seen[0]!.status})`;
   } else if (verdict === 'refuses') {
     message = `${who} refuses the plugin's answer: ${error ? `"${error}"` : `no request and no error (${ob.response ? 'it said nothing' : 'no answer'})`}`;
+  } else if (verdict === 'server-refuses') {
+    const r = ob.rejected[0]!;
+    message = `${who} sent the request, and the API server refused it before authenticating: ${r.status} (${r.reason}), as kube-apiserver refuses ${r.status === 431 ? 'request headers over 1 MiB' : 'a header value with a control character'}`;
   } else {
     message = `${who} sent its request without a credential, so the API server sees an anonymous user (401)${error ? `: it logged "${error}"` : ', without saying why'}`;
   }
@@ -270,6 +276,7 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
           ? { ...ob.response, ...(ob.response.error ? { error: redact(ob.response.error) } : {}) }
           : null,
         atEndpoint: ob.seen,
+        ...(ob.rejected.length ? { refusedByEndpoint: ob.rejected } : {}),
       },
     },
     { kind: 'invocation', label: `the answer the prediction read (${ob.run.id})`, data: clipOutputs(ob.run) },
@@ -300,6 +307,13 @@ function skippedCheck(c: MatrixClient, why: string): CheckResult {
     startedAt: new Date().toISOString(),
     durationMs: 0,
   };
+}
+
+function tokenOf(run: ExecInvocation): string | undefined {
+  const parsed = parseStdoutLikeClientGo(run.stdout);
+  const status = parsed.ok ? parsed.value.status : undefined;
+  const token = status && typeof status === 'object' ? (status as Record<string, unknown>).token : undefined;
+  return typeof token === 'string' ? token : undefined;
 }
 
 const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' | ').trim();

@@ -153,3 +153,58 @@ describe('evaluate', () => {
     }
   });
 });
+
+describe('EP-TOKEN-HEADER-VALUE', () => {
+  const judged = async (token: string) => {
+    const main = inv({ stdout: credential(V1, { token, expirationTimestamp: '2099-01-01T00:00:00Z' }) });
+    return (await evaluate(observations({ main }))).find((c) => c.id === 'EP-TOKEN-HEADER-VALUE')!;
+  };
+
+  test('a token ending in a newline fails, naming the character and the clients, never the token', async () => {
+    const r = await judged('secret-token-0123\n');
+    expect(r.status).toBe('failed');
+    expect(r.message).toContain('U+000A at offset 17: kubectl, client-go and python refuse to send it');
+    expect(r.message).not.toContain('secret-token');
+    expect(r.message).not.toContain('\n');
+  });
+
+  test('a character outside Latin-1 fails for client-node and Python; a DEL is refused by the server for Python', async () => {
+    expect((await judged('secret-\u20ac')).message).toContain('U+20AC at offset 7: client-node and python refuse');
+    expect((await judged('secret\u007f')).message).toMatch(/python sends it and the API server refuses the request/);
+  });
+
+  test('a space in the token fails: kube-apiserver reads another token', async () => {
+    const r = await judged(' secret-token');
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('U+0020 at offset 0')]);
+  });
+
+  test('a token over 1 MiB fails: kube-apiserver answers 431', async () => {
+    const r = await judged(`secret.${'g'.repeat(1 << 20)}`);
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('answers 431')]);
+  });
+
+  test('a 64 KiB token passes', async () => {
+    const r = await judged(`secret.${'g'.repeat(64 * 1024)}`);
+    expect([r.status, r.message]).toEqual(['passed', expect.stringContaining('65543-byte token')]);
+  });
+});
+
+describe('answers some real clients refuse though credprov can read them', () => {
+  const failed = async (stdout: string, id: string) => {
+    const run = () => inv({ stdout, response: JSON.parse(stdout.replace(/^\uFEFF/, '')) });
+    return (await evaluate(observations({ main: run(), repeat: run() }))).find((c) => c.id === id)!;
+  };
+
+  test('a byte-order mark before the JSON fails EP-STDOUT-ONLY-JSON', async () => {
+    const r = await failed(`\uFEFF${credential()}`, 'EP-STDOUT-ONLY-JSON');
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('UTF-8 byte-order mark')]);
+  });
+
+  test('token: "" beside a certificate fails EP-CREDENTIAL-SHAPE (the Python client sends an empty bearer)', async () => {
+    const r = await failed(
+      credential(V1, { token: '', clientCertificateData: 'CERT', clientKeyData: 'KEY' }),
+      'EP-CREDENTIAL-SHAPE',
+    );
+    expect([r.status, r.message]).toEqual(['failed', expect.stringContaining('the Python client sends "Bearer "')]);
+  });
+});

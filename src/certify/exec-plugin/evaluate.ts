@@ -17,6 +17,7 @@ import { describeEnd, goExitCode } from '../../plugin/go-exec.ts';
 import { clipOutputs, cutNote, cutResponse } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import * as C from './checks.ts';
+import { judgeTokenHeader } from './token-header.ts';
 import type { Observations } from './runs.ts';
 
 type Obj = Record<string, unknown>;
@@ -181,12 +182,27 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
             `status has ${cert ? 'clientCertificateData without clientKeyData' : 'clientKeyData without clientCertificateData'}; client-go: "exec plugin returned only certificate or key, not both"`,
             [evidence('first run', o.main)],
           );
+        if (s.token === '' && cert)
+          return fail(
+            'status holds token: "" next to the client certificate: client-go ignores an empty token, but the Python client sends "Bearer " (no token) and never loads the certificate (\'token\' in status wins); leave token out when there is none',
+            [evidence('first run', o.main)],
+          );
         const kinds = [token ? 'a token' : '', cert ? 'a client certificate and key' : '']
           .filter(Boolean)
           .join(' and ');
         return pass(
           `status holds ${kinds}${token && cert ? ' (client-go uses both; the API server takes the first that authenticates)' : ''}`,
         );
+      },
+    ],
+    [
+      C.EP_TOKEN_HEADER_VALUE,
+      () => {
+        const s = status(o.main);
+        if (!s) return skip('no status to look into (see EP-STATUS)');
+        const token = str(s, 'token');
+        if (!token) return skip('the plugin returns no token');
+        return judgeTokenHeader(token, [evidence('first run', o.main)]);
       },
     ],
     [
@@ -239,6 +255,11 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
               [evidence(label, inv)],
             );
           }
+          if (inv.stdout.startsWith('\uFEFF'))
+            return fail(
+              `stdout on the ${label} starts with a UTF-8 byte-order mark: kubectl and client-go read past it (as YAML), but @kubernetes/client-node (JSON.parse) and the Python client (json.loads: "Unexpected UTF-8 BOM") refuse the answer; write the JSON without a BOM`,
+              [evidence(label, inv)],
+            );
           if (parseJsonObject(inv.stdout).ok) continue;
           const asClientGo = parseStdoutLikeClientGo(inv.stdout);
           if (asClientGo.ok && asClientGo.format === 'yaml') {
@@ -478,6 +499,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     C.EP_KIND,
     C.EP_STATUS,
     C.EP_CREDENTIAL_SHAPE,
+    C.EP_TOKEN_HEADER_VALUE,
     C.EP_CERT_VALID,
     C.EP_EXPIRY_FORMAT,
     C.EP_REPEAT,
