@@ -24,6 +24,7 @@
 //     MAX_PIDS_PER_MS. Past that (about 30 ms with pid_max 32768; over an hour
 //     with systemd's 4194304), every process is looked at, as before.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readProcFile } from './proc-files.ts';
 
 /**
  * More pids than any Linux host hands out per millisecond: each fork or
@@ -83,12 +84,8 @@ export function pidsInWindow(w: PidWindow): number[] | undefined {
 
 /** The last pid given in our pid namespace, and how many tasks (threads) hold one, from /proc/loadavg. */
 function readLoadavg(): { lastPid: number; tasks: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync('/proc/loadavg', 'latin1');
-  } catch {
-    return undefined;
-  }
+  const text = readProcFile('/proc/loadavg')?.toString('latin1');
+  if (text === undefined) return undefined;
   // "0.20 0.18 0.12 1/80 11206": load averages, running/tasks, last pid.
   const f = text.trim().split(' ');
   const tasks = Number(f[3]?.split('/')[1]);
