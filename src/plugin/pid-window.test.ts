@@ -51,8 +51,8 @@ describe('findStrays in a window', () => {
     const first = plugin.pid!;
     await new Promise((r) => plugin.on('exit', r));
     let found = findStrays({ marker, outputs: new Map(), window: fresh(first) });
-    // setsid may still be between its fork and its exec of sleep.
-    for (let i = 0; i < 50 && !found.some((s) => /sleep 30/.test(s.cmdline)); i++) {
+    // The helper may still be between its fork and its exec of sleep (its cmdline is then the shell's or setsid's).
+    for (let i = 0; i < 50 && !found.some((s) => s.cmdline === 'sleep 30'); i++) {
       await new Promise((r) => setTimeout(r, 20));
       found = findStrays({ marker, outputs: new Map(), window: fresh(first) });
     }
