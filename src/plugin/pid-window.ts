@@ -21,8 +21,11 @@
 //   - A wrap cannot be seen afterwards (the counter of forks in /proc/stat
 //     misses forks that fail after taking a pid). So the window is used only
 //     while a wrap was impossible: fewer ms elapsed than free pids at
-//     MAX_PIDS_PER_MS. Past that (about 30 ms with pid_max 32768; over an hour
+//     MAX_PIDS_PER_MS. Past that (about 30 ms with pid_max 32768; about 4 s
 //     with systemd's 4194304), every process is looked at, as before.
+//   - Not covered: a process that picks its own pid (clone3's set_tid, or a
+//     write to ns_last_pid; both need CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE),
+//     i.e. a plugin hiding on purpose rather than a careless one.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readProcFile } from './proc-files.ts';
 
