@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { markedAfter, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
+import { readOdometer } from './pid-odometer.ts';
 import { openPidWindow, pidsInWindow } from './pid-window.ts';
 import { isProcess } from './proc-files.ts';
 import { findStrays, killStrays, MARKER_ENV } from './strays.ts';
@@ -14,9 +15,10 @@ afterAll(() => {
   for (const c of started) c.kill('SIGKILL');
 });
 
-// Windows in these tests are taken as just opened: what they test is which
-// pids they hold, not how long one may stay open (a loaded machine is slow).
-const fresh = (first: number) => ({ openedAt: performance.now(), first });
+// Windows in these tests are opened when they are read, around a pid taken
+// before: what they test is which pids they hold, not when one stops being
+// trusted (a loaded machine's event loop may stall).
+const fresh = (first: number) => ({ ...openPidWindow(), first });
 
 function sleeper(env: NodeJS.ProcessEnv): ChildProcess {
   const c = spawn('sleep', ['30'], { stdio: 'ignore', env: { PATH: process.env.PATH, ...env } });
@@ -35,9 +37,28 @@ describe('pidsInWindow', () => {
   });
 
   test('gives up once the pid counter could have gone round since it opened', () => {
-    const opened = openPidWindow();
-    expect(pidsInWindow({ openedAt: opened.openedAt - 60 * 60 * 1000, first: spawnSync('true').pid! })).toBeUndefined();
+    const first = spawnSync('true').pid!;
+    const { opened } = openPidWindow();
+    expect(pidsInWindow({ opened, first })).toBeDefined();
+    // A window from another chain of readings: between the two, the counter went unread too long.
+    expect(pidsInWindow({ opened: { ...opened!, chain: -1 }, first })).toBeUndefined();
+    // One the counter has moved too far since: it may have reached the window's pids again.
+    expect(pidsInWindow({ opened: { ...opened!, travel: opened!.travel - opened!.free }, first })).toBeUndefined();
   });
+});
+
+test('readOdometer adds up how far the pid counter moved', () => {
+  // A chain breaks when the counter goes unread for too long: on a loaded machine one spawnSync may take that long.
+  let before = readOdometer()!;
+  let after = before;
+  for (let i = 0; i < 5 && after === before; i++) {
+    before = readOdometer()!;
+    spawnSync('true');
+    const next = readOdometer()!;
+    if (next.chain === before.chain) after = next;
+  }
+  expect(after.chain).toBe(before.chain);
+  expect(after.travel - before.travel).toBeGreaterThanOrEqual(1);
 });
 
 describe('findStrays in a window', () => {
@@ -68,7 +89,8 @@ describe('findStrays in a window', () => {
     // The sleeper is older than the window: a trusted window leaves it out…
     expect(findStrays({ marker, outputs: new Map(), window: fresh(first) })).toEqual([]);
     // …an untrusted one falls back to every process, and finds it.
-    const stale = { openedAt: performance.now() - 60 * 60 * 1000, first };
+    const opened = openPidWindow().opened!;
+    const stale = { opened: { ...opened, chain: -1 }, first };
     const found = findStrays({ marker, outputs: new Map(), window: stale });
     expect(found.map((s) => s.pid)).toEqual([old.pid]);
     killStrays(found);
