@@ -1,7 +1,9 @@
 // Benchmarks for `credprov certify kubelet-plugin`:
 //   (a) certify of a well-behaved plugin end to end (library call, and the CLI as a process)
-//   (b) what runKubeletPlugin adds per invocation over a bare spawn of the same binary
-// Run: node scripts/bench-certify.ts [--runs N] [--spawns N]
+//   (b) what runKubeletPlugin adds per invocation over a bare spawn of the same binary,
+//       in wall time and in this process's CPU time (user + system: what the
+//       harness itself spends, which a loaded machine inflates far less)
+// Run: node scripts/bench-certify.ts [--runs N] [--spawns N] [--overhead-only]
 // Figures are medians and p95 over repetitions; the machine is shared, so
 // compare runs made back to back, not across days.
 import { spawn } from 'node:child_process';
@@ -22,7 +24,11 @@ const PLUGINS = join(ROOT, 'fixtures/plugins');
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, spawns: { type: 'string', default: '200' } },
+  options: {
+    runs: { type: 'string', default: '5' },
+    spawns: { type: 'string', default: '200' },
+    'overhead-only': { type: 'boolean', default: false },
+  },
 });
 const runs = Number(values.runs);
 const spawns = Number(values.spawns);
@@ -112,26 +118,37 @@ async function benchOverhead(): Promise<void> {
     const bare: number[] = [];
     const harness: number[] = [];
     const diffs: number[] = [];
+    const cpuDiffs: number[] = [];
+    const cpuMs = (since: NodeJS.CpuUsage) => {
+      const u = process.cpuUsage(since);
+      return (u.user + u.system) / 1000;
+    };
     // Interleaved, so drift in machine load hits both sides alike.
     for (let i = 0; i < spawns; i++) {
       let t0 = performance.now();
+      let c0 = process.cpuUsage();
       await bareSpawn(plugin, input);
       const b = performance.now() - t0;
+      const bCpu = cpuMs(c0);
       t0 = performance.now();
+      c0 = process.cpuUsage();
       const inv = await runKubeletPlugin({ path: plugin, request });
       const h = performance.now() - t0;
+      const hCpu = cpuMs(c0);
       if (!inv.response) throw new Error(`tiny plugin did not decode: ${inv.decodeError ?? inv.stderr}`);
       bare.push(b);
       harness.push(h);
       diffs.push(h - b);
+      cpuDiffs.push(hCpu - bCpu);
     }
     console.log(`(b) bare spawn (node:child_process, stdin+stdout):         ${stats(bare)}`);
     console.log(`(b) runKubeletPlugin (process group, env, encode, decode):  ${stats(harness)}`);
     console.log(`(b) overhead per invocation (paired difference):          ${stats(diffs)}`);
+    console.log(`(b) overhead in credprov's CPU time (paired difference):  ${stats(cpuDiffs)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 await benchOverhead();
-await benchCertify();
+if (!values['overhead-only']) await benchCertify();

@@ -3,6 +3,11 @@
 // Prints JSON: per-run wall time of a trivial /bin/sh plugin run raw (execa) and
 // through runExecPlugin (resolution, env, decode, invocation record), and the
 // wall time of a whole certification of the fake Node plugin (14 runs).
+// runnerOverheadP50Ms compares medians with execa's; runnerOverVsBareSpawn is
+// the paired difference with a bare node:child_process spawn of the same
+// plugin, in wall time and in this process's CPU time (user + system), which a
+// loaded machine inflates far less.
+import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,8 +21,20 @@ const V1 = 'client.authentication.k8s.io/v1';
 
 function stats(ms: number[]) {
   const s = [...ms].sort((a, b) => a - b);
-  const q = (p: number) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]! * 10) / 10;
+  const q = (p: number) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]! * 100) / 100;
   return { n: s.length, p50: q(0.5), p90: q(0.9), max: q(1) };
+}
+
+/** The plugin run with nothing around it: stdin /dev/null, stdout read to its end. */
+async function bareSpawn(file: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(file, [], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', () => (out.length > 0 ? resolve() : reject(new Error('no output'))));
+  });
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'credprov-bench-exec-'));
@@ -35,14 +52,30 @@ try {
 
   const raw: number[] = [];
   const runner: number[] = [];
+  const overBare: number[] = [];
+  const cpuOverBare: number[] = [];
   const log = new InvocationLog();
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const u = process.cpuUsage(since);
+    return (u.user + u.system) / 1000;
+  };
   for (let i = 0; i < rounds; i++) {
     let t = performance.now();
     await execa(sh, [], { stdin: 'ignore', reject: false });
     raw.push(performance.now() - t);
     t = performance.now();
-    await runExecPlugin(plugin, { log, timeoutMs: 10_000, stdin: { kind: 'none' } });
-    runner.push(performance.now() - t);
+    let c = process.cpuUsage();
+    await bareSpawn(sh);
+    const bare = performance.now() - t;
+    const bareCpu = cpuMs(c);
+    t = performance.now();
+    c = process.cpuUsage();
+    const inv = await runExecPlugin(plugin, { log, timeoutMs: 10_000, stdin: { kind: 'none' } });
+    const took = performance.now() - t;
+    if (!inv.response) throw new Error(`the sh plugin did not decode: ${inv.decodeError ?? inv.stderr}`);
+    runner.push(took);
+    overBare.push(took - bare);
+    cpuOverBare.push(cpuMs(c) - bareCpu);
   }
 
   const fake: ExecPlugin = {
@@ -66,7 +99,9 @@ try {
       {
         shPluginRawMs: r,
         shPluginViaRunnerMs: w,
-        runnerOverheadP50Ms: Math.round((w.p50 - r.p50) * 10) / 10,
+        runnerOverheadP50Ms: Math.round((w.p50 - r.p50) * 100) / 100,
+        runnerOverBareSpawnMs: stats(overBare),
+        runnerOverBareSpawnCpuMs: stats(cpuOverBare),
         certifyFakeNodePluginMs: stats(certs),
       },
       null,

@@ -12,6 +12,9 @@
 //     latest KILL_GRACE_MS + WAIT_DELAY_MS + CONFIRM_MS (about 2s) later, exited or not;
 //   - then every process the run left behind (strays.ts: marked environment,
 //     or holding an output) is killed and reported, with its pid and cmdline.
+//     When the outputs closed with the plugin (the usual case), only the
+//     processes born since the spawn are read (pid-window.ts); an output still
+//     open means a holder, who may be any process, so then all are read.
 // A file execve would refuse (a script without #!) is refused here too, with
 // ENOEXEC, before spawn's execvp can run it with /bin/sh (exec-format.ts).
 // node:child_process rather than execa: this is the hot path, execa's stream
@@ -19,9 +22,10 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
 import { execveFormatError } from './exec-format.ts';
+import { openPidWindow } from './pid-window.ts';
+import { fdTarget } from './proc-files.ts';
 import {
   farEnds,
-  fdTarget,
   findStrays,
   killStrays,
   MARKER_ENV,
@@ -118,6 +122,8 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       resolve(failed('ENOEXEC'));
       return;
     }
+    // Before the spawn: the plugin may fork before spawn() returns.
+    const opened = openPidWindow();
     let child: ChildProcess;
     try {
       // Own process group (detached), so a timeout kills everything that stayed in it.
@@ -185,7 +191,11 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       // Left behind: marked processes, and whoever holds an output that is still open.
       const outputs = outputsClosed ? new Map<string, OutputName>() : await farEnds(ours);
       const look = () =>
-        findStrays(outputsClosed ? { marker, outputs: new Map() } : { marker, outputs, scanAll: true, guess: true });
+        findStrays(
+          outputsClosed
+            ? { marker, outputs: new Map(), window: { ...opened, first: pid } }
+            : { marker, outputs, scanAll: true, guess: true },
+        );
       let found = look();
       if (confirm && !outputsClosed && found.some((s) => s.holds.length > 0)) {
         // A holder gets one more chance: a background job of the plugin may

@@ -2,7 +2,8 @@
 // it reports gets SIGKILL, so an unrelated one must never be among them.
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { farEnds, fdTarget, findStrays, MARKER_ENV, newRunMarker, sweepOrphanedRuns, warnOfOrphans } from './strays.ts';
+import { fdTarget } from './proc-files.ts';
+import { farEnds, findStrays, MARKER_ENV, newRunMarker, sweepOrphanedRuns, warnOfOrphans } from './strays.ts';
 
 const started: ChildProcess[] = [];
 afterAll(() => {

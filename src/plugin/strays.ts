@@ -10,12 +10,17 @@
 // an unmarked process is reported only when it holds the plugin's own output
 // end, established from our end (never read from the plugin, which may have
 // pointed its fd 1 at /dev/null for a moment).
+// After a run whose outputs closed with the plugin, only the processes born
+// since its spawn are read (pid-window.ts): the environment marker survives
+// what breaks parentage (double fork, setsid), and a pid cannot change.
 // Linux only (it reads /proc); elsewhere nothing is found and the runner still
 // ends at its deadline.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
+import { pidsInWindow, type PidWindow } from './pid-window.ts';
+import { cmdlineOf, fdTarget, isProcess, readProcFile, statOf } from './proc-files.ts';
 
 /** Set in every plugin's environment; its value is unique to one run. Not shown in envKeys. */
 export const MARKER_ENV = 'CREDPROV_PLUGIN_RUN';
@@ -38,12 +43,8 @@ export function sweepOrphanedRuns(): StrayProcess[] {
   const needle = Buffer.from(`${MARKER_ENV}=`);
   const orphans: StrayProcess[] = [];
   for (const pid of otherProcesses()) {
-    let environ: Buffer;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`);
-    } catch {
-      continue;
-    }
+    const environ = readProcFile(`/proc/${pid}/environ`);
+    if (!environ) continue;
     const at = environ.indexOf(needle);
     if (at < 0) continue;
     const end = environ.indexOf(0, at);
@@ -100,15 +101,6 @@ export interface FoundProcess extends StrayProcess {
   pgid?: number;
 }
 
-/** The link text of a descriptor, e.g. "socket:[1234]" or "pipe:[99]"; undefined once it is gone. */
-export function fdTarget(pid: number, fd: number | string): string | undefined {
-  try {
-    return readlinkSync(`/proc/${pid}/fd/${fd}`);
-  } catch {
-    return undefined;
-  }
-}
-
 /** An anonymous pipe or socket: unlike a path (/dev/null, a log file), it names one channel. */
 const ANONYMOUS = /^(socket|pipe):\[\d+\]$/;
 
@@ -157,6 +149,13 @@ export interface FindOptions {
    * process's own fd 1 and 2, when anonymous, as the outputs it inherited.
    */
   guess?: boolean;
+  /**
+   * Read only the processes born since the run's spawn (when the window can
+   * be trusted; see pid-window.ts). Only with no `outputs` and no `scanAll`:
+   * whoever holds an output may be older than the run (a descriptor passed
+   * to another process).
+   */
+  window?: PidWindow;
 }
 
 /** The live processes of this run (and any other process holding its outputs), except this one. */
@@ -164,15 +163,14 @@ export function findStrays(o: FindOptions): FoundProcess[] {
   const needle = Buffer.from(`${MARKER_ENV}=${o.marker}\0`);
   const outputs = new Map([...o.outputs].filter(([target]) => ANONYMOUS.test(target)));
   const found: FoundProcess[] = [];
+  const windowed = o.window && outputs.size === 0 && !o.scanAll ? pidsInWindow(o.window) : undefined;
   // Not this process: it holds the near end of every output.
-  for (const pid of otherProcesses()) {
-    let marked = false;
-    try {
-      marked = readFileSync(`/proc/${pid}/environ`).includes(needle);
-    } catch {
-      // gone, or not ours to read
-    }
+  for (const pid of windowed?.filter((p) => p !== process.pid) ?? otherProcesses()) {
+    // undefined when gone, or not ours to read
+    const marked = readProcFile(`/proc/${pid}/environ`)?.includes(needle) ?? false;
     if (!marked && (!o.scanAll || outputs.size === 0)) continue;
+    // A window is probed pid by pid, so it may name a marked process's threads.
+    if (windowed && !isProcess(pid)) continue;
     const holds = outputs.size > 0 ? outputsHeld(pid, outputs) : marked && o.guess ? stdioGuess(pid) : [];
     // Anyone else's process is reported only for holding the plugin's own output.
     if (!marked && holds.length === 0) continue;
@@ -203,36 +201,6 @@ function stdioGuess(pid: number): OutputName[] {
   if (ANONYMOUS.test(fdTarget(pid, 1) ?? '')) guess.push('stdout');
   if (ANONYMOUS.test(fdTarget(pid, 2) ?? '')) guess.push('stderr');
   return guess;
-}
-
-/** State and process group from /proc/<pid>/stat; a zombie (or a process being torn down) is dead: it holds and runs nothing. */
-function statOf(pid: number): { dead: boolean; pgid?: number } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // After "pid (comm) ": state ppid pgrp …; comm may hold spaces and parentheses.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0] ?? '';
-  const pgid = Number(fields[2]);
-  return { dead: state === 'Z' || state === 'X' || state === 'x', ...(Number.isInteger(pgid) ? { pgid } : {}) };
-}
-
-const MAX_CMDLINE = 300;
-
-function cmdlineOf(pid: number): string {
-  try {
-    const words = readFileSync(`/proc/${pid}/cmdline`)
-      .toString('utf8')
-      .split('\0')
-      .filter((w) => w !== '');
-    const text = words.join(' ');
-    return text.length > MAX_CMDLINE ? `${text.slice(0, MAX_CMDLINE)}…` : text;
-  } catch {
-    return '';
-  }
 }
 
 /** SIGKILL each one; those already gone are skipped. */
