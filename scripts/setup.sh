@@ -56,8 +56,13 @@ install_node() {
   node_ok && return 0
   log "installing Node.js $CREDPROV_NODE_VERSION from the npm registry into $CREDPROV_NODE_DIR"
   mkdir -p "$CREDPROV_NODE_DIR"
-  (cd "$CREDPROV_NODE_DIR" && npm install --no-save --no-audit --no-fund --prefix . "node@$CREDPROV_NODE_VERSION" >/dev/null 2>&1) \
-    || die "could not install node@$CREDPROV_NODE_VERSION from the npm registry"
+  # Twice: a registry hiccup once failed a whole CI run here in its first seconds.
+  local out="$CREDPROV_NODE_DIR/npm-install.log"
+  for attempt in 1 2; do
+    if (cd "$CREDPROV_NODE_DIR" && npm install --no-save --no-audit --no-fund --prefix . "node@$CREDPROV_NODE_VERSION" >"$out" 2>&1); then break; fi
+    [ "$attempt" = 2 ] && { tail -n 20 "$out" >&2; die "could not install node@$CREDPROV_NODE_VERSION from the npm registry (npm's output above, in $out)"; }
+    log "npm install node@$CREDPROV_NODE_VERSION failed; trying once more"
+  done
   use_node
   node_ok || die "Node.js in $CREDPROV_NODE_DIR does not run"
 }
