@@ -50,8 +50,8 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   await attempt('finding pod network namespaces', async () => (await podNetns(id)).forEach((p) => netns.add(p)));
   await attempt('unmounting', () => unmountUnder([layout.root, ...netns]));
   await attempt('removing pod network namespaces', () => Promise.all([...netns].map((ns) => rm(ns, { force: true }))));
-  // Nothing below depends on another: the state dir (containerd's snapshots, ~40,000 files after the default
-  // run) goes while the links, CNI state, cgroups and dead runs' registries are cleared.
+  // Nothing below depends on another: the state dir (containerd's content and snapshots, etcd: over a second
+  // to remove after the default run) goes while the links, CNI state, cgroups and dead runs' registries are cleared.
   await Promise.all([
     attempt('removing the state dir', () => rm(layout.root, { recursive: true, force: true, maxRetries: 3 })),
     (async () => {
