@@ -24,6 +24,15 @@ const GO_REFUSES_HEADER: ClientOutcome = {
   note: 'Go checks the header before sending: nothing leaves',
 };
 
+const PY_REFUSES_HEADER: ClientOutcome = {
+  verdict: 'refuses',
+  says: 'Invalid header value',
+  note: 'a ValueError from http.client; nothing is sent',
+};
+
+/** Why, for each client, in the rows its header rule decides. */
+const HEADER_RULES = { 'client-go': GO_HEADER, 'client-node': NODE_HEADER, python: PY_HEADER };
+
 export const TOKEN_ROWS: readonly DecodingRow[] = [
   {
     trait: 'token-not-string',
@@ -115,13 +124,9 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
         verdict: 'accepts',
         note: 'fetch trims trailing whitespace off a header value, the newline with it',
       },
-      python: {
-        verdict: 'refuses',
-        says: 'Invalid header value',
-        note: 'a ValueError from http.client; nothing is sent',
-      },
+      python: PY_REFUSES_HEADER,
     },
-    why: { 'client-go': GO_HEADER, 'client-node': NODE_HEADER, python: PY_HEADER },
+    why: HEADER_RULES,
   },
   {
     trait: 'token-line-break',
@@ -131,13 +136,9 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
     clients: {
       ...goClients(GO_REFUSES_HEADER),
       'client-node': { verdict: 'refuses', says: 'is an invalid header value' },
-      python: {
-        verdict: 'refuses',
-        says: 'Invalid header value',
-        note: 'a ValueError from http.client; nothing is sent',
-      },
+      python: PY_REFUSES_HEADER,
     },
-    why: { 'client-go': GO_HEADER, 'client-node': NODE_HEADER, python: PY_HEADER },
+    why: HEADER_RULES,
   },
   {
     trait: 'token-control-char',
@@ -152,7 +153,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
         note: 'http.client refuses only bare line breaks: it sends the token, and the API server answers 400 before authenticating',
       },
     },
-    why: { 'client-go': GO_HEADER, 'client-node': NODE_HEADER, python: PY_HEADER },
+    why: HEADER_RULES,
   },
   {
     trait: 'token-not-latin1',
@@ -167,7 +168,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
       'client-node': { verdict: 'refuses', says: 'Cannot convert argument to a ByteString' },
       python: { verdict: 'refuses', says: "'latin-1' codec can't encode" },
     },
-    why: { 'client-go': GO_HEADER, 'client-node': NODE_HEADER, python: PY_HEADER },
+    why: HEADER_RULES,
   },
   {
     trait: 'token-non-ascii',
@@ -178,7 +179,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
       'client-node': { verdict: 'accepts', note: 'sends é as one Latin-1 byte (0xE9), not the UTF-8 Go sends' },
       python: { verdict: 'accepts', note: 'sends é as one Latin-1 byte (0xE9), not the UTF-8 Go sends' },
     },
-    why: { 'client-go': GO_HEADER, 'client-node': NODE_HEADER, python: PY_HEADER },
+    why: HEADER_RULES,
   },
   {
     trait: 'token-over-16kib',
