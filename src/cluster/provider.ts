@@ -31,6 +31,8 @@ export interface Capabilities {
   clusterCA: boolean;
   /** kube-apiserver takes the spec's token webhook and authentication config, and reaches webhooks and issuers on this host's loopback. */
   apiserverAuthn: boolean;
+  /** A second node with its own kubelet (Environment.nodes), whose client credentials kubeletKubeconfig() hands out: what node-authorizer checks between two kubelets need. */
+  secondNode: boolean;
 }
 
 export type Capability = keyof Capabilities;
@@ -45,6 +47,7 @@ export const CAPABILITY_TEXT: Record<Capability, string> = {
   kubeletFiles: "read and write the kubelet's files from this host",
   clusterCA: 'sign client certificates with the cluster CA',
   apiserverAuthn: 'wire a token webhook and an authentication config into kube-apiserver',
+  secondNode: 'run a second node with its own kubelet identity',
 };
 
 /** The kubelet's own files, where they are reachable from this host (capability kubeletFiles). */
@@ -72,6 +75,8 @@ export interface Environment {
   binDir: string;
   kubectl: string;
   nodeName: string;
+  /** Every node's name, nodeName first (the node suites schedule on); absent: nodeName only. */
+  nodes?: string[];
   /** The environment's state dir: configs, certs, pids, logs/. */
   stateDir: string;
   logsDir: string;
@@ -138,6 +143,12 @@ export interface EnvironmentProvider {
   /** Restarts only the kubelet with `change` applied; the control plane keeps running. */
   restartKubelet(env: Environment, change: KubeletChange, progress?: Progress): Promise<Environment>;
   status(env: Environment): Promise<EnvironmentStatus>;
+  /**
+   * A kubeconfig (a file here) that authenticates as `node`'s kubelet with its
+   * own client certificate (system:node:<node>), for checks of what the node
+   * authorizer lets one kubelet do. Providers with capability secondNode have it.
+   */
+  kubeletKubeconfig?(env: Environment, node: string): Promise<string>;
   /**
    * Resolves when one of the environment's components dies (not when the
    * provider itself restarts it), and never otherwise; rejects once `signal`

@@ -35,6 +35,7 @@ export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: s
         kubeletFiles: false,
         clusterCA: false,
         apiserverAuthn: false,
+        secondNode: false,
       };
     },
     async up(spec: EnvironmentSpec, progress: Progress = silentProgress): Promise<Environment> {

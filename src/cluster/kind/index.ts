@@ -83,6 +83,7 @@ class KindProvider implements EnvironmentProvider {
       kubeletFiles: false,
       clusterCA: false,
       apiserverAuthn: false,
+      secondNode: (this.opts.workers ?? 0) > 0,
     };
   }
 

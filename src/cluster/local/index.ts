@@ -149,6 +149,7 @@ class LocalProvider implements EnvironmentProvider {
       kubeletFiles: true,
       clusterCA: true,
       apiserverAuthn: true,
+      secondNode: false,
     };
   }
 
