@@ -55,6 +55,8 @@ export interface StartedRegistry {
   /** As used in image references: `registry.test:5000`. */
   readonly host: string;
   readonly hostname: string;
+  /** The loopback address it listens on (its certificate carries it as an IP SAN). */
+  readonly address: string;
   readonly port: number;
   /** Base URL on the loopback address: `http://127.0.0.1:5000`. */
   readonly url: string;

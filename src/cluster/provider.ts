@@ -101,6 +101,23 @@ export interface Environment {
   startedAt: string;
 }
 
+/** A registry on this host's loopback, and the image host whose pulls must reach it. */
+export interface RegistryRoute {
+  /** The host image references name (docker.io, a.reg.test, reg.test:5000): containerd's certs.d dir. */
+  imageHost: string;
+  /** The loopback address and port the registry listens on (its certificate names the address). */
+  address: string;
+  port: number;
+  scheme: 'http' | 'https';
+  /** The CA that signed its certificate (https). */
+  caCertPath?: string;
+}
+
+/** A route in place; stop() removes it. */
+export interface RegistryRouteHandle {
+  stop(): Promise<void>;
+}
+
 /** What restartKubelet may change; absent fields keep their current value. */
 export interface KubeletChange {
   kubelet?: Partial<KubeletSpec>;
@@ -149,6 +166,13 @@ export interface EnvironmentProvider {
    * authorizer lets one kubelet do. Providers with capability secondNode have it.
    */
   kubeletKubeconfig?(env: Environment, node: string): Promise<string>;
+  /**
+   * Capability hostRegistries: makes every node's containerd send pulls of
+   * images named route.imageHost to the registry, with the registry as the
+   * host's `server` (not a mirror), so the kubelet's credentials for the
+   * image's host reach it as they would the real host.
+   */
+  routeRegistry?(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle>;
   /**
    * Resolves when one of the environment's components dies (not when the
    * provider itself restarts it), and never otherwise; rejects once `signal`

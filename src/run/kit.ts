@@ -39,3 +39,4 @@ export type { Capability, Environment, KubeletFiles } from '../cluster/provider.
 export type { Check, CheckResult, Evidence } from '../report/model.ts';
 export { kubeletFilesOf, clusterCAOf } from './environment-fields.ts';
 export { ensureKubelet } from './kubelet-builds.ts';
+export { routeRegistry, type RouteTarget } from './registry-routes.ts';

@@ -27,6 +27,8 @@ import {
   type PodOutcome,
 } from './pods.ts';
 import type { SuiteSetup } from './suite.ts';
+import { routeRegistry, type RouteTarget } from './registry-routes.ts';
+import type { RegistryRouteHandle } from '../cluster/provider.ts';
 
 export interface LabRegistry {
   registry: StartedRegistry;
@@ -39,8 +41,8 @@ export interface LabRegistry {
   push(repository: string, tag?: string): Promise<string>;
   /** The marker image's manifest digest (the same under every name it is pushed as). */
   digest(): Promise<string>;
-  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry in the environment's containerd. */
-  serveAs(env: Environment, imageHost: string): Promise<void>;
+  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries). */
+  serveAs(run: RouteTarget, imageHost: string): Promise<void>;
   /** `keepLogAs`: first copy the registry's log (who authenticated, in what order), redacted, to this name in the suite's artifacts. */
   stop(o?: { keepLogAs?: string }): Promise<void>;
 }
@@ -64,7 +66,7 @@ export async function startLabRegistry(
   });
   const marker = `credprov-${name}-${randomBytes(3).toString('hex')}`;
   let image: BuiltImage | undefined;
-  const routed: string[] = [];
+  const routed: RegistryRouteHandle[] = [];
   return {
     registry,
     user,
@@ -79,14 +81,8 @@ export async function startLabRegistry(
       image ??= await busyboxImage({ marker });
       return image.manifest.digest;
     },
-    async serveAs(env, imageHost) {
-      if (!env.containerd)
-        throw new Error(`environment ${env.name} has no containerd config path to route ${imageHost} through`);
-      routed.push(
-        imageHost === registry.host
-          ? await registry.trustForContainerd(env.containerd.certsDir)
-          : await registry.serveAs(env.containerd.certsDir, imageHost),
-      );
+    async serveAs(run, imageHost) {
+      routed.push(await routeRegistry(run, registry, imageHost));
     },
     async stop(so = {}) {
       if (so.keepLogAs) {
@@ -94,7 +90,7 @@ export async function startLabRegistry(
         if (text !== undefined)
           await writeFile(join(ctx.artifactsDir, so.keepLogAs), ctx.redactor.text(text)).catch(() => {});
       }
-      await Promise.all(routed.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+      await Promise.all(routed.splice(0).map((r) => r.stop()));
       await registry.stop();
     },
   };

@@ -182,9 +182,9 @@ async function runLive(
       ([ref, n]) => [ref, predictImage(o.config, n, env.kubeletVersion ?? env.kubeVersion, answers)] as const,
     ),
   );
-  await lab.serveAs(env, lab.registry.host);
+  await lab.serveAs(run, lab.registry.host);
   for (const host of new Set([...normalized.values()].map((n) => n.registry)))
-    if (host !== lab.registry.host) await lab.serveAs(env, host);
+    if (host !== lab.registry.host) await lab.serveAs(run, host);
   const pods = await Promise.all(
     [...normalized.keys()].map((ref, i) =>
       runPod(env, {

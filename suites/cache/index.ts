@@ -53,7 +53,7 @@ export const cacheSuite: Suite = {
       needs: ['installPlugins', 'hostRegistries'],
       spec: lab.fleet.spec,
       async run(run) {
-        await routeHosts(run.environment, lab);
+        await routeHosts(run, lab);
         // All at once: every case's timing is planned from its own first exec, and the key cases wait 20s between pulls.
         return runCases(run, cases(lab));
       },

@@ -18,6 +18,7 @@ import {
   type Fleet,
   type LabRegistry,
   type PodRun,
+  type RouteTarget,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
 import { ALL_PLANS, glob, HOST_LABELS, host, POD_TIMEOUT_MS, REPOSITORIES, type Plan } from './plan.ts';
@@ -76,9 +77,9 @@ export async function startCacheLab(ctx: SuiteSetup): Promise<CacheLab> {
 }
 
 /** Routes every plan's hosts to its registry in the environment's containerd. */
-export async function routeHosts(env: Environment, lab: CacheLab): Promise<void> {
+export async function routeHosts(run: RouteTarget, lab: CacheLab): Promise<void> {
   for (const p of ALL_PLANS) {
-    for (const label of HOST_LABELS) await registryFor(lab, p).serveAs(env, host(p, label));
+    for (const label of HOST_LABELS) await registryFor(lab, p).serveAs(run, host(p, label));
   }
 }
 

@@ -39,8 +39,8 @@ export const downgradeSuite: Suite = {
       spec: fleet.spec,
       async run(run) {
         const env = run.environment;
-        await lab.serveAs(env, lab.registry.host);
-        for (const image of ALL_IMAGES) await lab.serveAs(env, normalizeImage(image).registry);
+        await lab.serveAs(run, lab.registry.host);
+        for (const image of ALL_IMAGES) await lab.serveAs(run, normalizeImage(image).registry);
         const setting: DowngradeSetting = { lab, fleet, baseProvider: env.spec.credentialProvider! };
         // Leave the environment as the runner expects it: the fake's usual answer, the suite's config, default gates.
         run.defer(async () => {

@@ -101,7 +101,7 @@ interface Prepared {
 
 async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   const env = run.environment;
-  await p.lab.serveAs(env, p.layout.host);
+  await p.lab.serveAs(run, p.layout.host);
   // One namespace for the whole story: the second pods' secrets and service accounts must be those the first pulls recorded.
   const namespace = await createNamespace(env, `credprov-espi-${p.id}`);
   let failed = true;

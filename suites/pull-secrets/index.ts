@@ -43,7 +43,7 @@ export const pullSecretsSuite: Suite = {
       spec: fleet.spec,
       needs: ['installPlugins', 'hostRegistries'],
       run: async (run) => {
-        await lab.serveAs(run.environment, host);
+        await lab.serveAs(run, host);
         return runCases(run, [...secretLaterCases(fixture), ...podSpecCases(fixture), ...orderCases(fixture)]);
       },
     };

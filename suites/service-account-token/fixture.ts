@@ -4,7 +4,7 @@
 // validating SA tokens against this cluster, the model's predictor, and the
 // ways a case runs a pod and gathers its evidence.
 import { nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StartedRegistry } from '../../registry/provider.ts';
 import { ServiceAccountTokenAuth } from '../../registry/sa-token-auth.ts';
@@ -14,6 +14,7 @@ import type { ServiceAccountState } from '../../src/model/service-account-token.
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import {
   kubeletFilesOf,
+  routeRegistry,
   waitFor,
   type CaseContext,
   type Environment,
@@ -86,11 +87,11 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
   const { audiences, plans, lab, exchangeRegistry, fleet } = prepared;
 
   for (const plan of Object.values(plans)) {
-    if (plan.registry === 'lab') await lab.serveAs(env, hostOf(plan));
-    else if (env.containerd) {
-      const route = await exchangeRegistry.serveAs(env.containerd.certsDir, hostOf(plan));
-      run.defer(() => rm(route, { recursive: true, force: true }));
-    } else throw new Error(`environment ${env.name} has no containerd config path to route ${hostOf(plan)} through`);
+    if (plan.registry === 'lab') await lab.serveAs(run, hostOf(plan));
+    else {
+      const route = await routeRegistry(run, exchangeRegistry, hostOf(plan));
+      run.defer(() => route.stop());
+    }
   }
 
   await api.apply(

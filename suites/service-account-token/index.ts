@@ -43,8 +43,7 @@ export const serviceAccountTokenSuite: Suite = {
     return {
       // --v=5: the kubelet logs why it skipped a plugin (missing required annotation, no SA name) only at V5.
       spec: { ...spec, kubelet: { ...spec.kubelet, extraArgs: ['--v=5'] } },
-      // hostContainerd: the exchange registry's hosts are routed through containerd's hosts.toml on this host.
-      needs: ['installPlugins', 'hostRegistries', 'hostContainerd'],
+      needs: ['installPlugins', 'hostRegistries'],
       async run(run) {
         const namespace = await createNamespace(run.environment, runNamespace(prepared.runId));
         // Kept, with its events, when a check failed.

@@ -45,7 +45,7 @@ export const smokeSuite: Suite = {
       needs: ['installPlugins', 'hostRegistries'],
       spec: fleet.spec,
       async run(run) {
-        await lab.serveAs(run.environment, plan.host);
+        await lab.serveAs(run, plan.host);
         const cases = smokeCases({ plan, lab, fleet });
         return [...(await runCases(run, cases.pods)), ...(await runCases(run, cases.afterPods))];
       },

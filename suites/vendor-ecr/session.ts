@@ -54,8 +54,8 @@ export async function openSession(run: SuiteRun, lab: EcrLab): Promise<Session> 
   const admin: KubeTarget = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
   const api = await kubeApi(admin);
   for (const host of [HOSTS.static, HOSTS.other, HOSTS.public, HOSTS.sa, HOSTS.wrongAud])
-    await lab.main.serveAs(env, host);
-  await lab.refresh.serveAs(env, HOSTS.refresh);
+    await lab.main.serveAs(run, host);
+  await lab.refresh.serveAs(run, HOSTS.refresh);
   lab.fake.trustOidc(await clusterOidc(admin));
   let seq = 0;
   return {

@@ -33,8 +33,8 @@ export const versionSkewSuite: Suite = {
       spec: fleet.spec,
       async run(run) {
         const env = run.environment;
-        await lab.serveAs(env, lab.registry.host);
-        for (const image of Object.values(IMAGES)) await lab.serveAs(env, normalizeImage(image).registry);
+        await lab.serveAs(run, lab.registry.host);
+        for (const image of Object.values(IMAGES)) await lab.serveAs(run, normalizeImage(image).registry);
         const baseProvider = env.spec.credentialProvider!;
         // Leave the environment as the runner expects it: the control plane's kubelet with this suite's config.
         run.defer(async () => {

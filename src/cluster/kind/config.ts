@@ -5,13 +5,18 @@
 //   (control plane) and JoinConfiguration (workers): kind converts the old map
 //   form of kubeletExtraArgs to kubeadm v1beta4's list for 1.36+ only when a
 //   patch names no apiVersion.
-// - registries are reached under the same host name the image reference uses
-//   (certs.d hosts.toml with server = that host), never through a mirror: the
-//   CRI drops credentials when the contacted host differs from the one the
-//   kubelet's credentials were issued for (containerd#10996).
+// - containerd reads registry hosts from certs.d (config_path), mounted from
+//   the state dir into every node, so routes added while the cluster runs
+//   reach every node's containerd. Each route names the registry itself as
+//   the image host's `server`, never a mirror (registry-route.ts).
 // - feature gates are split: kubelet gates in the KubeletConfiguration patch,
 //   API server gates as its --feature-gates, so a kubelet-only gate never
 //   reaches a component that rejects it.
+// - no kube-proxy and no CoreDNS (kubeProxyMode none, kubeadm's addon phases
+//   skipped): credential tests use no Services, and neither image can be
+//   built offline. Published kindest/node images carry both; skipping them
+//   there too keeps the two kinds of node image alike.
+// - failCgroupV1: false, so the kubelet (1.35+) also runs on cgroup v1 hosts.
 import { stringify } from 'yaml';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
 
@@ -23,14 +28,6 @@ export const NODE_PATHS = {
   certsDir: '/etc/containerd/certs.d',
 } as const;
 
-export interface KindRegistry {
-  /** host[:port] exactly as image references name it (registry.test:5000). */
-  host: string;
-  tls: boolean;
-  /** Host path of the CA certificate that signed the registry's certificate (TLS only). */
-  caFile?: string;
-}
-
 export interface KindInputs {
   /** Cluster name (kind prefixes node containers with it). */
   name: string;
@@ -39,9 +36,8 @@ export interface KindInputs {
   /** Host paths the provider prepared. */
   pluginBinDir?: string;
   providerConfig?: { hostPath: string; isDirectory: boolean };
-  /** Host dir that will hold <host>/hosts.toml (+ ca.crt) for each registry; mounted as the node's certs.d. */
-  certsDir?: string;
-  registries?: KindRegistry[];
+  /** Host dir holding <host>/hosts.toml (+ ca.crt) for each routed registry; mounted as every node's certs.d. */
+  certsDir: string;
 }
 
 export interface KindNode {
@@ -54,9 +50,18 @@ export interface KindCluster {
   kind: 'Cluster';
   apiVersion: 'kind.x-k8s.io/v1alpha4';
   name: string;
+  networking: { kubeProxyMode: 'none' };
+  containerdConfigPatches: string[];
   nodes: KindNode[];
   kubeadmConfigPatches: string[];
 }
+
+/** containerd reads per-host registry config from certs.d (kind's own config does not set it). */
+export const CONTAINERD_CERTS_D_PATCH = `[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "${'/etc/containerd/certs.d'}"`;
+
+/** kind's own skipPhases (preflight) plus the two addons credprov leaves out. */
+export const INIT_SKIP_PHASES = ['preflight', 'addon/kube-proxy', 'addon/coredns'] as const;
 
 export function kindClusterConfig(spec: EnvironmentSpec, inputs: KindInputs): KindCluster {
   const mounts = nodeMounts(inputs);
@@ -69,6 +74,8 @@ export function kindClusterConfig(spec: EnvironmentSpec, inputs: KindInputs): Ki
     kind: 'Cluster',
     apiVersion: 'kind.x-k8s.io/v1alpha4',
     name: inputs.name,
+    networking: { kubeProxyMode: 'none' },
+    containerdConfigPatches: [CONTAINERD_CERTS_D_PATCH],
     nodes: [node('control-plane'), ...Array.from({ length: inputs.workers ?? 0 }, () => node('worker'))],
     kubeadmConfigPatches: kubeadmPatches(spec, inputs),
   };
@@ -85,8 +92,7 @@ function nodeMounts(inputs: KindInputs): NonNullable<KindNode['extraMounts']> {
       readOnly: true,
     });
   }
-  if (inputs.certsDir && (inputs.registries?.length ?? 0) > 0)
-    mounts.push({ hostPath: inputs.certsDir, containerPath: NODE_PATHS.certsDir, readOnly: true });
+  mounts.push({ hostPath: inputs.certsDir, containerPath: NODE_PATHS.certsDir, readOnly: true });
   return mounts;
 }
 
@@ -109,20 +115,24 @@ export function kubeletExtraArgs(spec: EnvironmentSpec, inputs: KindInputs): Rec
 function kubeadmPatches(spec: EnvironmentSpec, inputs: KindInputs): string[] {
   const patches: string[] = [];
   const extra = kubeletExtraArgs(spec, inputs);
-  if (Object.keys(extra).length > 0) {
-    for (const kind of ['InitConfiguration', 'JoinConfiguration']) {
-      patches.push(stringify({ kind, nodeRegistration: { kubeletExtraArgs: extra } }));
-    }
+  for (const kind of ['InitConfiguration', 'JoinConfiguration']) {
+    if (kind === 'JoinConfiguration' && Object.keys(extra).length === 0) continue;
+    patches.push(
+      stringify({
+        kind,
+        ...(kind === 'InitConfiguration' ? { skipPhases: [...INIT_SKIP_PHASES] } : {}),
+        ...(Object.keys(extra).length > 0 ? { nodeRegistration: { kubeletExtraArgs: extra } } : {}),
+      }),
+    );
   }
-  const kubeletConfig: Record<string, unknown> = { ...spec.kubelet.config };
+  const kubeletConfig: Record<string, unknown> = { failCgroupV1: false, ...spec.kubelet.config };
   if (Object.keys(spec.featureGates.kubelet).length > 0) {
     kubeletConfig.featureGates = {
       ...(kubeletConfig.featureGates as Record<string, boolean> | undefined),
       ...spec.featureGates.kubelet,
     };
   }
-  if (Object.keys(kubeletConfig).length > 0)
-    patches.push(stringify({ kind: 'KubeletConfiguration', ...kubeletConfig }));
+  patches.push(stringify({ kind: 'KubeletConfiguration', ...kubeletConfig }));
   const apiGates = Object.entries(spec.featureGates.apiserver);
   if (apiGates.length > 0) {
     patches.push(
@@ -133,18 +143,6 @@ function kubeadmPatches(spec: EnvironmentSpec, inputs: KindInputs): string[] {
     );
   }
   return patches;
-}
-
-/**
- * certs.d/<host>/hosts.toml for a registry reached under its own name: the
- * server is the same host, so containerd treats it as the upstream (not a
- * mirror) and sends the kubelet's credentials to it.
- */
-export function hostsToml(r: KindRegistry): string {
-  const url = `${r.tls ? 'https' : 'http'}://${r.host}`;
-  const lines = [`server = "${url}"`, '', `[host."${url}"]`, '  capabilities = ["pull", "resolve", "push"]'];
-  if (r.tls && r.caFile) lines.push(`  ca = "${NODE_PATHS.certsDir}/${r.host}/ca.crt"`);
-  return `${lines.join('\n')}\n`;
 }
 
 export function kindConfigYaml(c: KindCluster): string {

@@ -2,7 +2,8 @@
 // kube-apiserver, containerd + runc + CNI, kubelet), the way upstream node e2e
 // runs the kubelet. up() is a list of named steps; restartKubelet() reruns the
 // tail of that same list.
-import { access, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { trustForContainerd } from '../../../registry/containerd-hosts.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEPT_FAILED_RUNS, pruneOldest } from './failed-runs.ts';
 import { join } from 'node:path';
@@ -13,6 +14,8 @@ import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
 import type {
+  RegistryRoute,
+  RegistryRouteHandle,
   Availability,
   Capabilities,
   ComponentDeath,
@@ -271,6 +274,19 @@ class LocalProvider implements EnvironmentProvider {
     const updated = this.environment(ctx);
     await writeFile(layout.envFile, `${JSON.stringify(updated, null, 2)}\n`);
     return updated;
+  }
+
+  async routeRegistry(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle> {
+    if (!env.containerd)
+      throw new CredprovError(
+        `environment ${env.name} has no containerd config path to route ${route.imageHost} through`,
+      );
+    const dir = await trustForContainerd(env.containerd.certsDir, route.imageHost, {
+      ...(route.caCertPath ? { caCertPath: route.caCertPath } : {}),
+      plainHttp: route.scheme === 'http',
+      server: `${route.address}:${route.port}`,
+    });
+    return { stop: () => rm(dir, { recursive: true, force: true }) };
   }
 
   async status(env: Environment): Promise<EnvironmentStatus> {

@@ -11,13 +11,7 @@ import { step, type Progress } from '../../../core/progress.ts';
 import { must, type Runner } from '../tools.ts';
 import { binaryImage, type KubeadmImages } from './control-plane-images.ts';
 import { ensureRootfs } from './rootfs.ts';
-import {
-  BUILD_INPUT,
-  DEFAULT_HOSTS_TOML,
-  placeholderManifest,
-  setupScript,
-  staticCniConfig,
-} from './setup-script.ts';
+import { BUILD_INPUT, DEFAULT_HOSTS_TOML, placeholderManifest, setupScript, staticCniConfig } from './setup-script.ts';
 
 export const NODE_IMAGE_REPOSITORY = 'credprov/kind-node';
 export const INPUTS_LABEL = 'io.credprov.inputs';
@@ -88,23 +82,44 @@ export async function buildNodeImage(o: BuildNodeImageOptions): Promise<BuiltNod
     ensureRootfs(join(o.workDir, 'rootfs')),
   );
   const hash = await inputsHash(i, rootfs.key);
-  const present = await run('docker', ['image', 'inspect', '--format', `{{index .Config.Labels "${INPUTS_LABEL}"}}`, ref]);
+  const present = await run('docker', [
+    'image',
+    'inspect',
+    '--format',
+    `{{index .Config.Labels "${INPUTS_LABEL}"}}`,
+    ref,
+  ]);
   if (!o.force && present.exitCode === 0 && present.stdout.trim() === hash) return { ref, cached: true, inputs: hash };
 
   const base = `credprov/kind-base:${rootfs.key}`;
   if ((await run('docker', ['image', 'inspect', '--format', '{{.Id}}', base])).exitCode !== 0)
     await step(progress, `docker import ${basename(rootfs.tarball)} as ${base}`, () =>
-      must(run, 'import the root filesystem', 'docker', ['import', '--change', 'ENV container=docker', rootfs.tarball, base], {
-        timeoutMs: 600_000,
-      }),
+      must(
+        run,
+        'import the root filesystem',
+        'docker',
+        ['import', '--change', 'ENV container=docker', rootfs.tarball, base],
+        {
+          timeoutMs: 600_000,
+        },
+      ),
     );
   const stage = join(o.workDir, `build-${process.pid}`);
   const container = `credprov-kind-build-${process.pid}`;
   try {
     await step(progress, 'stage kind files, binaries and control-plane images', () => stageInputs(i, stage));
     await must(run, 'start the build container', 'docker', [
-      'run', '-d', '--privileged', '--name', container, '--entrypoint', 'sleep',
-      '-v', `${stage}:${BUILD_INPUT}:ro`, base, 'infinity',
+      'run',
+      '-d',
+      '--privileged',
+      '--name',
+      container,
+      '--entrypoint',
+      'sleep',
+      '-v',
+      `${stage}:${BUILD_INPUT}:ro`,
+      base,
+      'infinity',
     ]);
     await step(progress, 'install into the build container, import images into containerd', () =>
       must(run, 'set up the node image', 'docker', ['exec', '-i', container, 'bash'], {
@@ -112,17 +127,31 @@ export async function buildNodeImage(o: BuildNodeImageOptions): Promise<BuiltNod
         timeoutMs: 600_000,
       }),
     );
-    const previous = present.exitCode === 0 ? (await run('docker', ['image', 'inspect', '--format', '{{.Id}}', ref])).stdout.trim() : '';
+    const previous =
+      present.exitCode === 0
+        ? (await run('docker', ['image', 'inspect', '--format', '{{.Id}}', ref])).stdout.trim()
+        : '';
     // No STOPSIGNAL: Docker before 23 refuses it as a commit change; kind removes nodes with `docker rm -f`.
     await step(progress, `docker commit ${ref}`, () =>
-      must(run, 'commit the node image', 'docker', [
-        'commit',
-        '--change', 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]',
-        '--change', 'CMD []',
-        '--change', 'ENV container=docker',
-        '--change', `LABEL ${INPUTS_LABEL}=${hash}`,
-        container, ref,
-      ], { timeoutMs: 600_000 }),
+      must(
+        run,
+        'commit the node image',
+        'docker',
+        [
+          'commit',
+          '--change',
+          'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]',
+          '--change',
+          'CMD []',
+          '--change',
+          'ENV container=docker',
+          '--change',
+          `LABEL ${INPUTS_LABEL}=${hash}`,
+          container,
+          ref,
+        ],
+        { timeoutMs: 600_000 },
+      ),
     );
     if (previous) await run('docker', ['image', 'rm', previous]);
     return { ref, cached: false, inputs: hash };

@@ -40,7 +40,12 @@ function repositoryOf(ref: string): string {
 }
 
 /** An image that runs `binary` as `/usr/local/bin/<name>`, named like `ref` (registry.k8s.io/kube-apiserver:v1.37.1). */
-export async function binaryImage(ref: string, name: string, binary: string, entrypoint?: string[]): Promise<BuiltImage> {
+export async function binaryImage(
+  ref: string,
+  name: string,
+  binary: string,
+  entrypoint?: string[],
+): Promise<BuiltImage> {
   const repo = repositoryOf(ref);
   const path = repo.slice(repo.indexOf('/') + 1);
   return buildImage({

@@ -55,13 +55,7 @@ export async function ensureRootfs(
     return { tarball, key, built: false };
   await mkdir(dir, { recursive: true });
   const tmp = `${tarball}.${process.pid}.tmp`;
-  const argv = [
-    '--variant=minbase',
-    '--mode=root',
-    `--include=${ROOTFS_PACKAGES.join(',')}`,
-    ROOTFS_SUITE,
-    tmp,
-  ];
+  const argv = ['--variant=minbase', '--mode=root', `--include=${ROOTFS_PACKAGES.join(',')}`, ROOTFS_SUITE, tmp];
   const r = await execa('mmdebstrap', argv, {
     reject: false,
     all: true,
