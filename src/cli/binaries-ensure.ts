@@ -3,7 +3,8 @@
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
 import { DEFAULT_KUBE_VERSION } from '../cluster/binaries/versions.ts';
-import { KUBE_BINARIES, type KubeBinaryName, type KubeSource } from '../cluster/binaries/cache.ts';
+import { ALL_KUBE_BINARIES, type KubeBinaryName, type KubeSource } from '../cluster/binaries/cache.ts';
+import { ensureKindBuilds } from '../cluster/kind/builds/index.ts';
 import { UsageError } from '../core/errors.ts';
 import { stderrProgress } from '../core/progress.ts';
 import type { Command } from './command.ts';
@@ -11,23 +12,28 @@ import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
 
 const SOURCES: KubeSource[] = ['dir', 'download', 'build'];
+const TARGETS = ['kind'] as const;
 
 export const command: Command = {
   path: ['binaries', 'ensure'],
   summary: 'fetch or build kubelet, kube-apiserver and kubectl of a version into the cache',
-  usage: `Usage: credprov binaries ensure [--kube-version V] [--only NAME]... [--source dir|download|build]... [--dir D] [--download-base-url U]
+  usage: `Usage: credprov binaries ensure [--kube-version V] [--only NAME]... [--for kind] [--source dir|download|build]... [--dir D] [--download-base-url U]
 
 Resolves kube binaries of one exact release, in this order: a directory you
 name (--dir; its binaries must report the version), the cache, the official
 release download (--download-base-url, default https://dl.k8s.io/release,
 checksums verified), a build from the Go module proxy (first time only).
 Also builds a containerd that this kubelet supports (version table), unless
---skip-containerd. Prints the result as JSON on the last stdout line.
+--skip-containerd. With --for kind, also kubeadm, the etcd that kubeadm runs
+and the kind CLI (all built from the Go module proxy, each cached on its own).
+Prints the result as JSON on the last stdout line.
 
 Flags:
   --kube-version V        1.37.1, 1.37 or 1.37.x (newest patch that a source can deliver); default ${DEFAULT_KUBE_VERSION}
-  --only NAME             only these binaries (repeatable): ${KUBE_BINARIES.join(', ')}; e.g. an
-                          older minor's kubelet for version skew (--only kubelet --skip-containerd)
+  --only NAME             only these binaries (repeatable): ${ALL_KUBE_BINARIES.join(', ')}; e.g. an
+                          older minor's kubelet for version skew (--only kubelet --skip-containerd);
+                          kubeadm comes only when named (or with --for kind) and joins a cached entry
+  --for kind              also kubeadm, etcd and the kind CLI for an offline kind node image
   --source S              only these sources, in order (repeatable): dir, download, build
   --dir D                 a directory holding kubelet, kube-apiserver, kubectl
   --download-base-url U   release mirror base URL (<U>/vX.Y.Z/bin/linux/<arch>/<name>)
@@ -43,6 +49,7 @@ Flags:
       'containerd-version'?: string;
       'skip-containerd'?: boolean;
       only?: string[];
+      for?: string;
     }>('binaries ensure', argv, {
       'kube-version': { type: 'string' },
       source: { type: 'string', multiple: true },
@@ -51,15 +58,18 @@ Flags:
       'containerd-version': { type: 'string' },
       'skip-containerd': { type: 'boolean' },
       only: { type: 'string', multiple: true },
+      for: { type: 'string' },
     });
+    if (values.for !== undefined && !(TARGETS as readonly string[]).includes(values.for))
+      throw new UsageError(`binaries ensure: --for ${values.for} is not one of ${TARGETS.join(', ')}`);
     const sources = values.source?.map((s) => {
       if (!SOURCES.includes(s as KubeSource))
         throw new UsageError(`binaries ensure: --source ${s} is not one of ${SOURCES.join(', ')}`);
       return s as KubeSource;
     });
     const names = values.only?.map((n) => {
-      if (!(KUBE_BINARIES as readonly string[]).includes(n))
-        throw new UsageError(`binaries ensure: --only ${n} is not one of ${KUBE_BINARIES.join(', ')}`);
+      if (!(ALL_KUBE_BINARIES as readonly string[]).includes(n))
+        throw new UsageError(`binaries ensure: --only ${n} is not one of ${ALL_KUBE_BINARIES.join(', ')}`);
       return n as KubeBinaryName;
     });
     const progress = stderrProgress();
@@ -74,18 +84,29 @@ Flags:
         log: ctx.log,
         signal,
       });
-      if (values['skip-containerd']) return { kube };
-      const containerd = await ensureContainerd({
-        kubeVersion: kube.version,
-        ...(values['containerd-version'] ? { version: values['containerd-version'] } : {}),
-        progress,
-        log: ctx.log,
-        signal,
-      });
-      return { kube, containerd };
+      const containerd = values['skip-containerd']
+        ? undefined
+        : await ensureContainerd({
+            kubeVersion: kube.version,
+            ...(values['containerd-version'] ? { version: values['containerd-version'] } : {}),
+            progress,
+            log: ctx.log,
+            signal,
+          });
+      const forKind =
+        values.for === 'kind'
+          ? await ensureKindBuilds({ kubeVersion: kube.version, progress, log: ctx.log, signal })
+          : undefined;
+      return { kube, containerd, forKind };
     });
     const { manifest: _manifest, ...kube } = result.kube;
-    ctx.stdout(`${JSON.stringify({ ...kube, ...(result.containerd ? { containerd: result.containerd } : {}) })}\n`);
+    ctx.stdout(
+      `${JSON.stringify({
+        ...kube,
+        ...(result.containerd ? { containerd: result.containerd } : {}),
+        ...(result.forKind ? { kind: result.forKind } : {}),
+      })}\n`,
+    );
     return 0;
   },
 };

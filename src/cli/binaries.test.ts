@@ -61,6 +61,11 @@ describe('credprov binaries', () => {
     const text = await cli(['binaries', 'ls']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('none (run: credprov binaries ensure)');
-    expect(JSON.parse((await cli(['binaries', 'ls', '--json'])).stdout)).toEqual({ kube: [], containerd: [] });
+    expect(JSON.parse((await cli(['binaries', 'ls', '--json'])).stdout)).toEqual({
+      kube: [],
+      containerd: [],
+      etcd: [],
+      kind: [],
+    });
   });
 });

@@ -30,6 +30,13 @@ export interface KubeBehaviour {
   containerdSupported: string[];
   /** The kubelet flag --pod-infra-container-image still exists. */
   podInfraContainerImageFlag: boolean;
+  /**
+   * The etcd image tag kubeadm of this minor runs (registry.k8s.io/etcd:<tag>), read from
+   * SupportedEtcdVersion in cmd/kubeadm/app/constants/constants.go of the patch credprov builds
+   * (v1.34.5, v1.35.4, v1.36.5, v1.37.1; 1.33 from v1.34.5's table). Patch releases move it, so a
+   * node image checks it against `kubeadm config images list`.
+   */
+  etcdImageTag: string;
 }
 
 const ROWS: KubeBehaviour[] = [
@@ -46,6 +53,7 @@ const ROWS: KubeBehaviour[] = [
     failCgroupV1Default: false,
     containerdSupported: ['2.1.0', '2.0.4', '1.7.24', '1.6.36'],
     podInfraContainerImageFlag: true,
+    etcdImageTag: '3.5.24-0',
   }),
   row(34, {
     gateDefaults: {
@@ -56,14 +64,16 @@ const ROWS: KubeBehaviour[] = [
     failCgroupV1Default: false,
     containerdSupported: ['2.1.3', '2.0.6', '1.7.28', '1.6.39'],
     podInfraContainerImageFlag: true,
+    etcdImageTag: '3.6.5-0',
   }),
-  row(35, { containerdSupported: ['2.2.0', '2.1.5', '1.7.28'] }),
-  row(36, { containerdSupported: ['2.3.0', '2.2.0'] }),
+  row(35, { containerdSupported: ['2.2.0', '2.1.5', '1.7.28'], etcdImageTag: '3.6.6-0' }),
+  row(36, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.6.8-0' }),
   // 1.37 is not yet in containerd's matrix; 2.2/2.3 are what upstream CI uses.
-  row(37, { containerdSupported: ['2.3.0', '2.2.0'] }),
+  // kubeadm v1.37.1's etcd table stops at 36 and falls back to its newest entry.
+  row(37, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.7.0-0' }),
 ];
 
-function row(minor: number, o: Partial<KubeBehaviour>): KubeBehaviour {
+function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etcdImageTag'>): KubeBehaviour {
   return {
     minor,
     providerOrder: 'config',

@@ -5,7 +5,7 @@
 // file per version keeps two credprov processes from building the same thing.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { TimeoutError } from '../../core/errors.ts';
@@ -19,7 +19,13 @@ export const KUBE_BINARIES = [
   'kube-scheduler',
   'kubectl',
 ] as const;
-export type KubeBinaryName = (typeof KUBE_BINARIES)[number];
+/**
+ * Fetched only when named (--only kubeadm, ensureKubeadm): kind's node image
+ * needs kubeadm, the local provider does not, so the default set stays as fast.
+ */
+export const OPTIONAL_KUBE_BINARIES = ['kubeadm'] as const;
+export const ALL_KUBE_BINARIES = [...KUBE_BINARIES, ...OPTIONAL_KUBE_BINARIES] as const;
+export type KubeBinaryName = (typeof ALL_KUBE_BINARIES)[number];
 export type KubeSource = 'dir' | 'download' | 'build';
 
 export interface BinaryRecord {
@@ -38,7 +44,11 @@ export interface KubeManifest {
   durationMs: number;
   goVersion?: string;
   ldflags?: string;
+  /** Binaries added to the entry later (kubeadm into a set built without it), each with its own provenance. */
+  additions?: Addition[];
 }
+
+export type Addition = Omit<KubeManifest, 'version' | 'binaries' | 'additions'> & { names: string[] };
 
 export function kubeCacheRoot(cacheDir = defaultCacheDir()): string {
   return join(cacheDir, 'kube');
@@ -78,6 +88,39 @@ export async function usableEntry(
     }
   }
   return manifest;
+}
+
+/** The entry as it is, whatever it holds (a skew entry holds the kubelet alone), or undefined. */
+export async function existingEntry(dir: string): Promise<KubeManifest | undefined> {
+  const manifest = await readManifest(dir);
+  return manifest && usableEntry(dir, Object.keys(manifest.binaries));
+}
+
+/**
+ * Completes an entry instead of replacing it: hard-links the binaries of
+ * `existing` that `fresh` lacks into the staging dir (same filesystem) and
+ * returns the manifest of the union, the newcomers recorded as an addition.
+ */
+export async function carryOver(
+  existingDir: string,
+  existing: KubeManifest,
+  staging: string,
+  fresh: KubeManifest,
+): Promise<KubeManifest> {
+  const kept = Object.keys(existing.binaries).filter((n) => !fresh.binaries[n]);
+  for (const n of kept) await link(join(existingDir, n), join(staging, n));
+  // The entry's build.log tells how all of it was made: the earlier part first.
+  const earlier = await readFile(join(existingDir, 'build.log'), 'utf8').catch(() => '');
+  if (earlier) {
+    const now = await readFile(join(staging, 'build.log'), 'utf8').catch(() => '');
+    await writeFile(join(staging, 'build.log'), `${earlier}${now}`);
+  }
+  const { version: _v, binaries, additions: _a, ...provenance } = fresh;
+  return {
+    ...existing,
+    binaries: { ...existing.binaries, ...binaries },
+    additions: [...(existing.additions ?? []), { names: Object.keys(binaries), ...provenance }],
+  };
 }
 
 /** Names of the binaries whose content no longer matches the manifest. */

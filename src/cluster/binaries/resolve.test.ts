@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,6 +181,48 @@ describe('resolveKubeBinaries: Go module proxy build', () => {
     rmSync(join(cacheDir, 'kube', 'v1.37.1'), { recursive: true });
     await resolveKubeBinaries({ version: '1.37.1', cacheDir, sources: ['build'], go });
     expect(go.calls.filter((c) => c === 'run build')).toHaveLength(2);
+  });
+
+  test('kubeadm is not in the default set; asked for, it joins the cached entry without rebuilding the others', async () => {
+    const go = fakeGo({ known: ['v1.37.1'], goModFile });
+    const full = await resolveKubeBinaries({ version: '1.37.1', cacheDir, sources: ['build'], go });
+    expect(entries(full.dir)).not.toContain('kubeadm');
+    const kubeletInode = statSync(full.kubelet).ino;
+    const withKubeadm = await resolveKubeBinaries({
+      version: '1.37.1',
+      names: ['kubeadm'],
+      cacheDir,
+      sources: ['build'],
+      go,
+    });
+    expect(withKubeadm).toMatchObject({ fromCache: false, names: [...KUBE_BINARIES, 'kubeadm'] });
+    expect(entries(full.dir)).toEqual([...KUBE_BINARIES, 'kubeadm', 'manifest.json'].sort());
+    // Carried over by hard link, not built again: the same file.
+    expect(statSync(full.kubelet).ino).toBe(kubeletInode);
+    expect(withKubeadm.manifest).toMatchObject({
+      durationMs: full.manifest!.durationMs,
+      additions: [{ names: ['kubeadm'], source: 'build', origin: 'k8s.io/kubernetes@v1.37.1 h1:fake=' }],
+    });
+    expect(withKubeadm.manifest!.additions![0]!.ldflags).toContain('gitVersion=v1.37.1');
+    // Both sets are now cache hits.
+    go.calls.length = 0;
+    await resolveKubeBinaries({ version: '1.37.1', cacheDir, sources: ['build'], go });
+    await resolveKubeBinaries({ version: '1.37.1', names: ['kubeadm'], cacheDir, sources: ['build'], go });
+    expect(go.calls).toEqual([]);
+  });
+
+  test('a kubeadm that reports another version is refused and the cached entry stays as it was', async () => {
+    await resolveKubeBinaries({
+      version: '1.37.1',
+      cacheDir,
+      sources: ['build'],
+      go: fakeGo({ known: ['v1.37.1'], goModFile }),
+    });
+    const go = fakeGo({ known: ['v1.37.1'], goModFile, stampOverride: 'v1.37.0' });
+    await expect(
+      resolveKubeBinaries({ version: '1.37.1', names: ['kubeadm'], cacheDir, sources: ['build'], go }),
+    ).rejects.toThrow('the kubeadm built or downloaded for v1.37.1 reports v1.37.0');
+    expect(entries(join(cacheDir, 'kube', 'v1.37.1'))).toEqual([...KUBE_BINARIES, 'manifest.json'].sort());
   });
 
   test('a minor spec skips a patch whose source the proxy refuses and builds the next older one', async () => {

@@ -13,8 +13,11 @@ import { silentProgress } from '../../core/progress.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { parseKubeVersion, type KubeVersion } from '../../versions/table.ts';
 import {
+  ALL_KUBE_BINARIES,
   buildEntry,
+  carryOver,
   commitEntry,
+  existingEntry,
   KUBE_BINARIES,
   kubeCacheRoot,
   type KubeBinaryName,
@@ -37,7 +40,10 @@ import { candidateVersions, compareVersions, DEFAULT_KUBE_VERSION, patchesOf } f
 export interface ResolveOptions {
   /** 1.37.1, v1.37, 1.37.x; default DEFAULT_KUBE_VERSION. */
   version?: string;
-  /** Which binaries are needed; default all of KUBE_BINARIES. An older minor for version skew needs only its kubelet. */
+  /**
+   * Which binaries are needed; default all of KUBE_BINARIES. An older minor for version skew needs only its
+   * kubelet; kubeadm (kind's node image) only comes when named. An entry lacking some gets just those added.
+   */
   names?: readonly KubeBinaryName[];
   /** Which sources to try, in this order; default: ['dir'] when `dir` is given, else ['download', 'build']. */
   sources?: KubeSource[];
@@ -62,6 +68,8 @@ export interface KubeBinaries {
   kubectl: string;
   kubeControllerManager: string;
   kubeScheduler: string;
+  /** Present only when `names` holds it. */
+  kubeadm: string;
   /** The binaries this entry holds (a skew entry may hold only the kubelet). */
   names: KubeBinaryName[];
   source: KubeSource;
@@ -108,7 +116,7 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
       },
     );
   }
-  return fromCandidates(candidates, spec, sources, root, go, { ...opts, names });
+  return fromCandidates(candidates, spec, sources, root, go, { ...opts, names, wanted: names });
 }
 
 async function fromCandidates(
@@ -117,7 +125,7 @@ async function fromCandidates(
   sources: KubeSource[],
   root: string,
   go: GoTool,
-  opts: ResolveOptions & { names: readonly KubeBinaryName[] },
+  opts: ResolveOptions & { names: readonly KubeBinaryName[]; wanted: readonly KubeBinaryName[] },
 ): Promise<KubeBinaries> {
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? noopLogger;
@@ -138,15 +146,19 @@ async function fromCandidates(
       async () => {
         const again = await cached(root, version, opts.names);
         if (again) return again;
+        const partial = await existingEntry(versionDir(root, version));
+        const names = partial ? opts.names.filter((n) => !partial.binaries[n]) : opts.names;
+        if (partial) log.debug(`kube ${version}: adding ${names.join(', ')} to the cached entry`);
+        const fill = { ...opts, names, partial };
         if (!downloadDead) {
-          const r = await viaDownload(version, root, opts);
+          const r = await viaDownload(version, root, fill);
           if (r.kind === 'done') return r.result;
           log.debug(r.reason);
           if (r.kind === 'unreachable') downloadDead = true;
         }
         if (!sources.includes('build')) return undefined;
         try {
-          return await viaBuild(version, root, go, opts);
+          return await viaBuild(version, root, go, fill);
         } catch (err) {
           if (err instanceof NotBuildableError && spec.patch === undefined) {
             progress.note(`${version}: ${err.reason.replace(/^.*?: /, '')}; trying an older patch`);
@@ -194,13 +206,22 @@ async function rememberUnbuildable(root: string, version: string, failure: strin
   await rename(tmp, join(root, 'unbuildable.json'));
 }
 
+type FillOptions = ResolveOptions & {
+  /** What to fetch: the wanted binaries the cached entry (`partial`) lacks. */
+  names: readonly KubeBinaryName[];
+  partial?: KubeManifest | undefined;
+  /** What the caller asked for, returned from the completed entry. */
+  wanted: readonly KubeBinaryName[];
+};
+
+/** The fresh manifest, or the union with the partial entry's binaries carried over. */
+async function completed(root: string, staging: string, fresh: KubeManifest, o: FillOptions): Promise<KubeManifest> {
+  return o.partial ? carryOver(versionDir(root, fresh.version), o.partial, staging, fresh) : fresh;
+}
+
 type DownloadStep = { kind: 'done'; result: KubeBinaries } | { kind: 'unreachable' | 'missing'; reason: string };
 
-async function viaDownload(
-  version: string,
-  root: string,
-  opts: ResolveOptions & { names: readonly KubeBinaryName[] },
-): Promise<DownloadStep> {
+async function viaDownload(version: string, root: string, opts: FillOptions): Promise<DownloadStep> {
   const base = opts.downloadBaseUrl ?? DEFAULT_DOWNLOAD_BASE_URL;
   const staging = await stagingDir(root, version);
   const t0 = Date.now();
@@ -220,7 +241,7 @@ async function viaDownload(
       end(false, r.reason);
       return { kind: r.why, reason: r.reason };
     }
-    await checkStamp(staging, version);
+    await checkStamp(staging, version, opts.names);
     const manifest: KubeManifest = {
       version,
       source: 'download',
@@ -229,10 +250,10 @@ async function viaDownload(
       createdAt: new Date().toISOString(),
       durationMs: Date.now() - t0,
     };
-    await commitEntry(staging, versionDir(root, version), manifest);
+    await commitEntry(staging, versionDir(root, version), await completed(root, staging, manifest, opts));
     committed = true;
     end(true);
-    return { kind: 'done', result: (await cached(root, version, opts.names, false))! };
+    return { kind: 'done', result: (await cached(root, version, opts.wanted, false))! };
   } catch (err) {
     end(false);
     throw err;
@@ -241,12 +262,7 @@ async function viaDownload(
   }
 }
 
-async function viaBuild(
-  version: string,
-  root: string,
-  go: GoTool,
-  opts: ResolveOptions & { names: readonly KubeBinaryName[] },
-): Promise<KubeBinaries> {
+async function viaBuild(version: string, root: string, go: GoTool, opts: FillOptions): Promise<KubeBinaries> {
   await buildEntry(root, version, versionDir(root, version), async (staging, t0) => {
     const r = await buildKubeBinaries({
       version,
@@ -257,26 +273,33 @@ async function viaBuild(
       ...(opts.log ? { log: opts.log } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    await checkStamp(staging, version);
-    return {
-      version,
-      source: 'build',
-      origin: r.origin,
-      binaries: r.binaries,
-      createdAt: new Date().toISOString(),
-      durationMs: Date.now() - t0,
-      goVersion: r.goVersion,
-      ldflags: r.ldflags,
-    };
+    await checkStamp(staging, version, opts.names);
+    return completed(
+      root,
+      staging,
+      {
+        version,
+        source: 'build',
+        origin: r.origin,
+        binaries: r.binaries,
+        createdAt: new Date().toISOString(),
+        durationMs: Date.now() - t0,
+        goVersion: r.goVersion,
+        ldflags: r.ldflags,
+      },
+      opts,
+    );
   });
-  return (await cached(root, version, opts.names, false))!;
+  return (await cached(root, version, opts.wanted, false))!;
 }
 
 /** A binary that reports another version would make every version-based check lie; refuse to cache it. */
-async function checkStamp(dir: string, version: string): Promise<void> {
-  const kubelet = await reportedVersion(join(dir, 'kubelet'), 'kubelet');
-  if (kubelet !== version)
-    throw new CredprovError(`the kubelet built or downloaded for ${version} reports ${kubelet}`, {
+async function checkStamp(dir: string, version: string, names: readonly KubeBinaryName[]): Promise<void> {
+  // One binary stands for the set (they share the ldflags); the kubelet when it is in it.
+  const name = names.includes('kubelet') ? 'kubelet' : names[0]!;
+  const reported = await reportedVersion(join(dir, name), name);
+  if (reported !== version)
+    throw new CredprovError(`the ${name} built or downloaded for ${version} reports ${reported}`, {
       hint: 'nothing was cached',
     });
 }
@@ -294,7 +317,7 @@ async function cached(
     version,
     dir,
     ...binaryPaths(dir),
-    names: KUBE_BINARIES.filter((n) => manifest.binaries[n]),
+    names: ALL_KUBE_BINARIES.filter((n) => manifest.binaries[n]),
     source: manifest.source,
     fromCache,
     manifest,
@@ -308,6 +331,7 @@ function binaryPaths(dir: string) {
     kubectl: join(dir, 'kubectl'),
     kubeControllerManager: join(dir, 'kube-controller-manager'),
     kubeScheduler: join(dir, 'kube-scheduler'),
+    kubeadm: join(dir, 'kubeadm'),
   };
 }
 

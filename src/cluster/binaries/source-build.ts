@@ -69,6 +69,7 @@ export const KUBE_PACKAGES: Record<string, string> = {
   'kube-controller-manager': `${KUBE_MODULE}/cmd/kube-controller-manager`,
   'kube-scheduler': `${KUBE_MODULE}/cmd/kube-scheduler`,
   kubectl: `${KUBE_MODULE}/cmd/kubectl`,
+  kubeadm: `${KUBE_MODULE}/cmd/kubeadm`,
 };
 
 /**

@@ -16,7 +16,7 @@ export async function probeKind(run: Runner, kubeVersion: string, imageOverride?
   const image = nodeImageFor(kubeVersion, imageOverride);
   const k = await run('kind', ['version']);
   const kind = k.missing
-    ? { ok: false, detail: 'kind is not on PATH' }
+    ? { ok: false, detail: 'kind is neither on PATH nor built by credprov' }
     : k.exitCode === 0
       ? { ok: true, version: /v\d+\.\d+\.\d+/.exec(k.stdout)?.[0] ?? k.stdout.trim(), detail: k.stdout.trim() }
       : { ok: false, detail: `kind version failed: ${firstLine(k.stderr)}` };
@@ -47,7 +47,8 @@ export function availabilityOf(p: KindProbe): Availability {
 /** What to do about each missing piece. */
 export function kindHints(p: KindProbe, kubeVersion: string): string[] {
   const hints: string[] = [];
-  if (!p.kind.ok) hints.push('install kind (go install sigs.k8s.io/kind@v0.33.0) and put it on PATH');
+  if (!p.kind.ok)
+    hints.push('build kind v0.33.0 into the cache (credprov binaries ensure --for kind), or put a kind on PATH');
   if (!p.docker.ok) hints.push('start a Docker engine (dockerd) or point DOCKER_HOST at one');
   if (!p.image.ok) {
     const published = publishedImageFor(kubeVersion);

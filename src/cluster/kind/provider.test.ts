@@ -44,10 +44,10 @@ describe('kind availability', () => {
     expect(availabilityOf(probe)).toEqual({
       ok: false,
       reason:
-        'kind is not on PATH; the docker CLI is not on PATH; kindest/node:v1.37.1: cannot check without a Docker engine',
+        'kind is neither on PATH nor built by credprov; the docker CLI is not on PATH; kindest/node:v1.37.1: cannot check without a Docker engine',
     });
     expect(kindHints(probe, 'v1.37.1')).toEqual([
-      'install kind (go install sigs.k8s.io/kind@v0.33.0) and put it on PATH',
+      'build kind v0.33.0 into the cache (credprov binaries ensure --for kind), or put a kind on PATH',
       'start a Docker engine (dockerd) or point DOCKER_HOST at one',
       'load kindest/node:v1.37.1 (docker load, or kind build node-image v1.37.1); kind v0.33.0 publishes kindest/node:v1.37.0',
     ]);
@@ -86,7 +86,7 @@ describe('kind provider', () => {
     const run = scripted(nothingHere);
     const p = kindProvider({ run, env: env() });
     await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(
-      /the kind provider cannot run here: kind is not on PATH/,
+      /the kind provider cannot run here: kind is neither on PATH nor built by credprov/,
     );
     expect(run.calls.some((c) => c[1] === 'create')).toBe(false);
     expect(existsSync(join(tmp, 'state'))).toBe(false);

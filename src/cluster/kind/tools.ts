@@ -1,9 +1,11 @@
 // The two CLIs the kind provider drives. One small runner interface so tests
-// script answers without Docker; every failure keeps argv and output.
+// script answers without Docker; every failure keeps argv and output. `kind`
+// is the one on PATH, else credprov's own build (binaries ensure --for kind).
 import { execa } from 'execa';
 import { CommandError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { noopLogger } from '../../core/logger.ts';
+import { locateKind } from './builds/kind-cli.ts';
 
 export interface RunResult {
   exitCode: number;
@@ -15,11 +17,13 @@ export interface RunResult {
 
 export type Runner = (cmd: string, args: string[], opts?: { input?: string; timeoutMs?: number }) => Promise<RunResult>;
 
-export function execaRunner(log: Logger = noopLogger): Runner {
+export function execaRunner(log: Logger = noopLogger, locate = () => locateKind()): Runner {
   return async (cmd, args, opts = {}) => {
     log.debug(`${cmd} ${args.join(' ')}`);
+    // Looked up on every call: a build made by this process (or another) since is found.
+    const bin = cmd === 'kind' ? ((await locate())?.path ?? cmd) : cmd;
     try {
-      const r = await execa(cmd, args, {
+      const r = await execa(bin, args, {
         reject: false,
         timeout: opts.timeoutMs ?? 600_000,
         ...(opts.input !== undefined ? { input: opts.input } : {}),

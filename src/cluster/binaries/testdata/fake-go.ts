@@ -84,5 +84,6 @@ export function fakeKubeBinary(name: string, version: string): string {
   if (name === 'kubectl') {
     return `#!/bin/sh\necho '{"clientVersion":{"gitVersion":"${version}"}}'\n`;
   }
+  if (name === 'kubeadm') return `#!/bin/sh\necho "${version}"\n`;
   return `#!/bin/sh\necho "Kubernetes ${version}"\n`;
 }
