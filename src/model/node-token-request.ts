@@ -72,8 +72,7 @@ export interface NodeTokenDecision {
 }
 
 /** The node authorizer's reason when the graph has no path from the SA to the node. */
-export const noRelationship = (node: string): string =>
-  `no relationship found between node '${node}' and this object`;
+export const noRelationship = (node: string): string => `no relationship found between node '${node}' and this object`;
 export const OTHER_NODE = 'node requested token bound to a pod scheduled on a different node';
 export const NOT_BOUND_TO_POD = 'node requested token not bound to a pod';
 export const NO_POD_UID = 'node requested token with a pod binding without a uid';
@@ -119,7 +118,10 @@ export function nodeMayRequestToken(i: NodeTokenInputs): NodeTokenDecision {
   if (pod.uid !== r.boundPod.uid)
     return refusedHere('does not match the UID in record', `the bound pod's UID is not ${r.boundPod.uid}`);
   if (pod.nodeName !== r.node)
-    return refusedHere(OTHER_NODE, `the bound pod ${r.namespace}/${pod.name} is on node ${pod.nodeName}, not ${r.node}`);
+    return refusedHere(
+      OTHER_NODE,
+      `the bound pod ${r.namespace}/${pod.name} is on node ${pod.nodeName}, not ${r.node}`,
+    );
   steps.push(`NodeRestriction: the bound pod ${r.namespace}/${pod.name} is on node ${r.node}`);
 
   if (i.audienceRestriction) {
