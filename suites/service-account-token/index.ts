@@ -11,7 +11,9 @@
 // audiences a case needs (one is left ungranted, one narrowed by
 // resourceNames, one granted by a namespaced Role). Every case states its
 // prediction from the model (predict.ts over src/model/service-account-token.ts)
-// and the version table before its pods exist.
+// and the version table before its pods exist. With a second node (capability
+// secondNode) one case asks both kubelets, with their own certificates, for a
+// token for a pod on the first (other-node.ts).
 //
 // Files: plan.ts (the data), predict.ts (the predictions, unit-tested),
 // prepare.ts (registries and fakes), fixture.ts (the cluster side), one file
