@@ -7,6 +7,7 @@ import { Redactor } from '../../src/core/redact.ts';
 import { noRelationship, OTHER_NODE } from '../../src/model/node-token-request.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
+import { refusalStage } from './node-tokens.ts';
 import { judgeOtherNode } from './other-node.ts';
 import { audienceGrants, audiencesFor, OTHER_NODE_PODS, providerPlans, SERVICE_ACCOUNTS } from './plan.ts';
 import { PullPredictor } from './predict.ts';
@@ -118,5 +119,10 @@ describe('SA-TOKEN-OTHER-NODE', () => {
       },
     };
     expect(judgeOtherNode(p, reworded).status).toBe('failed');
+  });
+
+  test("the observed stage comes from the API server's words: the authorization layer's refusal, or admission's", () => {
+    expect(refusalStage(recorded.nodeB.says!)).toBe('node authorizer');
+    expect(refusalStage(recorded.nodeBWithSibling.says!)).toBe('NodeRestriction');
   });
 });

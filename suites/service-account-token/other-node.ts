@@ -118,7 +118,9 @@ export const otherNodeCase = (f: SuiteFixture): Case => ({
       startedAt,
       invalidBecause: wrong.length
         ? `the kubelet kubeconfig of ${wrong.map((w) => `${w.node} authenticates as ${w.username} (${w.groups.join(', ')})`).join('; ')}, not as that node's kubelet`
-        : undefined,
+        : ran.uid
+          ? undefined
+          : `pod ${f.namespace}/${own.name} has no UID to bind the token requests to`,
       onDisagree: linked
         ? undefined
         : `the node authorizer did not link SA ${sibling.serviceAccount} to ${b} within ${GRANTS_TIMEOUT_MS / 1000}s`,
