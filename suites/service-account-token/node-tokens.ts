@@ -1,10 +1,9 @@
 // What SA-TOKEN-OTHER-NODE asks the API server as a kubelet: who a kubelet
 // kubeconfig authenticates as (SelfSubjectReview), the TokenRequest the
 // kubelet makes for a pod's plugin (POST serviceaccounts/<sa>/token, bound to
-// the pod), read as its HTTP status and message, and whether the node
-// authorizer already links an SA to a node (a SubjectAccessReview as the node).
+// the pod), read as its HTTP status and message.
 import type { Redactor } from '../../src/core/redact.ts';
-import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
+import { kubeApi } from '../../src/cluster/api.ts';
 import type { NodeTokenView } from './views.ts';
 
 export interface Identity {
@@ -93,34 +92,4 @@ function messageOf(body: string): string {
     // not JSON: the body's first line below
   }
   return body.split('\n')[0]!.slice(0, 400);
-}
-
-/** Whether the authorizers let `node` create a token for the SA (the node authorizer's graph, RBAC), asked as the node. */
-export async function authorizedToCreateToken(
-  t: ApiTarget,
-  node: string,
-  namespace: string,
-  serviceAccount: string,
-): Promise<boolean> {
-  const review = await (
-    await kubeApi(t)
-  ).authorization.createSubjectAccessReview({
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      spec: {
-        user: `system:node:${node}`,
-        groups: ['system:nodes', 'system:authenticated'],
-        resourceAttributes: {
-          verb: 'create',
-          group: '',
-          resource: 'serviceaccounts',
-          subresource: 'token',
-          name: serviceAccount,
-          namespace,
-        },
-      },
-    },
-  });
-  return review.status?.allowed === true;
 }

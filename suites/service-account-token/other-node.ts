@@ -19,9 +19,10 @@ import {
   type Prediction,
 } from '../../src/run/kit.ts';
 import { TOKEN_OTHER_NODE } from './checks.ts';
+import { nodeMayCreateToken } from '../../src/cluster/rbac.ts';
 import { createSaPod } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
-import { authorizedToCreateToken, requestPodToken, whoAmI, type PodTokenAnswer } from './node-tokens.ts';
+import { requestPodToken, whoAmI, type PodTokenAnswer } from './node-tokens.ts';
 import { GRANTS_TIMEOUT_MS, labImage, OTHER_NODE_PODS } from './plan.ts';
 import { predictOtherNode } from './predict-access.ts';
 import { otherNodeAgrees, podInvocations, seenByPlugin, showOtherNode, type OtherNodeView } from './views.ts';
@@ -98,7 +99,8 @@ export const otherNodeCase = (f: SuiteFixture): Case => ({
     // The node authorizer learns of the binding through an informer: wait until it links the SA to B
     // (a SubjectAccessReview, which stops before admission), so the next answer is NodeRestriction's to give.
     const linked = await poll(
-      async () => ((await authorizedToCreateToken(f.env, b, f.namespace, sibling.serviceAccount)) ? true : undefined),
+      async () =>
+        (await nodeMayCreateToken(f.env, b, f.namespace, sibling.serviceAccount)).allowed ? true : undefined,
       { timeoutMs: GRANTS_TIMEOUT_MS, intervalMs: 500 },
     );
     const nodeBWithSibling = await ask(b);

@@ -20,7 +20,7 @@ import { kubeApi } from '../../src/cluster/api.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';
 import { SANDBOX_IMAGE_REF } from '../../src/cluster/local/sandbox-image.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
-import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
+import { allowNodesTokenAudience, nodeMayCreateToken } from '../../src/cluster/rbac.ts';
 import { silentProgress } from '../../src/core/progress.ts';
 import { Redactor } from '../../src/core/redact.ts';
 import { nodeMayRequestToken, type BoundPod, type NodeTokenDecision } from '../../src/model/node-token-request.ts';
@@ -28,12 +28,7 @@ import { clusterCAOf, poll } from '../../src/run/kit.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { createSaPod } from '../../suites/service-account-token/cluster.ts';
-import {
-  authorizedToCreateToken,
-  requestPodToken,
-  whoAmI,
-  type PodTokenAnswer,
-} from '../../suites/service-account-token/node-tokens.ts';
+import { requestPodToken, whoAmI, type PodTokenAnswer } from '../../suites/service-account-token/node-tokens.ts';
 import { nodeTokenAgrees, type NodeTokenView } from '../../suites/service-account-token/views.ts';
 
 const ENV_NAME = e2eEnvName('othernode');
@@ -183,7 +178,7 @@ describe('a pod-bound TokenRequest as the node and as another node (the observat
       nodeName: PHANTOM,
     });
     const t0 = Date.now();
-    const linked = await poll(async () => ((await authorizedToCreateToken(e, PHANTOM, NS, SA)) ? true : undefined), {
+    const linked = await poll(async () => ((await nodeMayCreateToken(e, PHANTOM, NS, SA)).allowed ? true : undefined), {
       timeoutMs: 30_000,
       intervalMs: 250,
     });
