@@ -92,7 +92,10 @@ export async function runDoctor(host: DoctorHost, kubeVersionSpec: string): Prom
   const cache = cacheDir(host.env);
   const machine = await machineProbes(host, kv.text);
   const local = await localProbes(host, kv.text, behaviour.containerdSupported, cache);
-  const kindProbe = await probeKind(host.run, kv.text, host.env.CREDPROV_KIND_NODE_IMAGE);
+  const kindProbe = await probeKind(host.run, kv.text, {
+    env: host.env,
+    ...(host.env.CREDPROV_KIND_NODE_IMAGE ? { imageOverride: host.env.CREDPROV_KIND_NODE_IMAGE } : {}),
+  });
   const kindAvail = availabilityOf(kindProbe);
   const hints = kindHints(kindProbe, kv.text);
   const kindReport: ProviderReport = {
@@ -105,7 +108,7 @@ export async function runDoctor(host: DoctorHost, kubeVersionSpec: string): Prom
         : bad('kind', 'kind CLI', kindProbe.kind.detail, hints.shift() ?? ''),
       kindProbe.docker.ok
         ? ok('docker', 'Docker engine', kindProbe.docker.detail)
-        : bad('docker', 'Docker engine', kindProbe.docker.detail, hints.find((h) => h.includes('Docker')) ?? ''),
+        : bad('docker', 'Docker engine', kindProbe.docker.detail, hints.find((h) => h.includes('docker')) ?? ''),
       kindProbe.image.ok
         ? ok('node-image', 'node image', kindProbe.image.detail)
         : bad('node-image', 'node image', kindProbe.image.detail, hints.find((h) => h.startsWith('load')) ?? ''),
@@ -127,7 +130,7 @@ async function machineProbes(host: DoctorHost, kubeVersion: string): Promise<Pro
       : ok(
           'cgroup',
           'cgroups',
-          `${mode}${refusesV1ByDefault ? `: kubelet ${kubeVersion} refuses cgroup v1 unless failCgroupV1: false (the local provider sets it; kind 1.35+ node images need v2)` : ''}`,
+          `${mode}${refusesV1ByDefault ? `: kubelet ${kubeVersion} refuses cgroup v1 unless failCgroupV1: false (the local and kind providers set it)` : ''}`,
         ),
   );
   const registry = (await which('docker-registry', host.env)) ?? (await which('registry', host.env));

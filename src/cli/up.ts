@@ -10,7 +10,7 @@ import { parseFlags } from './flags.ts';
 import { announceInterrupt } from './output.ts';
 import { onInterrupt } from './signals.ts';
 
-const USAGE = `Usage: credprov up [--provider local|kind|existing|auto] [--kube-version V] [--kubelet-version V] [--spec FILE] [--name NAME] [--bin-dir DIR] [--keep]
+const USAGE = `Usage: credprov up [--provider local|kind|existing|auto] [--kube-version V] [--kubelet-version V] [--spec FILE] [--name NAME] [--bin-dir DIR] [--workers N] [--node-image REF] [--keep]
 
 Brings up a cluster environment and leaves it running (credprov down removes it).
 Prints one JSON object on the last stdout line: {"provider","name","kubeVersion","kubeconfig","binDir","kubectl","nodeName","stateDir",...}.
@@ -21,12 +21,16 @@ Prints one JSON object on the last stdout line: {"provider","name","kubeVersion"
   --spec          environment spec YAML (see src/api/spec/testdata/valid-full.yaml)
   --name          environment name (default: default); several can run side by side
   --bin-dir       directory with kubelet, kube-apiserver and kubectl to use as is
+  --workers N     kind: N worker nodes beside the control plane (0-3, default 0)
+  --node-image R  kind: this node image as is (kindest/node:v1.37.0@sha256:...); default credprov/kind-node:<version>, built offline
   --keep          keep a failed environment for inspection instead of tearing it down
 Environment: CREDPROV_PROVIDER, CREDPROV_KUBE_VERSION, CREDPROV_KUBE_BIN_DIR, CREDPROV_ENV_NAME, CREDPROV_KUBECONFIG, CREDPROV_*_FEATURE_GATES
 `;
 
 export interface SpecFlags {
   provider?: string;
+  workers?: string;
+  'node-image'?: string;
   'kube-version'?: string;
   'kubelet-version'?: string;
   spec?: string;
@@ -36,6 +40,8 @@ export interface SpecFlags {
 
 export const SPEC_FLAG_OPTIONS = {
   provider: { type: 'string' },
+  workers: { type: 'string' },
+  'node-image': { type: 'string' },
   'kube-version': { type: 'string' },
   'kubelet-version': { type: 'string' },
   spec: { type: 'string' },
@@ -50,6 +56,14 @@ export function specOverrides(v: SpecFlags): PartialSpec {
     ...(v['kubelet-version'] ? { kubelet: { version: v['kubelet-version'] } } : {}),
     ...(v.name ? { name: v.name } : {}),
     ...(v['bin-dir'] ? { binDir: v['bin-dir'] } : {}),
+    ...(v.workers !== undefined || v['node-image']
+      ? {
+          kindCluster: {
+            ...(v.workers !== undefined ? { workers: Number(v.workers) } : {}),
+            ...(v['node-image'] ? { nodeImage: v['node-image'] } : {}),
+          },
+        }
+      : {}),
   };
 }
 

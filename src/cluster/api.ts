@@ -288,6 +288,31 @@ export class KubeApi {
     }
   }
 
+  /**
+   * A request whose HTTP status is the observation (a refusal is an answer, not
+   * an error): the status and the body as text. Throws only when there is no answer.
+   */
+  async send(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<{ status: number; body: string }> {
+    try {
+      const context = new RequestContext(this.server + path, method === 'GET' ? HttpMethod.GET : HttpMethod.POST);
+      await this.kc.applySecurityAuthentication(context);
+      context.setSignal(AbortSignal.timeout(timeoutMs));
+      if (body !== undefined) {
+        context.setHeaderParam('Content-Type', 'application/json');
+        context.setBody(JSON.stringify(body));
+      }
+      const response = await new IsomorphicFetchHttpLibrary().send(context).toPromise();
+      return { status: response.httpStatusCode, body: await response.body.text() };
+    } catch (err) {
+      throw apiError(err, `${method} ${path}`, this.server);
+    }
+  }
+
   /** The path a watch of `kind` uses (e.g. /api/v1/namespaces/default/pods). */
   collectionPath(apiVersion: string, kind: string, namespace?: string): Promise<string> {
     return this.objects.collectionPath(apiVersion, kind, namespace).catch((err: unknown) => {

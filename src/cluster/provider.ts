@@ -37,6 +37,19 @@ export interface Capabilities {
 
 export type Capability = keyof Capabilities;
 
+/**
+ * Capabilities of an environment's shape rather than of the machine: nothing
+ * is missing that CI could install, the environment was brought up this way
+ * (one node). Checks needing one are skipped with the reason even under
+ * CI=true; they run where the environment has the shape (kind --workers 1).
+ */
+export const SHAPE_CAPABILITIES: readonly Capability[] = ['secondNode'];
+
+/** Whether a check missing `missing` fails under CI (a prerequisite) or is only skipped (a shape). */
+export function missingFailsUnderCi(missing: readonly Capability[]): boolean {
+  return missing.some((c) => !SHAPE_CAPABILITIES.includes(c));
+}
+
 /** One line per capability, for skip reasons and `doctor`. */
 export const CAPABILITY_TEXT: Record<Capability, string> = {
   restartKubelet: 'restart the kubelet with another config',
@@ -154,7 +167,8 @@ export interface EnvironmentProvider {
   readonly name: ProviderName;
   /** Whether this backend can run here; the reason names what is missing. Cheap to call twice (cached). */
   isAvailable(): Promise<Availability>;
-  capabilities(): Capabilities;
+  /** `env`: the running environment, where what it can do depends on its shape (a kind cluster with workers). */
+  capabilities(env?: Environment): Capabilities;
   /** Brings an environment up as a list of named steps; on failure collects logs and tears down unless `keep`. */
   up(spec: EnvironmentSpec, progress: Progress, opts?: { keep?: boolean }): Promise<Environment>;
   /** Restarts only the kubelet with `change` applied; the control plane keeps running. */

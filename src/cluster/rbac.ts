@@ -82,13 +82,20 @@ export async function allowGroupRead(t: ApiTarget, g: ReadGrant): Promise<void> 
   ]);
 }
 
-/** The SubjectAccessReview NodeRestriction sends for a node's token request (KEP-4412). */
-export async function nodeMayRequestAudience(
+interface ResourceAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  name: string;
+  namespace: string;
+}
+
+/** What the authorizers (the node authorizer, RBAC) answer a request of node `node`'s kubelet, asked by the admin. */
+async function askAsNode(
   t: ApiTarget,
   node: string,
-  audience: string,
-  namespace: string,
-  serviceAccount: string,
+  resourceAttributes: ResourceAttributes,
 ): Promise<{ allowed: boolean; reason?: string }> {
   const out = await (
     await kubeApi(t)
@@ -96,18 +103,42 @@ export async function nodeMayRequestAudience(
     body: {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
-      spec: {
-        user: `system:node:${node}`,
-        groups: ['system:nodes', 'system:authenticated'],
-        resourceAttributes: {
-          verb: 'request-serviceaccounts-token-audience',
-          group: '',
-          resource: audience,
-          name: serviceAccount,
-          namespace,
-        },
-      },
+      spec: { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'], resourceAttributes },
     },
   });
   return { allowed: !!out.status?.allowed, ...(out.status?.reason ? { reason: out.status.reason } : {}) };
+}
+
+/** The SubjectAccessReview NodeRestriction sends for a node's token request (KEP-4412). */
+export function nodeMayRequestAudience(
+  t: ApiTarget,
+  node: string,
+  audience: string,
+  namespace: string,
+  serviceAccount: string,
+): Promise<{ allowed: boolean; reason?: string }> {
+  return askAsNode(t, node, {
+    verb: 'request-serviceaccounts-token-audience',
+    group: '',
+    resource: audience,
+    name: serviceAccount,
+    namespace,
+  });
+}
+
+/** Whether the authorizers let the node create a token for the SA: the node authorizer's graph has a pod of it on the node (or RBAC allows). */
+export function nodeMayCreateToken(
+  t: ApiTarget,
+  node: string,
+  namespace: string,
+  serviceAccount: string,
+): Promise<{ allowed: boolean; reason?: string }> {
+  return askAsNode(t, node, {
+    verb: 'create',
+    group: '',
+    resource: 'serviceaccounts',
+    subresource: 'token',
+    name: serviceAccount,
+    namespace,
+  });
 }

@@ -5,7 +5,7 @@
 // back in the cases' order. A case reaches the environment only through the
 // context (its fields and capabilities), never through a provider's internals.
 import { mapPool } from '../core/pool.ts';
-import { CAPABILITY_TEXT, type Capability } from '../cluster/provider.ts';
+import { CAPABILITY_TEXT, missingFailsUnderCi, type Capability } from '../cluster/provider.ts';
 import type { Check, CheckResult, Evidence } from '../report/model.ts';
 import { createNamespace, namespaceName, type TestNamespace } from './namespace.ts';
 import { harnessFailed, notRun, reconcile } from './results.ts';
@@ -57,7 +57,7 @@ async function runCase(suite: SuiteRun, c: Case): Promise<CheckResult[]> {
   const missing = (c.needs ?? []).filter((cap) => !suite.can(cap));
   if (missing.length > 0) {
     const reason = `needs what provider ${suite.provider.name} cannot do: ${missing.map((m) => `${m} (${CAPABILITY_TEXT[m]})`).join(', ')}`;
-    return c.checks.map((check) => notRun(check, reason, suite.ci));
+    return c.checks.map((check) => notRun(check, reason, suite.ci && missingFailsUnderCi(missing)));
   }
   const startedAt = new Date();
   const scope = new Scope(`case ${c.checks.map((x) => x.id).join(', ')}`, suite.log);

@@ -24,3 +24,10 @@ export function clusterCAOf(env: Environment): { certFile: string; keyFile: stri
   if (!env.clusterCA) throw missing(env, 'cluster CA', 'clusterCA');
   return env.clusterCA;
 }
+
+/** Node A (the one suites schedule on, nodeName) and node B, another node with its own kubelet (capability secondNode). */
+export function twoNodesOf(env: Environment): [nodeA: string, nodeB: string] {
+  const other = (env.nodes ?? []).find((n) => n !== env.nodeName);
+  if (!other) throw missing(env, 'second node (Environment.nodes)', 'secondNode');
+  return [env.nodeName, other];
+}

@@ -37,6 +37,6 @@ export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
 export type { Capability, Environment, KubeletFiles } from '../cluster/provider.ts';
 export type { Check, CheckResult, Evidence } from '../report/model.ts';
-export { kubeletFilesOf, clusterCAOf } from './environment-fields.ts';
+export { kubeletFilesOf, clusterCAOf, twoNodesOf } from './environment-fields.ts';
 export { ensureKubelet } from './kubelet-builds.ts';
 export { routeRegistry, type RouteTarget } from './registry-routes.ts';

@@ -14,6 +14,7 @@ import { inCI } from '../core/ci.ts';
 import { CREDPROV_VERSION } from '../core/package-layout.ts';
 import {
   CAPABILITY_TEXT,
+  missingFailsUnderCi,
   type Capability,
   type ComponentDeath,
   type Environment,
@@ -158,7 +159,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       const known = environments.find((e) => e.environment.name === environment.name);
       if (known) known.environment = environment;
       else environments.push({ environment, provider, ours: ensured.action === 'brought-up' });
-      const can = (c: Capability) => provider.capabilities()[c];
+      const can = (c: Capability) => provider.capabilities(environment)[c];
       const missing = (prepared.needs ?? []).filter((c) => !can(c));
       if (missing.length > 0) {
         checks.push(
@@ -166,7 +167,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
             suite,
             `provider ${provider.name} cannot ${missing.map((m) => `${CAPABILITY_TEXT[m]} (${m})`).join(', ')}`,
             undefined,
-            ci,
+            ci && missingFailsUnderCi(missing),
           ),
         );
         return;

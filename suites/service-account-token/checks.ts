@@ -105,6 +105,17 @@ export const EXCHANGE_REVOKED: Check = {
     'pkg/serviceaccount/claims.go validator: a pod-bound token is "invalidated" once the pod is gone, and refused once its service account is gone; the signature is unaffected',
 };
 
+export const TOKEN_OTHER_NODE: Check = {
+  id: 'SA-TOKEN-OTHER-NODE',
+  title:
+    "Only the pod's own node gets its token: the kubelet of node A (the pod's) gets a token for the plugin and is issued one when it asks with its own client certificate; node B's kubelet, with its own, is refused by the node authorizer (no pod of the SA on B) and, once a pod of the same SA runs on B, by NodeRestriction (the pod is on another node)",
+  level: 'MUST',
+  source:
+    `${KEP}: "the Kubelet will provision a token with the given audience bound to the current pod and its service account"; ` +
+    'plugin/pkg/auth/authorizer/node/node_authorizer.go authorizeCreateToken (v1.37.1: a path SA → pod → node) and ' +
+    'plugin/pkg/admission/noderestriction/admission.go admitServiceAccount ("node requested token bound to a pod scheduled on a different node")',
+};
+
 export const SA_TOKEN_CHECKS = [
   TOKEN_CLAIMS,
   ANNOTATIONS_PASSED,
@@ -118,4 +129,5 @@ export const SA_TOKEN_CHECKS = [
   TOKEN_AS_PASSWORD,
   EXCHANGE_ACCESS,
   EXCHANGE_REVOKED,
+  TOKEN_OTHER_NODE,
 ];

@@ -39,12 +39,16 @@ export interface SaPod {
   name: string;
   image: string;
   serviceAccount?: string;
+  /** The node it is bound to (default: the environment's nodeName). */
+  nodeName?: string;
+  /** imagePullPolicy of its containers (default Always). */
+  pullPolicy?: 'Always' | 'Never';
   /** Pull the image twice in one pod: an init container, then the main container (sequential pulls, one token). */
   twice?: boolean;
 }
 
 function podSpec(p: SaPod): Record<string, unknown> {
-  const c = (name: string) => ({ name, image: p.image, imagePullPolicy: 'Always' });
+  const c = (name: string) => ({ name, image: p.image, imagePullPolicy: p.pullPolicy ?? 'Always' });
   return {
     restartPolicy: 'Never',
     dnsPolicy: 'Default',
@@ -64,7 +68,7 @@ export async function createSaPod(env: Environment, ns: string, p: SaPod): Promi
       kind: 'Pod',
       metadata: { name: p.name, namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'credprov' } },
       spec: {
-        nodeName: env.nodeName,
+        nodeName: p.nodeName ?? env.nodeName,
         automountServiceAccountToken: false,
         ...(p.serviceAccount ? { serviceAccountName: p.serviceAccount } : {}),
         ...podSpec(p),

@@ -11,7 +11,9 @@
 // audiences a case needs (one is left ungranted, one narrowed by
 // resourceNames, one granted by a namespaced Role). Every case states its
 // prediction from the model (predict.ts over src/model/service-account-token.ts)
-// and the version table before its pods exist.
+// and the version table before its pods exist. With a second node (capability
+// secondNode) one case asks both kubelets, with their own certificates, for a
+// token for a pod on the first (other-node.ts).
 //
 // Files: plan.ts (the data), predict.ts (the predictions, unit-tested),
 // prepare.ts (registries and fakes), fixture.ts (the cluster side), one file
@@ -24,6 +26,7 @@ import { cacheCase } from './cache.ts';
 import { SA_TOKEN_CHECKS } from './checks.ts';
 import { exchangeCase } from './exchange.ts';
 import { setUpCluster } from './fixture.ts';
+import { otherNodeCase } from './other-node.ts';
 import { runNamespace } from './plan.ts';
 import { prepareRegistriesAndFleet } from './prepare.ts';
 import { requireServiceAccountCases } from './require-service-account.ts';
@@ -35,7 +38,7 @@ export const serviceAccountTokenSuite: Suite = {
   summary:
     'KEP-4412 on the real kubelet: the token itself (claims, JWKS signature, lifetime), annotations, requireServiceAccount ' +
     'with static pods, cacheType Token vs ServiceAccount, node audience RBAC, the token as a password, and a real token exchange ' +
-    'with revocation',
+    "with revocation, and (with a second node) that only the pod's own kubelet gets its token",
   checks: SA_TOKEN_CHECKS,
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const prepared = await prepareRegistriesAndFleet(ctx);
@@ -58,6 +61,7 @@ export const serviceAccountTokenSuite: Suite = {
           audienceCase(fixture),
           tokenAsPasswordCase(fixture),
           exchangeCase(fixture),
+          otherNodeCase(fixture),
         ]);
         failed = results.some((r) => r.status === 'failed');
         return results;

@@ -155,6 +155,7 @@ export const SERVICE_ACCOUNTS: Record<string, Record<string, string>> = {
   'named-no': {},
   'team-a': {},
   'team-c': {},
+  'two-nodes': {},
 };
 
 /** What RBAC grants the node: one audience left ungranted, one narrowed by resourceNames, one granted by a namespaced Role. */
@@ -239,6 +240,16 @@ export const EXCHANGE_PODS = {
   other: { name: 'xa-other', serviceAccount: 'team-a', team: 'team-b' },
   teamC: { name: 'xc-own', serviceAccount: 'team-c', team: 'team-c' },
 } satisfies Record<string, PlannedPod & { team: string }>;
+
+/**
+ * SA-TOKEN-OTHER-NODE: `own` runs on node A (the environment's nodeName) and pulls through a KEP-4412
+ * provider; `sibling`, of the same SA, is only bound to node B (it need not run: a binding links the SA
+ * to the node in the node authorizer's graph).
+ */
+export const OTHER_NODE_PODS = {
+  own: { name: 'two-nodes-a', serviceAccount: 'two-nodes' },
+  sibling: { name: 'two-nodes-b', serviceAccount: 'two-nodes' },
+} satisfies Record<string, PlannedPod>;
 
 /** The API server reads pods and SAs through informers: how long a deletion may take to reach TokenReview. */
 export const REVOCATION_SETTLE_MS = 20_000;

@@ -1,13 +1,15 @@
 // Predictions for who may get and use a service-account token: node audience
 // grants, the token as a password, and a real token exchange with revocation
 // (the service-account model, src/model/service-account-token.ts). Pure.
-import { exchangeAccepts, PullPredictor, single } from './predict.ts';
+import { exchangeAccepts, pluginView, PullPredictor, single } from './predict.ts';
+import { nodeMayRequestToken, type BoundPod, type NodeTokenDecision } from '../../src/model/node-token-request.ts';
 import { predictTokenValidity, type PullPrediction } from '../../src/model/service-account-token.ts';
 import type { Prediction } from '../../src/run/kit.ts';
 import {
   AUDIENCE_PODS,
   EXCHANGE_PODS,
   MODEL,
+  OTHER_NODE_PODS,
   TOKEN_AS_PASSWORD_PODS,
   exchangeImage,
   labImage,
@@ -16,7 +18,14 @@ import {
   type ProviderPlan,
   type ProviderPlans,
 } from './plan.ts';
-import type { AudienceView, ExchangeView, TokenAsPasswordView, TokenVerdict } from './views.ts';
+import type {
+  AudienceView,
+  ExchangeView,
+  NodeTokenView,
+  OtherNodeView,
+  TokenAsPasswordView,
+  TokenVerdict,
+} from './views.ts';
 
 export function predictAudiences(
   predictor: PullPredictor,
@@ -123,5 +132,66 @@ export function predictRevocation(expired: {
     because: Object.entries(predicted)
       .map(([k, v]) => `${k}: ${v.because}`)
       .join('; '),
+  };
+}
+
+/**
+ * SA-TOKEN-OTHER-NODE: the plugin on node A during the real pull (the kubelet model), then the API
+ * server's answers to the same TokenRequest (the provider's audience, bound to the pod on node A) from
+ * node A's kubelet, from node B's, and from node B's again once a pod of the same SA is bound to B
+ * (nodeMayRequestToken). Pod UIDs are their names here: the rules only compare them.
+ */
+export function predictOtherNode(
+  predictor: PullPredictor,
+  plan: ProviderPlan,
+  nodes: { a: string; b: string },
+): Prediction<OtherNodeView> {
+  const { own, sibling } = OTHER_NODE_PODS;
+  const { namespace, behaviour, gates, grants } = predictor.inputs;
+  const pull = predictor.pull(plan, own, labImage(plan));
+  const bound = (p: PlannedPod, nodeName: string): BoundPod => ({
+    namespace,
+    name: p.name,
+    uid: p.name,
+    serviceAccount: p.serviceAccount,
+    nodeName,
+  });
+  const audienceRestriction =
+    gates.apiserver?.ServiceAccountNodeAudienceRestriction ??
+    behaviour.gateDefaults.ServiceAccountNodeAudienceRestriction;
+  const ask = (node: string, pods: BoundPod[]): NodeTokenDecision =>
+    nodeMayRequestToken({
+      request: {
+        node,
+        namespace,
+        serviceAccount: own.serviceAccount,
+        boundPod: { name: own.name, uid: own.name },
+        audiences: [plan.tokenAttributes.serviceAccountTokenAudience],
+      },
+      pods,
+      grants,
+      audienceRestriction,
+    });
+  const view = (d: NodeTokenDecision): NodeTokenView =>
+    d.issued
+      ? { status: d.status, boundTo: `${own.name} on ${nodes.a}` }
+      : { status: d.status, refusedBy: d.refusedBy, says: d.says };
+  const onA = bound(own, nodes.a);
+  const decisions = {
+    nodeA: ask(nodes.a, [onA]),
+    nodeB: ask(nodes.b, [onA]),
+    nodeBWithSibling: ask(nodes.b, [onA, bound(sibling, nodes.b)]),
+  };
+  return {
+    value: {
+      pluginOnNodeA: pluginView(pull),
+      nodeA: view(decisions.nodeA),
+      nodeB: view(decisions.nodeB),
+      nodeBWithSibling: view(decisions.nodeBWithSibling),
+    },
+    model: `${MODEL} + the API server's node rules (src/model/node-token-request.ts: node_authorizer.go, noderestriction)`,
+    because:
+      `plugin on ${nodes.a}: ${pull.because}; ${nodes.a} asks: ${decisions.nodeA.because}; ` +
+      `${nodes.b} asks: ${decisions.nodeB.because}; ${nodes.b} asks once ${sibling.name} is bound to it: ${decisions.nodeBWithSibling.because}`,
   };
 }

@@ -1,6 +1,7 @@
 // The shapes a check compares (predict.ts predicts them, the cases observe
 // them), how the suite reads the fake plugins' records into them, and how
 // they read in a check's message.
+import { isDeepStrictEqual } from 'node:util';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 
 /** `success`, `failure` (the registry refused the pull: no or wrong credentials) or `error: <the kubelet's message>`. */
@@ -94,3 +95,45 @@ export const showRevocation = (v: Record<string, TokenVerdict>): string =>
   Object.entries(v)
     .map(([step, x]) => `${step}: signature ${x.signature}, TokenReview ${x.tokenReview}`)
     .join('; ');
+
+/** The API server's answer to one kubelet's TokenRequest for a pod (SA-TOKEN-OTHER-NODE). */
+export interface NodeTokenView {
+  status: number;
+  /** Who refused it: the authorization layer (its "cannot create resource" message) or admission (NodeRestriction). */
+  refusedBy?: 'node authorizer' | 'NodeRestriction' | undefined;
+  /** Predicted: the reason the API server's message must carry; observed: its whole message. */
+  says?: string | undefined;
+  /** An issued token's pod and node claims: `<pod> on <node>`. */
+  boundTo?: string | undefined;
+}
+
+/** Agree on status, stage and binding; the observed message must carry the predicted reason. */
+export const nodeTokenAgrees = (p: NodeTokenView, o: NodeTokenView): boolean =>
+  p.status === o.status &&
+  p.refusedBy === o.refusedBy &&
+  p.boundTo === o.boundTo &&
+  (p.says === undefined || (o.says ?? '').includes(p.says));
+
+export const showNodeToken = (v: NodeTokenView): string =>
+  v.refusedBy
+    ? `HTTP ${v.status}, refused by ${v.refusedBy}${v.says ? ` ("${v.says}")` : ''}`
+    : `HTTP ${v.status}, token issued${v.boundTo ? ` bound to ${v.boundTo}` : ''}`;
+
+/** SA-TOKEN-OTHER-NODE: the real pull on node A, and the three token requests made with the kubelets' own certificates. */
+export interface OtherNodeView {
+  pluginOnNodeA: PluginView;
+  nodeA: NodeTokenView;
+  nodeB: NodeTokenView;
+  /** Node B again, once a pod of the same SA is bound to it. */
+  nodeBWithSibling: NodeTokenView;
+}
+
+export const otherNodeAgrees = (p: OtherNodeView, o: OtherNodeView): boolean =>
+  isDeepStrictEqual(p.pluginOnNodeA, o.pluginOnNodeA) &&
+  nodeTokenAgrees(p.nodeA, o.nodeA) &&
+  nodeTokenAgrees(p.nodeB, o.nodeB) &&
+  nodeTokenAgrees(p.nodeBWithSibling, o.nodeBWithSibling);
+
+export const showOtherNode = (v: OtherNodeView): string =>
+  `plugin on node A: ${showPluginView(v.pluginOnNodeA)}; node A asks: ${showNodeToken(v.nodeA)}; ` +
+  `node B asks: ${showNodeToken(v.nodeB)}; node B with a pod of the SA asks: ${showNodeToken(v.nodeBWithSibling)}`;

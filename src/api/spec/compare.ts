@@ -12,6 +12,7 @@ export function compareSpecs(running: EnvironmentSpec, wanted: EnvironmentSpec):
     apiserverGates: sorted(s.featureGates.apiserver),
     apiserver: s.apiserver,
     existing: s.existing ?? null,
+    kindCluster: s.kindCluster ?? null,
   });
   const kubelet = (s: EnvironmentSpec) => ({
     kubelet: s.kubelet,

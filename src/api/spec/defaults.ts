@@ -8,11 +8,14 @@ import { DEFAULT_KUBE_VERSION } from '../../versions/table.ts';
 export { DEFAULT_KUBE_VERSION };
 
 /** A spec as users write it: every field optional, nested objects partial. */
-export type PartialSpec = Partial<Omit<EnvironmentSpec, 'featureGates' | 'kubelet' | 'apiserver' | 'timeouts'>> & {
+export type PartialSpec = Partial<
+  Omit<EnvironmentSpec, 'featureGates' | 'kubelet' | 'apiserver' | 'timeouts' | 'kindCluster'>
+> & {
   featureGates?: Partial<EnvironmentSpec['featureGates']>;
   kubelet?: Partial<EnvironmentSpec['kubelet']>;
   apiserver?: Partial<EnvironmentSpec['apiserver']>;
   timeouts?: Partial<EnvironmentSpec['timeouts']>;
+  kindCluster?: Partial<NonNullable<EnvironmentSpec['kindCluster']>>;
 };
 
 export function applyDefaults(p: PartialSpec = {}): EnvironmentSpec {
@@ -45,5 +48,6 @@ export function applyDefaults(p: PartialSpec = {}): EnvironmentSpec {
     spec.credentialProvider = { ...p.credentialProvider, plugins: { ...p.credentialProvider.plugins } };
   }
   if (p.existing !== undefined) spec.existing = { ...p.existing };
+  if (p.kindCluster !== undefined) spec.kindCluster = { ...p.kindCluster, workers: p.kindCluster.workers ?? 0 };
   return spec;
 }

@@ -11,6 +11,7 @@ import type { PartialSpec } from './defaults.ts';
 
 type Shape =
   | 'string'
+  | 'number'
   | 'boolean'
   | 'strings'
   | 'gates'
@@ -32,6 +33,7 @@ const SPEC: Record<string, Shape> = {
   apiserver: { fields: { tokenWebhookConfigFile: 'string', authenticationConfigFile: 'string', extraArgs: 'strings' } },
   credentialProvider: { fields: { config: 'object', configFile: 'string', plugins: 'plugins' } },
   existing: { fields: { kubeconfig: 'string' } },
+  kindCluster: { fields: { workers: 'number', nodeImage: 'string' } },
   timeouts: { fields: { nodeReady: 'string' } },
 };
 
@@ -69,6 +71,7 @@ function walk(v: unknown, shape: Shape, path: string, problems: FieldProblem[]):
     return ok;
   };
   if (shape === 'string') want(typeof v === 'string', 'a string');
+  else if (shape === 'number') want(typeof v === 'number', 'a number');
   else if (shape === 'boolean') want(typeof v === 'boolean', 'true or false');
   else if (shape === 'object') want(isObject(v), 'a mapping');
   else if (shape === 'strings') {
@@ -144,6 +147,16 @@ export const ENV_VARS: EnvVar[] = [
     set: (s, v) => (s.timeouts = { ...s.timeouts, nodeReady: v }),
   },
   { name: 'CREDPROV_KUBECONFIG', field: 'existing.kubeconfig', set: (s, v) => (s.existing = { kubeconfig: v }) },
+  {
+    name: 'CREDPROV_KIND_WORKERS',
+    field: 'kindCluster.workers',
+    set: (s, v) => (s.kindCluster = { ...s.kindCluster, workers: Number(v) }),
+  },
+  {
+    name: 'CREDPROV_KIND_NODE_IMAGE',
+    field: 'kindCluster.nodeImage',
+    set: (s, v) => (s.kindCluster = { workers: 0, ...s.kindCluster, nodeImage: v }),
+  },
   {
     name: 'CREDPROV_KUBELET_FEATURE_GATES',
     field: 'featureGates.kubelet',

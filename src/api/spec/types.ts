@@ -23,10 +23,19 @@ export interface EnvironmentSpec {
   credentialProvider?: CredentialProviderSpec;
   /** Only for provider `existing`. */
   existing?: { kubeconfig: string };
+  /** Only for provider `kind`. */
+  kindCluster?: KindClusterSpec;
   timeouts: {
     /** Go duration: how long the node may take to become Ready. */
     nodeReady: string;
   };
+}
+
+export interface KindClusterSpec {
+  /** Worker nodes beside the control plane (0–3); suites' pods run on the control plane, node A of two-node checks. */
+  workers: number;
+  /** A node image to use as it is (e.g. kindest/node:v1.37.0@sha256:…); default credprov/kind-node:<kubeVersion>, built offline. */
+  nodeImage?: string;
 }
 
 export interface KubeletSpec {

@@ -7,6 +7,8 @@ import { skewProblem } from '../../versions/skew.ts';
 import type { EnvironmentSpec } from './types.ts';
 
 const PROVIDERS = ['auto', 'local', 'kind', 'existing'];
+/** Each kind node is a systemd container with its own kubelet and containerd: more than this does not fit 2 cores. */
+const MAX_KIND_WORKERS = 3;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -128,6 +130,13 @@ export function validateSpec(spec: EnvironmentSpec): FieldProblem[] {
     bad('existing.kubeconfig', "provider 'existing' needs a kubeconfig");
   if (spec.existing && spec.provider !== 'existing' && spec.provider !== 'auto')
     bad('existing', `only used with provider 'existing', not '${spec.provider}'`);
+  if (spec.kindCluster) {
+    const w = spec.kindCluster.workers;
+    if (!Number.isInteger(w) || w < 0 || w > MAX_KIND_WORKERS)
+      bad('kindCluster.workers', `'${w}' is not a whole number from 0 to ${MAX_KIND_WORKERS}`);
+    if (spec.provider !== 'kind' && spec.provider !== 'auto')
+      bad('kindCluster', `only used with provider 'kind', not '${spec.provider}'`);
+  }
   const ready = parseGoDuration(spec.timeouts.nodeReady);
   if (ready === undefined || ready <= 0)
     bad('timeouts.nodeReady', `'${spec.timeouts.nodeReady}' is not a positive duration like 90s or 2m`);

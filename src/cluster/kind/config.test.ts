@@ -1,7 +1,15 @@
 import { describe, expect, test } from '@jest/globals';
 import { parse, parseAllDocuments } from 'yaml';
 import { applyDefaults } from '../../api/spec/defaults.ts';
-import { hostsToml, kindClusterConfig, kindConfigYaml, kubeletExtraArgs, NODE_PATHS } from './config.ts';
+import {
+  CONTAINERD_CERTS_D_PATCH,
+  INIT_SKIP_PHASES,
+  kindClusterConfig,
+  kindConfigYaml,
+  kubeletExtraArgs,
+  NODE_PATHS,
+} from './config.ts';
+import { ipv4Gateway, nodeHostsToml } from './registry-route.ts';
 
 const spec = applyDefaults({
   kubeVersion: 'v1.37.1',
@@ -23,7 +31,6 @@ const inputs = {
   pluginBinDir: '/state/plugins',
   providerConfig: { hostPath: '/state/credential-provider-config.yaml', isDirectory: false },
   certsDir: '/state/certs.d',
-  registries: [{ host: 'registry.test:5000', tls: true, caFile: '/state/ca.crt' }],
 };
 
 /** Each kubeadm patch as an object, by kind. */
@@ -78,6 +85,7 @@ describe('kind cluster config', () => {
     };
     expect(p.InitConfiguration).toEqual({
       kind: 'InitConfiguration',
+      skipPhases: [...INIT_SKIP_PHASES],
       nodeRegistration: { kubeletExtraArgs: expected },
     });
     expect(p.JoinConfiguration).toEqual({
@@ -112,26 +120,50 @@ describe('kind cluster config', () => {
     expect(args['image-credential-provider-config']).toBe(NODE_PATHS.providerConfigDir);
   });
 
-  test('without plugins, config fragments or gates there are no mounts and no patches', () => {
+  test('without plugins, config fragments or gates: certs.d mounted, kube-proxy and CoreDNS skipped, cgroup v1 allowed', () => {
     const bare = kindClusterConfig(applyDefaults({ kubeVersion: 'v1.36.4' }), {
       name: 'x',
       nodeImage: 'kindest/node:v1.36.4',
+      certsDir: '/state/certs.d',
     });
-    expect(bare.nodes).toEqual([{ role: 'control-plane', image: 'kindest/node:v1.36.4' }]);
-    expect(bare.kubeadmConfigPatches).toEqual([]);
+    expect(bare.nodes).toEqual([
+      {
+        role: 'control-plane',
+        image: 'kindest/node:v1.36.4',
+        extraMounts: [{ hostPath: '/state/certs.d', containerPath: NODE_PATHS.certsDir, readOnly: true }],
+      },
+    ]);
+    expect(bare.networking).toEqual({ kubeProxyMode: 'none' });
+    expect(bare.containerdConfigPatches).toEqual([CONTAINERD_CERTS_D_PATCH]);
+    expect(bare.kubeadmConfigPatches.map((p) => parse(p) as unknown)).toEqual([
+      { kind: 'InitConfiguration', skipPhases: ['preflight', 'addon/kube-proxy', 'addon/coredns'] },
+      { kind: 'KubeletConfiguration', failCgroupV1: false },
+    ]);
   });
 });
 
-describe('registry hosts.toml', () => {
-  test('names the registry itself as server, so containerd keeps sending the credentials (no mirror)', () => {
-    expect(hostsToml({ host: 'registry.test:5000', tls: true, caFile: '/state/ca.crt' })).toBe(
-      'server = "https://registry.test:5000"\n\n[host."https://registry.test:5000"]\n  capabilities = ["pull", "resolve", "push"]\n  ca = "/etc/containerd/certs.d/registry.test:5000/ca.crt"\n',
-    );
+describe('registry routes into kind nodes', () => {
+  test("name the registry's own address as the image host's server, with the CA at its node path (no mirror)", () => {
+    expect(
+      nodeHostsToml({
+        imageHost: 'a.registry.test:443',
+        address: '127.8.0.3',
+        port: 5443,
+        scheme: 'https',
+        caCertPath: '/state/ca.crt',
+      }),
+    ).toBe('server = "https://127.8.0.3:5443"\nca = "/etc/containerd/certs.d/a.registry.test:443/ca.crt"\n');
   });
 
-  test('uses plain http for a registry without TLS and names no CA', () => {
-    const toml = hostsToml({ host: 'registry.test:5000', tls: false });
-    expect(toml).toContain('server = "http://registry.test:5000"');
-    expect(toml).not.toContain('ca =');
+  test('use plain http for a registry without TLS and name no CA', () => {
+    const toml = nodeHostsToml({ imageHost: 'r.test', address: '127.0.0.9', port: 5000, scheme: 'http' });
+    expect(toml).toBe('server = "http://127.0.0.9:5000"\n');
+  });
+
+  test("take the kind network's IPv4 gateway, whatever order docker lists the IPv6 subnet in", () => {
+    expect(
+      ipv4Gateway('[{"Subnet":"fc00:f853:ccd:e793::/64"},{"Subnet":"172.18.0.0/16","Gateway":"172.18.0.1"}]', 'kind'),
+    ).toBe('172.18.0.1');
+    expect(() => ipv4Gateway('[{"Subnet":"fc00::/64","Gateway":"fc00::1"}]', 'kind')).toThrow(/no IPv4 gateway/);
   });
 });

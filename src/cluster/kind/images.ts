@@ -13,9 +13,9 @@ export const PUBLISHED_NODE_IMAGES: Record<number, string> = {
   33: 'kindest/node:v1.33.1',
 };
 
-/** kindest/node:<exact version>, unless the user names an image (e.g. one built with `kind build node-image`). */
+/** credprov's own offline image (node-image/), unless the user names one (kindest/node:… on a runner with internet). */
 export function nodeImageFor(kubeVersion: string, override?: string): string {
-  return override ?? `kindest/node:${kubeVersion}`;
+  return override ?? `credprov/kind-node:${kubeVersion}`;
 }
 
 export function publishedImageFor(kubeVersion: string): string | undefined {

@@ -1,17 +1,20 @@
-// The kind provider: one kind cluster per environment spec, driven through the
-// kind and docker CLIs. Plugins and the provider config are bind-mounted from
-// the environment's state dir, so restartKubelet can rewrite them in place and
-// restart the kubelet inside the node.
-import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+// The kind provider: one kind cluster per environment spec, created by the
+// unmodified kind CLI on a Docker engine (engine.ts), from credprov's offline
+// node image unless the spec names one (kindest/node on an ordinary runner).
+// Plugins, the provider config and containerd's certs.d are bind-mounted from
+// the environment's state dir into every node, so restartKubelet rewrites them
+// in place and registry routes reach every node while the cluster runs.
+import { chmod, copyFile, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
-import { PrerequisiteError, wrap } from '../../core/errors.ts';
+import { CredprovError, PrerequisiteError, wrap } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
-import { stateDir } from '../../core/paths.ts';
+import { cacheDir, stateDir } from '../../core/paths.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
 import { DEFAULT_KUBE_VERSION } from '../binaries/versions.ts';
+import { resolveKubeBinaries } from '../binaries/resolve.ts';
 import type {
   Availability,
   Capabilities,
@@ -19,23 +22,32 @@ import type {
   EnvironmentProvider,
   EnvironmentStatus,
   KubeletChange,
+  RegistryRoute,
+  RegistryRouteHandle,
 } from '../provider.ts';
 import { availabilityOf, probeKind } from './availability.ts';
-import { hostsToml, kindClusterConfig, kindConfigYaml, type KindInputs, type KindRegistry } from './config.ts';
+import { kindClusterConfig, kindConfigYaml, type KindInputs } from './config.ts';
+import { resolveEngine, stopOwnEngine, type Engine } from './engine.ts';
 import { nodeImageFor } from './images.ts';
+import { kubeletKubeconfigFor } from './kubelet-kubeconfig.ts';
+import { ensureNodeImage } from './node-image/ensure.ts';
+import { DEFAULT_HOSTS_TOML } from './node-image/setup-script.ts';
+import { KindRegistryRoutes } from './registry-route.ts';
 import { execaRunner, must, type Runner } from './tools.ts';
+import { ensureKind, locateKind } from './builds/kind-cli.ts';
 
 export interface KindProviderOptions {
   log?: Logger;
   env?: NodeJS.ProcessEnv;
-  /** A node image to use instead of kindest/node:<kubeVersion>. */
-  nodeImage?: string;
-  /** Registries the nodes must reach under their own names (host:port), with their CA for TLS. */
-  registries?: KindRegistry[];
-  workers?: number;
   kubectl?: string;
-  /** Test seam. */
+  /** Test seams: the docker/kind runner, the engine, the node image and the kube binaries. */
   run?: Runner;
+  engine?: Engine;
+  nodeImage?: (kubeVersion: string, progress: Progress) => Promise<string>;
+  kubeBinaries?: (
+    kubeVersion: string,
+    progress: Progress,
+  ) => Promise<{ version: string; dir: string; kubectl: string }>;
 }
 
 export function kindProvider(opts: KindProviderOptions = {}): EnvironmentProvider {
@@ -47,6 +59,11 @@ export function clusterName(envName: string): string {
   return `credprov-${envName.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 40);
 }
 
+/** The label kind puts on every node container of a cluster. */
+const CLUSTER_LABEL = 'io.x-k8s.kind.cluster';
+/** Marks that Docker created an empty /lib/modules for kind's mount (this host has none): removed with the last cluster. */
+const LIB_MODULES_MARK = 'lib-modules-created-by-docker';
+
 class KindProvider implements EnvironmentProvider {
   readonly name = 'kind' as const;
   private readonly log: Logger;
@@ -54,37 +71,65 @@ class KindProvider implements EnvironmentProvider {
   private readonly run: Runner;
   private readonly opts: KindProviderOptions;
   private readonly availability = new Map<string, Promise<Availability>>();
+  private readonly routes = new Map<string, KindRegistryRoutes>();
+  private dockerHost: string | undefined;
+  private workers = 0;
 
   constructor(opts: KindProviderOptions) {
     this.opts = opts;
     this.log = (opts.log ?? noopLogger).child('kind');
     this.env = opts.env ?? process.env;
-    this.run = opts.run ?? execaRunner(this.log);
+    this.run =
+      opts.run ??
+      execaRunner(
+        this.log,
+        () => locateKind(this.env),
+        (): Record<string, string> => (this.dockerHost ? { DOCKER_HOST: this.dockerHost } : {}),
+      );
   }
 
   /** Checks for the default kube version; up() checks again for the spec's. */
   isAvailable(kubeVersion = this.env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION): Promise<Availability> {
     let p = this.availability.get(kubeVersion);
     if (!p) {
-      p = probeKind(this.run, kubeVersion, this.opts.nodeImage).then(availabilityOf);
+      p = this.engineHost(false)
+        .then(() =>
+          probeKind(this.run, kubeVersion, {
+            env: this.env,
+            ...(this.env.CREDPROV_KIND_NODE_IMAGE ? { imageOverride: this.env.CREDPROV_KIND_NODE_IMAGE } : {}),
+          }),
+        )
+        .then(availabilityOf);
       this.availability.set(kubeVersion, p);
     }
     return p;
   }
 
-  capabilities(): Capabilities {
-    // Registries on the host's loopback are not the nodes' loopback.
+  capabilities(env?: Environment): Capabilities {
     return {
       restartKubelet: true,
       swapKubeletBinary: false,
       installPlugins: true,
-      hostRegistries: false,
+      hostRegistries: true,
       hostContainerd: false,
       kubeletFiles: false,
       clusterCA: false,
       apiserverAuthn: false,
-      secondNode: (this.opts.workers ?? 0) > 0,
+      secondNode: (env?.nodes?.length ?? 1 + this.workers) > 1,
     };
+  }
+
+  /** The engine's DOCKER_HOST, once found (or started, when `start`). */
+  private async engineHost(start: boolean, progress?: Progress): Promise<string | undefined> {
+    if (this.dockerHost) return this.dockerHost;
+    if (this.opts.engine) return (this.dockerHost = this.opts.engine.host);
+    const engine = await resolveEngine({
+      env: this.env,
+      start,
+      ...(progress ? { onProgress: (l: string) => progress.note(l) } : {}),
+    });
+    this.dockerHost = engine?.host;
+    return this.dockerHost;
   }
 
   private root(name: string): string {
@@ -97,23 +142,24 @@ class KindProvider implements EnvironmentProvider {
     upOpts: { keep?: boolean } = {},
   ): Promise<Environment> {
     behaviourFor(spec.kubeVersion);
-    const available = await this.isAvailable(spec.kubeVersion);
-    if (!available.ok)
-      throw new PrerequisiteError(`the kind provider cannot run here: ${available.reason}`, {
-        hint: "run 'credprov doctor' to see what each provider needs",
-      });
     const root = this.root(spec.name);
     const name = clusterName(spec.name);
-    await this.down(spec.name).catch(() => undefined);
+    this.workers = spec.kindCluster?.workers ?? 0;
+    await step(progress, 'Docker engine for kind', () => this.engineHost(true, progress));
+    if (!this.opts.run && !(await locateKind(this.env)))
+      await step(progress, 'kind CLI', () => ensureKind({ cacheDir: cacheDir(this.env), progress, log: this.log }));
+    const nodeImage = spec.kindCluster?.nodeImage ?? (await this.nodeImage(spec.kubeVersion, progress));
+    await this.removeCluster(spec.name).catch(() => undefined);
     await mkdir(join(root, 'logs'), { recursive: true, mode: 0o700 });
+    await this.markLibModules();
     try {
-      const inputs = await step(progress, 'write plugins, provider config, registry hosts', () =>
-        this.writeInputs(spec, root, name),
+      const inputs = await step(progress, 'write plugins, provider config, containerd certs.d', () =>
+        this.writeInputs(spec, root, name, nodeImage),
       );
       const configFile = join(root, 'kind-config.yaml');
       await writeFile(configFile, kindConfigYaml(kindClusterConfig(spec, inputs)));
       const kubeconfig = join(root, 'kubeconfig');
-      await step(progress, `kind create cluster ${name}`, () =>
+      await step(progress, `kind create cluster ${name} (${1 + this.workers} node${this.workers ? 's' : ''})`, () =>
         must(
           this.run,
           `create kind cluster ${name}`,
@@ -122,15 +168,20 @@ class KindProvider implements EnvironmentProvider {
           { timeoutMs: 900_000 },
         ),
       );
+      const nodes = await this.nodesOf(name);
+      const kube = this.opts.kubeBinaries
+        ? await this.opts.kubeBinaries(spec.kubeVersion, progress)
+        : await resolveKubeBinaries({ version: spec.kubeVersion, cacheDir: cacheDir(this.env), progress });
       const env: Environment = {
         name: spec.name,
         provider: 'kind',
         spec,
-        kubeVersion: spec.kubeVersion,
+        kubeVersion: kube.version,
         kubeconfig,
-        binDir: root,
-        kubectl: this.opts.kubectl ?? 'kubectl',
-        nodeName: `${name}-control-plane`,
+        binDir: kube.dir,
+        kubectl: this.opts.kubectl ?? kube.kubectl,
+        nodeName: nodes[0]!,
+        nodes,
         stateDir: root,
         logsDir: join(root, 'logs'),
         startedAt: new Date().toISOString(),
@@ -150,12 +201,41 @@ class KindProvider implements EnvironmentProvider {
     }
   }
 
+  /** credprov's own node image for this version, built (or found cached) offline. */
+  private async nodeImage(kubeVersion: string, progress: Progress): Promise<string> {
+    if (this.opts.nodeImage) return this.opts.nodeImage(kubeVersion, progress);
+    const built = await ensureNodeImage({
+      kubeVersion,
+      run: this.run,
+      progress,
+      cacheDir: cacheDir(this.env),
+      log: this.log,
+    });
+    return built.ref;
+  }
+
+  /** The cluster's node containers, control plane first. */
+  private async nodesOf(cluster: string): Promise<string[]> {
+    const out = await must(this.run, `list the nodes of ${cluster}`, 'kind', ['get', 'nodes', '--name', cluster]);
+    const nodes = out
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    return nodes.sort(
+      (a, b) => Number(!a.endsWith('-control-plane')) - Number(!b.endsWith('-control-plane')) || a.localeCompare(b),
+    );
+  }
+
   /** Files the nodes mount: they live in the state dir so a restart can rewrite them. */
-  private async writeInputs(spec: EnvironmentSpec, root: string, name: string): Promise<KindInputs> {
+  private async writeInputs(spec: EnvironmentSpec, root: string, name: string, nodeImage: string): Promise<KindInputs> {
+    const certsDir = join(root, 'certs.d');
+    await mkdir(join(certsDir, '_default'), { recursive: true });
+    await writeFile(join(certsDir, '_default', 'hosts.toml'), DEFAULT_HOSTS_TOML);
     const inputs: KindInputs = {
       name,
-      nodeImage: nodeImageFor(spec.kubeVersion, this.opts.nodeImage),
-      workers: this.opts.workers ?? 0,
+      nodeImage: nodeImageFor(spec.kubeVersion, nodeImage),
+      workers: this.workers,
+      certsDir,
     };
     const cp = spec.credentialProvider;
     if (cp) {
@@ -173,17 +253,6 @@ class KindProvider implements EnvironmentProvider {
         inputs.providerConfig = { hostPath: file, isDirectory: false };
       }
     }
-    const registries = this.opts.registries ?? [];
-    if (registries.length > 0) {
-      inputs.certsDir = join(root, 'certs.d');
-      inputs.registries = registries;
-      for (const r of registries) {
-        const dir = join(inputs.certsDir, r.host);
-        await mkdir(dir, { recursive: true });
-        await writeFile(join(dir, 'hosts.toml'), hostsToml(r));
-        if (r.tls && r.caFile) await copyFile(r.caFile, join(dir, 'ca.crt'));
-      }
-    }
     return inputs;
   }
 
@@ -196,74 +265,137 @@ class KindProvider implements EnvironmentProvider {
       throw new PrerequisiteError('the kind provider cannot swap the kubelet binary inside a node image', {
         hint: 'use the local provider for version skew',
       });
+    await this.engineHost(false);
     const spec = { ...env.spec, kubelet: { ...env.spec.kubelet, ...change.kubelet } } as EnvironmentSpec;
     if (change.featureGates)
       spec.featureGates = { ...spec.featureGates, kubelet: { ...spec.featureGates.kubelet, ...change.featureGates } };
     if (change.credentialProvider === null) delete spec.credentialProvider;
     else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
-    const node = env.nodeName;
     await step(progress, 'rewrite plugins and provider config', () =>
-      this.writeInputs(spec, env.stateDir, clusterName(env.name)),
+      this.writeInputs(spec, env.stateDir, clusterName(env.name), 'unused'),
     );
-    await step(progress, 'update kubelet config in the node', async () => {
-      const current = parse(
-        await must(this.run, 'read kubelet config', 'docker', ['exec', node, 'cat', '/var/lib/kubelet/config.yaml']),
-      ) as Record<string, unknown>;
-      const next = {
-        ...current,
-        ...spec.kubelet.config,
-        featureGates: { ...(current.featureGates as object | undefined), ...spec.featureGates.kubelet },
-      };
-      await must(
-        this.run,
-        'write kubelet config',
-        'docker',
-        ['exec', '-i', node, 'sh', '-c', 'cat > /var/lib/kubelet/config.yaml'],
-        { input: stringify(next) },
-      );
-    });
-    await step(progress, 'restart kubelet', () =>
-      must(this.run, 'restart kubelet', 'docker', ['exec', node, 'systemctl', 'restart', 'kubelet']),
+    await step(progress, `restart the kubelet of ${(env.nodes ?? [env.nodeName]).join(', ')}`, () =>
+      Promise.all((env.nodes ?? [env.nodeName]).map((node) => this.restartNodeKubelet(node, spec))),
     );
     const updated = { ...env, spec };
     await writeFile(join(env.stateDir, 'env.json'), `${JSON.stringify(updated, null, 2)}\n`);
     return updated;
   }
 
-  async status(env: Environment): Promise<EnvironmentStatus> {
-    const r = await this.run('docker', ['inspect', '--format', '{{.State.Running}} {{.State.Pid}}', env.nodeName]);
-    const [running, pid] = r.stdout.trim().split(' ');
-    const node = {
-      name: env.nodeName,
-      running: r.exitCode === 0 && running === 'true',
-      ...(pid && pid !== '0' ? { pid: Number(pid) } : {}),
+  private async restartNodeKubelet(node: string, spec: EnvironmentSpec): Promise<void> {
+    const current = parse(
+      await must(this.run, 'read kubelet config', 'docker', ['exec', node, 'cat', '/var/lib/kubelet/config.yaml']),
+    ) as Record<string, unknown>;
+    const next = {
+      ...current,
+      ...spec.kubelet.config,
+      featureGates: { ...(current.featureGates as object | undefined), ...spec.featureGates.kubelet },
     };
-    let kubelet = { name: 'kubelet', running: false } as EnvironmentStatus['components'][number];
-    if (node.running) {
-      const k = await this.run('docker', ['exec', env.nodeName, 'systemctl', 'is-active', 'kubelet']);
-      kubelet = { name: 'kubelet', running: k.stdout.trim() === 'active', detail: k.stdout.trim() };
+    await must(
+      this.run,
+      'write kubelet config',
+      'docker',
+      ['exec', '-i', node, 'sh', '-c', 'cat > /var/lib/kubelet/config.yaml'],
+      {
+        input: stringify(next),
+      },
+    );
+    await must(this.run, 'restart kubelet', 'docker', ['exec', node, 'systemctl', 'restart', 'kubelet']);
+  }
+
+  async kubeletKubeconfig(env: Environment, node: string): Promise<string> {
+    if (!(env.nodes ?? [env.nodeName]).includes(node))
+      throw new CredprovError(
+        `environment ${env.name} has no node ${node} (nodes: ${(env.nodes ?? [env.nodeName]).join(', ')})`,
+      );
+    await this.engineHost(false);
+    const pem = await must(this.run, `read ${node}'s kubelet client certificate`, 'docker', [
+      'exec',
+      node,
+      'cat',
+      '/var/lib/kubelet/pki/kubelet-client-current.pem',
+    ]);
+    const file = join(env.stateDir, `kubelet-${node}.kubeconfig`);
+    await writeFile(file, kubeletKubeconfigFor(await readFile(env.kubeconfig, 'utf8'), node, pem), { mode: 0o600 });
+    return file;
+  }
+
+  async routeRegistry(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle> {
+    await this.engineHost(false);
+    let routes = this.routes.get(env.name);
+    if (!routes) {
+      routes = new KindRegistryRoutes(this.run, join(env.stateDir, 'certs.d'), async () => env.nodes ?? [env.nodeName]);
+      this.routes.set(env.name, routes);
     }
-    return { ready: node.running && kubelet.running, components: [node, kubelet] };
+    return routes.add(route);
+  }
+
+  async status(env: Environment): Promise<EnvironmentStatus> {
+    if (!(await this.engineHost(false)))
+      return { ready: false, components: [{ name: 'docker engine', running: false }] };
+    const components: EnvironmentStatus['components'] = [];
+    for (const node of env.nodes ?? [env.nodeName]) {
+      const r = await this.run('docker', ['inspect', '--format', '{{.State.Running}} {{.State.Pid}}', node]);
+      const [running, pid] = r.stdout.trim().split(' ');
+      const up = r.exitCode === 0 && running === 'true';
+      components.push({ name: node, running: up, ...(pid && pid !== '0' ? { pid: Number(pid) } : {}) });
+      const k = up ? await this.run('docker', ['exec', node, 'systemctl', 'is-active', 'kubelet']) : undefined;
+      components.push({
+        name: `kubelet (${node})`,
+        running: k?.stdout.trim() === 'active',
+        detail: k?.stdout.trim() ?? 'node down',
+      });
+    }
+    return { ready: components.every((c) => c.running), components };
   }
 
   async collectLogs(env: Environment, dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
+    await this.engineHost(false);
     await must(this.run, 'export kind logs', 'kind', ['export', 'logs', dir, '--name', clusterName(env.name)]);
   }
 
-  async down(env: Environment | string): Promise<void> {
-    const name = typeof env === 'string' ? env : env.name;
+  async down(env: Environment | string, progress: Progress = silentProgress): Promise<void> {
+    const engine = await this.removeCluster(typeof env === 'string' ? env : env.name, progress);
+    if (engine) await this.afterLastCluster(engine.kind, progress);
+  }
+
+  /** Deletes the cluster and its state; returns the engine it ran on (none answering: nothing to delete). */
+  private async removeCluster(name: string, progress: Progress = silentProgress): Promise<Engine | undefined> {
     const cluster = clusterName(name);
-    const list = await this.run('kind', ['get', 'clusters']);
-    if (
-      list.exitCode === 0 &&
-      list.stdout
-        .split('\n')
-        .map((s) => s.trim())
-        .includes(cluster)
-    ) {
-      await must(this.run, `delete kind cluster ${cluster}`, 'kind', ['delete', 'cluster', '--name', cluster]);
+    await this.routes.get(name)?.stopAll();
+    this.routes.delete(name);
+    const engine = this.opts.engine ?? (await resolveEngine({ env: this.env }));
+    if (engine) {
+      this.dockerHost = engine.host;
+      const list = await this.run('kind', ['get', 'clusters']);
+      const clusters = list.exitCode === 0 ? list.stdout.split('\n').map((s) => s.trim()) : [];
+      if (clusters.includes(cluster))
+        await step(progress, `kind delete cluster ${cluster}`, () =>
+          must(this.run, `delete kind cluster ${cluster}`, 'kind', ['delete', 'cluster', '--name', cluster]),
+        );
     }
     await rm(this.root(name), { recursive: true, force: true });
+    return engine;
+  }
+
+  /** With no kind cluster left: the kind network goes, credprov's own engine stops, Docker's empty /lib/modules goes. */
+  private async afterLastCluster(engine: 'own' | 'system', progress: Progress): Promise<void> {
+    const left = await this.run('docker', ['ps', '-aq', '--filter', `label=${CLUSTER_LABEL}`]);
+    if (left.exitCode !== 0 || left.stdout.trim() !== '') return;
+    await this.run('docker', ['network', 'rm', 'kind']);
+    if (engine === 'own') await step(progress, 'stop credprov’s own Docker engine', () => stopOwnEngine());
+    const mark = join(cacheDir(this.env), 'kind', LIB_MODULES_MARK);
+    if ((await readFile(mark, 'utf8').catch(() => undefined)) !== undefined) {
+      if ((await readdir('/lib/modules').catch(() => ['?'])).length === 0) await rmdir('/lib/modules').catch(() => {});
+      await rm(mark, { force: true });
+    }
+  }
+
+  /** kind mounts /lib/modules into every node; where this host has none, Docker creates it empty. */
+  private async markLibModules(): Promise<void> {
+    if ((await readdir('/lib/modules').catch(() => undefined)) !== undefined) return;
+    await mkdir(join(cacheDir(this.env), 'kind'), { recursive: true });
+    await writeFile(join(cacheDir(this.env), 'kind', LIB_MODULES_MARK), 'Docker creates /lib/modules for kind\n');
   }
 }

@@ -24,13 +24,15 @@ function scripted(answers: Record<string, Partial<RunResult>>): Runner & { calls
   return run;
 }
 
-const nothingHere = { kind: { exitCode: 127, missing: true }, docker: { exitCode: 127, missing: true } };
 const allHere = {
-  'kind version': { stdout: 'kind v0.33.0 go1.26.4 linux/amd64' },
-  'docker version': { stdout: '28.5.1' },
-  'docker image inspect': { stdout: 'sha256:abc' },
+  'kind version': { stdout: 'kind v0.33.0 go1.26.8 linux/amd64' },
+  'docker --host': { stdout: 'sha256:abc' },
   'kind get clusters': { stdout: '' },
+  'kind get nodes': { stdout: 'credprov-t-worker\ncredprov-t-control-plane\n' },
+  'docker ps -aq': { stdout: '' },
 };
+const ownEngine = { host: 'unix:///run/credprov-kind/docker.sock', kind: 'own', version: '20.10.24' } as const;
+const systemEngine = { host: 'unix:///var/run/docker.sock', kind: 'system', version: '28.2.2' } as const;
 
 let tmp: string;
 beforeEach(() => {
@@ -39,67 +41,66 @@ beforeEach(() => {
 afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('kind availability', () => {
-  test('on a machine without kind and Docker it says so, naming every missing piece', async () => {
-    const probe = await probeKind(scripted(nothingHere), 'v1.37.1');
-    expect(availabilityOf(probe)).toEqual({
+  const env = { PATH: '/nonexistent' } as NodeJS.ProcessEnv;
+
+  test('without kind, Go, an engine or dockerd it says so, naming every missing piece', async () => {
+    const run = scripted({ kind: { exitCode: 127, missing: true } });
+    const probe = await probeKind(run, 'v1.37.1', { env, engine: null, capSysResource: true });
+    expect(probe.kind).toEqual({
       ok: false,
-      reason:
-        'kind is neither on PATH nor built by credprov; the docker CLI is not on PATH; kindest/node:v1.37.1: cannot check without a Docker engine',
+      detail: 'kind is neither on PATH nor built by credprov, and Go is missing',
     });
-    expect(kindHints(probe, 'v1.37.1')).toEqual([
+    expect(probe.image.name).toBe('credprov/kind-node:v1.37.1');
+    expect(kindHints(probe, 'v1.37.1')[0]).toBe(
       'build kind v0.33.0 into the cache (credprov binaries ensure --for kind), or put a kind on PATH',
-      'start a Docker engine (dockerd) or point DOCKER_HOST at one',
-      'load kindest/node:v1.37.1 (docker load, or kind build node-image v1.37.1); kind v0.33.0 publishes kindest/node:v1.37.0',
-    ]);
+    );
   });
 
-  test('with a docker CLI but no engine, the reason quotes docker', async () => {
-    const run = scripted({
-      ...allHere,
-      'docker version': {
-        exitCode: 1,
-        stderr: 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
-      },
+  test("a system engine on a host whose bounding set lacks CAP_SYS_RESOURCE cannot run kind's privileged nodes", async () => {
+    const probe = await probeKind(scripted(allHere), 'v1.37.1', { env, engine: systemEngine, capSysResource: false });
+    expect(probe.docker.ok).toBe(false);
+    expect(probe.docker.detail).toMatch(/lacks CAP_SYS_RESOURCE.*credprov's own engine \(a runc wrapper drops it\)/);
+  });
+
+  test("credprov's own engine with the image present is available, and says the wrapper is in use", async () => {
+    const probe = await probeKind(scripted(allHere), 'v1.37.1', { env, engine: ownEngine, capSysResource: false });
+    expect(availabilityOf(probe)).toEqual({ ok: true });
+    expect(probe.docker.detail).toMatch(/^Docker engine 20\.10\.24 \(credprov's own\); this host's capability/);
+    expect(probe.image.detail).toBe('credprov/kind-node:v1.37.1 present');
+  });
+
+  test('an image the user names must be present: kind would pull it otherwise', async () => {
+    const run = scripted({ ...allHere, 'docker --host': { exitCode: 1, stderr: 'No such image' } });
+    const probe = await probeKind(run, 'v1.36.4', {
+      env,
+      engine: systemEngine,
+      capSysResource: true,
+      imageOverride: 'kindest/node:v1.36.4',
     });
-    const a = availabilityOf(await probeKind(run, 'v1.37.1'));
-    expect(a.ok).toBe(false);
-    expect((a as { reason: string }).reason).toContain('no Docker engine answers (Cannot connect to the Docker daemon');
-  });
-
-  test('a missing node image alone makes kind unavailable', async () => {
-    const run = scripted({ ...allHere, 'docker image inspect': { exitCode: 1, stderr: 'No such image' } });
-    expect(availabilityOf(await probeKind(run, 'v1.36.4'))).toEqual({
-      ok: false,
-      reason: 'kindest/node:v1.36.4 is not present locally',
-    });
-  });
-
-  test('with kind, an engine and the image it is available', async () => {
-    expect(availabilityOf(await probeKind(scripted(allHere), 'v1.37.1'))).toEqual({ ok: true });
+    expect(availabilityOf(probe)).toEqual({ ok: false, reason: 'kindest/node:v1.36.4 is not present locally' });
   });
 });
 
 describe('kind provider', () => {
-  const env = () => ({ CREDPROV_STATE_DIR: join(tmp, 'state') }) as NodeJS.ProcessEnv;
+  const env = () =>
+    ({ CREDPROV_STATE_DIR: join(tmp, 'state'), CREDPROV_CACHE_DIR: join(tmp, 'cache') }) as NodeJS.ProcessEnv;
 
-  test('refuses up() with the availability reason before touching anything', async () => {
-    const run = scripted(nothingHere);
-    const p = kindProvider({ run, env: env() });
-    await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(
-      /the kind provider cannot run here: kind is neither on PATH nor built by credprov/,
-    );
-    expect(run.calls.some((c) => c[1] === 'create')).toBe(false);
-    expect(existsSync(join(tmp, 'state'))).toBe(false);
-  });
+  // A system engine: down() never stops an engine it did not start (stopping credprov's own is engine.ts's test).
+  const seams = {
+    engine: systemEngine,
+    nodeImage: async (v: string) => `credprov/kind-node:${v}`,
+    kubeBinaries: async (v: string) => ({ version: v, dir: '/kube', kubectl: '/kube/kubectl' }),
+  };
 
-  test('up() writes the mounted files and the config, then creates the cluster with it', async () => {
+  test('up() writes the mounted files and the config, creates the cluster with it, and lists both nodes', async () => {
     const plugin = join(tmp, 'fake-plugin');
     writeFileSync(plugin, '#!/bin/sh\n');
     const run = scripted(allHere);
-    const p = kindProvider({ run, env: env(), registries: [{ host: 'registry.test:5000', tls: false }] });
+    const p = kindProvider({ run, env: env(), ...seams });
     const spec = applyDefaults({
       name: 't',
       kubeVersion: 'v1.37.1',
+      kindCluster: { workers: 1 },
       credentialProvider: {
         plugins: { fake: plugin },
         config: { kind: 'CredentialProviderConfig', apiVersion: 'kubelet.config.k8s.io/v1', providers: [] },
@@ -111,14 +112,18 @@ describe('kind provider', () => {
       provider: 'kind',
       kubeVersion: 'v1.37.1',
       nodeName: 'credprov-t-control-plane',
+      nodes: ['credprov-t-control-plane', 'credprov-t-worker'],
+      kubectl: '/kube/kubectl',
       pluginBinDir: join(root, 'plugins'),
     });
+    expect(p.capabilities(e).secondNode).toBe(true);
     expect(readFileSync(join(root, 'plugins', 'fake'), 'utf8')).toBe('#!/bin/sh\n');
     expect(parse(readFileSync(join(root, 'credential-provider-config.yaml'), 'utf8'))).toMatchObject({
       kind: 'CredentialProviderConfig',
     });
-    expect(readFileSync(join(root, 'certs.d', 'registry.test:5000', 'hosts.toml'), 'utf8')).toContain(
-      'server = "http://registry.test:5000"',
+    // Hosts nobody routed lead nowhere: a closed port on the node's loopback.
+    expect(readFileSync(join(root, 'certs.d', '_default', 'hosts.toml'), 'utf8')).toBe(
+      'server = "https://127.0.0.1:9"\n',
     );
     const create = run.calls.find((c) => c[0] === 'kind' && c[1] === 'create')!;
     expect(create).toEqual([
@@ -136,7 +141,22 @@ describe('kind provider', () => {
     ]);
     expect(parse(readFileSync(join(root, 'kind-config.yaml'), 'utf8'))).toMatchObject({
       name: 'credprov-t',
-      nodes: [{ image: 'kindest/node:v1.37.1' }],
+      nodes: [
+        { role: 'control-plane', image: 'credprov/kind-node:v1.37.1' },
+        { role: 'worker', image: 'credprov/kind-node:v1.37.1' },
+      ],
+    });
+  });
+
+  test('a node image the spec names is used as it is', async () => {
+    const run = scripted(allHere);
+    const p = kindProvider({ run, env: env(), ...seams, nodeImage: async () => 'never-built' });
+    await p.up(
+      applyDefaults({ name: 't', kindCluster: { workers: 0, nodeImage: 'kindest/node:v1.37.0' } }),
+      silentProgress,
+    );
+    expect(parse(readFileSync(join(tmp, 'state', 'env', 't', 'kind-config.yaml'), 'utf8'))).toMatchObject({
+      nodes: [{ image: 'kindest/node:v1.37.0' }],
     });
   });
 
@@ -150,7 +170,7 @@ describe('kind provider', () => {
       },
       'kind get clusters': { stdout: 'credprov-t\n' },
     });
-    const p = kindProvider({ run, env: env() });
+    const p = kindProvider({ run, env: env(), ...seams });
     await expect(p.up(applyDefaults({ name: 't' }), silentProgress)).rejects.toThrow(
       /kind up: failed to create kind cluster credprov-t \(kind exit 1\)/,
     );
@@ -160,8 +180,8 @@ describe('kind provider', () => {
   });
 
   test('down() is idempotent and deletes only the cluster credprov named', async () => {
-    const run = scripted({ 'kind get clusters': { stdout: 'kind\nother\n' } });
-    const p = kindProvider({ run, env: env() });
+    const run = scripted({ 'kind get clusters': { stdout: 'kind\nother\n' }, 'docker ps -aq': { stdout: 'abc\n' } });
+    const p = kindProvider({ run, env: env(), engine: systemEngine });
     await p.down('t');
     await p.down('t');
     expect(run.calls.filter((c) => c[1] === 'delete')).toEqual([]);

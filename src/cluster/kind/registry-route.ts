@@ -30,7 +30,8 @@ export function nodeHostsToml(route: RegistryRoute): string {
 export function ipv4Gateway(ipamConfigJson: string, network: string): string {
   const configs = JSON.parse(ipamConfigJson) as Array<{ Gateway?: string }> | null;
   const gw = (configs ?? []).map((c) => c.Gateway).find((g) => g && /^\d+\.\d+\.\d+\.\d+$/.test(g));
-  if (!gw) throw new CredprovError(`docker network ${network} has no IPv4 gateway (IPAM config ${ipamConfigJson.trim()})`);
+  if (!gw)
+    throw new CredprovError(`docker network ${network} has no IPv4 gateway (IPAM config ${ipamConfigJson.trim()})`);
   return gw;
 }
 
@@ -45,13 +46,17 @@ interface Forward {
 /** The routes of one kind environment, sharing one forward per registry address. */
 export class KindRegistryRoutes {
   private readonly forwards = new Map<string, Promise<Forward>>();
+  private readonly run: Runner;
+  private readonly certsDir: string;
+  private readonly nodes: () => Promise<string[]>;
+  private readonly network: string;
 
-  constructor(
-    private readonly run: Runner,
-    private readonly certsDir: string,
-    private readonly nodes: () => Promise<string[]>,
-    private readonly network = 'kind',
-  ) {}
+  constructor(run: Runner, certsDir: string, nodes: () => Promise<string[]>, network = 'kind') {
+    this.run = run;
+    this.certsDir = certsDir;
+    this.nodes = nodes;
+    this.network = network;
+  }
 
   async add(route: RegistryRoute): Promise<RegistryRouteHandle> {
     const key = `${route.address}:${route.port}`;

@@ -17,7 +17,12 @@ export interface RunResult {
 
 export type Runner = (cmd: string, args: string[], opts?: { input?: string; timeoutMs?: number }) => Promise<RunResult>;
 
-export function execaRunner(log: Logger = noopLogger, locate = () => locateKind()): Runner {
+/** `env`: variables every command gets on top of this process's (the kind engine's DOCKER_HOST). */
+export function execaRunner(
+  log: Logger = noopLogger,
+  locate = () => locateKind(),
+  env: () => Record<string, string> = () => ({}),
+): Runner {
   return async (cmd, args, opts = {}) => {
     log.debug(`${cmd} ${args.join(' ')}`);
     // Looked up on every call: a build made by this process (or another) since is found.
@@ -25,6 +30,7 @@ export function execaRunner(log: Logger = noopLogger, locate = () => locateKind(
     try {
       const r = await execa(bin, args, {
         reject: false,
+        env: env(),
         timeout: opts.timeoutMs ?? 600_000,
         ...(opts.input !== undefined ? { input: opts.input } : {}),
       });

@@ -289,6 +289,16 @@ class LocalProvider implements EnvironmentProvider {
     return { stop: () => rm(dir, { recursive: true, force: true }) };
   }
 
+  /** Its one node's kubelet kubeconfig (system:node:<nodeName>, group system:nodes, a client certificate from the cluster CA). */
+  async kubeletKubeconfig(env: Environment, node: string): Promise<string> {
+    if (node !== env.nodeName)
+      throw new CredprovError(
+        `environment ${env.name} has one node, ${env.nodeName}: there is no kubelet of node ${node} to authenticate as`,
+        { hint: 'checks between two kubelets need capability secondNode (credprov up --provider kind --workers 1)' },
+      );
+    return layoutFor(env.name, this.env).kubeletKubeconfig;
+  }
+
   async status(env: Environment): Promise<EnvironmentStatus> {
     const layout = layoutFor(env.name, this.env);
     const components = await Promise.all(
