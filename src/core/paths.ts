@@ -12,6 +12,15 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.CREDPROV_STATE_DIR ?? join(env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'credprov');
 }
 
+/**
+ * Files plugins read and write while a suite runs (fake scenarios, request
+ * logs). A node of a container provider (kind) mounts it at the same path,
+ * so a plugin running in a node sees the paths the harness wrote.
+ */
+export function exchangeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), 'exchange');
+}
+
 export function timestampDirName(d = new Date()): string {
   return d.toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z');
 }

@@ -4,7 +4,7 @@
 // images and providers it wants; the lab makes them real and cleans up.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Auth, generatedUser, type User } from '../../registry/auth.ts';
 import { busyboxImage } from '../../registry/image/test-images.ts';
 import type { BuiltImage } from '../../registry/image/build.ts';
@@ -13,6 +13,7 @@ import type { StartedRegistry } from '../../registry/provider.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
+import { exchangeDir } from '../core/paths.ts';
 import type { Rule, ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
 import type { Evidence } from '../report/model.ts';
@@ -124,10 +125,19 @@ export async function prepareFleet(
   members: FleetMember[],
   o: { kubeletConfig?: Record<string, unknown> } = {},
 ): Promise<Fleet> {
-  const dir = join(ctx.artifactsDir, 'fakes');
+  // In the exchange dir, not the artifacts: kind nodes mount it at the same path, and the plugin runs there.
+  // redactArtifacts() copies the files into the artifacts, redacted.
+  const dir = join(
+    exchangeDir(ctx.processEnv),
+    ctx.environmentName,
+    `${basename(ctx.artifactsDir)}-${randomBytes(3).toString('hex')}`,
+  );
+  const keptAs = join(ctx.artifactsDir, 'fakes');
   const logFile = join(dir, 'plugin-invocations.jsonl');
-  await rm(dir, { recursive: true, force: true });
+  await rm(keptAs, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  // Registered first, so it runs after the callers' deferred redactArtifacts().
+  ctx.defer(() => rm(dir, { recursive: true, force: true }));
   const scenarioFile = (name: string) => join(dir, `${name}.scenario.json`);
   const plugins: Record<string, string> = {};
   for (const m of members) {
@@ -164,11 +174,12 @@ export async function prepareFleet(
       await rename(tmp, scenarioFile(name));
     },
     async redactArtifacts() {
+      await mkdir(keptAs, { recursive: true });
       for (const f of (await readdir(dir).catch(() => [] as string[])).filter(
         (n) => n.endsWith('.json') || n.endsWith('.jsonl'),
       )) {
         const text = await readFile(join(dir, f), 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFile(join(dir, f), ctx.redactor.text(text));
+        if (text !== undefined) await writeFile(join(keptAs, f), ctx.redactor.text(text));
       }
     },
   };

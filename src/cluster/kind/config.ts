@@ -38,6 +38,8 @@ export interface KindInputs {
   providerConfig?: { hostPath: string; isDirectory: boolean };
   /** Host dir holding <host>/hosts.toml (+ ca.crt) for each routed registry; mounted as every node's certs.d. */
   certsDir: string;
+  /** Host dirs every node mounts at the same path: what a plugin running in a node reads (Node, credprov's fakes) and writes (the exchange dir). */
+  samePaths?: Array<{ path: string; readOnly: boolean }>;
 }
 
 export interface KindNode {
@@ -93,6 +95,8 @@ function nodeMounts(inputs: KindInputs): NonNullable<KindNode['extraMounts']> {
     });
   }
   mounts.push({ hostPath: inputs.certsDir, containerPath: NODE_PATHS.certsDir, readOnly: true });
+  for (const m of inputs.samePaths ?? [])
+    mounts.push({ hostPath: m.path, containerPath: m.path, readOnly: m.readOnly });
   return mounts;
 }
 

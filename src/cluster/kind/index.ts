@@ -5,12 +5,14 @@
 // the environment's state dir into every node, so restartKubelet rewrites them
 // in place and registry routes reach every node while the cluster runs.
 import { chmod, copyFile, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
 import { CredprovError, PrerequisiteError, wrap } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
-import { cacheDir, stateDir } from '../../core/paths.ts';
+import { cacheDir, exchangeDir, stateDir } from '../../core/paths.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
 import { DEFAULT_KUBE_VERSION } from '../binaries/versions.ts';
@@ -58,6 +60,21 @@ export function kindProvider(opts: KindProviderOptions = {}): EnvironmentProvide
 export function clusterName(envName: string): string {
   return `credprov-${envName.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 40);
 }
+
+/**
+ * What the fake plugins need in a node, at their host paths: the Node that
+ * runs them, credprov's own files (the fakes' code), and the exchange dir
+ * (their scenarios and request logs).
+ */
+function samePathMounts(env: NodeJS.ProcessEnv): Array<{ path: string; readOnly: boolean }> {
+  return [
+    { path: dirname(dirname(realpathSync(process.execPath))), readOnly: true },
+    { path: PACKAGE_ROOT, readOnly: true },
+    { path: exchangeDir(env), readOnly: false },
+  ];
+}
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The label kind puts on every node container of a cluster. */
 const CLUSTER_LABEL = 'io.x-k8s.kind.cluster';
@@ -231,7 +248,9 @@ class KindProvider implements EnvironmentProvider {
     const certsDir = join(root, 'certs.d');
     await mkdir(join(certsDir, '_default'), { recursive: true });
     await writeFile(join(certsDir, '_default', 'hosts.toml'), DEFAULT_HOSTS_TOML);
+    await mkdir(exchangeDir(this.env), { recursive: true });
     const inputs: KindInputs = {
+      samePaths: samePathMounts(this.env),
       name,
       nodeImage: nodeImageFor(spec.kubeVersion, nodeImage),
       workers: this.workers,
