@@ -15,9 +15,8 @@ import { cacheDir as defaultCacheDir } from '../../../core/paths.ts';
 import type { Progress } from '../../../core/progress.ts';
 import { step } from '../../../core/progress.ts';
 import { behaviourFor } from '../../../versions/table.ts';
-import { describeBinaries } from '../../binaries/cache.ts';
 import { systemGo, type GoTool } from '../../binaries/go.ts';
-import { ensureTool } from './tool-cache.ts';
+import { builtManifest, ensureTool } from './tool-cache.ts';
 
 export const ETCD_MODULE = 'go.etcd.io/etcd/server/v3';
 const ETCD_BINARIES = ['etcd'] as const;
@@ -87,19 +86,18 @@ export async function ensureEtcd(o: EtcdOptions): Promise<{ etcd: string; versio
         await run(['build', '-trimpath', '-ldflags', ldflags, '-o', join(staging, 'etcd'), '.']);
       });
       await rm(work, { recursive: true, force: true });
-      const reported = await etcdReportedVersion(join(staging, 'etcd'));
-      if (reported !== version)
-        throw new CredprovError(`etcd built for ${version} reports ${reported}`, { hint: 'nothing was cached' });
-      return {
+      return builtManifest({
+        tool: 'etcd',
         version,
-        source: 'build',
-        origin: `${ETCD_MODULE}@${version}${dl.sum ? ` ${dl.sum}` : ''}`,
-        binaries: await describeBinaries(staging, ETCD_BINARIES),
-        createdAt: new Date().toISOString(),
-        durationMs: Date.now() - t0,
-        goVersion: await go.version(),
+        reported: await etcdReportedVersion(join(staging, 'etcd')),
+        staging,
+        binaries: ETCD_BINARIES,
+        module: ETCD_MODULE,
+        sum: dl.sum,
+        go,
         ldflags,
-      };
+        startedAt: t0,
+      });
     },
   });
   return { etcd: join(entry.dir, 'etcd'), version };
