@@ -36,6 +36,27 @@ export function etcdVersionForKube(kubeVersion: string): EtcdVersion {
   return { version: moduleVersion(imageTag), imageTag };
 }
 
+/**
+ * The etcd a built kubeadm will run: the tag `kubeadm config images list`
+ * prints (no network when the version is given). The version table predicts
+ * it; this is what the node image must match when a patch release moved it.
+ */
+export async function etcdOfKubeadm(kubeadm: string, kubeVersion: string): Promise<EtcdVersion> {
+  const argv = ['config', 'images', 'list', '--kubernetes-version', kubeVersion];
+  const r = await execa(kubeadm, argv, { reject: false, timeout: 60_000 });
+  const imageTag = etcdTagInImageList(String(r.stdout));
+  if (r.exitCode !== 0 || !imageTag)
+    throw new CredprovError(`${kubeadm} ${argv.join(' ')} named no etcd image`, {
+      detail: `${r.stdout}\n${r.stderr}`,
+    });
+  return { version: moduleVersion(imageTag), imageTag };
+}
+
+/** registry.k8s.io/etcd:3.7.0-0 among kubeadm's images → 3.7.0-0. */
+export function etcdTagInImageList(list: string): string | undefined {
+  return /^\S+\/etcd:(\S+)$/m.exec(list)?.[1];
+}
+
 /** 3.7.0-0 (an image tag), 3.7.0 or v3.7.0 → v3.7.0. */
 export function moduleVersion(text: string): string {
   const m = /^v?(3\.\d+\.\d+)(?:-\d+)?$/.exec(text.trim());
