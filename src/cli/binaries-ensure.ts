@@ -3,7 +3,7 @@
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
 import { DEFAULT_KUBE_VERSION } from '../cluster/binaries/versions.ts';
-import { ALL_KUBE_BINARIES, type KubeBinaryName, type KubeSource } from '../cluster/binaries/cache.ts';
+import { ALL_KUBE_BINARIES, KUBE_BINARIES, type KubeBinaryName, type KubeSource } from '../cluster/binaries/cache.ts';
 import { ensureKindBuilds } from '../cluster/kind/builds/index.ts';
 import { UsageError } from '../core/errors.ts';
 import { stderrProgress } from '../core/progress.ts';
@@ -30,9 +30,9 @@ Prints the result as JSON on the last stdout line.
 
 Flags:
   --kube-version V        1.37.1, 1.37 or 1.37.x (newest patch that a source can deliver); default ${DEFAULT_KUBE_VERSION}
-  --only NAME             only these binaries (repeatable): ${ALL_KUBE_BINARIES.join(', ')}; e.g. an
+  --only NAME             only these binaries (repeatable): ${KUBE_BINARIES.join(', ')}; e.g. an
                           older minor's kubelet for version skew (--only kubelet --skip-containerd);
-                          kubeadm comes only when named (or with --for kind) and joins a cached entry
+                          or kubeadm, built only when named (or with --for kind), added to a cached set
   --for kind              also kubeadm, etcd and the kind CLI for an offline kind node image
   --source S              only these sources, in order (repeatable): dir, download, build
   --dir D                 a directory holding kubelet, kube-apiserver, kubectl

@@ -57,6 +57,31 @@ describe('credprov binaries', () => {
     expect(typo.stderr).toContain('did you mean --kube-version?');
   });
 
+  test('ensure --only kubeadm takes kubeadm from --dir when it reports the version; --for takes only kind', async () => {
+    const dir = release('v1.37.1');
+    writeFileSync(join(dir, 'kubeadm'), fakeKubeBinary('kubeadm', 'v1.37.1'));
+    chmodSync(join(dir, 'kubeadm'), 0o755);
+    const r = await cli([
+      'binaries',
+      'ensure',
+      '--kube-version',
+      '1.37.1',
+      '--dir',
+      dir,
+      '--only',
+      'kubeadm',
+      '--skip-containerd',
+    ]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout.trimEnd().split('\n').pop()!)).toMatchObject({
+      names: ['kubeadm'],
+      kubeadm: join(dir, 'kubeadm'),
+    });
+    const bad = await cli(['binaries', 'ensure', '--for', 'minikube']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('error: binaries ensure: --for minikube is not one of kind');
+  });
+
   test('ls on an empty cache says how to fill it; --json lists nothing', async () => {
     const text = await cli(['binaries', 'ls']);
     expect(text.code).toBe(0);

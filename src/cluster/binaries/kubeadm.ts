@@ -15,7 +15,12 @@ export interface KubeadmOptions {
   signal?: AbortSignal;
 }
 
-/** The path of kubeadm, which reports exactly the resolved version for `kubeadm version -o short`. */
+/**
+ * The path of kubeadm, which reports exactly the resolved version for
+ * `kubeadm version -o short`. Pass the exact version the node's kubelet
+ * resolved to: a minor (1.37) takes the newest patch the proxy serves, which
+ * may be newer than the cached kubelet's.
+ */
 export async function ensureKubeadm(o: KubeadmOptions): Promise<string> {
   const r = await resolveKubeBinaries({
     version: o.kubeVersion,

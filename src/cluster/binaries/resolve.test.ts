@@ -89,6 +89,10 @@ describe('resolveKubeBinaries: release download', () => {
     const full = await resolveKubeBinaries({ version: '1.37.1', cacheDir, downloadBaseUrl: mirror.baseUrl, go });
     expect(full).toMatchObject({ fromCache: false, names: [...KUBE_BINARIES] });
     expect(entries(full.dir)).toEqual([...KUBE_BINARIES, 'manifest.json'].sort());
+    // Only the missing four were downloaded; the kubelet was kept.
+    const kubeletPath = `/v1.37.1/bin/linux/${goArch()}/kubelet`;
+    expect(mirror.requests.filter((r) => r === kubeletPath)).toHaveLength(1);
+    expect(full.manifest?.additions?.[0]).toMatchObject({ names: KUBE_BINARIES.filter((n) => n !== 'kubelet') });
   });
 
   test('a wrong checksum is a clear error and nothing is cached', async () => {

@@ -137,8 +137,10 @@ export async function buildKubeBinaries(o: BuildOptions): Promise<BuildResult> {
   );
 
   const ldflags = kubeLdflags({ version: o.version, buildDate: info?.time ?? new Date().toISOString() });
+  // kubeadm alone, added to a cached set, reuses most of what the Go build cache holds from it (36 s for v1.36.5).
+  const added = o.names.every((n) => n === 'kubeadm');
   o.progress.note(
-    `building ${o.names.join(', ')} ${o.version} from the Go module proxy (first time only, ~${estimateColdBuildMinutes()} min on ${cpus().length} cores with an empty Go build cache, less after another version)`,
+    `building ${o.names.join(', ')} ${o.version} from the Go module proxy (first time only, ${added ? 'about a minute after the other binaries of the release' : `~${estimateColdBuildMinutes()} min on ${cpus().length} cores with an empty Go build cache, less after another version`})`,
   );
   await step(o.progress, `go build ${o.names.join(' ')}`, () =>
     run(['build', '-trimpath', '-ldflags', ldflags, '-o', `${o.into}/`, ...packages], { CGO_ENABLED: '0' }),

@@ -15,9 +15,8 @@ import { cacheDir as defaultCacheDir } from '../../../core/paths.ts';
 import type { Progress } from '../../../core/progress.ts';
 import { step } from '../../../core/progress.ts';
 import { behaviourFor } from '../../../versions/table.ts';
-import { describeBinaries } from '../../binaries/cache.ts';
 import { systemGo, type GoTool } from '../../binaries/go.ts';
-import { ensureTool } from './tool-cache.ts';
+import { builtManifest, ensureTool } from './tool-cache.ts';
 
 export const ETCD_MODULE = 'go.etcd.io/etcd/server/v3';
 const ETCD_BINARIES = ['etcd'] as const;
@@ -35,6 +34,27 @@ export interface EtcdVersion {
 export function etcdVersionForKube(kubeVersion: string): EtcdVersion {
   const imageTag = behaviourFor(kubeVersion).etcdImageTag;
   return { version: moduleVersion(imageTag), imageTag };
+}
+
+/**
+ * The etcd a built kubeadm will run: the tag `kubeadm config images list`
+ * prints (no network when the version is given). The version table predicts
+ * it; this is what the node image must match when a patch release moved it.
+ */
+export async function etcdOfKubeadm(kubeadm: string, kubeVersion: string): Promise<EtcdVersion> {
+  const argv = ['config', 'images', 'list', '--kubernetes-version', kubeVersion];
+  const r = await execa(kubeadm, argv, { reject: false, timeout: 60_000 });
+  const imageTag = etcdTagInImageList(String(r.stdout));
+  if (r.exitCode !== 0 || !imageTag)
+    throw new CredprovError(`${kubeadm} ${argv.join(' ')} named no etcd image`, {
+      detail: `${r.stdout}\n${r.stderr}`,
+    });
+  return { version: moduleVersion(imageTag), imageTag };
+}
+
+/** registry.k8s.io/etcd:3.7.0-0 among kubeadm's images → 3.7.0-0. */
+export function etcdTagInImageList(list: string): string | undefined {
+  return /^\S+\/etcd:(\S+)$/m.exec(list)?.[1];
 }
 
 /** 3.7.0-0 (an image tag), 3.7.0 or v3.7.0 → v3.7.0. */
@@ -87,19 +107,18 @@ export async function ensureEtcd(o: EtcdOptions): Promise<{ etcd: string; versio
         await run(['build', '-trimpath', '-ldflags', ldflags, '-o', join(staging, 'etcd'), '.']);
       });
       await rm(work, { recursive: true, force: true });
-      const reported = await etcdReportedVersion(join(staging, 'etcd'));
-      if (reported !== version)
-        throw new CredprovError(`etcd built for ${version} reports ${reported}`, { hint: 'nothing was cached' });
-      return {
+      return builtManifest({
+        tool: 'etcd',
         version,
-        source: 'build',
-        origin: `${ETCD_MODULE}@${version}${dl.sum ? ` ${dl.sum}` : ''}`,
-        binaries: await describeBinaries(staging, ETCD_BINARIES),
-        createdAt: new Date().toISOString(),
-        durationMs: Date.now() - t0,
-        goVersion: await go.version(),
+        reported: await etcdReportedVersion(join(staging, 'etcd')),
+        staging,
+        binaries: ETCD_BINARIES,
+        module: ETCD_MODULE,
+        sum: dl.sum,
+        go,
         ldflags,
-      };
+        startedAt: t0,
+      });
     },
   });
   return { etcd: join(entry.dir, 'etcd'), version };

@@ -5,10 +5,10 @@ import type { Logger } from '../../../core/logger.ts';
 import type { Progress } from '../../../core/progress.ts';
 import { step } from '../../../core/progress.ts';
 import { ensureKubeadm } from '../../binaries/kubeadm.ts';
-import { ensureEtcd, etcdVersionForKube, type EtcdVersion } from './etcd.ts';
+import { ensureEtcd, etcdOfKubeadm, etcdVersionForKube, type EtcdVersion } from './etcd.ts';
 import { ensureKind, type KindCli } from './kind-cli.ts';
 
-export { ensureEtcd, etcdVersionForKube, moduleVersion, type EtcdVersion } from './etcd.ts';
+export { ensureEtcd, etcdOfKubeadm, etcdVersionForKube, moduleVersion, type EtcdVersion } from './etcd.ts';
 export { ensureKind, KIND_VERSION, locateKind, type KindCli } from './kind-cli.ts';
 export { ensureKubeadm } from '../../binaries/kubeadm.ts';
 
@@ -32,10 +32,16 @@ export async function ensureKindBuilds(o: {
     ...(o.log ? { log: o.log } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   };
-  const wanted = etcdVersionForKube(o.kubeVersion);
   const kubeadm = await step(o.progress, `kubeadm ${o.kubeVersion}`, () =>
     ensureKubeadm({ kubeVersion: o.kubeVersion, ...common }),
   );
+  // kubeadm's own answer wins: the node pulls exactly that tag. The table predicts it for every patch credprov builds.
+  const wanted = await etcdOfKubeadm(kubeadm, o.kubeVersion);
+  const predicted = etcdVersionForKube(o.kubeVersion);
+  if (predicted.imageTag !== wanted.imageTag)
+    o.progress.note(
+      `kubeadm ${o.kubeVersion} runs etcd ${wanted.imageTag}, the version table says ${predicted.imageTag}: update etcdImageTag in src/versions/table.ts`,
+    );
   const etcd = await step(o.progress, `etcd ${wanted.version} (kubeadm's ${wanted.imageTag})`, () =>
     ensureEtcd({ version: wanted.version, ...common }),
   );

@@ -11,9 +11,8 @@ import { cacheDir as defaultCacheDir } from '../../../core/paths.ts';
 import type { Progress } from '../../../core/progress.ts';
 import { step } from '../../../core/progress.ts';
 import { which } from '../../local/binaries.ts';
-import { describeBinaries } from '../../binaries/cache.ts';
 import { systemGo, type GoTool } from '../../binaries/go.ts';
-import { cachedTool, ensureTool } from './tool-cache.ts';
+import { builtManifest, cachedTool, ensureTool } from './tool-cache.ts';
 
 export const KIND_VERSION = 'v0.33.0';
 export const KIND_MODULE = 'sigs.k8s.io/kind';
@@ -64,19 +63,18 @@ export async function ensureKind(o: KindOptions): Promise<KindCli> {
           ...(o.signal ? { signal: o.signal } : {}),
         }),
       );
-      const reported = await kindReportedVersion(join(staging, 'kind'));
-      if (reported !== KIND_VERSION)
-        throw new CredprovError(`kind built for ${KIND_VERSION} reports ${reported}`, { hint: 'nothing was cached' });
-      return {
+      return builtManifest({
+        tool: 'kind',
         version: KIND_VERSION,
-        source: 'build',
-        origin: `${KIND_MODULE}@${KIND_VERSION}${source.sum ? ` ${source.sum}` : ''}`,
-        binaries: await describeBinaries(staging, KIND_BINARIES),
-        createdAt: new Date().toISOString(),
-        durationMs: Date.now() - t0,
-        goVersion: await go.version(),
+        reported: await kindReportedVersion(join(staging, 'kind')),
+        staging,
+        binaries: KIND_BINARIES,
+        module: KIND_MODULE,
+        sum: source.sum,
+        go,
         ldflags,
-      };
+        startedAt: t0,
+      });
     },
   });
   return { kind: join(entry.dir, 'kind'), version: KIND_VERSION, moduleDir: source.dir };

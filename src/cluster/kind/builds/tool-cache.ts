@@ -3,10 +3,13 @@
 // whole by rename with its manifest and build.log, one lock per version, and a
 // cached entry answers without Go or the network.
 import { join } from 'node:path';
+import { CredprovError } from '../../../core/errors.ts';
 import type { Progress } from '../../../core/progress.ts';
 import { silentProgress } from '../../../core/progress.ts';
+import type { GoTool } from '../../binaries/go.ts';
 import {
   buildEntry,
+  describeBinaries,
   listEntries,
   removeStaleStaging,
   usableEntry,
@@ -76,4 +79,36 @@ export async function listTool(cacheDir: string, tool: string, binaries: readonl
   return (await listEntries(toolCacheRoot(cacheDir, tool), binaries)).sort((a, b) =>
     compareVersions(b.version, a.version),
   );
+}
+
+/**
+ * The manifest of a finished build, after the check that matters most: a
+ * binary that reports another version than asked for is never cached.
+ */
+export async function builtManifest(o: {
+  tool: string;
+  version: string;
+  /** What the built binary says it is. */
+  reported: string;
+  staging: string;
+  binaries: readonly string[];
+  module: string;
+  /** The module's h1: hash from go mod download. */
+  sum?: string | undefined;
+  go: GoTool;
+  ldflags: string;
+  startedAt: number;
+}): Promise<KubeManifest> {
+  if (o.reported !== o.version)
+    throw new CredprovError(`${o.tool} built for ${o.version} reports ${o.reported}`, { hint: 'nothing was cached' });
+  return {
+    version: o.version,
+    source: 'build',
+    origin: `${o.module}@${o.version}${o.sum ? ` ${o.sum}` : ''}`,
+    binaries: await describeBinaries(o.staging, o.binaries),
+    createdAt: new Date().toISOString(),
+    durationMs: Date.now() - o.startedAt,
+    goVersion: await o.go.version(),
+    ldflags: o.ldflags,
+  };
 }
