@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib.sh"
 
 # chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
 # python3-venv: check-jsonschema validates the example GitHub workflows.
-APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium python3-venv)
+# mmdebstrap: the kind node image's Debian root filesystem (src/cluster/kind/node-image/rootfs.ts); socat forwards registries into kind nodes.
+APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium python3-venv mmdebstrap)
 CHECK_JSONSCHEMA_VERSION=0.39.0
 
 install_packages() {

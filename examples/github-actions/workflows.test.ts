@@ -13,7 +13,7 @@ import { cacheDir } from '../../src/core/paths.ts';
 import { testIf } from '../../src/testing/prerequisites.ts';
 
 const DIR = import.meta.dirname;
-const WORKFLOWS = ['certify-plugin.yml', 'qualify.yml'];
+const WORKFLOWS = ['certify-plugin.yml', 'qualify.yml', 'kind.yml'];
 const CHECKER = join(cacheDir(), 'pytools', 'bin', 'check-jsonschema');
 const withChecker = testIf(
   existsSync(CHECKER)

@@ -51,6 +51,7 @@ function host(over: Partial<DoctorHost> = {}, env: Record<string, string> = {}):
       kind: async () => ({ ok: false, reason: 'kind is not on PATH' }),
       existing: async () => ({ ok: false, reason: 'no kubeconfig given' }),
     },
+    kind: { engine: null, capSysResource: true, dockerdPresent: false },
     ...over,
   };
 }
@@ -140,16 +141,20 @@ describe('doctor', () => {
     expect(r.providers[0]).toMatchObject({ provider: 'local', ok: false });
   });
 
-  test('kind lists kind, the Docker engine and the node image, each with a hint', async () => {
+  test('kind lists kind (buildable with Go), the Docker engine and the node image, a hint under each missing one', async () => {
     const r = await runDoctor(host(), '1.36.3');
     const kind = r.providers.find((p) => p.provider === 'kind')!;
     expect(kind.probes.map((p) => [p.id, p.ok])).toEqual([
-      ['kind', false],
+      ['kind', true],
       ['docker', false],
       ['node-image', false],
     ]);
-    expect(kind.probes.every((p) => p.hint)).toBe(true);
+    expect(kind.probes[0]!.detail).toMatch(/credprov builds kind v0\.33\.0 from the Go module proxy on first use/);
+    expect(kind.probes.filter((p) => !p.ok).every((p) => p.hint)).toBe(true);
     expect(kind.probes[2]!.hint).toContain('kind v0.33.0 publishes kindest/node:v1.36.4');
+    expect(kind.probes[2]!.detail).toBe(
+      'credprov/kind-node:v1.36.3 is not built, and mmdebstrap is missing to build it',
+    );
   });
 
   test('the text rendering marks each probe and puts the hint under a missing one', async () => {

@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 import { kubeCacheRoot, listEntries } from '../cluster/binaries/cache.ts';
 import { containerdCacheRoot, containerdSupports, listContainerd } from '../cluster/binaries/containerd.ts';
 import { compareVersions } from '../cluster/binaries/versions.ts';
-import { availabilityOf, kindHints, probeKind } from '../cluster/kind/availability.ts';
+import { availabilityOf, kindHints, probeKind, type ProbeOptions } from '../cluster/kind/availability.ts';
 import type { Runner } from '../cluster/kind/tools.ts';
 import type { Availability } from '../cluster/provider.ts';
 import { cacheDir } from '../core/paths.ts';
@@ -48,6 +48,8 @@ export interface DoctorHost {
   hostsFile?: string;
   /** Provider verdicts; injected so tests need no real providers. */
   availability: Record<'local' | 'kind' | 'existing', () => Promise<Availability>>;
+  /** What the kind probe would otherwise read off this host (its engine, its bounding set, dockerd); tests fix them. */
+  kind?: Pick<ProbeOptions, 'engine' | 'capSysResource' | 'dockerdPresent'>;
 }
 
 const ok = (id: string, label: string, detail: string): Probe => ({ id, label, ok: true, detail });
@@ -94,6 +96,7 @@ export async function runDoctor(host: DoctorHost, kubeVersionSpec: string): Prom
   const local = await localProbes(host, kv.text, behaviour.containerdSupported, cache);
   const kindProbe = await probeKind(host.run, kv.text, {
     env: host.env,
+    ...host.kind,
     ...(host.env.CREDPROV_KIND_NODE_IMAGE ? { imageOverride: host.env.CREDPROV_KIND_NODE_IMAGE } : {}),
   });
   const kindAvail = availabilityOf(kindProbe);

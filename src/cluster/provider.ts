@@ -124,6 +124,8 @@ export interface RegistryRoute {
   scheme: 'http' | 'https';
   /** The CA that signed its certificate (https). */
   caCertPath?: string;
+  /** Other endpoints on this host's loopback the registry sends clients to (its token realm): reachable from nodes too. */
+  alsoReach?: Array<{ address: string; port: number }>;
 }
 
 /** A route in place; stop() removes it. */

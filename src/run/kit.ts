@@ -40,3 +40,4 @@ export type { Check, CheckResult, Evidence } from '../report/model.ts';
 export { kubeletFilesOf, clusterCAOf, twoNodesOf } from './environment-fields.ts';
 export { ensureKubelet } from './kubelet-builds.ts';
 export { routeRegistry, type RouteTarget } from './registry-routes.ts';
+export { pluginDir } from './plugin-dir.ts';

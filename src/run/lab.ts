@@ -13,7 +13,7 @@ import type { StartedRegistry } from '../../registry/provider.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
-import { exchangeDir } from '../core/paths.ts';
+import { pluginDir } from './plugin-dir.ts';
 import type { Rule, ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
 import type { Evidence } from '../report/model.ts';
@@ -127,17 +127,10 @@ export async function prepareFleet(
 ): Promise<Fleet> {
   // In the exchange dir, not the artifacts: kind nodes mount it at the same path, and the plugin runs there.
   // redactArtifacts() copies the files into the artifacts, redacted.
-  const dir = join(
-    exchangeDir(ctx.processEnv),
-    ctx.environmentName,
-    `${basename(ctx.artifactsDir)}-${randomBytes(3).toString('hex')}`,
-  );
+  const dir = await pluginDir(ctx, basename(ctx.artifactsDir));
   const keptAs = join(ctx.artifactsDir, 'fakes');
   const logFile = join(dir, 'plugin-invocations.jsonl');
   await rm(keptAs, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  // Registered first, so it runs after the callers' deferred redactArtifacts().
-  ctx.defer(() => rm(dir, { recursive: true, force: true }));
   const scenarioFile = (name: string) => join(dir, `${name}.scenario.json`);
   const plugins: Record<string, string> = {};
   for (const m of members) {

@@ -30,5 +30,14 @@ export async function routeRegistry(
     port: registry.port,
     scheme: registry.scheme,
     ...(registry.caCertPath ? { caCertPath: registry.caCertPath } : {}),
+    ...(realmEndpoint(registry.auth.realm) ? { alsoReach: [realmEndpoint(registry.auth.realm)!] } : {}),
   });
+}
+
+/** The token realm's address and port, when it is a URL on this host's loopback. */
+export function realmEndpoint(realm: string | undefined): { address: string; port: number } | undefined {
+  if (!realm) return undefined;
+  const u = new URL(realm);
+  if (!/^127\.\d+\.\d+\.\d+$/.test(u.hostname)) return undefined;
+  return { address: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) };
 }

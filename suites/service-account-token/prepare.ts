@@ -5,8 +5,7 @@
 // fleet of fake providers, one per plan. Each is stopped, its log kept as a
 // redacted artifact, by the suite's deferred cleanups.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Auth } from '../../registry/auth.ts';
 import { busyboxImage } from '../../registry/image/test-images.ts';
@@ -14,7 +13,14 @@ import { processProvider } from '../../registry/process.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';
 import { EXCHANGE_USERNAME } from '../../registry/sa-token-auth.ts';
 import { memoryLogger, type Logger } from '../../src/core/logger.ts';
-import { answer, prepareFleet, startLabRegistry, type FleetMember, type SuiteSetup } from '../../src/run/kit.ts';
+import {
+  answer,
+  pluginDir,
+  prepareFleet,
+  startLabRegistry,
+  type FleetMember,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 import type { Prepared } from './fixture.ts';
 import { audiencesFor, EXCHANGE_TEAMS, hostOf, providerPlans } from './plan.ts';
 
@@ -22,8 +28,8 @@ export async function prepareRegistriesAndFleet(ctx: SuiteSetup): Promise<Prepar
   const runId = randomBytes(3).toString('hex');
   const audiences = audiencesFor(runId);
   const plans = providerPlans(audiences);
-  const tokensDir = await mkdtemp(join(tmpdir(), 'credprov-sa-tokens-'));
-  ctx.defer(() => rm(tokensDir, { recursive: true, force: true }));
+  // Where the fake writes the tokens it was given: it runs in the node, so a dir every provider's nodes see.
+  const tokensDir = await pluginDir(ctx, 'sa-tokens');
   const staticPodDir = join(ctx.artifactsDir, 'static-pods');
   await mkdir(staticPodDir, { recursive: true });
 

@@ -26,6 +26,7 @@ export interface ProbeOptions {
   /** Test seams. */
   engine?: Engine | null;
   capSysResource?: boolean;
+  dockerdPresent?: boolean;
 }
 
 export async function probeKind(run: Runner, kubeVersion: string, o: ProbeOptions = {}): Promise<KindProbe> {
@@ -59,7 +60,7 @@ export async function probeKind(run: Runner, kubeVersion: string, o: ProbeOption
             version: engine.version,
             detail: `Docker engine ${engine.version} (${engine.kind === 'own' ? "credprov's own" : engine.host})${capNote}`,
           };
-  } else if ((await findDockerd(env)) && process.getuid?.() === 0) {
+  } else if ((o.dockerdPresent ?? (await findDockerd(env)) !== undefined) && process.getuid?.() === 0) {
     docker = { ok: true, detail: `no engine answers: credprov starts its own dockerd on first use${capNote}` };
   } else {
     docker = { ok: false, detail: 'no Docker engine answers, and dockerd is not installed (or this is not root)' };
@@ -90,7 +91,7 @@ export async function probeKind(run: Runner, kubeVersion: string, o: ProbeOption
 }
 
 async function onPath(bin: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  for (const dir of [...(env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin']) {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     if (
       await access(join(dir, bin), constants.X_OK).then(

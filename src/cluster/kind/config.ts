@@ -100,6 +100,17 @@ function nodeMounts(inputs: KindInputs): NonNullable<KindNode['extraMounts']> {
   return mounts;
 }
 
+/**
+ * The spec's KubeletConfiguration fragment as a kind node may take it:
+ * without staticPodPath, where kubeadm keeps the control plane's own pods
+ * (a suite that writes static pods on this host needs capability kubeletFiles,
+ * which kind does not have).
+ */
+export function nodeKubeletConfig(spec: EnvironmentSpec): Record<string, unknown> {
+  const { staticPodPath: _hostOnly, ...config } = spec.kubelet.config;
+  return config;
+}
+
 /** kubelet flags from the spec: the credential provider pair plus --extra-args, as kubeadm's kubeletExtraArgs map. */
 export function kubeletExtraArgs(spec: EnvironmentSpec, inputs: KindInputs): Record<string, string> {
   const args: Record<string, string> = {};
@@ -129,7 +140,7 @@ function kubeadmPatches(spec: EnvironmentSpec, inputs: KindInputs): string[] {
       }),
     );
   }
-  const kubeletConfig: Record<string, unknown> = { failCgroupV1: false, ...spec.kubelet.config };
+  const kubeletConfig: Record<string, unknown> = { failCgroupV1: false, ...nodeKubeletConfig(spec) };
   if (Object.keys(spec.featureGates.kubelet).length > 0) {
     kubeletConfig.featureGates = {
       ...(kubeletConfig.featureGates as Record<string, boolean> | undefined),

@@ -28,7 +28,7 @@ import type {
   RegistryRouteHandle,
 } from '../provider.ts';
 import { availabilityOf, probeKind } from './availability.ts';
-import { kindClusterConfig, kindConfigYaml, type KindInputs } from './config.ts';
+import { kindClusterConfig, kindConfigYaml, nodeKubeletConfig, type KindInputs } from './config.ts';
 import { resolveEngine, stopOwnEngine, type Engine } from './engine.ts';
 import { nodeImageFor } from './images.ts';
 import { kubeletKubeconfigFor } from './kubelet-kubeconfig.ts';
@@ -307,7 +307,7 @@ class KindProvider implements EnvironmentProvider {
     ) as Record<string, unknown>;
     const next = {
       ...current,
-      ...spec.kubelet.config,
+      ...nodeKubeletConfig(spec),
       featureGates: { ...(current.featureGates as object | undefined), ...spec.featureGates.kubelet },
     };
     await must(
@@ -365,6 +365,14 @@ class KindProvider implements EnvironmentProvider {
         detail: k?.stdout.trim() ?? 'node down',
       });
     }
+    const readyz = await this.run(env.kubectl, ['--kubeconfig', env.kubeconfig, 'get', '--raw', '/readyz'], {
+      timeoutMs: 15_000,
+    });
+    components.push({
+      name: 'kube-apiserver',
+      running: readyz.exitCode === 0,
+      detail: (readyz.exitCode === 0 ? readyz.stdout : readyz.stderr).trim().split('\n')[0] ?? '',
+    });
     return { ready: components.every((c) => c.running), components };
   }
 

@@ -35,6 +35,11 @@ export function ipv4Gateway(ipamConfigJson: string, network: string): string {
   return gw;
 }
 
+interface Endpoint {
+  address: string;
+  port: number;
+}
+
 interface Forward {
   refs: number;
   server: Server;
@@ -59,17 +64,9 @@ export class KindRegistryRoutes {
   }
 
   async add(route: RegistryRoute): Promise<RegistryRouteHandle> {
-    const key = `${route.address}:${route.port}`;
-    let fwd = this.forwards.get(key);
-    if (!fwd) {
-      fwd = this.open(route).catch((err: unknown) => {
-        this.forwards.delete(key);
-        throw err;
-      });
-      this.forwards.set(key, fwd);
-    }
-    const forward = await fwd;
-    forward.refs++;
+    const endpoints = [{ address: route.address, port: route.port }, ...(route.alsoReach ?? [])];
+    const held: Array<{ key: string; forward: Forward }> = [];
+    for (const e of endpoints) held.push(await this.hold(e));
     const dir = join(this.certsDir, route.imageHost);
     await mkdir(dir, { recursive: true });
     if (route.caCertPath && route.scheme === 'https') await copyFile(route.caCertPath, join(dir, 'ca.crt'));
@@ -80,12 +77,29 @@ export class KindRegistryRoutes {
         if (stopped) return;
         stopped = true;
         await rm(dir, { recursive: true, force: true });
-        if (--forward.refs === 0) {
+        for (const { key, forward } of held) {
+          if (--forward.refs > 0) continue;
           this.forwards.delete(key);
           await close(forward);
         }
       },
     };
+  }
+
+  /** The forward of one endpoint, opened on first use and counted. */
+  private async hold(e: Endpoint): Promise<{ key: string; forward: Forward }> {
+    const key = `${e.address}:${e.port}`;
+    let fwd = this.forwards.get(key);
+    if (!fwd) {
+      fwd = this.open(e).catch((err: unknown) => {
+        this.forwards.delete(key);
+        throw err;
+      });
+      this.forwards.set(key, fwd);
+    }
+    const forward = await fwd;
+    forward.refs++;
+    return { key, forward };
   }
 
   async stopAll(): Promise<void> {
@@ -94,7 +108,7 @@ export class KindRegistryRoutes {
     await Promise.all(all.map((f) => f.then(close, () => undefined)));
   }
 
-  private async open(route: RegistryRoute): Promise<Forward> {
+  private async open(route: Endpoint): Promise<Forward> {
     const gateway = ipv4Gateway(
       await must(this.run, `inspect docker network ${this.network}`, 'docker', [
         'network',
@@ -154,7 +168,7 @@ export class KindRegistryRoutes {
 }
 
 /** Waits until the node's forward accepts connections (socat binds within milliseconds). */
-async function listening(run: Runner, node: string, route: RegistryRoute): Promise<void> {
+async function listening(run: Runner, node: string, route: Endpoint): Promise<void> {
   const probe = `for i in $(seq 1 50); do (exec 3<>/dev/tcp/${route.address}/${route.port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`;
   const r = await run('docker', ['exec', node, 'bash', '-c', probe], { timeoutMs: 15_000 });
   if (r.exitCode !== 0)
