@@ -57,6 +57,11 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./binaries-ensure.ts'),
   },
   {
+    path: ['kind', 'image', 'build'],
+    summary: "build credprov's offline kind node image for a Kubernetes version",
+    load: () => import('./kind-image-build.ts'),
+  },
+  {
     path: ['binaries', 'ls'],
     summary: 'list the kube binaries and containerd builds in the cache',
     load: () => import('./binaries-ls.ts'),

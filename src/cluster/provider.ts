@@ -31,6 +31,8 @@ export interface Capabilities {
   clusterCA: boolean;
   /** kube-apiserver takes the spec's token webhook and authentication config, and reaches webhooks and issuers on this host's loopback. */
   apiserverAuthn: boolean;
+  /** Plugins the kubelet runs reach servers on this host's loopback at their own addresses (a fake cloud API), and read files under this host's paths. */
+  pluginsReachHost: boolean;
   /** A second node with its own kubelet (Environment.nodes), whose client credentials kubeletKubeconfig() hands out: what node-authorizer checks between two kubelets need. */
   secondNode: boolean;
 }
@@ -60,6 +62,7 @@ export const CAPABILITY_TEXT: Record<Capability, string> = {
   kubeletFiles: "read and write the kubelet's files from this host",
   clusterCA: 'sign client certificates with the cluster CA',
   apiserverAuthn: 'wire a token webhook and an authentication config into kube-apiserver',
+  pluginsReachHost: "let the kubelet's plugins reach servers on this host's loopback (fake cloud APIs)",
   secondNode: 'run a second node with its own kubelet identity',
 };
 

@@ -24,6 +24,7 @@ function suiteRun(o: { ci?: boolean; caps?: Partial<Capabilities> } = {}): Suite
     kubeletFiles: false,
     clusterCA: true,
     apiserverAuthn: true,
+    pluginsReachHost: true,
     secondNode: false,
     ...o.caps,
   };

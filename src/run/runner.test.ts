@@ -24,6 +24,7 @@ class FakeProvider implements EnvironmentProvider {
     kubeletFiles: true,
     clusterCA: true,
     apiserverAuthn: true,
+    pluginsReachHost: true,
     secondNode: false,
   };
   private readonly state: string;

@@ -53,7 +53,8 @@ export const vendorEcrSuite: Suite = {
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const lab = await startEcrLab(ctx);
     return {
-      needs: ['installPlugins', 'hostRegistries'],
+      // pluginsReachHost: the plugin's env points every AWS endpoint at the fake on this host's loopback.
+      needs: ['installPlugins', 'hostRegistries', 'pluginsReachHost'],
       spec: { credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> } },
       async run(run) {
         const session = await openSession(run, lab);

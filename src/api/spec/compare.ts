@@ -5,6 +5,8 @@ import type { EnvironmentSpec } from './types.ts';
 export type SpecDelta = 'same' | 'kubelet' | 'different';
 
 export function compareSpecs(running: EnvironmentSpec, wanted: EnvironmentSpec): SpecDelta {
+  // A wanted spec that says nothing of the kind cluster's shape takes the running one's (`run` after `up --workers 1`).
+  const shape = wanted.kindCluster ?? running.kindCluster ?? null;
   const controlPlane = (s: EnvironmentSpec) => ({
     name: s.name,
     kubeVersion: s.kubeVersion,
@@ -12,7 +14,7 @@ export function compareSpecs(running: EnvironmentSpec, wanted: EnvironmentSpec):
     apiserverGates: sorted(s.featureGates.apiserver),
     apiserver: s.apiserver,
     existing: s.existing ?? null,
-    kindCluster: s.kindCluster ?? null,
+    kindCluster: s === wanted ? shape : (s.kindCluster ?? null),
   });
   const kubelet = (s: EnvironmentSpec) => ({
     kubelet: s.kubelet,

@@ -133,6 +133,13 @@ describe('compareSpecs', () => {
     ).toBe('kubelet');
   });
 
+  test("a kind cluster's shape: unsaid is the running one's; a different worker count is another environment", () => {
+    const two = applyDefaults({ name: 'x', provider: 'kind', kindCluster: { workers: 1 } });
+    expect(compareSpecs(two, applyDefaults({ name: 'x' }))).toBe('same');
+    expect(compareSpecs(two, applyDefaults({ name: 'x', kindCluster: { workers: 1 } }))).toBe('same');
+    expect(compareSpecs(two, applyDefaults({ name: 'x', kindCluster: { workers: 0 } }))).toBe('different');
+  });
+
   test('a different version or API server gate needs a new environment', () => {
     expect(compareSpecs(base, applyDefaults({ name: 'x', kubeVersion: 'v1.36.1' }))).toBe('different');
     expect(compareSpecs(base, applyDefaults({ name: 'x', featureGates: { apiserver: { X: true } } }))).toBe(

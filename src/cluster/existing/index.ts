@@ -35,6 +35,7 @@ export function existingProvider(opts: { env?: NodeJS.ProcessEnv; kubeconfig?: s
         kubeletFiles: false,
         clusterCA: false,
         apiserverAuthn: false,
+        pluginsReachHost: false,
         secondNode: false,
       };
     },

@@ -29,7 +29,8 @@ const inputs = {
   nodeImage: 'kindest/node:v1.37.1',
   workers: 1,
   pluginBinDir: '/state/plugins',
-  providerConfig: { hostPath: '/state/credential-provider-config.yaml', isDirectory: false },
+  providerConfigRoot: '/state/provider-config',
+  providerConfig: { nodePath: '/etc/kubernetes/credprov-provider-config/credential-provider-config.yaml' },
   certsDir: '/state/certs.d',
 };
 
@@ -62,15 +63,11 @@ describe('kind cluster config', () => {
     ]);
   });
 
-  test('mounts the plugin bin dir, the provider config and the registry certs.d read-only into every node', () => {
+  test('mounts the plugin bin dir, the provider config dir and the registry certs.d read-only into every node', () => {
     for (const n of cfg.nodes) {
       expect(n.extraMounts).toEqual([
         { hostPath: '/state/plugins', containerPath: NODE_PATHS.pluginBinDir, readOnly: true },
-        {
-          hostPath: '/state/credential-provider-config.yaml',
-          containerPath: NODE_PATHS.providerConfig,
-          readOnly: true,
-        },
+        { hostPath: '/state/provider-config', containerPath: NODE_PATHS.providerConfigRoot, readOnly: true },
         { hostPath: '/state/certs.d', containerPath: '/etc/containerd/certs.d', readOnly: true },
       ]);
     }
@@ -80,7 +77,7 @@ describe('kind cluster config', () => {
     const p = patches(text);
     const expected = {
       v: '4',
-      'image-credential-provider-config': NODE_PATHS.providerConfig,
+      'image-credential-provider-config': inputs.providerConfig.nodePath,
       'image-credential-provider-bin-dir': NODE_PATHS.pluginBinDir,
     };
     expect(p.InitConfiguration).toEqual({
@@ -112,12 +109,10 @@ describe('kind cluster config', () => {
     });
   });
 
-  test('points the kubelet at the config directory when the provider config is a directory (1.34+)', () => {
-    const args = kubeletExtraArgs(spec, {
-      ...inputs,
-      providerConfig: { hostPath: '/state/providers.d', isDirectory: true },
-    });
-    expect(args['image-credential-provider-config']).toBe(NODE_PATHS.providerConfigDir);
+  test('without a provider config the kubelet gets no credential provider flags (the dirs stay mounted, empty)', () => {
+    const { providerConfig: _none, ...withoutProvider } = inputs;
+    const args = kubeletExtraArgs(spec, withoutProvider);
+    expect(args).toEqual({ v: '4' });
   });
 
   test('without plugins, config fragments or gates: certs.d mounted, kube-proxy and CoreDNS skipped, cgroup v1 allowed', () => {
@@ -125,12 +120,18 @@ describe('kind cluster config', () => {
       name: 'x',
       nodeImage: 'kindest/node:v1.36.4',
       certsDir: '/state/certs.d',
+      pluginBinDir: '/state/plugins',
+      providerConfigRoot: '/state/provider-config',
     });
     expect(bare.nodes).toEqual([
       {
         role: 'control-plane',
         image: 'kindest/node:v1.36.4',
-        extraMounts: [{ hostPath: '/state/certs.d', containerPath: NODE_PATHS.certsDir, readOnly: true }],
+        extraMounts: [
+          { hostPath: '/state/plugins', containerPath: NODE_PATHS.pluginBinDir, readOnly: true },
+          { hostPath: '/state/provider-config', containerPath: NODE_PATHS.providerConfigRoot, readOnly: true },
+          { hostPath: '/state/certs.d', containerPath: NODE_PATHS.certsDir, readOnly: true },
+        ],
       },
     ]);
     expect(bare.networking).toEqual({ kubeProxyMode: 'none' });

@@ -23,8 +23,8 @@ import type { EnvironmentSpec } from '../../api/spec/types.ts';
 /** Where things live inside a node. */
 export const NODE_PATHS = {
   pluginBinDir: '/etc/kubernetes/image-credential-provider/',
-  providerConfig: '/etc/kubernetes/image-credential-provider-config.yaml',
-  providerConfigDir: '/etc/kubernetes/image-credential-provider-config.d',
+  /** Holds the provider config (a file, or a config directory): mounted whole, so a restart can switch between them. */
+  providerConfigRoot: '/etc/kubernetes/credprov-provider-config',
   certsDir: '/etc/containerd/certs.d',
 } as const;
 
@@ -34,8 +34,11 @@ export interface KindInputs {
   nodeImage: string;
   workers?: number;
   /** Host paths the provider prepared. */
-  pluginBinDir?: string;
-  providerConfig?: { hostPath: string; isDirectory: boolean };
+  /** Host dirs mounted into every node whether or not the spec has a provider yet: restartKubelet fills them. */
+  pluginBinDir: string;
+  providerConfigRoot: string;
+  /** The provider config as the kubelet's flag names it: a path under NODE_PATHS.providerConfigRoot. */
+  providerConfig?: { nodePath: string };
   /** Host dir holding <host>/hosts.toml (+ ca.crt) for each routed registry; mounted as every node's certs.d. */
   certsDir: string;
   /** Host dirs every node mounts at the same path: what a plugin running in a node reads (Node, credprov's fakes) and writes (the exchange dir). */
@@ -85,15 +88,8 @@ export function kindClusterConfig(spec: EnvironmentSpec, inputs: KindInputs): Ki
 
 function nodeMounts(inputs: KindInputs): NonNullable<KindNode['extraMounts']> {
   const mounts: NonNullable<KindNode['extraMounts']> = [];
-  if (inputs.pluginBinDir)
-    mounts.push({ hostPath: inputs.pluginBinDir, containerPath: NODE_PATHS.pluginBinDir, readOnly: true });
-  if (inputs.providerConfig) {
-    mounts.push({
-      hostPath: inputs.providerConfig.hostPath,
-      containerPath: inputs.providerConfig.isDirectory ? NODE_PATHS.providerConfigDir : NODE_PATHS.providerConfig,
-      readOnly: true,
-    });
-  }
+  mounts.push({ hostPath: inputs.pluginBinDir, containerPath: NODE_PATHS.pluginBinDir, readOnly: true });
+  mounts.push({ hostPath: inputs.providerConfigRoot, containerPath: NODE_PATHS.providerConfigRoot, readOnly: true });
   mounts.push({ hostPath: inputs.certsDir, containerPath: NODE_PATHS.certsDir, readOnly: true });
   for (const m of inputs.samePaths ?? [])
     mounts.push({ hostPath: m.path, containerPath: m.path, readOnly: m.readOnly });
@@ -119,11 +115,9 @@ export function kubeletExtraArgs(spec: EnvironmentSpec, inputs: KindInputs): Rec
     if (m) args[m[1]!] = m[2] ?? 'true';
   }
   if (inputs.providerConfig) {
-    args['image-credential-provider-config'] = inputs.providerConfig.isDirectory
-      ? NODE_PATHS.providerConfigDir
-      : NODE_PATHS.providerConfig;
+    args['image-credential-provider-config'] = inputs.providerConfig.nodePath;
+    args['image-credential-provider-bin-dir'] = NODE_PATHS.pluginBinDir;
   }
-  if (inputs.pluginBinDir) args['image-credential-provider-bin-dir'] = NODE_PATHS.pluginBinDir;
   return args;
 }
 

@@ -4,9 +4,9 @@
 // Plugins, the provider config and containerd's certs.d are bind-mounted from
 // the environment's state dir into every node, so restartKubelet rewrites them
 // in place and registry routes reach every node while the cluster runs.
-import { chmod, copyFile, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, cp as cp_, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
@@ -28,7 +28,14 @@ import type {
   RegistryRouteHandle,
 } from '../provider.ts';
 import { availabilityOf, probeKind } from './availability.ts';
-import { kindClusterConfig, kindConfigYaml, nodeKubeletConfig, type KindInputs } from './config.ts';
+import {
+  kindClusterConfig,
+  kindConfigYaml,
+  kubeletExtraArgs,
+  NODE_PATHS,
+  nodeKubeletConfig,
+  type KindInputs,
+} from './config.ts';
 import { resolveEngine, stopOwnEngine, type Engine } from './engine.ts';
 import { nodeImageFor } from './images.ts';
 import { kubeletKubeconfigFor } from './kubelet-kubeconfig.ts';
@@ -75,6 +82,12 @@ function samePathMounts(env: NodeJS.ProcessEnv): Array<{ path: string; readOnly:
 }
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+async function emptyDir(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (const f of await readdir(dir)) await rm(join(dir, f), { recursive: true, force: true });
+  return dir;
+}
 
 /** The label kind puts on every node container of a cluster. */
 const CLUSTER_LABEL = 'io.x-k8s.kind.cluster';
@@ -132,6 +145,8 @@ class KindProvider implements EnvironmentProvider {
       kubeletFiles: false,
       clusterCA: false,
       apiserverAuthn: false,
+      // Registries and their token realms are forwarded into the nodes; other servers a plugin calls are not yet.
+      pluginsReachHost: false,
       secondNode: (env?.nodes?.length ?? 1 + this.workers) > 1,
     };
   }
@@ -202,8 +217,8 @@ class KindProvider implements EnvironmentProvider {
         stateDir: root,
         logsDir: join(root, 'logs'),
         startedAt: new Date().toISOString(),
-        ...(inputs.pluginBinDir ? { pluginBinDir: inputs.pluginBinDir } : {}),
-        ...(inputs.providerConfig ? { credentialProviderConfig: inputs.providerConfig.hostPath } : {}),
+        pluginBinDir: inputs.pluginBinDir,
+        ...(spec.credentialProvider ? { credentialProviderConfig: inputs.providerConfigRoot } : {}),
       };
       await writeFile(join(root, 'env.json'), `${JSON.stringify(env, null, 2)}\n`);
       return env;
@@ -249,28 +264,29 @@ class KindProvider implements EnvironmentProvider {
     await mkdir(join(certsDir, '_default'), { recursive: true });
     await writeFile(join(certsDir, '_default', 'hosts.toml'), DEFAULT_HOSTS_TOML);
     await mkdir(exchangeDir(this.env), { recursive: true });
+    // Emptied, not removed: every node has them mounted.
+    const pluginBinDir = await emptyDir(join(root, 'plugins'));
+    const providerConfigRoot = await emptyDir(join(root, 'provider-config'));
     const inputs: KindInputs = {
       samePaths: samePathMounts(this.env),
       name,
       nodeImage: nodeImageFor(spec.kubeVersion, nodeImage),
       workers: this.workers,
       certsDir,
+      pluginBinDir,
+      providerConfigRoot,
     };
     const cp = spec.credentialProvider;
     if (cp) {
-      inputs.pluginBinDir = join(root, 'plugins');
-      await mkdir(inputs.pluginBinDir, { recursive: true });
       for (const [plugin, source] of Object.entries(cp.plugins)) {
-        await copyFile(source, join(inputs.pluginBinDir, plugin));
-        await chmod(join(inputs.pluginBinDir, plugin), 0o755);
+        await copyFile(source, join(pluginBinDir, plugin));
+        await chmod(join(pluginBinDir, plugin), 0o755);
       }
-      if (cp.configFile) {
-        inputs.providerConfig = { hostPath: cp.configFile, isDirectory: !/\.(ya?ml|json)$/.test(cp.configFile) };
-      } else if (cp.config) {
-        const file = join(root, 'credential-provider-config.yaml');
-        await writeFile(file, stringify(cp.config));
-        inputs.providerConfig = { hostPath: file, isDirectory: false };
-      }
+      // A config file keeps its name; a config directory (1.34+) is copied whole.
+      const name = cp.configFile ? basename(cp.configFile) : 'credential-provider-config.yaml';
+      if (cp.configFile) await cp_(cp.configFile, join(providerConfigRoot, name), { recursive: true });
+      else if (cp.config) await writeFile(join(providerConfigRoot, name), stringify(cp.config));
+      inputs.providerConfig = { nodePath: `${NODE_PATHS.providerConfigRoot}/${name}` };
     }
     return inputs;
   }
@@ -290,18 +306,30 @@ class KindProvider implements EnvironmentProvider {
       spec.featureGates = { ...spec.featureGates, kubelet: { ...spec.featureGates.kubelet, ...change.featureGates } };
     if (change.credentialProvider === null) delete spec.credentialProvider;
     else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
-    await step(progress, 'rewrite plugins and provider config', () =>
+    const inputs = await step(progress, 'rewrite plugins and provider config', () =>
       this.writeInputs(spec, env.stateDir, clusterName(env.name), 'unused'),
     );
+    const flags = kubeletExtraArgs(spec, inputs);
     await step(progress, `restart the kubelet of ${(env.nodes ?? [env.nodeName]).join(', ')}`, () =>
-      Promise.all((env.nodes ?? [env.nodeName]).map((node) => this.restartNodeKubelet(node, spec))),
+      Promise.all((env.nodes ?? [env.nodeName]).map((node) => this.restartNodeKubelet(node, spec, flags))),
     );
     const updated = { ...env, spec };
     await writeFile(join(env.stateDir, 'env.json'), `${JSON.stringify(updated, null, 2)}\n`);
     return updated;
   }
 
-  private async restartNodeKubelet(node: string, spec: EnvironmentSpec): Promise<void> {
+  private async restartNodeKubelet(node: string, spec: EnvironmentSpec, flags: Record<string, string>): Promise<void> {
+    // kubeadm's own flags (node ip, provider id) as kubeadm wrote them, kept aside on the first restart; ours after them.
+    const script = `set -e
+f=/var/lib/kubelet/kubeadm-flags.env
+[ -f "$f.kubeadm" ] || cp "$f" "$f.kubeadm"
+. "$f.kubeadm"
+printf 'KUBELET_KUBEADM_ARGS="%s %s"\\n' "$KUBELET_KUBEADM_ARGS" "$(cat)" > "$f"`;
+    await must(this.run, `set ${node}'s kubelet flags`, 'docker', ['exec', '-i', node, 'sh', '-c', script], {
+      input: Object.entries(flags)
+        .map(([k, v]) => `--${k}=${v}`)
+        .join(' '),
+    });
     const current = parse(
       await must(this.run, 'read kubelet config', 'docker', ['exec', node, 'cat', '/var/lib/kubelet/config.yaml']),
     ) as Record<string, unknown>;

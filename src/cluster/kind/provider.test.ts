@@ -118,9 +118,11 @@ describe('kind provider', () => {
     });
     expect(p.capabilities(e).secondNode).toBe(true);
     expect(readFileSync(join(root, 'plugins', 'fake'), 'utf8')).toBe('#!/bin/sh\n');
-    expect(parse(readFileSync(join(root, 'credential-provider-config.yaml'), 'utf8'))).toMatchObject({
-      kind: 'CredentialProviderConfig',
-    });
+    expect(parse(readFileSync(join(root, 'provider-config', 'credential-provider-config.yaml'), 'utf8'))).toMatchObject(
+      {
+        kind: 'CredentialProviderConfig',
+      },
+    );
     // Hosts nobody routed lead nowhere: a closed port on the node's loopback.
     expect(readFileSync(join(root, 'certs.d', '_default', 'hosts.toml'), 'utf8')).toBe(
       'server = "https://127.0.0.1:9"\n',

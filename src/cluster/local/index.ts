@@ -152,6 +152,7 @@ class LocalProvider implements EnvironmentProvider {
       kubeletFiles: true,
       clusterCA: true,
       apiserverAuthn: true,
+      pluginsReachHost: true,
       secondNode: false,
     };
   }
