@@ -49,13 +49,13 @@ const STOP_GRACE_MS = 20_000;
 /** A dir younger than this without an owner file may be another process's, just created. */
 const UNOWNED_AGE_MS = 60_000;
 
-/** dockerd's flags for a daemon confined to `dir`. */
-export function dockerdArgs(dir: string): string[] {
+/** dockerd's flags for a daemon confined to `dir` (its data root too, unless `dataRoot` puts it elsewhere). */
+export function dockerdArgs(dir: string, o: { dataRoot?: string } = {}): string[] {
   return [
     '--config-file',
     join(dir, 'daemon.json'),
     '--data-root',
-    join(dir, 'data'),
+    o.dataRoot ?? join(dir, 'data'),
     '--exec-root',
     join(dir, 'exec'),
     '--pidfile',

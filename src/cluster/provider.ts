@@ -31,7 +31,7 @@ export interface Capabilities {
   clusterCA: boolean;
   /** kube-apiserver takes the spec's token webhook and authentication config, and reaches webhooks and issuers on this host's loopback. */
   apiserverAuthn: boolean;
-  /** Plugins the kubelet runs reach servers on this host's loopback at their own addresses (a fake cloud API), and read files under this host's paths. */
+  /** Plugins the kubelet runs reach servers on this host's loopback at their own addresses (a fake cloud API): reachFromNodes(). */
   pluginsReachHost: boolean;
   /** A second node with its own kubelet (Environment.nodes), whose client credentials kubeletKubeconfig() hands out: what node-authorizer checks between two kubelets need. */
   secondNode: boolean;
@@ -117,6 +117,12 @@ export interface Environment {
   startedAt: string;
 }
 
+/** A server on this host's loopback. */
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
 /** A registry on this host's loopback, and the image host whose pulls must reach it. */
 export interface RegistryRoute {
   /** The host image references name (docker.io, a.reg.test, reg.test:5000): containerd's certs.d dir. */
@@ -128,7 +134,7 @@ export interface RegistryRoute {
   /** The CA that signed its certificate (https). */
   caCertPath?: string;
   /** Other endpoints on this host's loopback the registry sends clients to (its token realm): reachable from nodes too. */
-  alsoReach?: Array<{ address: string; port: number }>;
+  alsoReach?: Endpoint[];
 }
 
 /** A route in place; stop() removes it. */
@@ -192,6 +198,8 @@ export interface EnvironmentProvider {
    * image's host reach it as they would the real host.
    */
   routeRegistry?(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle>;
+  /** Capability pluginsReachHost: servers on this host's loopback answer at the same address and port inside every node. */
+  reachFromNodes?(env: Environment, endpoints: Endpoint[]): Promise<RegistryRouteHandle>;
   /**
    * Resolves when one of the environment's components dies (not when the
    * provider itself restarts it), and never otherwise; rejects once `signal`

@@ -4,7 +4,7 @@
 // registry's address into each node.
 import type { StartedRegistry } from '../../registry/provider.ts';
 import { CredprovError } from '../core/errors.ts';
-import type { Environment, EnvironmentProvider, RegistryRouteHandle } from '../cluster/provider.ts';
+import type { Endpoint, Environment, EnvironmentProvider, RegistryRouteHandle } from '../cluster/provider.ts';
 
 /** What a route needs of the suite's run: SuiteRun has both. */
 export interface RouteTarget {
@@ -34,10 +34,34 @@ export async function routeRegistry(
   });
 }
 
+/**
+ * Servers on this host's loopback that plugins call (a fake cloud API, by URL)
+ * answer at the same URL inside every node (capability pluginsReachHost).
+ */
+export async function reachFromPlugins(target: RouteTarget, urls: string[]): Promise<RegistryRouteHandle> {
+  const { environment: env, provider } = target;
+  if (!provider.reachFromNodes)
+    throw new CredprovError(`provider ${provider.name} cannot make this host's servers reachable from its nodes`, {
+      hint: 'the suite should declare capability pluginsReachHost',
+    });
+  const endpoints = [
+    ...new Map(
+      urls
+        .map(loopbackEndpoint)
+        .filter((e) => e !== undefined)
+        .map((e) => [`${e.address}:${e.port}`, e]),
+    ).values(),
+  ];
+  return provider.reachFromNodes(env, endpoints);
+}
+
 /** The token realm's address and port, when it is a URL on this host's loopback. */
-export function realmEndpoint(realm: string | undefined): { address: string; port: number } | undefined {
-  if (!realm) return undefined;
-  const u = new URL(realm);
+export function realmEndpoint(realm: string | undefined): Endpoint | undefined {
+  return realm ? loopbackEndpoint(realm) : undefined;
+}
+
+function loopbackEndpoint(url: string): Endpoint | undefined {
+  const u = new URL(url);
   if (!/^127\.\d+\.\d+\.\d+$/.test(u.hostname)) return undefined;
   return { address: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) };
 }

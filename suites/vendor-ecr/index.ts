@@ -22,7 +22,15 @@ import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../../src/plugin/vendors/ecr.ts';
 import { FakeAws, newIamUser } from '../../src/plugin/vendors/fake-aws.ts';
 import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/vendors/recording-wrapper.ts';
-import { runCases, startLabRegistry, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
+import {
+  pluginDir,
+  runCases,
+  startLabRegistry,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
+import { cp } from 'node:fs/promises';
 import { VENDOR_ECR_CHECKS } from './checks.ts';
 import {
   ACCOUNT,
@@ -53,7 +61,7 @@ export const vendorEcrSuite: Suite = {
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const lab = await startEcrLab(ctx);
     return {
-      // pluginsReachHost: the plugin's env points every AWS endpoint at the fake on this host's loopback.
+      // pluginsReachHost: the plugin's env points every AWS endpoint at the fake on this host's loopback (reachFromPlugins).
       needs: ['installPlugins', 'hostRegistries', 'pluginsReachHost'],
       spec: { credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> } },
       async run(run) {
@@ -70,9 +78,13 @@ export const vendorEcrSuite: Suite = {
 /** The plugin, two lab registries, the fake AWS and one recording wrapper per provider name; everything stopped after the suite. */
 async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<string, string> }> {
   const names = runNames(randomBytes(3).toString('hex'));
-  const logDir = join(ctx.artifactsDir, 'plugin-invocations');
-  // Registered first, so it runs last: once nothing writes to the log any more.
-  ctx.defer(() => redactWrapperLog(logDir, (t) => ctx.redactor.text(t)));
+  // Where the wrappers record each exec: the plugin runs in the node, so a dir nodes see (pluginDir).
+  const logDir = await pluginDir(ctx, 'ecr-invocations');
+  // Registered after pluginDir, so it runs before its removal: once nothing writes to the log any more.
+  ctx.defer(async () => {
+    await redactWrapperLog(logDir, (t) => ctx.redactor.text(t));
+    await cp(logDir, join(ctx.artifactsDir, 'plugin-invocations'), { recursive: true });
+  });
   const plugin = await ensureVendorPlugin(ECR_RECIPE, {
     version: ECR_PLUGIN_VERSION,
     cacheDir: cacheDir(ctx.processEnv),
@@ -110,7 +122,8 @@ async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<
     logFile: join(ctx.artifactsDir, 'fake-aws-requests.jsonl'),
   });
   ctx.defer(() => fake.stop());
-  const config = providerConfig(await fake.start(), user, names);
+  const endpoints = await fake.start();
+  const config = providerConfig(endpoints, user, names);
   const plugins: Record<string, string> = {};
   for (const name of Object.values(PROVIDER)) {
     plugins[name] = await installRecordingWrapper({
@@ -120,5 +133,5 @@ async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<
       logDir,
     });
   }
-  return { names, main, refresh, fake, config, logDir, plugins };
+  return { names, main, refresh, fake, endpoints, config, logDir, plugins };
 }

@@ -7,6 +7,8 @@ import type { KubeTarget } from '../../src/cluster/kubectl.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { clusterOidc } from '../../src/plugin/vendors/cluster-oidc.ts';
 import type { FakeAws, FakeAwsRequest } from '../../src/plugin/vendors/fake-aws.ts';
+import type { FakeAwsEndpoints } from '../../src/plugin/vendors/ecr.ts';
+import { reachFromPlugins } from '../../src/run/kit.ts';
 import { readWrappedInvocations, type WrappedInvocation } from '../../src/plugin/vendors/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import { runPod, type LabRegistry, type PodRun } from '../../src/run/lab.ts';
@@ -20,6 +22,8 @@ export interface EcrLab {
   main: LabRegistry;
   refresh: LabRegistry;
   fake: FakeAws;
+  /** The fake's URLs, which the plugin's env names: reached from the nodes. */
+  endpoints: FakeAwsEndpoints;
   config: CredentialProviderConfig;
   /** Where the recording wrappers log each exec. */
   logDir: string;
@@ -56,6 +60,8 @@ export async function openSession(run: SuiteRun, lab: EcrLab): Promise<Session> 
   for (const host of [HOSTS.static, HOSTS.other, HOSTS.public, HOSTS.sa, HOSTS.wrongAud])
     await lab.main.serveAs(run, host);
   await lab.refresh.serveAs(run, HOSTS.refresh);
+  const reach = await reachFromPlugins(run, Object.values(lab.endpoints));
+  run.defer(() => reach.stop());
   lab.fake.trustOidc(await clusterOidc(admin));
   let seq = 0;
   return {

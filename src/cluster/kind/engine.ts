@@ -19,12 +19,13 @@ import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pingDocker, DEFAULT_DOCKER_HOST } from '../../../registry/docker-runtime.ts';
-import { findDockerd } from '../../../registry/dockerd.ts';
+import { dockerdArgs, findDockerd } from '../../../registry/dockerd.ts';
 import { PrerequisiteError, TimeoutError, tail } from '../../core/errors.ts';
 import { cacheDir } from '../../core/paths.ts';
 import { isOurs, terminate } from '../../core/pids.ts';
 
 export const OWN_ENGINE_RUN_DIR = '/run/credprov-kind';
+// The names dockerdArgs gives them under the run dir.
 const OWN_ENGINE_SOCKET = join(OWN_ENGINE_RUN_DIR, 'docker.sock');
 const OWN_ENGINE_PIDFILE = join(OWN_ENGINE_RUN_DIR, 'docker.pid');
 const WRAPPER_RUNTIME = 'credprov-runc';
@@ -51,26 +52,10 @@ export function ownEngineDataRoot(env: NodeJS.ProcessEnv = process.env): string 
   return join(cacheDir(env), 'kind', 'docker');
 }
 
-/** dockerd's flags for credprov's own engine. */
+/** dockerd's flags for credprov's own engine: confined like the registry tier's private daemon, its data root in the cache. */
 export function ownEngineArgs(dataRoot: string, withWrapper: boolean): string[] {
   return [
-    '--data-root',
-    dataRoot,
-    '--exec-root',
-    join(OWN_ENGINE_RUN_DIR, 'exec'),
-    '--pidfile',
-    OWN_ENGINE_PIDFILE,
-    '-H',
-    `unix://${OWN_ENGINE_SOCKET}`,
-    '--config-file',
-    join(OWN_ENGINE_RUN_DIR, 'daemon.json'),
-    '--bridge=none',
-    '--iptables=false',
-    '--ip6tables=false',
-    '--ip-masq=false',
-    '--ip-forward=false',
-    '--shutdown-timeout',
-    '5',
+    ...dockerdArgs(OWN_ENGINE_RUN_DIR, { dataRoot }),
     ...(withWrapper
       ? ['--add-runtime', `${WRAPPER_RUNTIME}=${wrapperPath()}`, '--default-runtime', WRAPPER_RUNTIME]
       : []),

@@ -20,6 +20,7 @@ import { resolveKubeBinaries } from '../binaries/resolve.ts';
 import type {
   Availability,
   Capabilities,
+  Endpoint,
   Environment,
   EnvironmentProvider,
   EnvironmentStatus,
@@ -69,15 +70,17 @@ export function clusterName(envName: string): string {
 }
 
 /**
- * What the fake plugins need in a node, at their host paths: the Node that
- * runs them, credprov's own files (the fakes' code), and the exchange dir
- * (their scenarios and request logs).
+ * What plugins need in a node, at their host paths: the Node that runs the
+ * fakes, credprov's own files (the fakes' code), the exchange dir (their
+ * scenarios and request logs) and the vendor plugins credprov built.
  */
 function samePathMounts(env: NodeJS.ProcessEnv): Array<{ path: string; readOnly: boolean }> {
   return [
     { path: dirname(dirname(realpathSync(process.execPath))), readOnly: true },
     { path: PACKAGE_ROOT, readOnly: true },
     { path: exchangeDir(env), readOnly: false },
+    // Vendor plugins credprov built (ecr-credential-provider), which recording wrappers run from there.
+    { path: join(cacheDir(env), 'plugins'), readOnly: true },
   ];
 }
 
@@ -145,8 +148,7 @@ class KindProvider implements EnvironmentProvider {
       kubeletFiles: false,
       clusterCA: false,
       apiserverAuthn: false,
-      // Registries and their token realms are forwarded into the nodes; other servers a plugin calls are not yet.
-      pluginsReachHost: false,
+      pluginsReachHost: true,
       secondNode: (env?.nodes?.length ?? 1 + this.workers) > 1,
     };
   }
@@ -264,6 +266,7 @@ class KindProvider implements EnvironmentProvider {
     await mkdir(join(certsDir, '_default'), { recursive: true });
     await writeFile(join(certsDir, '_default', 'hosts.toml'), DEFAULT_HOSTS_TOML);
     await mkdir(exchangeDir(this.env), { recursive: true });
+    await mkdir(join(cacheDir(this.env), 'plugins'), { recursive: true });
     // Emptied, not removed: every node has them mounted.
     const pluginBinDir = await emptyDir(join(root, 'plugins'));
     const providerConfigRoot = await emptyDir(join(root, 'provider-config'));
@@ -368,13 +371,21 @@ printf 'KUBELET_KUBEADM_ARGS="%s %s"\\n' "$KUBELET_KUBEADM_ARGS" "$(cat)" > "$f"
   }
 
   async routeRegistry(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle> {
+    return (await this.routesOf(env)).add(route);
+  }
+
+  async reachFromNodes(env: Environment, endpoints: Endpoint[]): Promise<RegistryRouteHandle> {
+    return (await this.routesOf(env)).reach(endpoints);
+  }
+
+  private async routesOf(env: Environment): Promise<KindRegistryRoutes> {
     await this.engineHost(false);
     let routes = this.routes.get(env.name);
     if (!routes) {
       routes = new KindRegistryRoutes(this.run, join(env.stateDir, 'certs.d'), async () => env.nodes ?? [env.nodeName]);
       this.routes.set(env.name, routes);
     }
-    return routes.add(route);
+    return routes;
   }
 
   async status(env: Environment): Promise<EnvironmentStatus> {

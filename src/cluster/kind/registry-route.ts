@@ -14,7 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { spawnTied } from '../../core/tied-child.ts';
 import { CredprovError } from '../../core/errors.ts';
-import type { RegistryRoute, RegistryRouteHandle } from '../provider.ts';
+import type { Endpoint, RegistryRoute, RegistryRouteHandle } from '../provider.ts';
 import { NODE_PATHS } from './config.ts';
 import { must, type Runner } from './tools.ts';
 
@@ -33,11 +33,6 @@ export function ipv4Gateway(ipamConfigJson: string, network: string): string {
   if (!gw)
     throw new CredprovError(`docker network ${network} has no IPv4 gateway (IPAM config ${ipamConfigJson.trim()})`);
   return gw;
-}
-
-interface Endpoint {
-  address: string;
-  port: number;
 }
 
 interface Forward {
@@ -63,10 +58,26 @@ export class KindRegistryRoutes {
     this.network = network;
   }
 
-  async add(route: RegistryRoute): Promise<RegistryRouteHandle> {
-    const endpoints = [{ address: route.address, port: route.port }, ...(route.alsoReach ?? [])];
+  /** Forwards of these endpoints into every node; stop() releases them. */
+  async reach(endpoints: Endpoint[]): Promise<RegistryRouteHandle> {
     const held: Array<{ key: string; forward: Forward }> = [];
     for (const e of endpoints) held.push(await this.hold(e));
+    let released = false;
+    return {
+      stop: async () => {
+        if (released) return;
+        released = true;
+        for (const { key, forward } of held) {
+          if (--forward.refs > 0) continue;
+          this.forwards.delete(key);
+          await close(forward);
+        }
+      },
+    };
+  }
+
+  async add(route: RegistryRoute): Promise<RegistryRouteHandle> {
+    const forwards = await this.reach([{ address: route.address, port: route.port }, ...(route.alsoReach ?? [])]);
     const dir = join(this.certsDir, route.imageHost);
     await mkdir(dir, { recursive: true });
     if (route.caCertPath && route.scheme === 'https') await copyFile(route.caCertPath, join(dir, 'ca.crt'));
@@ -77,11 +88,7 @@ export class KindRegistryRoutes {
         if (stopped) return;
         stopped = true;
         await rm(dir, { recursive: true, force: true });
-        for (const { key, forward } of held) {
-          if (--forward.refs > 0) continue;
-          this.forwards.delete(key);
-          await close(forward);
-        }
+        await forwards.stop();
       },
     };
   }

@@ -300,6 +300,11 @@ class LocalProvider implements EnvironmentProvider {
     return layoutFor(env.name, this.env).kubeletKubeconfig;
   }
 
+  /** The kubelet and its plugins run on this host: its loopback is theirs. */
+  async reachFromNodes(): Promise<RegistryRouteHandle> {
+    return { stop: async () => {} };
+  }
+
   async status(env: Environment): Promise<EnvironmentStatus> {
     const layout = layoutFor(env.name, this.env);
     const components = await Promise.all(
