@@ -218,6 +218,10 @@ describe('each command under --json', () => {
     expect((r.doc.plan as unknown[]).length).toBe(1);
   });
 
+  test('kind image build: 2 for a version that is not an exact release, before any engine or build starts', async () => {
+    expectError(await json(['kind', 'image', 'build', '--kube-version', '1.37']), EXIT_CODES.usage);
+  });
+
   test('binaries ensure / ls: 2 for a bad --source, 3 when no source can deliver, [] for an empty cache', async () => {
     expectError(await json(['binaries', 'ensure', '--source', 'bogus']), EXIT_CODES.usage);
     const cache = join(dir(), 'cache');

@@ -10,6 +10,7 @@ import { stderrProgress } from '../core/progress.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
+import { kubeVersionFlag } from './kube-version-flag.ts';
 import { printJson } from './output.ts';
 
 const USAGE = `Usage: credprov kind image build [--kube-version V] [--force]
@@ -22,7 +23,7 @@ containerd as kind does. Cached by its inputs: a second build takes seconds.
 Uses the Docker engine that answers, else starts credprov's own (stopped again
 after the build when no kind cluster runs). Prints {"image","cached","inputs"}.
 
-  --kube-version V  1.37.1 or 1.37 (newest patch that builds); default ${DEFAULT_KUBE_VERSION}
+  --kube-version V  an exact release (the image is tagged with it); default ${DEFAULT_KUBE_VERSION}
   --force           rebuild even when an image with the same inputs exists
 `;
 
@@ -35,6 +36,7 @@ export const command: Command = {
       'kube-version': { type: 'string' },
       force: { type: 'boolean' },
     });
+    const kubeVersion = kubeVersionFlag('kind image build', values['kube-version'], ctx.env);
     const progress = stderrProgress();
     const running = await resolveEngine({ env: ctx.env });
     const engine = running ?? (await resolveEngine({ env: ctx.env, start: true, onProgress: (l) => progress.note(l) }));
@@ -43,7 +45,7 @@ export const command: Command = {
     try {
       const built = await withInterrupt((signal) =>
         ensureNodeImage({
-          kubeVersion: values['kube-version'] ?? ctx.env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION,
+          kubeVersion,
           run: execaRunner(ctx.log, undefined, () => ({ DOCKER_HOST: engine.host })),
           progress,
           cacheDir: cacheDir(ctx.env),
