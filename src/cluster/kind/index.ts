@@ -286,10 +286,10 @@ class KindProvider implements EnvironmentProvider {
         await chmod(join(pluginBinDir, plugin), 0o755);
       }
       // A config file keeps its name; a config directory (1.34+) is copied whole.
-      const name = cp.configFile ? basename(cp.configFile) : 'credential-provider-config.yaml';
-      if (cp.configFile) await cp_(cp.configFile, join(providerConfigRoot, name), { recursive: true });
-      else if (cp.config) await writeFile(join(providerConfigRoot, name), stringify(cp.config));
-      inputs.providerConfig = { nodePath: `${NODE_PATHS.providerConfigRoot}/${name}` };
+      const configName = cp.configFile ? basename(cp.configFile) : 'credential-provider-config.yaml';
+      if (cp.configFile) await cp_(cp.configFile, join(providerConfigRoot, configName), { recursive: true });
+      else if (cp.config) await writeFile(join(providerConfigRoot, configName), stringify(cp.config));
+      inputs.providerConfig = { nodePath: `${NODE_PATHS.providerConfigRoot}/${configName}` };
     }
     return inputs;
   }
@@ -310,7 +310,8 @@ class KindProvider implements EnvironmentProvider {
     if (change.credentialProvider === null) delete spec.credentialProvider;
     else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
     const inputs = await step(progress, 'rewrite plugins and provider config', () =>
-      this.writeInputs(spec, env.stateDir, clusterName(env.name), 'unused'),
+      // The node image only matters to a cluster config, which a restart does not write.
+      this.writeInputs(spec, env.stateDir, clusterName(env.name), env.spec.kindCluster?.nodeImage ?? ''),
     );
     const flags = kubeletExtraArgs(spec, inputs);
     await step(progress, `restart the kubelet of ${(env.nodes ?? [env.nodeName]).join(', ')}`, () =>
