@@ -84,7 +84,9 @@ export async function probeKind(run: Runner, kubeVersion: string, o: ProbeOption
     img = {
       ok: true,
       name: image,
-      detail: `${image} not built yet: credprov builds it offline on first use (mmdebstrap, Go module proxy)`,
+      detail: engine
+        ? `${image} not built yet: credprov builds it offline on first use (mmdebstrap, Go module proxy)`
+        : `${image} not checked (no engine runs yet): credprov builds it offline when it is missing (mmdebstrap, Go module proxy)`,
     };
   else img = { ok: false, name: image, detail: `${image} is not built, and mmdebstrap is missing to build it` };
   return { kind, docker, image: img };
