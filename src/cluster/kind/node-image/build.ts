@@ -78,7 +78,7 @@ export interface BuiltNodeImage {
 export async function buildNodeImage(o: BuildNodeImageOptions): Promise<BuiltNodeImage> {
   const { inputs: i, run, progress } = o;
   const ref = nodeImageRef(i.kubeVersion);
-  const rootfs = await step(progress, 'Debian root filesystem (mmdebstrap, cached)', () =>
+  const rootfs = await step(progress, 'Debian root filesystem (mmdebstrap; a tarball cached by its packages)', () =>
     ensureRootfs(join(o.workDir, 'rootfs')),
   );
   const hash = await inputsHash(i, rootfs.key);

@@ -4,7 +4,7 @@
 // none of them: nfs-common, open-iscsi, fuse-overlayfs (rootless) and curl.
 // runc and the CNI plugins come from Debian here (kind builds them from git).
 import { createHash } from 'node:crypto';
-import { access, mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { CommandError, PrerequisiteError, tail } from '../../../core/errors.ts';
@@ -47,15 +47,25 @@ export async function ensureRootfs(
   const key = rootfsKey();
   const tarball = join(dir, `debian-${ROOTFS_SUITE}-${key}.tar`);
   if (
-    await access(tarball).then(
-      () => true,
+    await stat(tarball).then(
+      (s) => s.isFile(),
       () => false,
     )
   )
     return { tarball, key, built: false };
+  // Anything else under that name (a directory an older credprov left) is not a usable tarball.
+  await rm(tarball, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const tmp = `${tarball}.${process.pid}.tmp`;
-  const argv = ['--variant=minbase', '--mode=root', `--include=${ROOTFS_PACKAGES.join(',')}`, ROOTFS_SUITE, tmp];
+  // --format=tar said outright: mmdebstrap guesses the format from the target's name, and `.tmp` makes it a directory.
+  const argv = [
+    '--variant=minbase',
+    '--mode=root',
+    '--format=tar',
+    `--include=${ROOTFS_PACKAGES.join(',')}`,
+    ROOTFS_SUITE,
+    tmp,
+  ];
   const r = await execa('mmdebstrap', argv, {
     reject: false,
     all: true,
@@ -66,7 +76,7 @@ export async function ensureRootfs(
       hint: 'apt-get install mmdebstrap (scripts/setup.sh --kind does)',
     });
   if (r.exitCode !== 0) {
-    await rm(tmp, { force: true });
+    await rm(tmp, { recursive: true, force: true });
     throw new CommandError(`mmdebstrap ${ROOTFS_SUITE} failed (exit ${r.exitCode})`, {
       argv: ['mmdebstrap', ...argv],
       exitCode: r.exitCode ?? 1,
