@@ -65,7 +65,29 @@ export async function saCases(s: Session): Promise<Case[]> {
   const showSa = (v: SaView) => `plugin ${invoked(v.invoked)}, ${v.sts.join(', ') || 'no STS call'}, ${v.pull}`;
   const tokenAudiences = (w: Window, name: string) =>
     [w.execs.find((i) => i.provider === name)?.request.tokenClaims?.aud ?? []].flat();
-  let granted: Window | undefined;
+  const mayRequest = async (audience: string) =>
+    (await nodeMayRequestAudience(env, env.nodeName, audience, NAMESPACE, names.puller)).allowed;
+  // The grant of both audiences to the nodes, and the pull that follows it: SA_RBAC's second half and what
+  // SA_PULL and SA_AUDIENCE stand on. Once, whichever case gets there first (SA_RBAC needs the kubelet's log).
+  let granting: Promise<Window> | undefined;
+  const withGrant = () =>
+    (granting ??= (async () => {
+      for (const audience of [names.audience, names.wrongAudience]) {
+        grantNames.push(await allowNodesTokenAudience(s.admin, audience));
+        grants.push({ audience });
+      }
+      for (const audience of [names.audience, names.wrongAudience]) {
+        await waitFor(
+          `RBAC grant of audience ${audience} to take effect`,
+          async () => ((await mayRequest(audience)) ? true : undefined),
+          {
+            timeoutMs: GRANT_TIMEOUT_MS,
+            intervalMs: 250,
+          },
+        );
+      }
+      return s.pod('sa-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
+    })());
 
   return [
     caseOf(SA_ANNOTATION, async () => {
@@ -90,60 +112,48 @@ export async function saCases(s: Session): Promise<Case[]> {
       });
     }),
 
-    caseOf(SA_RBAC, async () => {
-      const mayRequest = async (audience: string) =>
-        (await nodeMayRequestAudience(env, env.nodeName, audience, NAMESPACE, names.puller)).allowed;
-      if (await mayRequest(names.audience))
-        throw new Error(`RBAC already grants nodes audience ${names.audience}: cannot test the refusal`);
-      const answer = saPluginAnswer(s.answer);
-      const without = model(PROVIDER.sa).pull(await podState(names.puller, 'no-rbac'), IMAGES.sa.request, answer);
-      const refused = await s.pod('sa-no-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
-      // Only this run's audience: an environment that is reused keeps older runs' lines in its kubelet log.
-      const excerpt = await kubeletEvidence(env, [names.audience]);
-      for (const audience of [names.audience, names.wrongAudience]) {
-        grantNames.push(await allowNodesTokenAudience(s.admin, audience));
-        grants.push({ audience });
-      }
-      for (const audience of [names.audience, names.wrongAudience]) {
-        await waitFor(
-          `RBAC grant of audience ${audience} to take effect`,
-          async () => ((await mayRequest(audience)) ? true : undefined),
-          {
-            timeoutMs: GRANT_TIMEOUT_MS,
-            intervalMs: 250,
-          },
-        );
-      }
-      const withGrant = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, answer);
-      granted = await s.pod('sa-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
-      // The kubelet logs NodeRestriction's refusal of its TokenRequest ("Failed to provide credentials for image ...
-      // failed to get service account token: ... forbidden ...") naming this run's audience.
-      const deniedLine = (l: string) => l.includes(names.audience) && /forbidden/.test(l) && l.includes(PROVIDER.sa);
-      const denied = excerpt.some((e) => e.kind === 'log' && e.text.split('\n').some(deniedLine));
-      const row = (w: Window, tokenDenied: boolean) => ({
-        tokenDenied,
-        invoked: w.execs.some((i) => i.provider === PROVIDER.sa),
-        pull: `pull ${w.run.pull}`,
-      });
-      return judge(SA_RBAC, {
-        prediction: predictSaRbac(without, withGrant),
-        observed: { withoutGrant: row(refused, denied), withGrant: row(granted, false) },
-        show: (v) =>
-          `without the grant: token ${v.withoutGrant.tokenDenied ? 'refused' : 'not refused'}, plugin ${invoked(v.withoutGrant.invoked)}, ` +
-          `${v.withoutGrant.pull}; with it: plugin ${invoked(v.withGrant.invoked)}, ${v.withGrant.pull}`,
-        evidence: [
-          ...s.windowEvidence([refused], ' without the grant'),
-          ...excerpt.map((e) => ({
-            ...e,
-            label: `kubelet log excerpt: the token request without the grant (${e.label})`,
-          })),
-          ...s.windowEvidence([granted], ' with the grant'),
-        ],
-      });
-    }),
+    caseOf(
+      SA_RBAC,
+      async () => {
+        if (await mayRequest(names.audience))
+          throw new Error(`RBAC already grants nodes audience ${names.audience}: cannot test the refusal`);
+        const answer = saPluginAnswer(s.answer);
+        const without = model(PROVIDER.sa).pull(await podState(names.puller, 'no-rbac'), IMAGES.sa.request, answer);
+        const refused = await s.pod('sa-no-rbac', IMAGES.sa.ref, { serviceAccountName: names.puller });
+        // Only this run's audience: an environment that is reused keeps older runs' lines in its kubelet log.
+        const excerpt = await kubeletEvidence(env, [names.audience]);
+        const granted = await withGrant();
+        const afterGrant = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, answer);
+        // The kubelet logs NodeRestriction's refusal of its TokenRequest ("Failed to provide credentials for image ...
+        // failed to get service account token: ... forbidden ...") naming this run's audience.
+        const deniedLine = (l: string) => l.includes(names.audience) && /forbidden/.test(l) && l.includes(PROVIDER.sa);
+        const denied = excerpt.some((e) => e.kind === 'log' && e.text.split('\n').some(deniedLine));
+        const row = (w: Window, tokenDenied: boolean) => ({
+          tokenDenied,
+          invoked: w.execs.some((i) => i.provider === PROVIDER.sa),
+          pull: `pull ${w.run.pull}`,
+        });
+        return judge(SA_RBAC, {
+          prediction: predictSaRbac(without, afterGrant),
+          observed: { withoutGrant: row(refused, denied), withGrant: row(granted, false) },
+          show: (v) =>
+            `without the grant: token ${v.withoutGrant.tokenDenied ? 'refused' : 'not refused'}, plugin ${invoked(v.withoutGrant.invoked)}, ` +
+            `${v.withoutGrant.pull}; with it: plugin ${invoked(v.withGrant.invoked)}, ${v.withGrant.pull}`,
+          evidence: [
+            ...s.windowEvidence([refused], ' without the grant'),
+            ...excerpt.map((e) => ({
+              ...e,
+              label: `kubelet log excerpt: the token request without the grant (${e.label})`,
+            })),
+            ...s.windowEvidence([granted], ' with the grant'),
+          ],
+        });
+      },
+      { needs: ['kubeletFiles'] },
+    ), // NodeRestriction's refusal is observed in the kubelet's log only
 
     caseOf(SA_PULL, async () => {
-      if (!granted) throw new Error(`the pull with the RBAC grant did not run (see ${SA_RBAC.id})`);
+      const granted = await withGrant();
       const p = model(PROVIDER.sa).pull(
         await podState(names.puller, 'rbac'),
         IMAGES.sa.request,
@@ -173,6 +183,7 @@ export async function saCases(s: Session): Promise<Case[]> {
     }),
 
     caseOf(SA_AUDIENCE, async () => {
+      await withGrant(); // the wrong audience is granted too: STS, not NodeRestriction, must refuse it
       const answer = { ...saPluginAnswer(s.answer), registryAccepts: false };
       const p = model(PROVIDER.wrongAud).pull(
         await podState(names.puller, 'wrong-aud'),
