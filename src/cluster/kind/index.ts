@@ -4,15 +4,12 @@
 // Plugins, the provider config and containerd's certs.d are bind-mounted from
 // the environment's state dir into every node, so restartKubelet rewrites them
 // in place and registry routes reach every node while the cluster runs.
-import { chmod, copyFile, cp as cp_, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse, stringify } from 'yaml';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
 import { CommandError, CredprovError, PrerequisiteError, wrap } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
-import { cacheDir, exchangeDir, stateDir } from '../../core/paths.ts';
+import { cacheDir, stateDir } from '../../core/paths.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
 import { DEFAULT_KUBE_VERSION } from '../binaries/versions.ts';
@@ -29,19 +26,13 @@ import type {
   RegistryRouteHandle,
 } from '../provider.ts';
 import { availabilityOf, probeKind } from './availability.ts';
-import {
-  kindClusterConfig,
-  kindConfigYaml,
-  kubeletExtraArgs,
-  NODE_PATHS,
-  nodeKubeletConfig,
-  type KindInputs,
-} from './config.ts';
-import { resolveEngine, stopOwnEngine, type Engine } from './engine.ts';
-import { nodeImageFor } from './images.ts';
+import { kindClusterConfig, kindConfigYaml, kubeletExtraArgs } from './config.ts';
+import { resolveEngine, type Engine } from './engine.ts';
+import { afterLastCluster, noteLibModules } from './last-cluster.ts';
 import { kubeletKubeconfigFor } from './kubelet-kubeconfig.ts';
 import { ensureNodeImage } from './node-image/ensure.ts';
-import { DEFAULT_HOSTS_TOML } from './node-image/setup-script.ts';
+import { writeNodeFiles } from './node-files.ts';
+import { restartNodeKubelet } from './node-kubelet.ts';
 import { KindRegistryRoutes } from './registry-route.ts';
 import { execaRunner, must, type Runner } from './tools.ts';
 import { ensureKind, locateKind } from './builds/kind-cli.ts';
@@ -68,34 +59,6 @@ export function kindProvider(opts: KindProviderOptions = {}): EnvironmentProvide
 export function clusterName(envName: string): string {
   return `credprov-${envName.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 40);
 }
-
-/**
- * What plugins need in a node, at their host paths: the Node that runs the
- * fakes, credprov's own files (the fakes' code), the exchange dir (their
- * scenarios and request logs) and the vendor plugins credprov built.
- */
-function samePathMounts(env: NodeJS.ProcessEnv): Array<{ path: string; readOnly: boolean }> {
-  return [
-    { path: dirname(dirname(realpathSync(process.execPath))), readOnly: true },
-    { path: PACKAGE_ROOT, readOnly: true },
-    { path: exchangeDir(env), readOnly: false },
-    // Vendor plugins credprov built (ecr-credential-provider), which recording wrappers run from there.
-    { path: join(cacheDir(env), 'plugins'), readOnly: true },
-  ];
-}
-
-const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-async function emptyDir(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  for (const f of await readdir(dir)) await rm(join(dir, f), { recursive: true, force: true });
-  return dir;
-}
-
-/** The label kind puts on every node container of a cluster. */
-const CLUSTER_LABEL = 'io.x-k8s.kind.cluster';
-/** Marks that Docker created an empty /lib/modules for kind's mount (this host has none): removed with the last cluster. */
-const LIB_MODULES_MARK = 'lib-modules-created-by-docker';
 
 class KindProvider implements EnvironmentProvider {
   readonly name = 'kind' as const;
@@ -185,10 +148,10 @@ class KindProvider implements EnvironmentProvider {
     const nodeImage = spec.kindCluster?.nodeImage ?? (await this.nodeImage(spec.kubeVersion, progress));
     await this.removeCluster(spec.name).catch(() => undefined);
     await mkdir(join(root, 'logs'), { recursive: true, mode: 0o700 });
-    await this.markLibModules();
+    await noteLibModules(this.env);
     try {
       const inputs = await step(progress, 'write plugins, provider config, containerd certs.d', () =>
-        this.writeInputs(spec, root, name, nodeImage),
+        writeNodeFiles({ spec, root, cluster: name, nodeImage, workers: this.workers, env: this.env }),
       );
       const configFile = join(root, 'kind-config.yaml');
       await writeFile(configFile, kindConfigYaml(kindClusterConfig(spec, inputs)));
@@ -260,40 +223,6 @@ class KindProvider implements EnvironmentProvider {
     );
   }
 
-  /** Files the nodes mount: they live in the state dir so a restart can rewrite them. */
-  private async writeInputs(spec: EnvironmentSpec, root: string, name: string, nodeImage: string): Promise<KindInputs> {
-    const certsDir = join(root, 'certs.d');
-    await mkdir(join(certsDir, '_default'), { recursive: true });
-    await writeFile(join(certsDir, '_default', 'hosts.toml'), DEFAULT_HOSTS_TOML);
-    await mkdir(exchangeDir(this.env), { recursive: true });
-    await mkdir(join(cacheDir(this.env), 'plugins'), { recursive: true });
-    // Emptied, not removed: every node has them mounted.
-    const pluginBinDir = await emptyDir(join(root, 'plugins'));
-    const providerConfigRoot = await emptyDir(join(root, 'provider-config'));
-    const inputs: KindInputs = {
-      samePaths: samePathMounts(this.env),
-      name,
-      nodeImage: nodeImageFor(spec.kubeVersion, nodeImage),
-      workers: this.workers,
-      certsDir,
-      pluginBinDir,
-      providerConfigRoot,
-    };
-    const cp = spec.credentialProvider;
-    if (cp) {
-      for (const [plugin, source] of Object.entries(cp.plugins)) {
-        await copyFile(source, join(pluginBinDir, plugin));
-        await chmod(join(pluginBinDir, plugin), 0o755);
-      }
-      // A config file keeps its name; a config directory (1.34+) is copied whole.
-      const configName = cp.configFile ? basename(cp.configFile) : 'credential-provider-config.yaml';
-      if (cp.configFile) await cp_(cp.configFile, join(providerConfigRoot, configName), { recursive: true });
-      else if (cp.config) await writeFile(join(providerConfigRoot, configName), stringify(cp.config));
-      inputs.providerConfig = { nodePath: `${NODE_PATHS.providerConfigRoot}/${configName}` };
-    }
-    return inputs;
-  }
-
   async restartKubelet(
     env: Environment,
     change: KubeletChange,
@@ -311,47 +240,22 @@ class KindProvider implements EnvironmentProvider {
     else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
     const inputs = await step(progress, 'rewrite plugins and provider config', () =>
       // The node image only matters to a cluster config, which a restart does not write.
-      this.writeInputs(spec, env.stateDir, clusterName(env.name), env.spec.kindCluster?.nodeImage ?? ''),
+      writeNodeFiles({
+        spec,
+        root: env.stateDir,
+        cluster: clusterName(env.name),
+        nodeImage: env.spec.kindCluster?.nodeImage ?? '',
+        workers: (env.nodes?.length ?? 1) - 1,
+        env: this.env,
+      }),
     );
     const flags = kubeletExtraArgs(spec, inputs);
     await step(progress, `restart the kubelet of ${(env.nodes ?? [env.nodeName]).join(', ')}`, () =>
-      Promise.all((env.nodes ?? [env.nodeName]).map((node) => this.restartNodeKubelet(node, spec, flags))),
+      Promise.all((env.nodes ?? [env.nodeName]).map((node) => restartNodeKubelet(this.run, node, spec, flags))),
     );
     const updated = { ...env, spec };
     await writeFile(join(env.stateDir, 'env.json'), `${JSON.stringify(updated, null, 2)}\n`);
     return updated;
-  }
-
-  private async restartNodeKubelet(node: string, spec: EnvironmentSpec, flags: Record<string, string>): Promise<void> {
-    // kubeadm's own flags (node ip, provider id) as kubeadm wrote them, kept aside on the first restart; ours after them.
-    const script = `set -e
-f=/var/lib/kubelet/kubeadm-flags.env
-[ -f "$f.kubeadm" ] || cp "$f" "$f.kubeadm"
-. "$f.kubeadm"
-printf 'KUBELET_KUBEADM_ARGS="%s %s"\\n' "$KUBELET_KUBEADM_ARGS" "$(cat)" > "$f"`;
-    await must(this.run, `set ${node}'s kubelet flags`, 'docker', ['exec', '-i', node, 'sh', '-c', script], {
-      input: Object.entries(flags)
-        .map(([k, v]) => `--${k}=${v}`)
-        .join(' '),
-    });
-    const current = parse(
-      await must(this.run, 'read kubelet config', 'docker', ['exec', node, 'cat', '/var/lib/kubelet/config.yaml']),
-    ) as Record<string, unknown>;
-    const next = {
-      ...current,
-      ...nodeKubeletConfig(spec),
-      featureGates: { ...(current.featureGates as object | undefined), ...spec.featureGates.kubelet },
-    };
-    await must(
-      this.run,
-      'write kubelet config',
-      'docker',
-      ['exec', '-i', node, 'sh', '-c', 'cat > /var/lib/kubelet/config.yaml'],
-      {
-        input: stringify(next),
-      },
-    );
-    await must(this.run, 'restart kubelet', 'docker', ['exec', node, 'systemctl', 'restart', 'kubelet']);
   }
 
   async kubeletKubeconfig(env: Environment, node: string): Promise<string> {
@@ -437,7 +341,7 @@ printf 'KUBELET_KUBEADM_ARGS="%s %s"\\n' "$KUBELET_KUBEADM_ARGS" "$(cat)" > "$f"
 
   async down(env: Environment | string, progress: Progress = silentProgress): Promise<void> {
     const engine = await this.removeCluster(typeof env === 'string' ? env : env.name, progress);
-    if (engine) await this.afterLastCluster(engine.kind, progress);
+    if (engine) await afterLastCluster(this.run, engine.kind, this.env, progress);
   }
 
   /** Deletes the cluster and its state; returns the engine it ran on (none answering: nothing to delete). */
@@ -457,25 +361,5 @@ printf 'KUBELET_KUBEADM_ARGS="%s %s"\\n' "$KUBELET_KUBEADM_ARGS" "$(cat)" > "$f"
     }
     await rm(this.root(name), { recursive: true, force: true });
     return engine;
-  }
-
-  /** With no kind cluster left: the kind network goes, credprov's own engine stops, Docker's empty /lib/modules goes. */
-  private async afterLastCluster(engine: 'own' | 'system', progress: Progress): Promise<void> {
-    const left = await this.run('docker', ['ps', '-aq', '--filter', `label=${CLUSTER_LABEL}`]);
-    if (left.exitCode !== 0 || left.stdout.trim() !== '') return;
-    await this.run('docker', ['network', 'rm', 'kind']);
-    if (engine === 'own') await step(progress, 'stop credprov’s own Docker engine', () => stopOwnEngine());
-    const mark = join(cacheDir(this.env), 'kind', LIB_MODULES_MARK);
-    if ((await readFile(mark, 'utf8').catch(() => undefined)) !== undefined) {
-      if ((await readdir('/lib/modules').catch(() => ['?'])).length === 0) await rmdir('/lib/modules').catch(() => {});
-      await rm(mark, { force: true });
-    }
-  }
-
-  /** kind mounts /lib/modules into every node; where this host has none, Docker creates it empty. */
-  private async markLibModules(): Promise<void> {
-    if ((await readdir('/lib/modules').catch(() => undefined)) !== undefined) return;
-    await mkdir(join(cacheDir(this.env), 'kind'), { recursive: true });
-    await writeFile(join(cacheDir(this.env), 'kind', LIB_MODULES_MARK), 'Docker creates /lib/modules for kind\n');
   }
 }
