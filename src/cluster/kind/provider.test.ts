@@ -189,6 +189,20 @@ describe('kind provider', () => {
     expect(run.calls.filter((c) => c[1] === 'delete')).toEqual([]);
   });
 
+  test("down() of the last kind cluster removes the kind network, and leaves a system engine's other clusters alone", async () => {
+    const last = scripted({ 'kind get clusters': { stdout: 'credprov-t\n' }, 'docker ps -aq': { stdout: '' } });
+    await kindProvider({ run: last, env: env(), engine: systemEngine }).down('t');
+    expect(last.calls.map((c) => c.join(' '))).toEqual(
+      expect.arrayContaining(['kind delete cluster --name credprov-t', 'docker network rm kind']),
+    );
+    const others = scripted({
+      'kind get clusters': { stdout: 'credprov-t\nkind\n' },
+      'docker ps -aq': { stdout: 'f00\n' },
+    });
+    await kindProvider({ run: others, env: env(), engine: systemEngine }).down('t');
+    expect(others.calls.some((c) => c.join(' ') === 'docker network rm kind')).toBe(false);
+  });
+
   test('cluster names are prefixed and made DNS-safe', () => {
     expect(clusterName('My_Env')).toBe('credprov-my-env');
   });
