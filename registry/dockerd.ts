@@ -29,7 +29,8 @@ export async function findDockerd(env: NodeJS.ProcessEnv = process.env): Promise
   return findExecutable('dockerd', [...(env.PATH ?? '').split(delimiter), '/usr/sbin']);
 }
 
-async function findExecutable(name: string, dirs: string[]): Promise<string | undefined> {
+/** The first `dirs/name` this process may execute. */
+export async function findExecutable(name: string, dirs: string[]): Promise<string | undefined> {
   for (const d of dirs.filter(Boolean)) {
     if (
       await access(join(d, name), constants.X_OK).then(

@@ -6,9 +6,8 @@
 //   set calls for;
 // - the node image: the one the spec names must be present (kind would pull
 //   it otherwise); credprov's own is present or buildable offline (mmdebstrap).
-import { access, constants } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
-import { findDockerd } from '../../../registry/dockerd.ts';
+import { delimiter } from 'node:path';
+import { findDockerd, findExecutable } from '../../../registry/dockerd.ts';
 import type { Availability } from '../provider.ts';
 import { boundingSetHasSysResource, resolveEngine, type Engine } from './engine.ts';
 import { nodeImageFor, publishedImageFor } from './images.ts';
@@ -93,17 +92,7 @@ export async function probeKind(run: Runner, kubeVersion: string, o: ProbeOption
 }
 
 async function onPath(bin: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    if (
-      await access(join(dir, bin), constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
-  }
-  return false;
+  return (await findExecutable(bin, (env.PATH ?? '').split(delimiter))) !== undefined;
 }
 
 export function availabilityOf(p: KindProbe): Availability {

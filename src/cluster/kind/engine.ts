@@ -16,10 +16,10 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pingDocker, DEFAULT_DOCKER_HOST } from '../../../registry/docker-runtime.ts';
-import { dockerdArgs, findDockerd } from '../../../registry/dockerd.ts';
+import { dockerdArgs, findDockerd, findExecutable } from '../../../registry/dockerd.ts';
 import { PrerequisiteError, TimeoutError, tail } from '../../core/errors.ts';
 import { cacheDir } from '../../core/paths.ts';
 import { isOurs, terminate } from '../../core/pids.ts';
@@ -115,7 +115,12 @@ async function startOwnEngine(env: NodeJS.ProcessEnv): Promise<Engine> {
   await mkdir(OWN_ENGINE_RUN_DIR, { recursive: true, mode: 0o700 });
   await writeFile(join(OWN_ENGINE_RUN_DIR, 'daemon.json'), '{}\n');
   if (withWrapper) {
-    await writeFile(wrapperPath(), runcWrapperScript((await findRunc(env)) ?? 'runc'));
+    await writeFile(
+      wrapperPath(),
+      runcWrapperScript(
+        (await findExecutable('runc', [...(env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin'])) ?? 'runc',
+      ),
+    );
     await chmod(wrapperPath(), 0o755);
   }
   const dataRoot = ownEngineDataRoot(env);
@@ -141,21 +146,6 @@ async function startOwnEngine(env: NodeJS.ProcessEnv): Promise<Engine> {
   const text = await readFile(logFile, 'utf8').catch(() => '');
   await stopOwnEngine();
   throw new TimeoutError(`credprov's own dockerd did not answer on ${host} within 60 s`, { detail: tail(text, 20) });
-}
-
-async function findRunc(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  for (const dir of [...(env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin']) {
-    if (!dir) continue;
-    const p = join(dir, 'runc');
-    if (
-      await readFile(p).then(
-        () => true,
-        () => false,
-      )
-    )
-      return p;
-  }
-  return undefined;
 }
 
 /** Stops credprov's own engine (its containers stop with it) and removes its run dir; the data root stays. Idempotent. */
