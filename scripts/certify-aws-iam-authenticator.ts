@@ -2,8 +2,9 @@
 // from the Go module proxy) as a client-go exec credential plugin: `credprov
 // certify exec-plugin` on a kubeconfig whose users exec
 // `aws-iam-authenticator token -i <cluster id>` with keys from a shared
-// credentials profile, in upstream's v1beta1 form and in v1. Its token is
-// presigned locally, so certification needs no AWS and no cluster.
+// credentials profile, in upstream's v1beta1 form and in v1; then the same for
+// awscli's `aws eks get-token --cluster-name <cluster id>` (PyPI, installed into
+// the cache). Both presign locally, so certification needs no AWS and no cluster.
 // With --live it then runs the suite vendor-aws-iam-authenticator: the same
 // plugin through real kubectl against a live kube-apiserver whose token
 // webhook is `aws-iam-authenticator server`, with STS faked on loopback
@@ -17,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { onInterrupt } from '../src/cli/signals.ts';
 import { stderrProgress } from '../src/core/progress.ts';
+import { ensureAwsCli } from '../src/plugin/vendors/aws-cli.ts';
 import {
   CERTIFY_USERS,
   startIamAuthenticatorLab,
@@ -38,7 +40,9 @@ const cleanup = async () => {
 const release = onInterrupt(cleanup);
 const codes: number[] = [];
 try {
-  lab = await startIamAuthenticatorLab({ dir: join(work, 'lab'), progress: stderrProgress() });
+  const progress = stderrProgress();
+  const awsCli = await ensureAwsCli({ progress });
+  lab = await startIamAuthenticatorLab({ dir: join(work, 'lab'), progress, ...(awsCli ? { awsCli } : {}) });
   const kubeconfig = await writeCertifyKubeconfig(lab, join(work, 'kubeconfig'));
   for (const [sub, user] of Object.entries(CERTIFY_USERS)) {
     const argv = [

@@ -28,8 +28,6 @@ const QUERY_WHITELIST = new Set([
 export const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 /** verifySTSHostnameFormat for partition aws: the global endpoint, or sts[-fips].<region>.amazonaws.com / .api.aws (dual stack); no port. */
 const AWS_PARTITION_STS_HOST = /^(?:sts\.amazonaws\.com|sts(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com|api\.aws))$/;
-/** pkg/token GetWithSTS: the ExecCredential expires 1 min before the presigned URL's 15 minutes run out. */
-export const PLUGIN_EXPIRY_AFTER_SIGNING_MS = STS_PRESIGN_WINDOW_MS - 60_000;
 /** The group kube-apiserver adds to every authenticated user (AuthenticatedGroupAdder). */
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 

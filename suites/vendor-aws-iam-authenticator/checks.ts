@@ -3,6 +3,7 @@
 // kube-apiserver's token webhook (`server`), against fake STS on loopback.
 import type { Check } from '../../src/report/model.ts';
 import { IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
+import { AWS_CLI_SOURCE, AWS_CLI_VERSION } from '../../src/plugin/vendors/aws-cli.ts';
 
 const V = `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION}`;
 const VERIFY = `${V} pkg/token/token.go Verify`;
@@ -110,6 +111,60 @@ export const NO_CREDENTIALS: Check = {
   source: `KEP-541: a plugin that cannot get a credential exits non-zero and explains on stderr; ${V} pkg/token/token.go GetWithOptions: "could not get token", WithEC2IMDSClientEnableState(ClientEnabled)`,
 };
 
+export const TOKEN_BYTES: Check = {
+  id: 'IAM-TOKEN-IS-THE-PRESIGNED-URL',
+  title:
+    "The plugin's token is byte for byte credprov's SigV4 presign of GetCallerIdentity with the same key, region, cluster id and X-Amz-Date",
+  level: 'SHOULD',
+  source: `${V} pkg/token/token.go GetWithSTS (PresignGetCallerIdentity, X-Amz-Expires 60, x-k8s-aws-id signed); AWS SigV4 query signing`,
+};
+
+/** The Go plugin's checks, one per requirement. */
+export const GO_TOKEN_CHECKS = {
+  mapped: MAPPED,
+  whoami: WHOAMI,
+  execV1: EXEC_V1,
+  expiry: EXPIRY,
+  unknownKey: UNKNOWN_KEY,
+  wrongSecret: WRONG_SECRET,
+  unmapped: UNMAPPED,
+  otherCluster: OTHER_CLUSTER,
+  stsWindow: STS_CLOCK,
+  noCredentials: NO_CREDENTIALS,
+  tokenBytes: TOKEN_BYTES,
+} as const satisfies Record<string, Check>;
+export type TokenCommandCheck = keyof typeof GO_TOKEN_CHECKS;
+
+/**
+ * The same requirement with `aws eks get-token` (awscli, Python) making the token in the
+ * Go plugin's place: same lab, same server, same prediction, so a difference between the
+ * two presigners shows as one check failing and not the other.
+ */
+function viaAwsCli(c: Check): Check {
+  return {
+    ...c,
+    id: c.id.replace(/^IAM-/, 'IAM-AWSCLI-'),
+    title: `\`aws eks get-token\` (awscli ${AWS_CLI_VERSION}) in place of the Go plugin: ${c.title}`,
+    source: `${c.source}; ${AWS_CLI_SOURCE}`,
+  };
+}
+
+export const AWS_CLI_TOKEN_CHECKS = Object.fromEntries(
+  Object.entries(GO_TOKEN_CHECKS).map(([k, c]) => [k, viaAwsCli(c)]),
+) as Record<TokenCommandCheck, Check>;
+// Where the Go title names the Go command or its IMDS quirk, awscli's says its own.
+AWS_CLI_TOKEN_CHECKS.mapped = {
+  ...AWS_CLI_TOKEN_CHECKS.mapped,
+  title:
+    "kubectl with a user that execs `aws eks get-token --cluster-name <cluster id>` (AWS's `aws eks update-kubeconfig` form) and a mapped IAM user's keys gets 200",
+};
+AWS_CLI_TOKEN_CHECKS.noCredentials = {
+  ...AWS_CLI_TOKEN_CHECKS.noCredentials,
+  title:
+    '`aws eks get-token` without AWS credentials exits non-zero and says why on stderr, kubectl sends no request, and IMDS is not asked (AWS_EC2_METADATA_DISABLED is honoured)',
+  source: `KEP-541: a plugin that cannot get a credential exits non-zero and explains on stderr; ${AWS_CLI_SOURCE}; awscli/botocore/credentials.py InstanceMetadataProvider (botocore is vendored inside awscli 1.46)`,
+};
+
 export const VENDOR_IAM_CHECKS: Check[] = [
   MAPPED,
   WHOAMI,
@@ -124,4 +179,6 @@ export const VENDOR_IAM_CHECKS: Check[] = [
   CRAFTED_CONTROL,
   STS_CLOCK,
   NO_CREDENTIALS,
+  TOKEN_BYTES,
+  ...Object.values(AWS_CLI_TOKEN_CHECKS),
 ];

@@ -23,12 +23,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheDir } from '../../src/core/paths.ts';
 import { IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
+import { AWS_CLI_VERSION, ensureAwsCli } from '../../src/plugin/vendors/aws-cli.ts';
 import { startIamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
-import { notRun, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
+import { CredprovError } from '../../src/core/errors.ts';
+import { notRun, runCases, type Case, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { VENDOR_IAM_CHECKS } from './checks.ts';
-import { execV1Case, expiryCase, noCredentialsCase, whoamiCase } from './client-cases.ts';
-import { TOKEN_CASES } from './plan.ts';
-import { openSession } from './session.ts';
+import { execV1Case, expiryCase, noCredentialsCase, tokenBytesCase, whoamiCase } from './client-cases.ts';
+import { CRAFTED_CASES, TOKEN_COMMAND_PLANS, type TokenCommandPlan } from './plan.ts';
+import { openSession, type Session } from './session.ts';
 import { stsWindowCase, tokenCase } from './token-cases.ts';
 
 export const vendorAwsIamAuthenticatorSuite: Suite = {
@@ -36,17 +38,21 @@ export const vendorAwsIamAuthenticatorSuite: Suite = {
   summary:
     "the real aws-iam-authenticator (kubernetes-sigs, unmodified) as kubectl's exec plugin and as kube-apiserver's token webhook, " +
     'against fake STS on loopback: mapped user 200 and whoami, v1 and v1beta1, expiry, and the 401s ' +
-    '(unknown key, wrong secret, unmapped, other cluster id, unsigned cluster id, expired, STS window)',
+    '(unknown key, wrong secret, unmapped, other cluster id, unsigned cluster id, expired, STS window); ' +
+    "then the same with awscli's `aws eks get-token` (Python) making the tokens",
   checks: VENDOR_IAM_CHECKS,
   needsBuild:
     `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} from the Go module proxy ` +
-    '(sigs.k8s.io/aws-iam-authenticator; built into <cache>/plugins on first use)',
+    `(sigs.k8s.io/aws-iam-authenticator) and awscli ${AWS_CLI_VERSION} from PyPI, into <cache>/plugins on first use`,
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     // The lab holds credentials files and live tokens: a temp dir, not the (kept) artifacts dir.
     const dir = await mkdtemp(join(tmpdir(), 'credprov-iam-'));
     ctx.defer(() => rm(dir, { recursive: true, force: true }));
+    const awsCli = await ensureAwsCli({ cacheDir: cacheDir(ctx.processEnv), progress: ctx.progress, log: ctx.log });
+    if (!awsCli) throw new CredprovError(`awscli ${AWS_CLI_VERSION} was neither cached nor installed`);
     // The lab builds the plugin on first use (minutes with cold Go caches).
     const lab = await startIamAuthenticatorLab({
+      awsCli,
       dir,
       cacheDir: cacheDir(ctx.processEnv),
       progress: ctx.progress,
@@ -71,24 +77,33 @@ export const vendorAwsIamAuthenticatorSuite: Suite = {
           return VENDOR_IAM_CHECKS.map((c) => notRun(c, why, run.ci));
         }
         const s = await openSession(run, lab, dir);
-        const t = TOKEN_CASES;
         const cases = [
-          tokenCase(s, t.mapped),
-          whoamiCase(s),
-          execV1Case(s),
-          expiryCase(s),
-          tokenCase(s, t.unknownKey),
-          tokenCase(s, t.wrongSecret),
-          tokenCase(s, t.unmapped),
-          tokenCase(s, t.otherCluster),
-          tokenCase(s, t.craftedControl),
-          tokenCase(s, t.unsignedId),
-          tokenCase(s, t.expired),
-          stsWindowCase(s),
-          noCredentialsCase(s),
+          ...commandCases(s, TOKEN_COMMAND_PLANS['aws-iam-authenticator']),
+          tokenCase(s, CRAFTED_CASES.craftedControl),
+          tokenCase(s, CRAFTED_CASES.unsignedId),
+          tokenCase(s, CRAFTED_CASES.expired),
+          ...commandCases(s, TOKEN_COMMAND_PLANS['aws-eks-get-token']),
         ];
         return runCases(run, cases, { concurrency: 1 });
       },
     };
   },
 };
+
+/** Every case a token command's tokens decide, in the order that keeps each case's window its own. */
+function commandCases(s: Session, c: TokenCommandPlan): Case[] {
+  const t = c.tokenCases;
+  return [
+    tokenCase(s, t.mapped),
+    whoamiCase(s, c),
+    execV1Case(s, c),
+    expiryCase(s, c),
+    tokenBytesCase(s, c),
+    tokenCase(s, t.unknownKey),
+    tokenCase(s, t.wrongSecret),
+    tokenCase(s, t.unmapped),
+    tokenCase(s, t.otherCluster),
+    stsWindowCase(s, t.stsWindow),
+    noCredentialsCase(s, c),
+  ];
+}

@@ -1,18 +1,16 @@
 // The vendor-aws-iam-authenticator suite's plan: the kubeconfig users kubectl
 // runs as (a profile the plugin signs with, or a token credprov presigns), the
 // token cases, and the times involved. Data only: no I/O.
+import type { TokenCommand } from '../../src/model/eks-token-commands.ts';
 import type { IamProfile } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { Check } from '../../src/report/model.ts';
 import {
+  AWS_CLI_TOKEN_CHECKS,
   CRAFTED_CONTROL,
   EXPIRED,
-  MAPPED,
-  OTHER_CLUSTER,
-  STS_CLOCK,
-  UNKNOWN_KEY,
-  UNMAPPED,
+  GO_TOKEN_CHECKS,
   UNSIGNED_ID,
-  WRONG_SECRET,
+  type TokenCommandCheck,
 } from './checks.ts';
 
 /** A request every mapped user may make once RBAC gives its group the view role. */
@@ -31,8 +29,9 @@ export const CRAFTED = {
 } as const;
 export type CraftedToken = keyof typeof CRAFTED;
 
-/** What a kubeconfig user carries: an exec of the plugin under a profile, or a crafted token. */
-export type UserPlan = { profile: IamProfile; apiVersion?: 'v1'; otherCluster?: true } | { crafted: CraftedToken };
+/** What a kubeconfig user carries: an exec of a token command (default the Go plugin) under a profile, or a crafted token. */
+export type UserPlan =
+  { profile: IamProfile; apiVersion?: 'v1'; otherCluster?: true; via?: TokenCommand } | { crafted: CraftedToken };
 
 export const USERS = {
   mapped: { profile: 'mapped' },
@@ -45,6 +44,13 @@ export const USERS = {
   'crafted-control': { crafted: 'control' },
   'crafted-expired': { crafted: 'expired' },
   'crafted-unsigned-id': { crafted: 'unsignedId' },
+  'awscli-mapped': { profile: 'mapped', via: 'aws-eks-get-token' },
+  'awscli-mapped-v1': { profile: 'mapped', apiVersion: 'v1', via: 'aws-eks-get-token' },
+  'awscli-unmapped': { profile: 'unmapped', via: 'aws-eks-get-token' },
+  'awscli-unknown-key': { profile: 'unknown-key', via: 'aws-eks-get-token' },
+  'awscli-wrong-secret': { profile: 'wrong-secret', via: 'aws-eks-get-token' },
+  'awscli-no-credentials': { profile: 'no-credentials', via: 'aws-eks-get-token' },
+  'awscli-other-cluster': { profile: 'mapped', otherCluster: true, via: 'aws-eks-get-token' },
 } as const satisfies Record<string, UserPlan>;
 export type UserName = keyof typeof USERS;
 
@@ -59,14 +65,47 @@ export interface TokenCasePlan {
   stsSkewMs?: number;
 }
 
-export const TOKEN_CASES = {
-  mapped: { check: MAPPED, user: 'mapped' },
-  unknownKey: { check: UNKNOWN_KEY, user: 'unknown-key' },
-  wrongSecret: { check: WRONG_SECRET, user: 'wrong-secret' },
-  unmapped: { check: UNMAPPED, user: 'unmapped' },
-  otherCluster: { check: OTHER_CLUSTER, user: 'other-cluster' },
+/** The token cases of crafted tokens: no token command runs. */
+export const CRAFTED_CASES = {
   craftedControl: { check: CRAFTED_CONTROL, user: 'crafted-control' },
   unsignedId: { check: UNSIGNED_ID, user: 'crafted-unsigned-id' },
   expired: { check: EXPIRED, user: 'crafted-expired' },
-  stsWindow: { check: STS_CLOCK, user: 'mapped', stsSkewMs: STS_SKEW_MS },
 } as const satisfies Record<string, TokenCasePlan>;
+
+/** Everything a token command's cases need: which users exec it, and its checks. */
+export interface TokenCommandPlan {
+  via: TokenCommand;
+  checks: Record<TokenCommandCheck, Check>;
+  users: { mapped: UserName; mappedV1: UserName; noCredentials: UserName };
+  tokenCases: {
+    mapped: TokenCasePlan;
+    unknownKey: TokenCasePlan;
+    wrongSecret: TokenCasePlan;
+    unmapped: TokenCasePlan;
+    otherCluster: TokenCasePlan;
+    stsWindow: TokenCasePlan & { stsSkewMs: number };
+  };
+}
+
+function commandPlan(via: TokenCommand, checks: Record<TokenCommandCheck, Check>, prefix: '' | 'awscli-') {
+  const user = (name: string) => `${prefix}${name}` as UserName;
+  return {
+    via,
+    checks,
+    users: { mapped: user('mapped'), mappedV1: user('mapped-v1'), noCredentials: user('no-credentials') },
+    tokenCases: {
+      mapped: { check: checks.mapped, user: user('mapped') },
+      unknownKey: { check: checks.unknownKey, user: user('unknown-key') },
+      wrongSecret: { check: checks.wrongSecret, user: user('wrong-secret') },
+      unmapped: { check: checks.unmapped, user: user('unmapped') },
+      otherCluster: { check: checks.otherCluster, user: user('other-cluster') },
+      stsWindow: { check: checks.stsWindow, user: user('mapped'), stsSkewMs: STS_SKEW_MS },
+    },
+  } satisfies TokenCommandPlan;
+}
+
+/** The Go plugin's cases, then the same with awscli's `aws eks get-token` making every token. */
+export const TOKEN_COMMAND_PLANS: Record<TokenCommand, TokenCommandPlan> = {
+  'aws-iam-authenticator': commandPlan('aws-iam-authenticator', GO_TOKEN_CHECKS, ''),
+  'aws-eks-get-token': commandPlan('aws-eks-get-token', AWS_CLI_TOKEN_CHECKS, 'awscli-'),
+};

@@ -7,7 +7,7 @@ import type { AwsKeys, IamProfile } from '../../src/plugin/vendors/iam-authentic
 import { presignGet } from '../../src/plugin/vendors/sigv4.ts';
 import type { RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import { kubectlOutcome, observedVerdict, userInfoOf, type Attempt } from './observe.ts';
-import { STS_SKEW_MS, TOKEN_CASES, USERS } from './plan.ts';
+import { CRAFTED_CASES, STS_SKEW_MS, TOKEN_COMMAND_PLANS, USERS, type TokenCasePlan } from './plan.ts';
 import {
   agreeVerdict,
   craftedTokens,
@@ -15,6 +15,8 @@ import {
   expiryAgrees,
   predictExecV1,
   predictExpiry,
+  predictNoCredentials,
+  predictTokenBytes,
   predictVerdict,
   predictWhoami,
   type Presigner,
@@ -62,11 +64,17 @@ const presigner: Presigner = {
 };
 const crafted = craftedTokens(presigner, keys.mapped, NOW - 5_000);
 
-describe('token cases', () => {
-  const verdictOf = (name: keyof typeof TOKEN_CASES) => {
-    const plan = TOKEN_CASES[name];
-    const stsSkewMs = 'stsSkewMs' in plan ? plan.stsSkewMs : 0;
-    return predictVerdict(expectedToken(presigner, USERS[plan.user], NOW, crafted), setup, NOW, stsSkewMs).value;
+const GO = TOKEN_COMMAND_PLANS['aws-iam-authenticator'];
+const AWSCLI = TOKEN_COMMAND_PLANS['aws-eks-get-token'];
+const casesOf = (c: typeof GO): Record<string, TokenCasePlan> => ({ ...c.tokenCases, ...CRAFTED_CASES });
+
+describe.each([
+  ['aws-iam-authenticator', GO],
+  ['aws eks get-token', AWSCLI],
+])('token cases, tokens made by %s', (_, command) => {
+  const verdictOf = (name: string) => {
+    const plan = casesOf(command)[name]!;
+    return predictVerdict(expectedToken(presigner, USERS[plan.user], NOW, crafted), setup, NOW, plan.stsSkewMs).value;
   };
   const mappedUser = {
     status: 200,
@@ -91,7 +99,7 @@ describe('token cases', () => {
     ],
     ['expired', { status: 401, refusedBy: 'authenticator', reason: 'X-Amz-Date parameter is expired' }],
     ['stsWindow', { status: 401, refusedBy: 'sts', reason: 'Signature expired' }],
-  ] as const)('%s: %j', (name, verdict) => {
+  ])('%s: %j', (name, verdict) => {
     expect(verdictOf(name)).toEqual(verdict);
   });
 
@@ -127,22 +135,63 @@ describe('token cases', () => {
 });
 
 describe('client cases', () => {
-  test("whoami: the mapping's user with system:authenticated; v1: answered in v1 with 200", () => {
-    const token = expectedToken(presigner, USERS.mapped, NOW, crafted);
-    expect(predictWhoami(token, setup, NOW).value).toEqual({
-      username: 'credprov-dev',
-      groups: ['credprov:iam-viewers', 'system:authenticated'],
+  test.each([GO, AWSCLI])(
+    "$via whoami: the mapping's user with system:authenticated; v1: answered in v1 with 200",
+    (c) => {
+      const token = expectedToken(presigner, USERS[c.users.mapped], NOW, crafted);
+      expect(predictWhoami(token, setup, NOW).value).toEqual({
+        username: 'credprov-dev',
+        groups: ['credprov:iam-viewers', 'system:authenticated'],
+      });
+      const v1 = 'client.authentication.k8s.io/v1';
+      const v1Token = expectedToken(presigner, USERS[c.users.mappedV1], NOW, crafted);
+      expect(predictExecV1(c.via, v1, v1Token, setup, NOW).value).toEqual({ answered: v1, status: 200 });
+    },
+  );
+
+  test('expiry: 14 minutes after signing, or one second more, for both commands', () => {
+    expect(predictExpiry('aws-iam-authenticator').value).toBe(840);
+    expect(predictExpiry('aws-eks-get-token').value).toBe(840);
+    expect([839, 840, 841, 842].map((s) => expiryAgrees(840, s))).toEqual([false, true, true, false]);
+  });
+
+  test('no credentials: the Go plugin forces IMDS on and exits 1; awscli honours AWS_EC2_METADATA_DISABLED and exits 255', () => {
+    expect(predictNoCredentials('aws-iam-authenticator', 'http://127.0.0.1:1').value).toEqual({
+      pluginExitCode: 1,
+      stderrSays: 'could not get token',
+      apiServerReached: false,
+      imdsAskedOnLoopback: true,
     });
-    const v1 = 'client.authentication.k8s.io/v1';
-    expect(predictExecV1(v1, expectedToken(presigner, USERS['mapped-v1'], NOW, crafted), setup, NOW).value).toEqual({
-      answered: v1,
-      status: 200,
+    expect(predictNoCredentials('aws-eks-get-token', 'http://127.0.0.1:1').value).toEqual({
+      pluginExitCode: 255,
+      stderrSays: 'Unable to locate credentials',
+      apiServerReached: false,
+      imdsAskedOnLoopback: false,
     });
   });
 
-  test('expiry: 14 minutes after signing, or one second more', () => {
-    expect(predictExpiry().value).toBe(840);
-    expect([839, 840, 841, 842].map((s) => expiryAgrees(840, s))).toEqual([false, true, true, false]);
+  test('token bytes: the presigned URL at the given second, in canonical query order, fingerprinted', () => {
+    const p = predictTokenBytes(presigner, USERS.mapped, NOW).value;
+    expect(p).toMatchObject({
+      url: 'https://sts.us-west-2.amazonaws.com/',
+      amzDate: '20261125T120000Z',
+      expiresSeconds: 60,
+      signedHeaders: ['host', 'x-k8s-aws-id'],
+      queryOrder: [
+        'Action',
+        'Version',
+        'X-Amz-Algorithm',
+        'X-Amz-Credential',
+        'X-Amz-Date',
+        'X-Amz-Expires',
+        'X-Amz-SignedHeaders',
+        'X-Amz-Signature',
+      ],
+    });
+    expect(p.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    // One second later is another token; the same second is the same one.
+    expect(predictTokenBytes(presigner, USERS.mapped, NOW + 1000).value.fingerprint).not.toBe(p.fingerprint);
+    expect(predictTokenBytes(presigner, USERS['awscli-mapped'], NOW).value).toEqual(p);
   });
 });
 

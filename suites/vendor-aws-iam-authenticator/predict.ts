@@ -7,19 +7,23 @@
 // prediction is made for the token the plugin will print: credprov's presigner
 // with that profile's keys and cluster id, now (it reproduces the plugin's
 // tokens byte for byte: sigv4.test.ts).
+import { createHash } from 'node:crypto';
 import {
-  PLUGIN_EXPIRY_AFTER_SIGNING_MS,
+  describeToken,
   predictTokenReview,
+  TOKEN_PREFIX,
   type AuthenticatorSetup,
+  type TokenDescription,
   type TokenReviewVerdict,
 } from '../../src/model/aws-iam-authenticator.ts';
-import { IAM_AUTHENTICATOR_SOURCE } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
+import { TOKEN_COMMAND_MODELS, type TokenCommand } from '../../src/model/eks-token-commands.ts';
 import type { AwsKeys, IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { Prediction } from '../../src/run/prediction.ts';
 import { CRAFTED, otherClusterId, type CraftedToken, type UserPlan } from './plan.ts';
 
 export const MODEL = 'authenticator + STS model (src/model/aws-iam-authenticator.ts)';
-export const PLUGIN_MODEL = `${IAM_AUTHENTICATOR_SOURCE} (GetWithSTS, FormatJSON)`;
+/** The token command's model (src/model/eks-token-commands.ts) and where its facts are in its source. */
+export const commandModel = (via: TokenCommand): string => `token command model: ${TOKEN_COMMAND_MODELS[via].source}`;
 
 /** What presigns tokens as the plugin does (the lab; a test's own presigner). */
 export type Presigner = Pick<IamAuthenticatorLab, 'presignToken' | 'keysOf' | 'clusterId'>;
@@ -35,18 +39,25 @@ export function craftedTokens(presigner: Presigner, mapped: AwsKeys, startMs: nu
   return { control: sign(CRAFTED.control), expired: sign(CRAFTED.expired), unsignedId: sign(CRAFTED.unsignedId) };
 }
 
-/** The token `user` sends at `nowMs`: its crafted token, or what the plugin will print for its profile and cluster id. */
+/** A user whose token a command makes (not a crafted one). */
+export type ExecUserPlan = Exclude<UserPlan, { crafted: CraftedToken }>;
+
+/** What the command will print for `user`'s profile and cluster id when it signs at `signedAtMs`. */
+export function commandToken(presigner: Presigner, user: ExecUserPlan, signedAtMs: number): string {
+  const keys = presigner.keysOf(user.profile);
+  if (!keys) throw new Error(`profile ${user.profile} holds no keys to predict a token from`);
+  const clusterId = 'otherCluster' in user ? { clusterId: otherClusterId(presigner.clusterId) } : {};
+  return presigner.presignToken({ user: keys, signedAtMs, ...clusterId });
+}
+
+/** The token `user` sends at `nowMs`: its crafted token, or what the command will print. */
 export function expectedToken(
   presigner: Presigner,
   user: UserPlan,
   nowMs: number,
   crafted: Record<CraftedToken, string>,
 ): string {
-  if ('crafted' in user) return crafted[user.crafted];
-  const keys = presigner.keysOf(user.profile);
-  if (!keys) throw new Error(`profile ${user.profile} holds no keys to predict a token from`);
-  const clusterId = 'otherCluster' in user ? { clusterId: otherClusterId(presigner.clusterId) } : {};
-  return presigner.presignToken({ user: keys, signedAtMs: nowMs, ...clusterId });
+  return 'crafted' in user ? crafted[user.crafted] : commandToken(presigner, user, nowMs);
 }
 
 /** kube-apiserver's answer for `token`, the authenticator's clock at `nowMs` and STS's `stsSkewMs` ahead. */
@@ -90,6 +101,7 @@ export const sameIdentity = (p: Identity, o: Identity): boolean =>
 
 /** A v1 user: client-go sends KUBERNETES_EXEC_INFO as the kubeconfig's version, the plugin answers in it. */
 export function predictExecV1(
+  via: TokenCommand,
   configured: string,
   token: string,
   setup: AuthenticatorSetup,
@@ -98,41 +110,75 @@ export function predictExecV1(
   const p = predictTokenReview(token, setup, nowMs);
   return {
     value: { answered: configured, status: p.verdict.status },
-    model: `${PLUGIN_MODEL} + ${MODEL}`,
-    because: `client-go sends KUBERNETES_EXEC_INFO as ${configured} and FormatJSON answers in its apiVersion; ${p.because}`,
+    model: `${commandModel(via)} + ${MODEL}`,
+    because: `client-go sends KUBERNETES_EXEC_INFO as ${configured} and ${TOKEN_COMMAND_MODELS[via].shown} answers in its apiVersion; ${p.because}`,
   };
 }
 
-/** What the plugin's own failure says (GetWithOptions). */
-export const NO_CREDENTIALS_SAYS = 'could not get token';
-
 export interface NoCredentialsOutcome {
-  pluginFailed: boolean;
+  /** null: it did not run. */
+  pluginExitCode: number | null;
   stderrSays: string;
   apiServerReached: boolean;
   imdsAskedOnLoopback: boolean;
 }
 
-export function predictNoCredentials(imdsEndpoint: string): Prediction<NoCredentialsOutcome> {
+/** A profile without keys: the command's own failure, as kubectl meets it. */
+export function predictNoCredentials(via: TokenCommand, imdsEndpoint: string): Prediction<NoCredentialsOutcome> {
+  const m = TOKEN_COMMAND_MODELS[via].noCredentials;
   return {
-    value: { pluginFailed: true, stderrSays: NO_CREDENTIALS_SAYS, apiServerReached: false, imdsAskedOnLoopback: true },
-    model: PLUGIN_MODEL,
+    value: { pluginExitCode: m.exitCode, stderrSays: m.says, apiServerReached: false, imdsAskedOnLoopback: m.asksImds },
+    model: commandModel(via),
     because:
-      "no key in the profile or env, so the SDK's chain ends at IMDS, which the token command forces on " +
-      `(its endpoint is the lab's catch-all, ${imdsEndpoint}); GetWithOptions prints "${NO_CREDENTIALS_SAYS}: …" and exits 1; ` +
-      'client-go sends no request without a credential',
+      `no key in the profile or env: ${m.because}` +
+      (m.asksImds ? ` (IMDS is the lab's catch-all, ${imdsEndpoint})` : '') +
+      '; client-go sends no request without a credential',
   };
 }
 
 /** expirationTimestamp against X-Amz-Date, in seconds: 14 min after signing, inside STS's 15. */
-export function predictExpiry(): Prediction<number> {
-  const predicted = PLUGIN_EXPIRY_AFTER_SIGNING_MS / 1000;
+export function predictExpiry(via: TokenCommand): Prediction<number> {
+  const predicted = TOKEN_COMMAND_MODELS[via].expiryAfterSigningMs / 1000;
   return {
     value: predicted,
-    model: PLUGIN_MODEL,
-    because: `tokenExpiration = now + 15m - 1m for a URL presigned at now (whole seconds on both sides, so ${predicted}s or one more)`,
+    model: commandModel(via),
+    because: `expirationTimestamp = ${predicted}s after a URL presigned at the same moment (whole seconds on both sides, so ${predicted}s or one more)`,
   };
 }
 
 /** The two "now"s are read microseconds apart; truncation to seconds can part them by one. */
 export const expiryAgrees = (p: number, o: number): boolean => o === p || o === p + 1;
+
+/** A token as the report may show it: what it says, its query's order, and a fingerprint of its bytes. */
+export type TokenShape = (TokenDescription | { malformed: string }) & { queryOrder: string[]; fingerprint: string };
+
+export function tokenShape(token: string): TokenShape {
+  let queryOrder: string[] = [];
+  try {
+    const url = new URL(Buffer.from(token.slice(TOKEN_PREFIX.length), 'base64url').toString('utf8'));
+    queryOrder = [...url.searchParams.keys()];
+  } catch {
+    // describeToken says why.
+  }
+  // 64 bits of SHA-256: tells two tokens apart, reveals nothing of either.
+  const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 16);
+  return { ...describeToken(token), queryOrder, fingerprint };
+}
+
+/**
+ * The token the command printed, predicted: credprov's presigner with the profile's keys, the
+ * cluster id and the X-Amz-Date the command used (the only input credprov cannot know before).
+ */
+export function predictTokenBytes(
+  presigner: Presigner,
+  user: ExecUserPlan,
+  signedAtMs: number,
+): Prediction<TokenShape> {
+  return {
+    value: tokenShape(commandToken(presigner, user, signedAtMs)),
+    model: 'credprov SigV4 presigner (src/api/aws/sigv4.ts; AWS test vectors in sigv4.test.ts)',
+    because:
+      'GetCallerIdentity GET on the regional STS host, Action and Version, X-Amz-Expires 60, host and x-k8s-aws-id signed, ' +
+      'parameters in the canonical (sorted) order',
+  };
+}

@@ -24,7 +24,9 @@ import {
   USERS,
   type CraftedToken,
   type UserName,
+  type UserPlan,
 } from './plan.ts';
+import type { TokenCommand } from '../../src/model/eks-token-commands.ts';
 import { craftedTokens } from './predict.ts';
 
 export interface Session {
@@ -90,6 +92,7 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
         ? { token: crafted[plan.crafted] }
         : {
             exec: lab.execFor(plan.profile, {
+              ...('via' in plan ? { via: plan.via } : {}),
               ...('apiVersion' in plan ? { apiVersion: plan.apiVersion } : {}),
               ...('otherCluster' in plan ? { clusterId: otherClusterId(lab.clusterId) } : {}),
             }),
@@ -111,7 +114,8 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
     lab,
     crafted,
     async attempt(user, args) {
-      const runsBefore = (await readExecRuns(lab.runsDir)).length;
+      const runsDir = lab.runsDirOf(viaOf(user));
+      const runsBefore = (await readExecRuns(runsDir)).length;
       const stsBefore = lab.fake.requests().length;
       const logBefore = await stat(lab.serverLog).then(
         (s) => s.size,
@@ -124,7 +128,7 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
         extendEnv: false,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, KUBERC: 'off' },
       });
-      const runs = (await readExecRuns(lab.runsDir)).slice(runsBefore);
+      const runs = (await readExecRuns(runsDir)).slice(runsBefore);
       for (const recorded of runs) run.redactor.add(tokenOf(recorded));
       return {
         exitCode: r.exitCode ?? -1,
@@ -138,9 +142,15 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
   };
 }
 
+/** Which command makes `user`'s token (crafted users run none; their runs dir stays empty). */
+export function viaOf(user: UserName): TokenCommand {
+  const plan: UserPlan = USERS[user];
+  return 'via' in plan && plan.via ? plan.via : 'aws-iam-authenticator';
+}
+
 export function attemptEvidence(
   lab: IamAuthenticatorLab,
-  user: string,
+  user: UserName,
   token: string,
   a: Attempt,
   whoami?: Attempt,
@@ -173,7 +183,7 @@ export function attemptEvidence(
     },
     {
       kind: 'invocation',
-      label: `plugin runs (recording wrapper in front of ${lab.plugin.path})`,
+      label: `plugin runs (recording wrapper in front of ${viaOf(user) === 'aws-eks-get-token' ? lab.awsCli?.install.path : lab.plugin.path})`,
       data: all.flatMap((x) => x.runs).map(runEvidence),
     },
     { kind: 'data', label: 'fake STS requests', data: sts },

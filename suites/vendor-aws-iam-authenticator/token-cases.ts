@@ -5,7 +5,7 @@ import { describeToken, showVerdict } from '../../src/model/aws-iam-authenticato
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { observedVerdict, tokenOf } from './observe.ts';
-import { PROBE_PATH, TOKEN_CASES, USERS, type TokenCasePlan } from './plan.ts';
+import { PROBE_PATH, USERS, type TokenCasePlan } from './plan.ts';
 import { agreeVerdict, expectedToken, predictVerdict } from './predict.ts';
 import { attemptEvidence, type Session } from './session.ts';
 
@@ -41,19 +41,19 @@ export function tokenCase(s: Session, plan: TokenCasePlan): Case {
 }
 
 /**
- * IAM-STS-WINDOW-401: a fresh token while STS's clock runs ahead. A presigned token is the same string for the
+ * IAM-STS-WINDOW-401 (and its awscli twin): a fresh token while STS's clock runs ahead. A presigned token is the same string for the
  * same key, cluster id and second, and kube-apiserver answers a token it accepted in the last 10 s from its
  * success cache, unreviewed: on a warm environment the plugin's token here could equal the crafted control token
  * (signed at the suite's start) and get 200 from the cache. A new second makes it a token the API server has
  * never seen, so STS is asked.
  */
-export function stsWindowCase(s: Session): Case {
-  const inner = tokenCase(s, TOKEN_CASES.stsWindow);
+export function stsWindowCase(s: Session, plan: TokenCasePlan & { stsSkewMs: number }): Case {
+  const inner = tokenCase(s, plan);
   return {
     ...inner,
     async run(ctx) {
       await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1000 + PAST_SECOND_MS);
-      s.lab.setStsClockSkew(TOKEN_CASES.stsWindow.stsSkewMs);
+      s.lab.setStsClockSkew(plan.stsSkewMs);
       ctx.defer(() => s.lab.setStsClockSkew(0));
       return inner.run(ctx);
     },

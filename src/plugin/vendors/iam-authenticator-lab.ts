@@ -34,10 +34,12 @@ import { pidExists } from '../../core/pids.ts';
 import { spawnTied } from '../../core/tied-child.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { TOKEN_PREFIX, type AuthenticatorSetup, type IdentityMapping } from '../../model/aws-iam-authenticator.ts';
+import type { TokenCommand } from '../../model/eks-token-commands.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
 import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
+import type { AwsCliInstall } from './aws-cli.ts';
 import { presignGet } from '../../api/aws/sigv4.ts';
 
 /** The profiles of the lab's shared AWS files; `no-credentials` has a region and no keys. */
@@ -67,6 +69,8 @@ export interface IamAuthenticatorLabOptions {
   progress?: Progress;
   log?: Logger;
   hostsFile?: HostsFile;
+  /** awscli, for users whose token `aws eks get-token` makes (execFor's `via`). */
+  awsCli?: AwsCliInstall;
 }
 
 export interface IamAuthenticatorLab {
@@ -75,6 +79,10 @@ export interface IamAuthenticatorLab {
   command: string;
   /** Where the wrapper records each run (readExecRuns). */
   runsDir: string;
+  /** `aws eks get-token` behind a recording wrapper of its own, when the lab was given awscli. */
+  awsCli?: { install: AwsCliInstall; command: string; runsDir: string };
+  /** Where the runs of `via`'s wrapper are recorded. */
+  runsDirOf(via: TokenCommand): string;
   fake: FakeAws;
   /** Where the plugin's (forced-on) IMDS client is sent: the fake's recording catch-all. */
   imdsEndpoint: string;
@@ -99,7 +107,7 @@ export interface IamAuthenticatorLab {
    */
   execFor(
     profile: IamProfile,
-    o?: { apiVersion?: 'v1' | 'v1beta1'; clusterId?: string; direct?: boolean },
+    o?: { apiVersion?: 'v1' | 'v1beta1'; clusterId?: string; direct?: boolean; via?: TokenCommand },
   ): Record<string, unknown>;
   /** A kubeconfig for `server` with one user per entry (name → exec stanza or static token); mode 0600. */
   writeKubeconfig(
@@ -210,6 +218,16 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
       logDir: runsDir,
     });
 
+    const awsCli = o.awsCli && {
+      install: o.awsCli,
+      runsDir: join(o.dir, 'runs-aws-cli'),
+      command: await installExecRecordingWrapper({
+        path: join(o.dir, 'aws-eks-get-token'),
+        target: o.awsCli.path,
+        logDir: join(o.dir, 'runs-aws-cli'),
+      }),
+    };
+
     // The authenticator server: static mapping (MountedFile), state and kubeconfig in the lab dir.
     const port = await freePort('127.0.0.1');
     const stateDir = join(o.dir, 'server-state');
@@ -288,6 +306,16 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
         AWS_ENDPOINT_URL_STS: '',
         DEFAULT_ROLE: '',
       }).map(([name, value]) => ({ name, value }));
+    // botocore reads an empty variable as set (aws-cli.ts): awscli gets only what it needs; the kubectl
+    // that execs it runs in a clean environment, so nothing of the caller's reaches it either.
+    const awsCliEnv = (profile: IamProfile): ExecEnvVar[] =>
+      Object.entries({
+        AWS_PROFILE: profile,
+        AWS_SHARED_CREDENTIALS_FILE: credentialsFile,
+        AWS_CONFIG_FILE: configFile,
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoints.other,
+      }).map(([name, value]) => ({ name, value }));
 
     const stopped = { done: false };
     return {
@@ -295,6 +323,12 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
       plugin,
       command,
       runsDir,
+      ...(awsCli ? { awsCli } : {}),
+      runsDirOf(via) {
+        if (via === 'aws-iam-authenticator') return runsDir;
+        if (!awsCli) throw new CredprovError('this lab was started without awscli (IamAuthenticatorLabOptions.awsCli)');
+        return awsCli.runsDir;
+      },
       fake,
       clusterId,
       region,
@@ -317,6 +351,18 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
       }),
       execFor(profile, x = {}) {
         const apiVersion = x.apiVersion === 'v1' ? V1 : V1BETA1;
+        if (x.via === 'aws-eks-get-token') {
+          if (!awsCli)
+            throw new CredprovError('this lab was started without awscli (IamAuthenticatorLabOptions.awsCli)');
+          // AWS's own `aws eks update-kubeconfig` form: args eks get-token --cluster-name <name>.
+          return {
+            apiVersion,
+            command: x.direct ? awsCli.install.path : awsCli.command,
+            args: ['eks', 'get-token', '--cluster-name', x.clusterId ?? clusterId],
+            env: awsCliEnv(profile),
+            ...(x.apiVersion === 'v1' ? { interactiveMode: 'Never' } : {}),
+          };
+        }
         // Upstream's README kubeconfig (v1beta1, no interactiveMode: IfAvailable); v1 needs one.
         return {
           apiVersion,
@@ -388,21 +434,39 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
   }
 }
 
-/** The kubeconfig users `credprov certify exec-plugin` judges: upstream's v1beta1 form, and v1. */
-export const CERTIFY_USERS = { v1beta1: 'aws-iam-authenticator', v1: 'aws-iam-authenticator-v1' } as const;
+/**
+ * The kubeconfig users `credprov certify exec-plugin` judges: upstream's v1beta1 form, and v1;
+ * the same for `aws eks get-token` when the lab has awscli.
+ */
+export const CERTIFY_USERS = {
+  v1beta1: 'aws-iam-authenticator',
+  v1: 'aws-iam-authenticator-v1',
+  'awscli-v1beta1': 'aws-eks-get-token',
+  'awscli-v1': 'aws-eks-get-token-v1',
+} as const;
 
 /**
- * A kubeconfig whose users exec the plugin binary itself (no wrapper) with the mapped
+ * A kubeconfig whose users exec the command itself (no wrapper) with the mapped
  * profile. Certification contacts no cluster: the placeholder server only fills
  * spec.cluster, as `certify exec-plugin --command` does.
  */
 export function writeCertifyKubeconfig(lab: IamAuthenticatorLab, file: string): Promise<string> {
+  type Users = Record<string, { exec: Record<string, unknown> }>;
+  const awsCli: Users = lab.awsCli
+    ? {
+        [CERTIFY_USERS['awscli-v1beta1']]: { exec: lab.execFor('mapped', { direct: true, via: 'aws-eks-get-token' }) },
+        [CERTIFY_USERS['awscli-v1']]: {
+          exec: lab.execFor('mapped', { direct: true, via: 'aws-eks-get-token', apiVersion: 'v1' }),
+        },
+      }
+    : {};
   return lab.writeKubeconfig(
     file,
     { server: 'https://kubernetes.credprov.test:6443' },
     {
       [CERTIFY_USERS.v1beta1]: { exec: lab.execFor('mapped', { direct: true }) },
       [CERTIFY_USERS.v1]: { exec: lab.execFor('mapped', { direct: true, apiVersion: 'v1' }) },
+      ...awsCli,
     },
   );
 }
