@@ -38,7 +38,7 @@ $CREDPROV_CACHE_DIR (default ~/.cache/credprov).
     if (kube.length === 0) lines.push('  none (run: credprov binaries ensure)');
     for (const m of kube)
       lines.push(
-        `  ${m.version.padEnd(9)} ${m.source.padEnd(8)} ${m.createdAt.slice(0, 19)}Z  took ${formatMs(m.durationMs)}${partial(m.binaries)}`,
+        `  ${m.version.padEnd(9)} ${m.source.padEnd(8)} ${m.createdAt.slice(0, 19)}Z  took ${formatMs(m.durationMs)}${partial(m.binaries)}${substituted(m.substitutes)}`,
       );
     lines.push(`containerd (${containerdCacheRoot(root)}):`);
     if (containerd.length === 0) lines.push('  none');
@@ -64,4 +64,10 @@ function partial(binaries: Record<string, unknown>): string {
   const extra = ALL_KUBE_BINARIES.filter((n) => binaries[n] && !held.includes(n as never));
   if (held.length === KUBE_BINARIES.length) return extra.length ? `  (+ ${extra.join(', ')})` : '';
   return `  (${[...held, ...extra].join(', ')} only)`;
+}
+
+/** A pre-release built with some staging modules of another version is not that release's exact source: say so. */
+function substituted(substitutes: Record<string, string> | undefined): string {
+  const taken = Object.entries(substitutes ?? {});
+  return taken.length ? `  (not exact: ${taken.map(([m, v]) => `${m.replace(/^k8s\.io\//, '')}@${v}`).join(', ')})` : '';
 }

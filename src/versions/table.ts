@@ -37,6 +37,11 @@ export interface KubeBehaviour {
    * node image checks it against `kubeadm config images list`.
    */
   etcdImageTag: string;
+  /**
+   * Set for a minor with no release yet: why its row is believed, until a real kubelet of
+   * that minor confirms each field. Defaults (NEWEST_MINOR) never pick a provisional row.
+   */
+  provisional?: string;
 }
 
 const ROWS: KubeBehaviour[] = [
@@ -71,6 +76,15 @@ const ROWS: KubeBehaviour[] = [
   // 1.37 is not yet in containerd's matrix; 2.2/2.3 are what upstream CI uses.
   // kubeadm v1.37.1's etcd table stops at 36 and falls back to its newest entry.
   row(37, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.7.0-0' }),
+  // Read from k8s.io/kubernetes@v1.38.0-alpha.0: the three gates keep 1.37's defaults
+  // (pkg/features/kube_features.go), FailCgroupV1 still defaults true
+  // (pkg/kubelet/apis/config/v1beta1/defaults.go), kubeadm's etcd table still stops at 36
+  // (3.7.0-0), and the metrics keep their names. containerd: what upstream CI runs for 1.37.
+  row(38, {
+    containerdSupported: ['2.3.0', '2.2.0'],
+    etcdImageTag: '3.7.0-0',
+    provisional: 'no 1.38 release yet; row read from v1.38.0-alpha.0',
+  }),
 ];
 
 function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etcdImageTag'>): KubeBehaviour {
@@ -108,31 +122,41 @@ export const DEFAULT_KUBE_VERSION = 'v1.37.1';
 export const SKEW_KUBELET_VERSION = `1.${parseKubeVersion(DEFAULT_KUBE_VERSION).minor - 1}`;
 
 export const SUPPORTED_MINORS = ROWS.map((r) => r.minor);
-export const NEWEST_MINOR = Math.max(...SUPPORTED_MINORS);
+/** The newest minor with a release: what defaults (validate-config, certify, explain, version skew) use. */
+export const NEWEST_MINOR = Math.max(...ROWS.filter((r) => !r.provisional).map((r) => r.minor));
 export const OLDEST_MINOR = Math.min(...SUPPORTED_MINORS);
+/** The newest minor with a row, provisional or not. */
+export const NEWEST_MODELLED_MINOR = Math.max(...SUPPORTED_MINORS);
 
 export interface KubeVersion {
   major: 1;
   minor: number;
   patch?: number;
-  /** As the user wrote it, normalised with a leading v: v1.37.1, v1.36. */
+  /** A pre-release tag's suffix: alpha.0, beta.2, rc.1 (with a patch only). */
+  pre?: string;
+  /** As the user wrote it, normalised with a leading v: v1.37.1, v1.36, v1.38.0-alpha.0. */
   text: string;
 }
 
-/** Accepts 1.37, v1.37, 1.37.1, v1.37.1, 1.37.x. */
+/**
+ * Accepts 1.37, v1.37, 1.37.1, v1.37.1, 1.37.x and pre-releases 1.38.0-alpha.0 (beta.N, rc.N).
+ * Any other suffix (a build's +metadata, a distribution's -eks-…) is dropped.
+ */
 export function parseKubeVersion(text: string, field = '--kube-version'): KubeVersion {
-  const m = /^v?1\.(\d+)(?:\.(\d+|x))?(?:[-+].*)?$/.exec(text.trim());
-  if (!m)
+  const m = /^v?1\.(\d+)(?:\.(\d+|x))?(?:-((?:alpha|beta|rc)\.\d+)(?=$|[-+.]))?(?:[-+.].*)?$/.exec(text.trim());
+  if (!m || (m[3] !== undefined && (m[2] === undefined || m[2] === 'x')))
     throw new ConfigError(`${field}: '${text}' is not a Kubernetes version`, {
-      hint: 'write it as 1.37, v1.37 or v1.37.1',
+      hint: 'write it as 1.37, v1.37, v1.37.1 or a pre-release such as v1.38.0-alpha.0',
     });
   const minor = Number(m[1]);
   const patch = m[2] === undefined || m[2] === 'x' ? undefined : Number(m[2]);
+  const pre = m[3];
   return {
     major: 1,
     minor,
     ...(patch === undefined ? {} : { patch }),
-    text: `v1.${minor}${patch === undefined ? '' : `.${patch}`}`,
+    ...(pre === undefined ? {} : { pre }),
+    text: `v1.${minor}${patch === undefined ? '' : `.${patch}`}${pre === undefined ? '' : `-${pre}`}`,
   };
 }
 
@@ -141,9 +165,9 @@ export function behaviourFor(version: KubeVersion | string): KubeBehaviour {
   const r = ROWS.find((x) => x.minor === v.minor);
   if (!r) {
     throw new ConfigError(
-      `Kubernetes ${v.text} is outside the versions credprov models (1.${OLDEST_MINOR} to 1.${NEWEST_MINOR})`,
+      `Kubernetes ${v.text} is outside the versions credprov models (1.${OLDEST_MINOR} to 1.${NEWEST_MODELLED_MINOR})`,
       {
-        hint: `pick a version from 1.${OLDEST_MINOR} to 1.${NEWEST_MINOR}; the table lives in src/versions/table.ts`,
+        hint: `pick a version from 1.${OLDEST_MINOR} to 1.${NEWEST_MODELLED_MINOR}; the table lives in src/versions/table.ts`,
       },
     );
   }

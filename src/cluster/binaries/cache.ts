@@ -46,6 +46,12 @@ export interface KubeManifest {
   ldflags?: string;
   /** Binaries added to the entry later (kubeadm into a set built without it), each with its own provenance. */
   additions?: Addition[];
+  /**
+   * Staging modules built at another version than the release's own, because the proxy refuses
+   * that one (a pre-release only): module → the version used. The build is then not the exact
+   * upstream source, and every listing says so.
+   */
+  substitutes?: Record<string, string>;
 }
 
 export type Addition = Omit<KubeManifest, 'version' | 'binaries' | 'additions'> & { names: string[] };

@@ -94,6 +94,7 @@ describe('wrapperGoMod', () => {
 
   test('maps v1.Y.Z to the staging version v0.Y.Z and refuses a minor-only version', () => {
     expect(stagingVersion('v1.36.3')).toBe('v0.36.3');
+    expect(stagingVersion('v1.38.0-alpha.0')).toBe('v0.38.0-alpha.0');
     expect(() => stagingVersion('v1.36')).toThrow(/not an exact Kubernetes release/);
   });
 

@@ -70,17 +70,20 @@ function directive(verb: string, rest: string, out: KubeGoMod): void {
   }
 }
 
-/** v1.37.1 → v0.37.1: staging modules are published with major 0 and the same minor and patch. */
+/** v1.37.1 → v0.37.1, v1.38.0-alpha.0 → v0.38.0-alpha.0: staging modules are published with major 0 and the same rest. */
 export function stagingVersion(kubeVersion: string): string {
-  const m = /^v1\.(\d+\.\d+)$/.exec(kubeVersion);
+  const m = /^v1\.(\d+\.\d+(?:-(?:alpha|beta|rc)\.\d+)?)$/.exec(kubeVersion);
   if (!m) throw new ConfigError(`'${kubeVersion}' is not an exact Kubernetes release (vX.Y.Z)`);
   return `v0.${m[1]}`;
 }
 
 export const WRAPPER_MODULE = 'credprov.local/kubebins';
 
-/** The wrapper go.mod: same go line and godebug settings as k/k (a dependency's godebug is ignored), every staging module pinned. */
-export function wrapperGoMod(kube: KubeGoMod, kubeVersion: string): string {
+/**
+ * The wrapper go.mod: same go line and godebug settings as k/k (a dependency's godebug is ignored), every
+ * staging module pinned to the release's staging version, or to `substitutes[module]` where given.
+ */
+export function wrapperGoMod(kube: KubeGoMod, kubeVersion: string, substitutes: Record<string, string> = {}): string {
   const sv = stagingVersion(kubeVersion);
   const lines = [
     `module ${WRAPPER_MODULE}`,
@@ -92,7 +95,7 @@ export function wrapperGoMod(kube: KubeGoMod, kubeVersion: string): string {
     `require ${KUBE_MODULE} ${kubeVersion}`,
     '',
     'replace (',
-    ...kube.staging.map((m) => `\t${m} => ${m} ${sv}`),
+    ...kube.staging.map((m) => `\t${m} => ${m} ${substitutes[m] ?? sv}`),
     ...kube.otherReplaces.map((r) => `\t${r}`),
     ')',
   ];

@@ -23,6 +23,14 @@ describe('kube version stamping', () => {
     expect(flags.startsWith('-s -w ')).toBe(true);
   });
 
+  test('a pre-release keeps its suffix, and its minor gets the "+" version.sh gives it', () => {
+    expect(versionVars({ version: 'v1.38.0-alpha.0', buildDate: '2026-10-01T00:00:00Z' })).toMatchObject({
+      gitVersion: 'v1.38.0-alpha.0',
+      gitMajor: '1',
+      gitMinor: '38+',
+    });
+  });
+
   test('refuses to stamp a version that is not an exact release', () => {
     expect(() => kubeLdflags({ version: 'v1.37', buildDate: '2026-01-01T00:00:00Z' })).toThrow(
       /expected an exact release/,

@@ -16,12 +16,16 @@ export interface StampOptions {
 }
 
 export function versionVars(o: StampOptions): Record<string, string> {
-  const m = /^v(\d+)\.(\d+)\.(\d+)$/.exec(o.version);
-  if (!m) throw new ConfigError(`cannot stamp '${o.version}': expected an exact release vX.Y.Z`);
+  const m = /^v(\d+)\.(\d+)\.(\d+)(-(?:alpha|beta|rc)\.\d+)?$/.exec(o.version);
+  if (!m)
+    throw new ConfigError(
+      `cannot stamp '${o.version}': expected an exact release vX.Y.Z or a pre-release vX.Y.Z-alpha.N`,
+    );
   return {
     gitVersion: o.version,
     gitMajor: m[1]!,
-    gitMinor: m[2]!,
+    // version.sh: a version with a pre-release part has minor "38+".
+    gitMinor: m[4] ? `${m[2]!}+` : m[2]!,
     gitCommit: o.gitCommit ?? '',
     // "archive" is what version.sh reports for a tree exported without git, which is what a module zip is.
     gitTreeState: 'archive',

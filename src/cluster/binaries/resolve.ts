@@ -35,7 +35,14 @@ import { KUBE_MODULE } from './gomod.ts';
 import { reportedVersion } from './probe.ts';
 import { buildKubeBinaries, NotBuildableError } from './source-build.ts';
 import { DEFAULT_DOWNLOAD_BASE_URL, downloadKubeBinaries } from './source-download.ts';
-import { candidateVersions, compareVersions, DEFAULT_KUBE_VERSION, patchesOf } from './versions.ts';
+import {
+  candidateVersions,
+  compareVersions,
+  DEFAULT_KUBE_VERSION,
+  isPreRelease,
+  patchesOf,
+  preReleasesOf,
+} from './versions.ts';
 
 export interface ResolveOptions {
   /** 1.37.1, v1.37, 1.37.x; default DEFAULT_KUBE_VERSION. */
@@ -103,11 +110,10 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
     return [] as string[];
   });
   if (candidates.length === 0) {
-    // Offline with a minor spec: the newest cached patch is the best answer there is.
-    const local = patchesOf(
-      (await listEntries(root, names)).map((m) => m.version),
-      spec.minor,
-    );
+    // Offline with a minor spec: the newest cached patch (or pre-release) is the best answer there is.
+    const cachedVersions = (await listEntries(root, names)).map((m) => m.version);
+    const releases = patchesOf(cachedVersions, spec.minor);
+    const local = releases.length > 0 ? releases : preReleasesOf(cachedVersions, spec.minor);
     if (local.length > 0) return (await cached(root, local[0]!, names))!;
     throw new PrerequisiteError(
       `no release of Kubernetes ${spec.text} is known: the Go module proxy answered nothing and none is cached`,
@@ -115,6 +121,11 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
         hint: 'check network access to the Go module proxy (GOPROXY), or give --dir with prebuilt binaries',
       },
     );
+  }
+  if (spec.patch === undefined && isPreRelease(candidates[0]!)) {
+    const note = `Kubernetes 1.${spec.minor} has no release yet: using its pre-releases, newest first (${candidates.join(', ')})`;
+    (opts.progress ?? silentProgress).note(note);
+    log.debug(note);
   }
   return fromCandidates(candidates, spec, sources, root, go, { ...opts, names, wanted: names });
 }
@@ -286,6 +297,7 @@ async function viaBuild(version: string, root: string, go: GoTool, opts: FillOpt
         durationMs: Date.now() - t0,
         goVersion: r.goVersion,
         ldflags: r.ldflags,
+        ...(r.substitutes ? { substitutes: r.substitutes } : {}),
       },
       opts,
     );
@@ -359,9 +371,11 @@ async function fromDir(dir: string, spec: KubeVersion, names: readonly KubeBinar
 }
 
 function matches(reported: string, spec: KubeVersion): boolean {
-  const m = /^v1\.(\d+)\.(\d+)/.exec(reported);
+  const m = /^v1\.(\d+)\.(\d+)(?:-((?:alpha|beta|rc)\.\d+))?/.exec(reported);
   if (!m) return false;
-  return Number(m[1]) === spec.minor && (spec.patch === undefined || Number(m[2]) === spec.patch);
+  return (
+    Number(m[1]) === spec.minor && (spec.patch === undefined || (Number(m[2]) === spec.patch && m[3] === spec.pre))
+  );
 }
 
 /** Names the version and lists what the proxy can offer instead. */

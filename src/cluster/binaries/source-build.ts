@@ -14,6 +14,7 @@ import { describeBinaries, type BinaryRecord } from './cache.ts';
 import { classifyProxyError, type GoTool, type ProxyFailure } from './go.ts';
 import { KUBE_MODULE, parseKubeGoMod, stagingVersion, toolsGo, wrapperGoMod } from './gomod.ts';
 import { kubeLdflags } from './ldflags.ts';
+import { isPreRelease, releasesOf } from './versions.ts';
 
 export interface BuildOptions {
   version: string;
@@ -32,6 +33,8 @@ export interface BuildResult {
   ldflags: string;
   /** k8s.io/kubernetes@v1.37.1 h1:… */
   origin: string;
+  /** Staging modules taken at another version (preReleaseSubstitutes). */
+  substitutes?: Record<string, string>;
 }
 
 /** The proxy cannot deliver the source of this version; the resolver may try another patch. */
@@ -108,7 +111,18 @@ export async function buildKubeBinaries(o: BuildOptions): Promise<BuildResult> {
     if (!p) throw new CredprovError(`no known package for '${n}'`);
     return p;
   });
-  await writeFile(join(work, 'go.mod'), wrapperGoMod(kubeMod, o.version));
+  const substitutes = isPreRelease(o.version)
+    ? await step(o.progress, `checking the ${kubeMod.staging.length} staging modules of a pre-release`, () =>
+        preReleaseSubstitutes(o.go, kubeMod.staging, o.version),
+      )
+    : {};
+  if (Object.keys(substitutes).length > 0) {
+    const taken = Object.entries(substitutes).map(([m, v]) => `${m}@${v}`);
+    const why = `the proxy refuses ${taken.length} staging modules at ${stagingVersion(o.version)}; building with the previous minor's (${taken.join(', ')}), so this is not ${o.version}'s exact source (the manifest lists them)`;
+    o.progress.note(why);
+    log.debug(why);
+  }
+  await writeFile(join(work, 'go.mod'), wrapperGoMod(kubeMod, o.version, substitutes));
   await writeFile(join(work, 'tools.go'), toolsGo(packages));
   log.debug(`wrapper module in ${work}, log in ${logFile}`);
 
@@ -151,5 +165,34 @@ export async function buildKubeBinaries(o: BuildOptions): Promise<BuildResult> {
     goVersion,
     ldflags,
     origin: `${KUBE_MODULE}@${o.version}${source.sum ? ` ${source.sum}` : ''}`,
+    ...(Object.keys(substitutes).length ? { substitutes } : {}),
   };
+}
+
+/**
+ * The publishing bot tags a pre-release's staging modules too, but this proxy refuses some of those
+ * tags (seen for v0.38.0-alpha.0: cli-runtime, cri-streaming, kube-proxy, code-generator, the samples).
+ * Each refused one is taken at the previous minor's newest release, which the build then either
+ * compiles against (the packages used did not change) or refuses with Go's own error.
+ */
+export async function preReleaseSubstitutes(
+  go: GoTool,
+  staging: string[],
+  kubeVersion: string,
+): Promise<Record<string, string>> {
+  const sv = stagingVersion(kubeVersion);
+  const previousMinor = Number(sv.split('.')[1]) - 1;
+  const out: Record<string, string> = {};
+  for (const m of staging) {
+    if (await go.info(m, sv)) continue;
+    const older = await releasesOf(go, m, 0, previousMinor);
+    if (older.length === 0)
+      throw new NotBuildableError(
+        kubeVersion,
+        'refused',
+        `${m}@${sv} is refused and ${m} has no v0.${previousMinor} release`,
+      );
+    out[m] = older[0]!;
+  }
+  return out;
 }
