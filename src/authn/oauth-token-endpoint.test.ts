@@ -18,7 +18,11 @@ function call(url: string, ca: string, o: { form?: Record<string, string>; basic
       let text = '';
       res.on('data', (c) => (text += String(c)));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, headers: res.headers }),
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(text) as Record<string, unknown>,
+          headers: res.headers,
+        }),
       );
     })
       .on('error', reject)
@@ -58,7 +62,9 @@ describe('OAuth2 token endpoint of the OIDC issuer (real HTTPS, jose verifying)'
   afterAll(async () => issuer?.stop());
   const url = () => `${issuer.url}${TOKEN_PATH}`;
   const verify = async (token: string, audience: string) => {
-    const jwks = createLocalJWKSet((await call(`${issuer.url}/jwks`, ca, { method: 'GET' })).body as JSONWebKeySet);
+    const jwks = createLocalJWKSet(
+      (await call(`${issuer.url}/jwks`, ca, { method: 'GET' })).body as unknown as JSONWebKeySet,
+    );
     return (await jwtVerify(token, jwks, { issuer: issuer.url, audience })).payload;
   };
 
@@ -88,7 +94,10 @@ describe('OAuth2 token endpoint of the OIDC issuer (real HTTPS, jose verifying)'
 
   test('client auth in the body works; both at once, a wrong secret, a wrong password and a grant the client may not use are refused', async () => {
     expect((await call(url(), ca, { form: { ...pw, client_id: 'app', client_secret: 's3cret' } })).status).toBe(200);
-    const both = await call(url(), ca, { form: { ...pw, client_id: 'app', client_secret: 's3cret' }, basic: 'app:s3cret' });
+    const both = await call(url(), ca, {
+      form: { ...pw, client_id: 'app', client_secret: 's3cret' },
+      basic: 'app:s3cret',
+    });
     expect(both).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     const wrong = await call(url(), ca, { form: pw, basic: 'app:nope' });
     expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
@@ -103,7 +112,10 @@ describe('OAuth2 token endpoint of the OIDC issuer (real HTTPS, jose verifying)'
   });
 
   test('client credentials: the client is the subject, no refresh token', async () => {
-    const r = await call(url(), ca, { form: { grant_type: 'client_credentials', scope: 'openid' }, basic: 'robot:r0bot' });
+    const r = await call(url(), ca, {
+      form: { grant_type: 'client_credentials', scope: 'openid' },
+      basic: 'robot:r0bot',
+    });
     expect(r.status).toBe(200);
     expect(r.body.refresh_token).toBeUndefined();
     expect((await verify(String(r.body.id_token), 'robot')).sub).toBe(clientSubject('robot'));
@@ -112,7 +124,10 @@ describe('OAuth2 token endpoint of the OIDC issuer (real HTTPS, jose verifying)'
   test('refresh: works for its client only, and not after revocation', async () => {
     const first = await call(url(), ca, { form: pw, basic: 'app:s3cret' });
     const rt = String(first.body.refresh_token);
-    const refreshed = await call(url(), ca, { form: { grant_type: 'refresh_token', refresh_token: rt }, basic: 'app:s3cret' });
+    const refreshed = await call(url(), ca, {
+      form: { grant_type: 'refresh_token', refresh_token: rt },
+      basic: 'app:s3cret',
+    });
     expect(refreshed.status).toBe(200);
     expect((await verify(String(refreshed.body.id_token), 'app')).sub).toBe('alice');
     expect(issuer.tokenEndpoint!.requests().at(-1)).toMatchObject({ grantType: 'refresh_token', username: 'alice' });

@@ -117,7 +117,11 @@ export class TokenEndpoint {
     if (req.method !== 'POST') return fail(405, 'invalid_request', `${req.method} not allowed; POST ${TOKEN_PATH}`);
     const ctype = String(req.headers['content-type'] ?? '');
     if (!ctype.startsWith('application/x-www-form-urlencoded'))
-      return fail(400, 'invalid_request', `content-type ${ctype || '(none)'}; §4.3.2 requires application/x-www-form-urlencoded`);
+      return fail(
+        400,
+        'invalid_request',
+        `content-type ${ctype || '(none)'}; §4.3.2 requires application/x-www-form-urlencoded`,
+      );
     const form = new URLSearchParams(await readBody(req));
     rec.grantType = form.get('grant_type') ?? '';
     const scope = form.get('scope');
@@ -133,7 +137,8 @@ export class TokenEndpoint {
       return fail(400, 'invalid_request', 'client authenticated twice (Basic and body); §2.3 allows one method');
     const client = this.o.clients.find((c) => c.id === clientId);
     const secret = basic?.secret ?? bodySecret;
-    if (!client || secret !== client.secret) return fail(401, 'invalid_client', `client ${clientId ?? '(none)'} unknown or wrong secret`);
+    if (!client || secret !== client.secret)
+      return fail(401, 'invalid_client', `client ${clientId ?? '(none)'} unknown or wrong secret`);
 
     if (!GRANT_TYPES.includes(rec.grantType as GrantType))
       return fail(400, 'unsupported_grant_type', `grant_type ${rec.grantType || '(none)'}`);

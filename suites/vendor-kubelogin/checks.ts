@@ -36,7 +36,8 @@ export const TOKEN_CACHE: Check = {
 
 export const REFRESH: Check = {
   id: 'KUBELOGIN-REFRESH-AT-EXPIRY',
-  title: 'Once the cached id_token has expired, the plugin uses the refresh_token grant (not the password again) and kubectl gets 200',
+  title:
+    'Once the cached id_token has expired, the plugin uses the refresh_token grant (not the password again) and kubectl gets 200',
   level: 'SHOULD',
   source: `RFC 6749 §6; ${V} pkg/usecases/authentication/authentication.go:105-110; ${KEP541} (client-go re-execs at expirationTimestamp)`,
 };

@@ -44,19 +44,25 @@ export function predictRun(p: RunPlan): Prediction<RunOutcome> {
   const value = ((): RunOutcome => {
     // get_token.go:85-108: a cached token that is not expired (exp.Before(now) false; pkg/jwt/token.go:18) is printed as is, before any request.
     if (p.cache && !(p.cache.expMs < p.nowMs)) {
-      because.push('the cache holds a token whose exp is not before now: printed without any request (get_token.go:97-107)');
+      because.push(
+        'the cache holds a token whose exp is not before now: printed without any request (get_token.go:97-107)',
+      );
       return { pluginExit: 0, discovery: false, tokenCalls: [], prints: 'cached token' };
     }
     // factory.go:57: discovery is the first request; a CA that did not sign the issuer fails the TLS handshake, so nothing is recorded.
     if (!p.issuerCaTrusted) {
-      because.push('--certificate-authority does not verify the issuer: discovery fails in the TLS handshake (factory.go:39-59)');
+      because.push(
+        '--certificate-authority does not verify the issuer: discovery fails in the TLS handshake (factory.go:39-59)',
+      );
       return { pluginExit: 1, discovery: false, tokenCalls: [], prints: 'nothing' };
     }
     const calls: TokenCall[] = [];
     if (p.cache && p.cache.refreshToken !== 'none') {
       // authentication.go:105-112: refresh first; on failure fall through to the grant.
       if (p.cache.refreshToken === 'valid') {
-        because.push('expired token with a refresh token: refresh_token grant, Basic client auth first (oauth2 AuthStyleAutoDetect)');
+        because.push(
+          'expired token with a refresh token: refresh_token grant, Basic client auth first (oauth2 AuthStyleAutoDetect)',
+        );
         return { pluginExit: 0, discovery: true, tokenCalls: ['refresh_token/basic:200'], prints: printed(p) };
       }
       // oauth2 internal/token.go:216-245: with auth-style auto-detect an error response is retried with the client in the body.
@@ -88,7 +94,11 @@ export interface TokenSeen {
 export type ApiServerAnswer = { status: 200; username: string } | { status: 401 };
 
 /** kube-apiserver's JWT authenticator (AuthenticationConfiguration jwt[].issuer.audiences, MatchAny): aud and exp decide. */
-export function predictApiServer(t: TokenSeen | undefined, audiences: string[], nowMs: number): Prediction<ApiServerAnswer> {
+export function predictApiServer(
+  t: TokenSeen | undefined,
+  audiences: string[],
+  nowMs: number,
+): Prediction<ApiServerAnswer> {
   if (!t) return { value: { status: 401 }, model: MODEL, because: 'no token sent: the plugin printed nothing' };
   if (!audiences.includes(t.aud))
     return {
@@ -112,11 +122,7 @@ export interface CallOutcome {
   prints: RunOutcome['prints'];
 }
 
-export function predictCall(
-  run: RunPlan,
-  token: TokenSeen | undefined,
-  audiences: string[],
-): Prediction<CallOutcome> {
+export function predictCall(run: RunPlan, token: TokenSeen | undefined, audiences: string[]): Prediction<CallOutcome> {
   const r = predictRun(run);
   if (r.value.pluginExit !== 0)
     return {

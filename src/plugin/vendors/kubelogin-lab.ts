@@ -60,6 +60,7 @@ export interface KubeloginLab {
   /** The sub the issuer puts in a token for this exec plan. */
   subjectOf(e: Pick<KubeloginExec, 'grant' | 'user'>): string;
   execFor(e: KubeloginExec): ExecConfig;
+  setKubectl(path: string): void;
   stop(): Promise<void>;
 }
 
@@ -67,8 +68,8 @@ export interface KubeloginLabOptions {
   dir: string;
   /** The environment's webhook files: the issuer listens where the API server's AuthenticationConfiguration points. */
   files: TokenWebhookFiles;
-  /** The kubectl whose plugin mechanism runs kubelogin. */
-  kubectl: string;
+  /** The kubectl whose plugin mechanism runs kubelogin (or setKubectl later, when the environment is up). */
+  kubectl?: string;
   onSecret(secret: string): void;
   cacheDir?: string;
   progress?: Progress;
@@ -90,7 +91,10 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
   await mkdir(binDir, { recursive: true, mode: 0o700 });
   // kubectl dispatches `oidc-login` to the first kubectl-oidc_login on PATH: the wrapper, by that name.
   await installExecRecordingWrapper({ path: join(binDir, KUBELOGIN), target: plugin.path, logDir: runsDir });
-  const otherCa = await createCA(join(o.dir, 'other-ca'), 'credprov kubelogin lab: a CA that signed nothing of the issuer');
+  const otherCa = await createCA(
+    join(o.dir, 'other-ca'),
+    'credprov kubelogin lab: a CA that signed nothing of the issuer',
+  );
 
   const clients = {
     user: { id: LAB_CLIENT_IDS.user, secret: secret(), grants: ['password', 'refresh_token'] },
@@ -99,7 +103,11 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
   const users = Object.fromEntries(
     LAB_USERS.map((u) => [
       u,
-      { username: u, password: secret(), ...(SHORT_LIVED.includes(u) ? { idTokenLifetimeSec: SHORT_ID_TOKEN_SEC } : {}) },
+      {
+        username: u,
+        password: secret(),
+        ...(SHORT_LIVED.includes(u) ? { idTokenLifetimeSec: SHORT_ID_TOKEN_SEC } : {}),
+      },
     ]),
   ) as Record<LabUser, OAuthUser>;
   const secrets = [clients.user.secret, clients.robot.secret, ...Object.values(users).map((u) => u.password)];
@@ -124,6 +132,7 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
   const subjectOf = (e: Pick<KubeloginExec, 'grant' | 'user'>) =>
     e.grant === 'password' ? e.user! : clientSubject(clients.robot.id);
 
+  let kubectl = o.kubectl;
   return {
     issuer,
     plugin,
@@ -133,7 +142,11 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
     users,
     secrets,
     subjectOf,
+    setKubectl(path) {
+      kubectl = path;
+    },
     execFor(e) {
+      if (!e.direct && !kubectl) throw new Error('kubelogin lab: no kubectl to run `kubectl oidc-login` (setKubectl)');
       const client = e.grant === 'password' ? clients.user : clients.robot;
       // The flags of v1.36.3 (pkg/cmd/get_token.go, authentication.go, tokencache.go, tls.go).
       const flags = [
@@ -148,7 +161,7 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
       ];
       return {
         apiVersion: `client.authentication.k8s.io/${e.apiVersion ?? 'v1'}`,
-        command: e.direct ? plugin.path : o.kubectl,
+        command: e.direct ? plugin.path : kubectl!,
         args: e.direct ? ['get-token', ...flags] : ['oidc-login', 'get-token', ...flags],
         // kubectl finds plugins on PATH; only the wrapper's dir and the system's.
         env: e.direct ? [] : [{ name: 'PATH', value: `${binDir}:/usr/bin:/bin` }],
