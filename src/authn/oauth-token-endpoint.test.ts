@@ -87,7 +87,7 @@ describe('OAuth2 token endpoint of the OIDC issuer (real HTTPS, jose verifying)'
     expect(secrets).toEqual(expect.arrayContaining([r.body.id_token, r.body.access_token, r.body.refresh_token]));
     const rec = issuer.tokenEndpoint!.requests().at(-1)!;
     expect(rec).toMatchObject({ grantType: 'password', clientAuth: 'basic', username: 'alice', status: 200 });
-    expect(rec.issued?.idToken).toBe(tokenFingerprint(String(r.body.id_token)));
+    expect(rec.issued?.idTokenSha256).toBe(tokenFingerprint(String(r.body.id_token)));
     const text = JSON.stringify(issuer.tokenEndpoint!.requests());
     for (const s of ['pw-alice', 's3cret', ...secrets]) expect(text).not.toContain(s);
   });

@@ -15,7 +15,7 @@ import { judge, type Prediction } from '../../src/run/prediction.ts';
 import type { Check } from '../../src/report/model.ts';
 import { tokenOf } from '../vendor-aws-iam-authenticator/observe.ts';
 import { ACCESS_TOKEN, CA, CLIENT_CREDENTIALS, PASSWORD, REFRESH, REVOKED_REFRESH, TOKEN_CACHE } from './checks.ts';
-import { PAST_EXPIRY_MS, WHOAMI_ARGS, type UserName } from './plan.ts';
+import { PAST_EXPIRY_MS, WHOAMI_ARGS, WHOAMI_STATUS, type UserName } from './plan.ts';
 import { expectedToken, MODEL, predictCall, type CacheState, type CallOutcome, type RunOutcome } from './predict.ts';
 import { attemptEvidence, tokenCall, type Attempt, type Session } from './session.ts';
 
@@ -33,7 +33,13 @@ export function tokenFor(s: Session, user: UserName, nowMs: number) {
   });
 }
 
-export function predictFor(s: Session, user: UserName, nowMs: number, cache?: CacheState): Prediction<CallOutcome> {
+export function predictFor(
+  s: Session,
+  user: UserName,
+  nowMs: number,
+  cache?: CacheState,
+  okStatus = WHOAMI_STATUS,
+): Prediction<CallOutcome> {
   const e = s.exec(user);
   return predictCall(
     {
@@ -45,6 +51,7 @@ export function predictFor(s: Session, user: UserName, nowMs: number, cache?: Ca
     },
     tokenFor(s, user, nowMs),
     s.lab.apiServerAudiences,
+    okStatus,
   );
 }
 
@@ -55,8 +62,8 @@ export function printedOf(a: Attempt): RunOutcome['prints'] | 'a token it was no
   if (!token) return 'nothing';
   const fp = tokenFingerprint(token);
   const issued = a.tokenRequests.flatMap((r) => (r.issued ? [r.issued] : []));
-  if (issued.some((i) => i.idToken === fp)) return 'id_token';
-  if (issued.some((i) => i.accessToken === fp)) return 'access_token';
+  if (issued.some((i) => i.idTokenSha256 === fp)) return 'id_token';
+  if (issued.some((i) => i.accessTokenSha256 === fp)) return 'access_token';
   return issued.length === 0 ? 'cached token' : 'a token it was not issued';
 }
 
@@ -64,7 +71,7 @@ export function observedCall(a: Attempt): CallOutcome | (Omit<CallOutcome, 'prin
   const pluginFailed = a.runs.length > 0 && a.runs.every((r) => r.exitCode !== 0);
   return {
     status: a.status ?? (pluginFailed ? 'no request' : -1),
-    ...(a.status === 200 && a.username ? { username: a.username } : {}),
+    ...(a.status === WHOAMI_STATUS && a.username ? { username: a.username } : {}),
     tokenCalls: a.tokenRequests.map(tokenCall),
     prints: printedOf(a),
   };
@@ -177,8 +184,8 @@ export const accessTokenCase = (s: Session): Case =>
     s,
     ACCESS_TOKEN,
     [
-      { user: 'access-token', label: '--oidc-use-access-token' },
-      { user: 'id-token', label: 'id_token (default)' },
+      { user: 'access-token', label: 'access_token asked for' },
+      { user: 'id-token', label: 'id_token, the default' },
     ],
     (t0) => ({ predictions: [predictFor(s, 'access-token', t0), predictFor(s, 'id-token', t0)] }),
   );

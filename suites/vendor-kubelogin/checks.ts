@@ -13,7 +13,7 @@ const JWT_AUTHN =
 export const PASSWORD: Check = {
   id: 'KUBELOGIN-PASSWORD-GRANT-200',
   title:
-    '`kubectl oidc-login get-token --grant-type password` logs in with the resource owner password grant; kubectl gets 200 and `auth whoami` names oidc:<sub>',
+    '`kubectl oidc-login get-token --grant-type password` logs in with the resource owner password grant; `kubectl auth whoami` is answered (201) and names oidc:<sub>',
   level: 'MUST',
   source: `${KEP541}; RFC 6749 §4.3; ${V} pkg/oidc/client/ropc.go, docs/usage.md (password grant); ${JWT_AUTHN}`,
 };
@@ -21,7 +21,7 @@ export const PASSWORD: Check = {
 export const CLIENT_CREDENTIALS: Check = {
   id: 'KUBELOGIN-CLIENT-CREDENTIALS-200',
   title:
-    '`--grant-type client-credentials` logs in as the client (HTTP Basic client auth); kubectl gets 200 as oidc:client:<id>',
+    '`--grant-type client-credentials` logs in as the client (HTTP Basic client auth); `kubectl auth whoami` is answered (201) as oidc:client:<id>',
   level: 'MUST',
   source: `${KEP541}; RFC 6749 §4.4 and §2.3.1 (Basic MUST be supported); ${V} pkg/oidc/client/clientcredentials.go`,
 };
@@ -37,7 +37,7 @@ export const TOKEN_CACHE: Check = {
 export const REFRESH: Check = {
   id: 'KUBELOGIN-REFRESH-AT-EXPIRY',
   title:
-    'Once the cached id_token has expired, the plugin uses the refresh_token grant (not the password again) and kubectl gets 200',
+    'Once the cached id_token has expired, the plugin uses the refresh_token grant (not the password again) and kubectl is authenticated',
   level: 'SHOULD',
   source: `RFC 6749 §6; ${V} pkg/usecases/authentication/authentication.go:105-110; ${KEP541} (client-go re-execs at expirationTimestamp)`,
 };
@@ -45,7 +45,7 @@ export const REFRESH: Check = {
 export const REVOKED_REFRESH: Check = {
   id: 'KUBELOGIN-REVOKED-REFRESH-FALLS-BACK',
   title:
-    'With the refresh token revoked (400 invalid_grant), the plugin falls back to the configured password grant and kubectl still gets 200',
+    'With the refresh token revoked (400 invalid_grant), the plugin falls back to the configured password grant and kubectl is still authenticated',
   level: 'SHOULD',
   source: `RFC 6749 §5.2 (invalid_grant), §6; ${V} pkg/usecases/authentication/authentication.go:111-134; golang.org/x/oauth2 v0.36.0 internal/token.go:216-245 (auth-style probe)`,
 };

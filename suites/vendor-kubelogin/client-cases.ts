@@ -37,7 +37,7 @@ export const clientCase = (s: Session, client: ClientName, probe: ProbeAvailabil
       resolvedCommand: exec.command,
       names: { user: `kubelogin-${client}` },
     });
-    const full = predictFor(s, 'password', Date.now());
+    const full = predictFor(s, 'password', Date.now(), undefined, 200);
     const { username: _, ...value } = full.value;
     const prediction = { ...full, value };
     const runsBefore = (await readExecRuns(s.lab.runsDir)).length;

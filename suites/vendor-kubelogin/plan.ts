@@ -6,6 +6,8 @@ import type { KubeloginExec } from '../../src/plugin/vendors/kubelogin-lab.ts';
 
 /** What every kubectl call asks: SelfSubjectReview (any authenticated user may), so 200 also names the user. */
 export const WHOAMI_ARGS = ['auth', 'whoami', '-o', 'json'];
+/** A SelfSubjectReview is a create: 201 once authenticated. */
+export const WHOAMI_STATUS = 201;
 /** What the client probes GET: discovery, which system:authenticated may read and an anonymous caller may not. */
 export const CLIENT_PATH = '/apis';
 export const KUBECTL_TIMEOUT_MS = 60_000;

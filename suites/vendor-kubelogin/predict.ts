@@ -91,13 +91,15 @@ export interface TokenSeen {
   expMs: number;
 }
 
-export type ApiServerAnswer = { status: 200; username: string } | { status: 401 };
+/** `okStatus`: what the request answers once authenticated (201 for `auth whoami`'s SelfSubjectReview create, 200 for a GET). */
+export type ApiServerAnswer = { status: number; username: string } | { status: 401 };
 
 /** kube-apiserver's JWT authenticator (AuthenticationConfiguration jwt[].issuer.audiences, MatchAny): aud and exp decide. */
 export function predictApiServer(
   t: TokenSeen | undefined,
   audiences: string[],
   nowMs: number,
+  okStatus = 200,
 ): Prediction<ApiServerAnswer> {
   if (!t) return { value: { status: 401 }, model: MODEL, because: 'no token sent: the plugin printed nothing' };
   if (!audiences.includes(t.aud))
@@ -108,7 +110,7 @@ export function predictApiServer(
     };
   if (t.expMs < nowMs) return { value: { status: 401 }, model: MODEL, because: 'the token expired before it was sent' };
   return {
-    value: { status: 200, username: jwtUsernameFor(t.sub) },
+    value: { status: okStatus, username: jwtUsernameFor(t.sub) },
     model: MODEL,
     because: `aud ${t.aud} accepted; claimMappings.username = "oidc:" + sub`,
   };
@@ -122,7 +124,12 @@ export interface CallOutcome {
   prints: RunOutcome['prints'];
 }
 
-export function predictCall(run: RunPlan, token: TokenSeen | undefined, audiences: string[]): Prediction<CallOutcome> {
+export function predictCall(
+  run: RunPlan,
+  token: TokenSeen | undefined,
+  audiences: string[],
+  okStatus = 200,
+): Prediction<CallOutcome> {
   const r = predictRun(run);
   if (r.value.pluginExit !== 0)
     return {
@@ -130,11 +137,11 @@ export function predictCall(run: RunPlan, token: TokenSeen | undefined, audience
       model: MODEL,
       because: `${r.because}; client-go fails the request when the plugin exits non-zero (KEP-541)`,
     };
-  const a = predictApiServer(token, audiences, run.nowMs);
+  const a = predictApiServer(token, audiences, run.nowMs, okStatus);
   return {
     value: {
       status: a.value.status,
-      ...(a.value.status === 200 ? { username: a.value.username } : {}),
+      ...('username' in a.value ? { username: a.value.username } : {}),
       tokenCalls: r.value.tokenCalls,
       prints: r.value.prints,
     },

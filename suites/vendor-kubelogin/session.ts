@@ -120,12 +120,12 @@ export async function openSession(run: SuiteRun, lab: KubeloginLab, dir: string)
 
 /** What a token says, never the token: aud, sub, exp, its fingerprint. */
 export function describeJwt(token: string): Record<string, unknown> {
-  if (!token) return { token: '(none)' };
+  if (!token) return { contents: '(none)' };
   try {
     const c = decodeJwt(token);
     return { aud: c.aud, sub: c.sub, iss: c.iss, exp: c.exp, fingerprint: tokenFingerprint(token) };
   } catch {
-    return { token: '(not a JWT)', fingerprint: tokenFingerprint(token) };
+    return { contents: '(not a JWT)', fingerprint: tokenFingerprint(token) };
   }
 }
 
