@@ -2,6 +2,8 @@
 // prediction (predict.ts) for every kubectl call it will make before the first
 // one, then runs them and compares the status, the user the API server names,
 // the token-endpoint requests the plugin made and which token it printed.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import { sleepUntil } from '../../src/core/time.ts';
 import {
@@ -12,7 +14,7 @@ import {
 } from '../../src/plugin/vendors/kubelogin-lab.ts';
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge, type Prediction } from '../../src/run/prediction.ts';
-import type { Check } from '../../src/report/model.ts';
+import type { Check, Evidence } from '../../src/report/model.ts';
 import { tokenOf } from '../vendor-aws-iam-authenticator/observe.ts';
 import { ACCESS_TOKEN, CA, CLIENT_CREDENTIALS, PASSWORD, REFRESH, REVOKED_REFRESH, TOKEN_CACHE } from './checks.ts';
 import { PAST_EXPIRY_MS, WHOAMI_ARGS, WHOAMI_STATUS, type UserName } from './plan.ts';
@@ -102,6 +104,7 @@ function callsCase(
   check: Check,
   calls: Array<{ user: UserName; label: string }>,
   plan: (t0: number) => { predictions: Array<Prediction<CallOutcome>>; before?: Array<() => Promise<void>> },
+  more?: () => Promise<Evidence[]>,
 ): Case {
   return caseOf(check, async () => {
     const startedAt = new Date();
@@ -122,7 +125,10 @@ function callsCase(
       actor: 'kubectl → kubectl oidc-login get-token → kube-apiserver',
       startedAt,
       show: (v) => v.map((x, i) => `${calls[i]!.label}: ${showCall(x)}`).join(' | '),
-      evidence: calls.flatMap((c, i) => attemptEvidence(s.lab, `${c.user} (${c.label})`, [attempts[i]!])),
+      evidence: [
+        ...calls.flatMap((c, i) => attemptEvidence(s.lab, `${c.user} (${c.label})`, [attempts[i]!])),
+        ...(more ? await more() : []),
+      ],
     });
   });
 }
@@ -145,7 +151,31 @@ export const cacheCase = (s: Session): Case =>
         predictFor(s, 'cache', t0 + 5_000, { expMs: tokenFor(s, 'cache', t0).expMs, refreshToken: 'valid' }),
       ],
     }),
+    async () => [
+      {
+        kind: 'data',
+        label: `the token cache dir (${s.exec('cache').cacheDir})`,
+        data: await describeCacheDir(s.exec('cache').cacheDir),
+      },
+    ],
   );
+
+/** The cache dir's files: name, mode, size and, for the cache file, its JSON keys (never the values: tokens). */
+async function describeCacheDir(dir: string): Promise<Array<Record<string, unknown>>> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return Promise.all(
+    names.map(async (name) => {
+      const st = await stat(join(dir, name));
+      let keys: string[] | undefined;
+      try {
+        keys = Object.keys(JSON.parse(await readFile(join(dir, name), 'utf8')) as object);
+      } catch {
+        // The .lock file is empty.
+      }
+      return { name, mode: (st.mode & 0o777).toString(8), size: st.size, ...(keys ? { jsonFields: keys } : {}) };
+    }),
+  );
+}
 
 /** A short-lived id_token: after its exp the refresh token is used (and, revoked, the password again). */
 const expiryCase = (s: Session, check: Check, user: 'refresh' | 'revoked'): Case =>
@@ -197,6 +227,9 @@ export const caCase = (s: Session): Case =>
     [
       { user: 'wrong-ca', label: 'a CA that did not sign the issuer' },
       { user: 'right-ca', label: "the issuer's CA" },
+      { user: 'skip-verify', label: 'no CA, verification skipped' },
     ],
-    (t0) => ({ predictions: [predictFor(s, 'wrong-ca', t0), predictFor(s, 'right-ca', t0)] }),
+    (t0) => ({
+      predictions: [predictFor(s, 'wrong-ca', t0), predictFor(s, 'right-ca', t0), predictFor(s, 'skip-verify', t0)],
+    }),
   );

@@ -61,7 +61,7 @@ export const ACCESS_TOKEN: Check = {
 export const CA: Check = {
   id: 'KUBELOGIN-ISSUER-CA',
   title:
-    'With --certificate-authority naming a CA that did not sign the issuer, the plugin fails before any request (kubectl sends none); with the right CA it logs in',
+    'With --certificate-authority naming a CA that did not sign the issuer, the plugin fails before any request (kubectl sends none); with the right CA, or with --insecure-skip-tls-verify, it logs in',
   level: 'MUST',
   source: `${V} pkg/cmd/tls.go, pkg/oidc/client/factory.go:39-59; RFC 6749 §1.6 (TLS MUST be used and verified); ${KEP541} (a failing plugin fails the request)`,
 };

@@ -24,5 +24,6 @@ export const USERS = {
   'id-token': { grant: 'password', user: 'alice' },
   'wrong-ca': { grant: 'password', user: 'alice', ca: 'other' },
   'right-ca': { grant: 'password', user: 'alice', ca: 'issuer' },
+  'skip-verify': { grant: 'password', user: 'alice', ca: 'skip-verify' },
 } as const satisfies Record<string, Omit<KubeloginExec, 'cacheDir'>>;
 export type UserName = keyof typeof USERS;

@@ -19,7 +19,7 @@ export interface CacheState {
 export interface RunPlan {
   grant: 'password' | 'client-credentials';
   useAccessToken?: boolean;
-  /** Does --certificate-authority name the CA that signed the issuer's certificate? */
+  /** Does --certificate-authority name the CA that signed the issuer's certificate (or --insecure-skip-tls-verify skip the check)? */
   issuerCaTrusted: boolean;
   cache?: CacheState;
   nowMs: number;

@@ -39,8 +39,8 @@ export interface KubeloginExec {
   /** A token cache dir of its own (kubelogin keys its cache by issuer, client, user and TLS options). */
   cacheDir: string;
   useAccessToken?: boolean;
-  /** Which CA kubelogin trusts for the issuer (--certificate-authority). */
-  ca?: 'issuer' | 'other';
+  /** Which CA kubelogin trusts for the issuer (--certificate-authority), or none at all (--insecure-skip-tls-verify). */
+  ca?: 'issuer' | 'other' | 'skip-verify';
   apiVersion?: 'v1' | 'v1beta1';
   /** Exec the binary itself (certify), not `kubectl oidc-login` through the wrapper. */
   direct?: boolean;
@@ -156,7 +156,9 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
         `--grant-type=${e.grant}`,
         ...(e.grant === 'password' ? [`--username=${e.user!}`, `--password=${users[e.user!].password}`] : []),
         `--token-cache-dir=${e.cacheDir}`,
-        `--certificate-authority=${e.ca === 'other' ? otherCa.certPath : o.files.caFile}`,
+        e.ca === 'skip-verify'
+          ? '--insecure-skip-tls-verify'
+          : `--certificate-authority=${e.ca === 'other' ? otherCa.certPath : o.files.caFile}`,
         ...(e.useAccessToken ? ['--oidc-use-access-token'] : []),
       ];
       return {
