@@ -4,7 +4,6 @@
 // the token-endpoint requests the plugin made and which token it printed.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import { sleepUntil } from '../../src/core/time.ts';
 import {
   ACCESS_TOKEN_LIFETIME_SEC,
@@ -15,11 +14,20 @@ import {
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge, type Prediction } from '../../src/run/prediction.ts';
 import type { Check, Evidence } from '../../src/report/model.ts';
-import { tokenOf } from '../vendor-aws-iam-authenticator/observe.ts';
-import { ACCESS_TOKEN, CA, CLIENT_CREDENTIALS, PASSWORD, REFRESH, REVOKED_REFRESH, TOKEN_CACHE } from './checks.ts';
+import {
+  ACCESS_TOKEN,
+  CA,
+  CLIENT_CREDENTIALS,
+  PASSWORD,
+  REFRESH,
+  REVOKED_REFRESH,
+  TOKEN_CACHE,
+  WRONG_SECRET,
+} from './checks.ts';
 import { PAST_EXPIRY_MS, WHOAMI_ARGS, WHOAMI_STATUS, type UserName } from './plan.ts';
-import { expectedToken, MODEL, predictCall, type CacheState, type CallOutcome, type RunOutcome } from './predict.ts';
-import { attemptEvidence, tokenCall, type Attempt, type Session } from './session.ts';
+import { observedCall, showCall } from './observe.ts';
+import { expectedToken, MODEL, predictCall, type CacheState, type CallOutcome } from './predict.ts';
+import { attemptEvidence, type Attempt, type Session } from './session.ts';
 
 /** The token `user` will print at `nowMs` (a fresh one from the lab's issuer). */
 export function tokenFor(s: Session, user: UserName, nowMs: number) {
@@ -48,6 +56,7 @@ export function predictFor(
       grant: e.grant,
       ...(e.useAccessToken ? { useAccessToken: true } : {}),
       issuerCaTrusted: e.ca !== 'other',
+      ...(e.wrongSecret ? { clientSecretValid: false } : {}),
       ...(cache ? { cache } : {}),
       nowMs,
     },
@@ -56,31 +65,6 @@ export function predictFor(
     okStatus,
   );
 }
-
-/** Which token the plugin printed: one the endpoint issued in this call (by fingerprint), or none issued (the cache). */
-export function printedOf(a: Attempt): RunOutcome['prints'] | 'a token it was not issued' {
-  const run = [...a.runs].reverse().find((r) => r.exitCode === 0);
-  const token = run ? tokenOf(run) : '';
-  if (!token) return 'nothing';
-  const fp = tokenFingerprint(token);
-  const issued = a.tokenRequests.flatMap((r) => (r.issued ? [r.issued] : []));
-  if (issued.some((i) => i.idTokenSha256 === fp)) return 'id_token';
-  if (issued.some((i) => i.accessTokenSha256 === fp)) return 'access_token';
-  return issued.length === 0 ? 'cached token' : 'a token it was not issued';
-}
-
-export function observedCall(a: Attempt): CallOutcome | (Omit<CallOutcome, 'prints'> & { prints: string }) {
-  const pluginFailed = a.runs.length > 0 && a.runs.every((r) => r.exitCode !== 0);
-  return {
-    status: a.status ?? (pluginFailed ? 'no request' : -1),
-    ...(a.status === WHOAMI_STATUS && a.username ? { username: a.username } : {}),
-    tokenCalls: a.tokenRequests.map(tokenCall),
-    prints: printedOf(a),
-  };
-}
-
-const showCall = (v: { status: number | string; username?: string; tokenCalls: string[]; prints: string }) =>
-  `${v.status}${v.username ? ` as ${v.username}` : ''}; token endpoint [${v.tokenCalls.join(', ') || 'none'}]; printed ${v.prints}`;
 
 /** One kubectl call as `user`; prediction first. */
 export const singleCallCase = (s: Session, check: Check, user: UserName): Case =>
@@ -134,6 +118,7 @@ function callsCase(
 }
 
 export const passwordCase = (s: Session) => singleCallCase(s, PASSWORD, 'password');
+export const wrongSecretCase = (s: Session) => singleCallCase(s, WRONG_SECRET, 'wrong-secret');
 export const clientCredentialsCase = (s: Session) => singleCallCase(s, CLIENT_CREDENTIALS, 'client-credentials');
 
 /** Two kubectl processes, one cache dir: the second runs the plugin, which answers from the cache. */

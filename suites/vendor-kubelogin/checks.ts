@@ -66,6 +66,14 @@ export const CA: Check = {
   source: `${V} pkg/cmd/tls.go, pkg/oidc/client/factory.go:39-59; RFC 6749 §1.6 (TLS MUST be used and verified); ${KEP541} (a failing plugin fails the request)`,
 };
 
+export const WRONG_SECRET: Check = {
+  id: 'KUBELOGIN-WRONG-CLIENT-SECRET-EXPLAINED',
+  title:
+    'With a wrong --oidc-client-secret the endpoint answers 401 invalid_client; the plugin exits non-zero naming invalid_client on stderr, and kubectl sends no request',
+  level: 'MUST',
+  source: `RFC 6749 §5.2 (invalid_client, 401); ${KEP541} (a plugin that fails exits non-zero and says why on stderr; client-go then fails the request); ${V} pkg/usecases/authentication/authentication.go:128-133`,
+};
+
 const clientCheck = (id: string, client: string): Check => ({
   id: `KUBELOGIN-CLIENT-${id}`,
   title: `${client} runs kubelogin (password grant, its own cache dir) and gets 200 with the id_token: the JWT row of the client matrix`,
@@ -88,5 +96,6 @@ export const VENDOR_KUBELOGIN_CHECKS: Check[] = [
   REVOKED_REFRESH,
   ACCESS_TOKEN,
   CA,
+  WRONG_SECRET,
   ...Object.values(CLIENT_CHECKS),
 ];

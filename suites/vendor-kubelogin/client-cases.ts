@@ -14,7 +14,8 @@ import { readExecRuns } from '../../src/plugin/vendors/exec-recording-wrapper.ts
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { harnessFailed, notRun } from '../../src/run/results.ts';
-import { predictFor, printedOf } from './cases.ts';
+import { predictFor } from './cases.ts';
+import { failureOf, printedOf } from './observe.ts';
 import { CLIENT_CHECKS } from './checks.ts';
 import { CLIENT_PATH, KUBECTL_TIMEOUT_MS, USERS } from './plan.ts';
 import { runEvidence, tokenCall, type Attempt, type Session } from './session.ts';
@@ -64,9 +65,11 @@ export const clientCase = (s: Session, client: ClientName, probe: ProbeAvailabil
       ...(response.status !== undefined ? { status: response.status } : {}),
     };
     const pluginFailed = runs.length > 0 && runs.every((r) => r.exitCode !== 0);
-    return judge(check, {
+    const failure = failureOf(runs);
+    return judge<{ status: number | string; tokenCalls: string[]; prints: string; failure?: string }>(check, {
       prediction,
       observed: {
+        ...(failure ? { failure } : {}),
         status: response.status ?? (pluginFailed ? 'no request' : -1),
         tokenCalls: a.tokenRequests.map(tokenCall),
         prints: printedOf(a),

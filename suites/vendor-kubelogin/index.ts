@@ -37,6 +37,7 @@ import {
   passwordCase,
   refreshCase,
   revokedRefreshCase,
+  wrongSecretCase,
 } from './cases.ts';
 import { VENDOR_KUBELOGIN_CHECKS } from './checks.ts';
 import { clientCase } from './client-cases.ts';
@@ -106,6 +107,7 @@ export const vendorKubeloginSuite: Suite = {
           cacheCase(s),
           accessTokenCase(s),
           caCase(s),
+          wrongSecretCase(s),
           refreshCase(s),
           revokedRefreshCase(s),
           ...CLIENT_NAMES.map((c) => clientCase(s, c, probes.get(c))),

@@ -25,5 +25,6 @@ export const USERS = {
   'wrong-ca': { grant: 'password', user: 'alice', ca: 'other' },
   'right-ca': { grant: 'password', user: 'alice', ca: 'issuer' },
   'skip-verify': { grant: 'password', user: 'alice', ca: 'skip-verify' },
+  'wrong-secret': { grant: 'password', user: 'alice', wrongSecret: true },
 } as const satisfies Record<string, Omit<KubeloginExec, 'cacheDir'>>;
 export type UserName = keyof typeof USERS;

@@ -49,11 +49,25 @@ describe('kubelogin get-token model', () => {
       discovery: false,
       tokenCalls: [],
       prints: 'nothing',
+      failure: 'x509',
     });
     expect(
       predictRun({ ...base, issuerCaTrusted: false, cache: { expMs: now - 1, refreshToken: 'valid' } }).value
         .pluginExit,
     ).toBe(1);
+  });
+
+  test('a wrong client secret: 401 invalid_client, probed twice for the password grant (Basic, body), once for client credentials; the plugin fails', () => {
+    expect(predictRun({ ...base, clientSecretValid: false }).value).toEqual({
+      pluginExit: 1,
+      discovery: true,
+      tokenCalls: ['password/basic:401', 'password/body:401'],
+      prints: 'nothing',
+      failure: 'invalid_client',
+    });
+    expect(predictRun({ ...base, grant: 'client-credentials', clientSecretValid: false }).value.tokenCalls).toEqual([
+      'client_credentials/basic:401',
+    ]);
   });
 
   test('--oidc-use-access-token prints the access_token', () => {
@@ -85,6 +99,7 @@ describe('API server JWT authenticator', () => {
       status: 'no request',
       tokenCalls: [],
       prints: 'nothing',
+      failure: 'x509',
     });
     expect(predictCall(base, idToken, audiences).value).toEqual({
       status: 200,

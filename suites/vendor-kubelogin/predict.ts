@@ -22,6 +22,8 @@ export interface RunPlan {
   /** Does --certificate-authority name the CA that signed the issuer's certificate (or --insecure-skip-tls-verify skip the check)? */
   issuerCaTrusted: boolean;
   cache?: CacheState;
+  /** false: --oidc-client-secret is not the client's (the endpoint answers 401 invalid_client). */
+  clientSecretValid?: boolean;
   nowMs: number;
 }
 
@@ -35,6 +37,8 @@ export interface RunOutcome {
   tokenCalls: TokenCall[];
   /** Which token the plugin prints. */
   prints: 'cached token' | 'id_token' | 'access_token' | 'nothing';
+  /** When it fails: what its stderr names (the TLS error, or the OAuth2 error code the endpoint sent, RFC 6749 §5.2). */
+  failure?: string;
 }
 
 const grantType = (g: RunPlan['grant']) => (g === 'password' ? 'password' : 'client_credentials');
@@ -54,7 +58,7 @@ export function predictRun(p: RunPlan): Prediction<RunOutcome> {
       because.push(
         '--certificate-authority does not verify the issuer: discovery fails in the TLS handshake (factory.go:39-59)',
       );
-      return { pluginExit: 1, discovery: false, tokenCalls: [], prints: 'nothing' };
+      return { pluginExit: 1, discovery: false, tokenCalls: [], prints: 'nothing', failure: 'x509' };
     }
     const calls: TokenCall[] = [];
     if (p.cache && p.cache.refreshToken !== 'none') {
@@ -72,6 +76,15 @@ export function predictRun(p: RunPlan): Prediction<RunOutcome> {
       );
     } else if (p.cache) because.push('expired token, no refresh token: the configured grant again');
     else because.push('no cache entry for this key: the configured grant');
+    if (p.clientSecretValid === false) {
+      // 401 invalid_client: the password grant's auto-detect tries the body too; client-credentials is Basic only.
+      calls.push(
+        `${grantType(p.grant)}/basic:401`,
+        ...(p.grant === 'password' ? [`${grantType(p.grant)}/body:401`] : []),
+      );
+      because.push('the client secret is wrong: 401 invalid_client, and the plugin exits 1 saying so');
+      return { pluginExit: 1, discovery: true, tokenCalls: calls, prints: 'nothing', failure: 'invalid_client' };
+    }
     // client-credentials sets AuthStyleInHeader (clientcredentials.go:45); the password grant auto-detects and Basic succeeds first.
     calls.push(`${grantType(p.grant)}/basic:200`);
     return { pluginExit: 0, discovery: true, tokenCalls: calls, prints: printed(p) };
@@ -122,6 +135,7 @@ export interface CallOutcome {
   username?: string;
   tokenCalls: TokenCall[];
   prints: RunOutcome['prints'];
+  failure?: string;
 }
 
 export function predictCall(
@@ -133,7 +147,12 @@ export function predictCall(
   const r = predictRun(run);
   if (r.value.pluginExit !== 0)
     return {
-      value: { status: 'no request', tokenCalls: r.value.tokenCalls, prints: 'nothing' },
+      value: {
+        status: 'no request',
+        tokenCalls: r.value.tokenCalls,
+        prints: 'nothing',
+        ...(r.value.failure ? { failure: r.value.failure } : {}),
+      },
       model: MODEL,
       because: `${r.because}; client-go fails the request when the plugin exits non-zero (KEP-541)`,
     };

@@ -42,6 +42,8 @@ export interface KubeloginExec {
   /** Which CA kubelogin trusts for the issuer (--certificate-authority), or none at all (--insecure-skip-tls-verify). */
   ca?: 'issuer' | 'other' | 'skip-verify';
   apiVersion?: 'v1' | 'v1beta1';
+  /** Present a client secret that is not the client's. */
+  wrongSecret?: boolean;
   /** Exec the binary itself (certify), not `kubectl oidc-login` through the wrapper. */
   direct?: boolean;
 }
@@ -152,7 +154,7 @@ export async function startKubeloginLab(o: KubeloginLabOptions): Promise<Kubelog
       const flags = [
         `--oidc-issuer-url=${issuer.url}`,
         `--oidc-client-id=${client.id}`,
-        `--oidc-client-secret=${client.secret}`,
+        `--oidc-client-secret=${e.wrongSecret ? `not-${client.secret}` : client.secret}`,
         `--grant-type=${e.grant}`,
         ...(e.grant === 'password' ? [`--username=${e.user!}`, `--password=${users[e.user!].password}`] : []),
         `--token-cache-dir=${e.cacheDir}`,
