@@ -61,15 +61,16 @@ export const vendorKubeloginSuite: Suite = {
     let lab: KubeloginLab | undefined;
     ctx.defer(async () => {
       await lab?.stop();
-      // The token endpoint's requests hold no secret (fingerprints only); keep them as evidence.
+      // The token endpoint's requests and the discovery/JWKS fetches hold no secret (fingerprints only); keep them as evidence.
+      const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
       if (lab)
-        await writeFile(
-          join(ctx.artifactsDir, 'token-endpoint-requests.jsonl'),
-          lab.issuer
-            .tokenEndpoint!.requests()
-            .map((r) => JSON.stringify(r))
-            .join('\n') + '\n',
-        ).catch(() => {});
+        await Promise.all([
+          writeFile(
+            join(ctx.artifactsDir, 'token-endpoint-requests.jsonl'),
+            jsonl(lab.issuer.tokenEndpoint!.requests()),
+          ),
+          writeFile(join(ctx.artifactsDir, 'issuer-fetches.jsonl'), jsonl(lab.issuer.fetches())),
+        ]).catch(() => {});
     });
     lab = await startKubeloginLab({
       dir,
