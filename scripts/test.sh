@@ -22,6 +22,9 @@ node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plu
 # …and awscli (PyPI, its own venv under plugins/) for `aws eks get-token`, the suite's second token command.
 log "awscli for the exec-plugin vendor tests"
 node -e 'Promise.all([import("./src/plugin/vendors/aws-cli.ts"), import("./src/core/progress.ts")]).then(([a, p]) => a.ensureAwsCli({ progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
+# …and kubelogin (kubectl oidc-login), for the JWT exec-plugin vendor tests (cached the same way).
+log "kubelogin for the exec-plugin vendor tests"
+node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/kubelogin.ts"), import("./src/core/progress.ts")]).then(([b, k, p]) => b.ensureVendorPlugin(k.KUBELOGIN_RECIPE, { version: k.KUBELOGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
 # The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
 # build its probe against the default version's client-go once (cached under clients/).
 log "client-go probe for the exec-plugin client matrix"

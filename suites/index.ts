@@ -10,6 +10,7 @@ import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
 import { vendorEcrSuite } from './vendor-ecr/index.ts';
 import { vendorAwsIamAuthenticatorSuite } from './vendor-aws-iam-authenticator/index.ts';
+import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 
@@ -23,6 +24,7 @@ export const SUITES: Record<string, Suite> = {
   'version-skew': versionSkewSuite,
   'vendor-ecr': vendorEcrSuite,
   'vendor-aws-iam-authenticator': vendorAwsIamAuthenticatorSuite,
+  'vendor-kubelogin': vendorKubeloginSuite,
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
 };

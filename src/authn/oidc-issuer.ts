@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { Logger } from '../core/logger.ts';
 import { noopLogger } from '../core/logger.ts';
+import { GRANT_TYPES, TOKEN_PATH, TokenEndpoint, type TokenEndpointOptions } from './oauth-token-endpoint.ts';
 
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/jwks';
@@ -50,6 +51,8 @@ export interface OidcIssuerOptions {
   keyFile: string;
   audiences: string[];
   log?: Logger;
+  /** Also serve an OAuth2 token endpoint (oauth-token-endpoint.ts) whose tokens this issuer signs. */
+  token?: Omit<TokenEndpointOptions, 'sign'>;
 }
 
 export interface StartedOidcIssuer {
@@ -66,6 +69,8 @@ export interface StartedOidcIssuer {
   removeKey(kid: string): void;
   sign(o: SignOptions): Promise<string>;
   fetches(): Fetch[];
+  /** The token endpoint, when the options asked for one. */
+  tokenEndpoint?: TokenEndpoint;
   stop(): Promise<void>;
 }
 
@@ -105,8 +110,33 @@ export async function startOidcIssuer(o: OidcIssuerOptions): Promise<StartedOidc
     fetches.push({ at: new Date(at).toISOString(), atMs: at, ...f });
   };
 
+  const sign = async (s: SignOptions): Promise<string> => {
+    const kid = s.kid ?? current;
+    const k = keys.find((x) => x.kid === kid);
+    if (!k) throw new Error(`oidc issuer: no key ${kid}`);
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
+      .setIssuer(url)
+      .setAudience(s.audience ?? o.audiences[0]!)
+      .setSubject(s.subject)
+      .setIssuedAt(s.iat ?? now)
+      .setNotBefore(s.nbf ?? s.iat ?? now)
+      .setExpirationTime(s.exp ?? now + 3600)
+      .setJti(randomBytes(8).toString('hex'))
+      .sign(k.privateKey);
+  };
+  const tokenEndpoint = o.token ? new TokenEndpoint({ ...o.token, sign }) : undefined;
+
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = new URL(req.url ?? '/', url).pathname;
+    if (path === TOKEN_PATH && tokenEndpoint) {
+      tokenEndpoint.handle(req, res).catch((e: unknown) => {
+        log.warn(`token endpoint: ${(e as Error).message}`);
+        if (!res.headersSent) reply(res, 500, { error: 'server_error' });
+      });
+      return;
+    }
     if (req.method !== 'GET')
       return reply(res, 405, { error: `${req.method} not allowed; GET ${DISCOVERY_PATH} or ${JWKS_PATH}` });
     if (path === DISCOVERY_PATH) {
@@ -117,6 +147,14 @@ export async function startOidcIssuer(o: OidcIssuerOptions): Promise<StartedOidc
         response_types_supported: ['id_token'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: [ALG],
+        ...(tokenEndpoint
+          ? {
+              token_endpoint: `${url}${TOKEN_PATH}`,
+              grant_types_supported: [...GRANT_TYPES],
+              token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+              scopes_supported: ['openid'],
+            }
+          : {}),
       });
     }
     if (path === JWKS_PATH) {
@@ -155,23 +193,9 @@ export async function startOidcIssuer(o: OidcIssuerOptions): Promise<StartedOidc
       if (!k) throw new Error(`oidc issuer: no key ${kid}`);
       k.served = false;
     },
-    async sign(s) {
-      const kid = s.kid ?? current;
-      const k = keys.find((x) => x.kid === kid);
-      if (!k) throw new Error(`oidc issuer: no key ${kid}`);
-      const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({})
-        .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
-        .setIssuer(url)
-        .setAudience(s.audience ?? o.audiences[0]!)
-        .setSubject(s.subject)
-        .setIssuedAt(s.iat ?? now)
-        .setNotBefore(s.nbf ?? s.iat ?? now)
-        .setExpirationTime(s.exp ?? now + 3600)
-        .setJti(randomBytes(8).toString('hex'))
-        .sign(k.privateKey);
-    },
+    sign,
     fetches: () => fetches.map((f) => ({ ...f, ...(f.kids ? { kids: [...f.kids] } : {}) })),
+    ...(tokenEndpoint ? { tokenEndpoint } : {}),
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

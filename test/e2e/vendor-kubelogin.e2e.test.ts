@@ -1,0 +1,207 @@
+// The real kubelogin v1.36.3 (int128/kubelogin, built unmodified from the Go
+// module proxy), end to end:
+// - `credprov certify exec-plugin` on kubeconfig users that exec
+//   `kubectl-oidc_login get-token --grant-type password` against credprov's
+//   OIDC issuer and token endpoint (v1, upstream's README form, and v1beta1):
+//   every MUST holds, through every real client;
+// - the vendor-kubelogin suite on a local cluster whose kube-apiserver's
+//   structured JWT authenticator trusts that issuer: password and client
+//   credentials grants, the token cache, refresh and a revoked refresh token,
+//   id_token vs access_token, the issuer CA, the four clients;
+// - SECRETS: no client secret, password, refresh, id or access token the lab
+//   made reaches any file either run wrote.
+// The build is a prerequisite (scripts/test.sh makes it): missing, these tests
+// skip with the command that builds it, and fail under CI=true.
+import { afterAll, describe, expect } from '@jest/globals';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
+import { localProvider } from '../../src/cluster/local/index.ts';
+import { Redactor } from '../../src/core/redact.ts';
+import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
+import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
+import {
+  KUBELOGIN_CERTIFY_USERS,
+  writeKubeloginCertifyKubeconfig,
+} from '../../src/plugin/vendors/kubelogin-certify.ts';
+import { startKubeloginLab, type KubeloginLab } from '../../src/plugin/vendors/kubelogin-lab.ts';
+import type { RunReport } from '../../src/report/model.ts';
+import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
+import { runCli } from '../../src/testing/cli.ts';
+import { e2eEnvName } from '../../src/testing/env-name.ts';
+import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
+import { VENDOR_KUBELOGIN_CHECKS } from '../../suites/vendor-kubelogin/checks.ts';
+import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
+
+const available = await localProvider().isAvailable();
+const built = await ensureVendorPlugin(KUBELOGIN_RECIPE, { version: KUBELOGIN_VERSION, cachedOnly: true }).catch(
+  () => undefined,
+);
+const buildPre: Prerequisite = built
+  ? { ok: true }
+  : {
+      ok: false,
+      reason: `kubelogin ${KUBELOGIN_VERSION} is not built (scripts/test.sh builds it; or credprov run --suite vendor-kubelogin)`,
+    };
+const it = testIf(all(isRoot(), buildPre));
+const itLive = testIf(
+  all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+);
+const ENV_NAME = e2eEnvName('kubelogin');
+const TIMEOUT_MS = 300_000;
+const JWT = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\./;
+
+/** Every secret handed to a redactor (the lab hands it passwords, client secrets and every token it issues). */
+class RecordingRedactor extends Redactor {
+  readonly seen: string[] = [];
+  override add(...secrets: Array<string | undefined>): this {
+    for (const s of secrets) if (s) this.seen.push(s);
+    return super.add(...secrets);
+  }
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** Files under `dir` holding any of `secrets` or a JWT, with what they hold. */
+async function leaks(dir: string, secrets: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const f of await filesUnder(dir)) {
+    const text = await readFile(f, 'utf8');
+    if (JWT.test(text)) found.push(`${f}: a JWT`);
+    secrets.forEach((s, i) => {
+      if (s.length >= 8 && text.includes(s)) found.push(`${f}: secret #${i}`);
+    });
+  }
+  return found;
+}
+
+let dir: string | undefined;
+const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-kubelogin-')));
+afterAll(async () => {
+  await localProvider().down(ENV_NAME);
+  if (dir) await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('certify exec-plugin: kubelogin get-token', () => {
+  let lab: KubeloginLab | undefined;
+  const secrets: string[] = [];
+  afterAll(async () => lab?.stop(), 30_000);
+
+  for (const [version, user] of Object.entries(KUBELOGIN_CERTIFY_USERS)) {
+    it(
+      `KUBELOGIN-CERTIFY-${version.toUpperCase()}: every MUST holds for the ${version} user through every client; no secret reaches the report`,
+      async () => {
+        if (!lab) {
+          const files = await ensureTokenWebhookFiles(`e2e-certify-kubelogin-${process.pid}`, {
+            CREDPROV_STATE_DIR: join(await workDir(), 'state'),
+          });
+          lab = await startKubeloginLab({
+            dir: join(await workDir(), 'certify-lab'),
+            files,
+            onSecret: (s) => secrets.push(s),
+          });
+        }
+        const kubeconfig = await writeKubeloginCertifyKubeconfig(lab, join(await workDir(), 'certify-lab'));
+        const out = join(await workDir(), `certify-${version}`);
+        const r = await runCli([
+          'certify',
+          'exec-plugin',
+          '--kubeconfig',
+          kubeconfig,
+          '--user',
+          user,
+          '--report-dir',
+          out,
+        ]);
+        const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as RunReport;
+        const notPassed = report.checks.filter(
+          (c) => c.status !== 'passed' && !(c.id === 'EP-CERT-VALID' && /no client certificate/.test(c.message)),
+        );
+        expect(notPassed.map((c) => `${c.id} ${c.status}: ${c.message}`)).toEqual([]);
+        expect(r.code).toBe(0);
+        const clients = ((report.subject.clients ?? []) as Array<{ name: string }>).map(
+          (c) => `EP-CLIENT-${c.name.toUpperCase()}`,
+        );
+        expect(report.checks.filter((c) => c.id.startsWith('EP-CLIENT-')).map((c) => `${c.id} ${c.status}`)).toEqual(
+          clients.map((id) => `${id} passed`),
+        );
+        expect(secrets.length).toBeGreaterThan(5);
+        expect(await leaks(out, secrets)).toEqual([]);
+      },
+      TIMEOUT_MS,
+    );
+  }
+});
+
+describe('vendor-kubelogin suite on a local cluster', () => {
+  const redactor = new RecordingRedactor();
+  let outcome: Promise<RunOutcome> | undefined;
+  const run = (): Promise<RunOutcome> =>
+    (outcome ??= (async () =>
+      runSuites([vendorKubeloginSuite], {
+        baseSpec: {
+          name: ENV_NAME,
+          provider: 'local',
+          ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
+        },
+        artifactsDir: join(await workDir(), 'suite'),
+        redactor,
+      }))());
+
+  itLive(
+    'KUBELOGIN: every check of the suite passed against the real plugin, clients and kube-apiserver',
+    async () => {
+      const { report } = await run();
+      const notPassed = report.checks
+        .filter((c) => c.status !== 'passed')
+        .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
+      expect(notPassed).toEqual([]);
+      expect(report.checks.map((c) => c.id).sort()).toEqual(VENDOR_KUBELOGIN_CHECKS.map((c) => c.id).sort());
+    },
+    TIMEOUT_MS,
+  );
+
+  for (const check of VENDOR_KUBELOGIN_CHECKS) {
+    itLive(
+      `${check.id}: ${check.title}`,
+      async () => {
+        const { report } = await run();
+        const result = report.checks.find((c) => c.id === check.id);
+        expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
+      },
+      TIMEOUT_MS,
+    );
+  }
+
+  itLive(
+    'KUBELOGIN-SECRETS: no client secret, password, refresh, id or access token reaches the report or any artifact; what is not secret stays readable',
+    async () => {
+      const { report } = await run();
+      // Passwords and client secrets (5), and at least a token triple per login.
+      expect(redactor.seen.length).toBeGreaterThan(20);
+      const text = JSON.stringify(report);
+      expect(text).not.toMatch(JWT);
+      for (const s of redactor.seen) expect(text.includes(s) ? 'a secret in report.json' : 'clean').toBe('clean');
+      const suiteDir = join(await workDir(), 'suite');
+      // Something was written to scan: at least the token endpoint's request log.
+      expect((await filesUnder(suiteDir)).some((f) => f.endsWith('token-endpoint-requests.jsonl'))).toBe(true);
+      expect(await leaks(suiteDir, redactor.seen)).toEqual([]);
+      expect(text).toContain('oidc:alice');
+      expect(text).toContain('refresh_token/body:400');
+    },
+    TIMEOUT_MS,
+  );
+
+  itLive(
+    'KUBELOGIN-TEARDOWN: the run tears its environment down',
+    async () => {
+      const { tornDown } = await run();
+      expect(tornDown).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
+});
