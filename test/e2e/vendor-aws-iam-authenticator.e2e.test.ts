@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localProvider } from '../../src/cluster/local/index.ts';
 import { HostsFile } from '../../src/core/hosts.ts';
-import { Redactor } from '../../src/core/redact.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { AWS_CLI_VERSION, ensureAwsCli } from '../../src/plugin/vendors/aws-cli.ts';
@@ -35,6 +34,7 @@ import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prereq
 import { VENDOR_IAM_CHECKS } from '../../suites/vendor-aws-iam-authenticator/checks.ts';
 import { vendorAwsIamAuthenticatorSuite } from '../../suites/vendor-aws-iam-authenticator/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
+import { filesUnder, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
 
 const available = await localProvider().isAvailable();
 const built = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, {
@@ -76,6 +76,9 @@ async function labServers(): Promise<string[]> {
   }
   return found;
 }
+
+/** A presigned EKS token, or its signature: neither may reach an artefact. */
+const EKS_TOKEN_SHAPES = [/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/, /X-Amz-Signature=/i];
 
 let dir: string | undefined;
 const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-iam-')));
@@ -127,9 +130,8 @@ describe('certify exec-plugin: aws-iam-authenticator token', () => {
         expect(report.checks.filter((c) => c.id.startsWith('EP-CLIENT-')).map((c) => `${c.id} ${c.status}`)).toEqual(
           clients.map((id) => `${id} passed`),
         );
-        const text = `${JSON.stringify(report)}\n${await readFile(join(out, 'invocations.jsonl'), 'utf8')}`;
-        expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
-        for (const s of lab.secrets) expect(text).not.toContain(s);
+        // Every file certify wrote (report, invocations, JUnit, HTML): no key, no token.
+        expect(await leaks(out, lab.secrets, EKS_TOKEN_SHAPES)).toEqual([]);
       },
       TIMEOUT_MS,
     );
@@ -137,6 +139,7 @@ describe('certify exec-plugin: aws-iam-authenticator token', () => {
 });
 
 describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
+  const redactor = new RecordingRedactor();
   let outcome: Promise<RunOutcome> | undefined;
   const run = (): Promise<RunOutcome> =>
     (outcome ??= (async () =>
@@ -147,7 +150,7 @@ describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
           ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
         },
         artifactsDir: join(await workDir(), 'suite'),
-        redactor: new Redactor(),
+        redactor,
       }))());
 
   itLive(
@@ -176,12 +179,16 @@ describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
   }
 
   itLive(
-    'IAM-SECRETS: no AWS secret or token reaches the report, and what is not secret stays readable',
+    'IAM-SECRETS: no AWS secret or token (of either command) reaches the report or any artifact, and what is not secret stays readable',
     async () => {
       const { report } = await run();
       const text = JSON.stringify(report);
-      expect(text).not.toMatch(/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/);
-      expect(text).not.toMatch(/X-Amz-Signature=/i);
+      for (const shape of EKS_TOKEN_SHAPES) expect(text).not.toMatch(shape);
+      // The lab's four secret keys, and every token either command printed.
+      expect(redactor.seen.length).toBeGreaterThan(10);
+      const suiteDir = join(await workDir(), 'suite');
+      expect((await filesUnder(suiteDir)).some((f) => f.endsWith('fake-sts-requests.jsonl'))).toBe(true);
+      expect(await leaks(suiteDir, redactor.seen, EKS_TOKEN_SHAPES)).toEqual([]);
       expect(text).toContain('arn:aws:iam::111122223333:user/credprov-dev');
       expect(text).toContain('sts.us-west-2.amazonaws.com');
       expect(text).not.toContain('<redacted>');

@@ -13,12 +13,11 @@
 // The build is a prerequisite (scripts/test.sh makes it): missing, these tests
 // skip with the command that builds it, and fail under CI=true.
 import { afterAll, describe, expect } from '@jest/globals';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';
-import { Redactor } from '../../src/core/redact.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
 import {
@@ -30,6 +29,7 @@ import type { RunReport } from '../../src/report/model.ts';
 import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
+import { filesUnder, JWT, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
 import { VENDOR_KUBELOGIN_CHECKS } from '../../suites/vendor-kubelogin/checks.ts';
 import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
@@ -50,34 +50,6 @@ const itLive = testIf(
 );
 const ENV_NAME = e2eEnvName('kubelogin');
 const TIMEOUT_MS = 300_000;
-const JWT = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\./;
-
-/** Every secret handed to a redactor (the lab hands it passwords, client secrets and every token it issues). */
-class RecordingRedactor extends Redactor {
-  readonly seen: string[] = [];
-  override add(...secrets: Array<string | undefined>): this {
-    for (const s of secrets) if (s) this.seen.push(s);
-    return super.add(...secrets);
-  }
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
-
-/** Files under `dir` holding any of `secrets` or a JWT, with what they hold. */
-async function leaks(dir: string, secrets: string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const f of await filesUnder(dir)) {
-    const text = await readFile(f, 'utf8');
-    if (JWT.test(text)) found.push(`${f}: a JWT`);
-    secrets.forEach((s, i) => {
-      if (s.length >= 8 && text.includes(s)) found.push(`${f}: secret #${i}`);
-    });
-  }
-  return found;
-}
 
 let dir: string | undefined;
 const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-kubelogin-')));
