@@ -78,7 +78,7 @@ async function labServers(): Promise<string[]> {
 }
 
 /** A presigned EKS token, or its signature: neither may reach an artefact. */
-const EKS_TOKEN_SHAPES = [/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/, /X-Amz-Signature=/i];
+const EKS_TOKEN_SHAPES = [/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/, /X-Amz-Signature=[0-9a-f]{16}/i];
 
 let dir: string | undefined;
 const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-iam-')));

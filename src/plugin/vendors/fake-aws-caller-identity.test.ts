@@ -102,6 +102,10 @@ describe('fake STS: GetCallerIdentity, presigned', () => {
         caller: { arn: result.Arn },
       },
     });
+    // The request log keeps that the URL was signed, never the signature (it is the credential while its window lasts).
+    const logged = fake.requests({ service: 'sts' })[0]!.path;
+    expect(logged).toContain('X-Amz-Signature=(not kept)');
+    expect(logged).not.toMatch(/X-Amz-Signature=[0-9a-f]/);
   });
 
   test("without Accept: application/json the answer is STS's XML", async () => {

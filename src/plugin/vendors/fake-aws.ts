@@ -288,7 +288,7 @@ export class FakeAws {
     const base = {
       service,
       method: req.method ?? 'GET',
-      path: req.url ?? '/',
+      path: withoutQuerySecrets(req.url ?? '/'),
       ...(req.headers['user-agent'] ? { userAgent: String(req.headers['user-agent']).slice(0, 160) } : {}),
     };
     if (service === 'ecr') return this.handleEcr(req, body, res, base);
@@ -743,4 +743,12 @@ function stsError(res: ServerResponse, status: number, code: string, message: st
   <RequestId>${randomUUIDish()}</RequestId>
 </ErrorResponse>
 `);
+}
+
+/**
+ * A presigned URL's signature (and session token) is a credential while its window lasts (an EKS token
+ * is that URL): the request log keeps that they were there, never their value.
+ */
+export function withoutQuerySecrets(url: string): string {
+  return url.replace(/([?&]X-Amz-(?:Signature|Security-Token)=)[^&]*/gi, '$1(not kept)');
 }
