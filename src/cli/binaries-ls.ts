@@ -69,5 +69,7 @@ function partial(binaries: Record<string, unknown>): string {
 /** A pre-release built with some staging modules of another version is not that release's exact source: say so. */
 function substituted(substitutes: Record<string, string> | undefined): string {
   const taken = Object.entries(substitutes ?? {});
-  return taken.length ? `  (not exact: ${taken.map(([m, v]) => `${m.replace(/^k8s\.io\//, '')}@${v}`).join(', ')})` : '';
+  return taken.length
+    ? `  (not exact: ${taken.map(([m, v]) => `${m.replace(/^k8s\.io\//, '')}@${v}`).join(', ')})`
+    : '';
 }
