@@ -66,8 +66,7 @@ export const GKE_PLUGIN_RECIPE: VendorPluginRecipe = {
   module: GKE_PLUGIN_MODULE,
   packageDir: './cmd/gke-gcloud-auth-plugin',
   // Bazel's go_binary strips nothing (pure = "on" is CGO_ENABLED=0, which build.ts sets anyway).
-  ldflags: () =>
-    STAMPED.flatMap((pkg) => Object.entries(STAMP).map(([k, v]) => `-X ${pkg}.${k}=${v}`)).join(' '),
+  ldflags: () => STAMPED.flatMap((pkg) => Object.entries(STAMP).map(([k, v]) => `-X ${pkg}.${k}=${v}`)).join(' '),
   // verflag: `--version` prints "Kubernetes v1.30.0+<commit>".
   reportedVersion: () => GKE_PLUGIN_GIT_VERSION,
 };

@@ -50,6 +50,8 @@ export interface GkeLab {
   /** The TokenBook subject (so the webhook user credprov:exec:<subject>) of each account. */
   subjectOf(account: GkeAccount): string;
   emailOf(account: GkeAccount): string;
+  /** The key id (private_key_id) of the account's key file: what each grant's JWS header names. */
+  keyIdOf(account: GkeAccount): string;
   keyFileOf(account: GkeAccount): string;
   /** The recording wrapper's run dir for `label` (one per label, so concurrent clients keep their runs apart). */
   runsDir(label: string): string;
@@ -135,12 +137,13 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
     book,
     subjectOf: (a) => `gke-${a === 'bad-key' ? 'viewer' : a}`,
     emailOf: email,
+    keyIdOf: (a) => keyIds.get(a)!,
     keyFileOf: (a) => join(o.dir, 'keys', `${a}.json`),
     runsDir,
     async execFor(account, x = {}) {
       return {
         apiVersion: V1BETA1,
-        command: x.direct ? plugin.path : await wrapper(x.label ?? 'kubectl'),
+        command: x.direct ? plugin.path : await wrapper(x.label ?? 'default'),
         args: ADC_ARGS,
         env: [{ name: 'GOOGLE_APPLICATION_CREDENTIALS', value: join(o.dir, 'keys', `${account}.json`) }],
         installHint: 'gke-gcloud-auth-plugin is built by credprov (src/plugin/vendors/gke-gcloud-auth-plugin.ts)',
