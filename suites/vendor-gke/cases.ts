@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import { caseOf, judge, sleep, type Case } from '../../src/run/kit.ts';
 import { answerOf } from '../vendor-aws-iam-authenticator/observe.ts';
-import { ADC_200, ASSERTION, BAD_ASSERTION, EXPIRY, NO_CACHE, REVOKED, WHOAMI } from './checks.ts';
+import { ADC_200, ASSERTION, BAD_ASSERTION, EXEC_INFO_V1, EXPIRY, NO_CACHE, REVOKED, WHOAMI } from './checks.ts';
+import { V1 } from '../../src/plugin/vendors/gke-lab.ts';
 import { AFTER_REVOKE_MS, PROBE_PATH } from './plan.ts';
 import {
   assertionAgrees,
@@ -18,6 +19,8 @@ import {
   predictNoCache,
   predictRefusal,
   predictRevoked,
+  predictV1User,
+  VERSION_MISMATCH_SAYS,
   predictWhoami,
   sameIdentity,
   UNKNOWN_ACCOUNT_SAYS,
@@ -219,5 +222,32 @@ export const revokedCase = (s: GkeSession): Case =>
         { kind: 'data', label: 'revoked token fingerprints', data: revoked },
         ...attemptEvidence('--user viewer get --raw /api, before and after the revocation', [before, after]),
       ],
+    });
+  });
+
+/** The plugin's version handling: predicted from its source, and a failed SHOULD when it does not answer v1. */
+export const v1UserCase = (s: GkeSession): Case =>
+  caseOf(EXEC_INFO_V1, async () => {
+    const startedAt = new Date();
+    const a = await s.attempt('viewer-v1', GET);
+    const answered = a.runs[0] ? (answerOf(a.runs[0]).apiVersion ?? '(unparsable answer)') : '(the plugin did not run)';
+    return judge(EXEC_INFO_V1, {
+      prediction: predictV1User(),
+      observed: {
+        answered,
+        kubectlRefused: a.stderr.includes(VERSION_MISMATCH_SAYS),
+        requestSent: a.status !== undefined,
+      },
+      actor: 'gke-gcloud-auth-plugin under kubectl, as a v1 user',
+      startedAt,
+      show: (v) =>
+        `answer in ${v.answered}, ${v.kubectlRefused ? 'kubectl refused it' : 'kubectl took it'}, ${v.requestSent ? 'a request was sent' : 'nothing sent'}`,
+      problems:
+        answered === V1
+          ? []
+          : [
+              `the plugin answers ${answered} to a ${V1} user (it never reads KUBERNETES_EXEC_INFO): a kubeconfig whose exec.apiVersion is v1 cannot use it`,
+            ],
+      evidence: attemptEvidence('--user viewer-v1 get --raw /api', [a]),
     });
   });

@@ -63,6 +63,14 @@ export const REVOKED: Check = {
   source: `${P}/default_credentials_token_provider.go:51; kube-apiserver's 10 s token success cache (src/model/apiserver-authn.ts)`,
 };
 
+export const EXEC_INFO_V1: Check = {
+  id: 'GKE-EXEC-INFO-V1',
+  title:
+    'A client.authentication.k8s.io/v1 user works too: the plugin answers in the version KUBERNETES_EXEC_INFO names',
+  level: 'SHOULD',
+  source: `KEP-541: client-go refuses an answer in another version than the configured one (exec.go:482-485); ${P}/cred.go:191-195 always writes v1beta1`,
+};
+
 const CLIENT_TITLES: Record<ClientName, string> = {
   kubectl: 'kubectl (one process per request)',
   'client-go': 'client-go (one Authenticator for the session)',
@@ -96,5 +104,6 @@ export const VENDOR_GKE_CHECKS: Check[] = [
   NO_CACHE,
   BAD_ASSERTION,
   REVOKED,
+  EXEC_INFO_V1,
   ...CLIENTS.map(clientCheck),
 ];

@@ -28,6 +28,7 @@ import {
   expiryCase,
   noCacheCase,
   revokedCase,
+  v1UserCase,
   whoamiCase,
 } from './cases.ts';
 import { VENDOR_GKE_CHECKS } from './checks.ts';
@@ -91,6 +92,7 @@ export const vendorGkeSuite: Suite = {
           expiryCase(s),
           noCacheCase(s),
           badAssertionCase(s),
+          v1UserCase(s),
           revokedCase(s),
         ];
         await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: run.processEnv, progress: run.progress }).catch(

@@ -213,3 +213,22 @@ export function predictClientSession(
   });
   return { view: { requests, tokenRequests: grants }, because };
 }
+
+export interface V1UserView {
+  answered: string;
+  kubectlRefused: boolean;
+  requestSent: boolean;
+}
+
+export const VERSION_MISMATCH_SAYS = 'plugin returned version';
+
+/** A v1 user: the plugin's source writes v1beta1 whatever it is asked, and client-go refuses that. */
+export function predictV1User(): Prediction<V1UserView> {
+  return {
+    value: { answered: 'client.authentication.k8s.io/v1beta1', kubectlRefused: true, requestSent: false },
+    model: `${PLUGIN_MODEL} + client-go exec.go`,
+    because:
+      'cred.go:191-195 fixes APIVersion to v1beta1 and never reads KUBERNETES_EXEC_INFO; client-go exec.go:482-485 ' +
+      `refuses an answer in another version ("${VERSION_MISMATCH_SAYS} …") and sends nothing`,
+  };
+}

@@ -11,13 +11,15 @@ import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import { readExecRuns, type RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import type { GoogleTokenRequest } from '../../src/plugin/vendors/fake-google-oauth.ts';
 import { GKE_CACHE_FILE } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
-import type { GkeAccount, GkeLab } from '../../src/plugin/vendors/gke-lab.ts';
+import { V1, type GkeAccount, type GkeLab } from '../../src/plugin/vendors/gke-lab.ts';
 import type { Environment, Evidence, SuiteRun } from '../../src/run/kit.ts';
 import { answerOf, kubectlOutcome, type PluginAnswer } from '../vendor-aws-iam-authenticator/observe.ts';
 import { KUBECTL_TIMEOUT_MS } from './plan.ts';
 
-export const KUBECTL_USERS = ['viewer', 'bad-key', 'unknown'] as const satisfies readonly GkeAccount[];
+/** The kubectl cases' users: an account each, and the viewer once more with a client.authentication.k8s.io/v1 stanza. */
+export const KUBECTL_USERS = ['viewer', 'viewer-v1', 'bad-key', 'unknown'] as const;
 export type KubectlUser = (typeof KUBECTL_USERS)[number];
+const accountOf = (u: KubectlUser): GkeAccount => (u === 'viewer-v1' ? 'viewer' : u);
 /** The wrapper label of the kubectl cases (the client matrix's kubectl session has its own). */
 const KUBECTL_CASES = 'kubectl-cases';
 
@@ -32,6 +34,8 @@ export interface Attempt {
   exitCode: number;
   kubectlError?: string;
   stdout: string;
+  /** kubectl's stderr (-v=6: statuses, no headers), last 4000 characters. */
+  stderr: string;
   runs: RecordedExecRun[];
   grants: GoogleTokenRequest[];
 }
@@ -66,7 +70,11 @@ export async function openSession(run: SuiteRun, lab: GkeLab, dir: string): Prom
   const home = join(dir, 'home');
   await mkdir(join(home, '.kube'), { recursive: true, mode: 0o700 });
   const users: Record<string, Record<string, unknown>> = {};
-  for (const u of KUBECTL_USERS) users[u] = await lab.execFor(u, { label: KUBECTL_CASES });
+  for (const u of KUBECTL_USERS)
+    users[u] = await lab.execFor(accountOf(u), {
+      label: KUBECTL_CASES,
+      ...(u === 'viewer-v1' ? { apiVersion: V1 } : {}),
+    });
   const kubeconfig = await lab.writeKubeconfig(
     join(dir, 'users.kubeconfig'),
     { server: cluster.server, caData: Buffer.from(cluster.caPem).toString('base64') },
@@ -84,7 +92,7 @@ export async function openSession(run: SuiteRun, lab: GkeLab, dir: string): Prom
       const runsBefore = (await readExecRuns(lab.runsDir(KUBECTL_CASES))).length;
       const grantsBefore = lab.fake.requests().length;
       // The client sessions make grants meanwhile, for accounts of their own: this user's are those naming its key.
-      const kid = lab.keyIdOf(user);
+      const kid = lab.keyIdOf(accountOf(user));
       // A clean environment: no KUBECONFIG, no CLOUDSDK_*, no GOOGLE_* of the caller's; kuberc off.
       const r = await execa(env.kubectl, ['--kubeconfig', kubeconfig, '--user', user, ...args, '-v=6'], {
         reject: false,
@@ -97,6 +105,7 @@ export async function openSession(run: SuiteRun, lab: GkeLab, dir: string): Prom
       return {
         exitCode: r.exitCode ?? -1,
         stdout: String(r.stdout),
+        stderr: String(r.stderr).slice(-4000),
         runs,
         grants: lab.fake
           .requests()

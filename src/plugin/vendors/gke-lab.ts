@@ -28,6 +28,7 @@ export type GkeAccount = (typeof GKE_ACCOUNTS)[number];
 const KNOWN = GKE_ACCOUNTS.filter((a) => a !== 'bad-key' && a !== 'unknown');
 export const PROJECT = 'credprov-lab';
 export const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
+export const V1 = 'client.authentication.k8s.io/v1';
 /** GKE's documented kubeconfig user (`gcloud container clusters get-credentials`), plus the ADC flag. */
 export const ADC_ARGS = ['--use_application_default_credentials'];
 
@@ -56,7 +57,10 @@ export interface GkeLab {
   /** The recording wrapper's run dir for `label` (one per label, so concurrent clients keep their runs apart). */
   runsDir(label: string): string;
   /** A users[].user.exec for `account`, through the wrapper of `label` (or the binary itself: `direct`). */
-  execFor(account: GkeAccount, o?: { label?: string; direct?: boolean }): Promise<Record<string, unknown>>;
+  execFor(
+    account: GkeAccount,
+    o?: { label?: string; direct?: boolean; apiVersion?: string },
+  ): Promise<Record<string, unknown>>;
   /** A kubeconfig for `server` with one user (and context) per entry; mode 0600. */
   writeKubeconfig(
     file: string,
@@ -142,7 +146,7 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
     runsDir,
     async execFor(account, x = {}) {
       return {
-        apiVersion: V1BETA1,
+        apiVersion: x.apiVersion ?? V1BETA1,
         command: x.direct ? plugin.path : await wrapper(x.label ?? 'default'),
         args: ADC_ARGS,
         env: [{ name: 'GOOGLE_APPLICATION_CREDENTIALS', value: join(o.dir, 'keys', `${account}.json`) }],
@@ -179,8 +183,8 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
   };
 }
 
-/** The certify user: the binary itself in ADC mode with the viewer's key. */
-export const GKE_CERTIFY_USER = 'gke-gcloud-auth-plugin';
+/** The certify users: the binary itself in ADC mode with the viewer's key; GKE's v1beta1 kubeconfig, and v1. */
+export const GKE_CERTIFY_USERS = { v1beta1: 'gke-gcloud-auth-plugin', v1: 'gke-gcloud-auth-plugin-v1' } as const;
 
 /** A kubeconfig for `certify exec-plugin`: no cluster is contacted (the server only fills spec.cluster). */
 export async function writeGkeCertifyKubeconfig(lab: GkeLab, file: string): Promise<string> {
@@ -188,7 +192,8 @@ export async function writeGkeCertifyKubeconfig(lab: GkeLab, file: string): Prom
     file,
     { server: 'https://kubernetes.credprov.test:6443' },
     {
-      [GKE_CERTIFY_USER]: await lab.execFor('viewer', { direct: true }),
+      [GKE_CERTIFY_USERS.v1beta1]: await lab.execFor('viewer', { direct: true }),
+      [GKE_CERTIFY_USERS.v1]: await lab.execFor('viewer', { direct: true, apiVersion: V1 }),
     },
   );
 }
