@@ -71,6 +71,32 @@ export const EXEC_INFO_V1: Check = {
   source: `KEP-541: client-go refuses an answer in another version than the configured one (exec.go:482-485); ${P}/cred.go:191-195 always writes v1beta1`,
 };
 
+const GCLOUD = `${P}/cred.go:238-356, gcloud_token_provider.go (the default provider: gcloud config config-helper)`;
+
+export const GCLOUD_REUSE: Check = {
+  id: 'GKE-GCLOUD-CACHE-REUSE',
+  title:
+    "With gcloud (the plugin's default provider), the first kubectl call runs `gcloud config config-helper` and caches the token in $HOME/.kube/gke_gcloud_auth_plugin_cache, not beside --kubeconfig (cloud-provider-gcp#920); the second answers from the cache without gcloud",
+  level: 'SHOULD',
+  source: `${GCLOUD}; the plugin's documented cache (cred.go:31-36)`,
+};
+
+export const GCLOUD_ACCOUNT_SWITCH: Check = {
+  id: 'GKE-GCLOUD-CONFIG-SWITCH',
+  title:
+    "Under the same kube context, a user whose CLOUDSDK_CONFIG names another account gets that account's token, not the one cached for the first (cloud-provider-gcp#1122)",
+  level: 'SHOULD',
+  source: `${GCLOUD} (the cache key: current-context and flags, cred.go:317-331); cloud-provider-gcp#1122, fixed by #1249`,
+};
+
+export const GCLOUD_STALE: Check = {
+  id: 'GKE-GCLOUD-REVOKED-CACHED-TOKEN',
+  title:
+    "After its cached token is revoked server-side, a 401 re-run of the plugin (kubectl's and client-go's) gets a usable token, not the refused one from the cache",
+  level: 'SHOULD',
+  source: `KEP-541: client-go re-runs the plugin after a 401 to get new credentials (exec.go maybeRefreshCreds); ${GCLOUD}`,
+};
+
 const CLIENT_TITLES: Record<ClientName, string> = {
   kubectl: 'kubectl (one process per request)',
   'client-go': 'client-go (one Authenticator for the session)',
@@ -105,5 +131,8 @@ export const VENDOR_GKE_CHECKS: Check[] = [
   BAD_ASSERTION,
   REVOKED,
   EXEC_INFO_V1,
+  GCLOUD_REUSE,
+  GCLOUD_ACCOUNT_SWITCH,
+  GCLOUD_STALE,
   ...CLIENTS.map(clientCheck),
 ];

@@ -33,6 +33,7 @@ import {
 } from './cases.ts';
 import { VENDOR_GKE_CHECKS } from './checks.ts';
 import { clientCase } from './clients.ts';
+import { gcloudAccountSwitchCase, gcloudReuseCase, gcloudStaleCase } from './gcloud-cases.ts';
 import { openSession } from './session.ts';
 
 export const vendorGkeSuite: Suite = {
@@ -85,6 +86,13 @@ export const vendorGkeSuite: Suite = {
           return VENDOR_GKE_CHECKS.map((c) => notRun(c, why, run.ci));
         }
         const s = await openSession(run, lab, dir);
+        await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: run.processEnv, progress: run.progress }).catch(
+          (e: unknown) => run.log.warn(`building the client-go probe: ${errorMessage(e)}`),
+        );
+        const probes = new Map(
+          (await availableProbes({ kubeVersion: env.kubeVersion, env: run.processEnv })).map((p) => [p.probe.name, p]),
+        );
+        const g = { kubectl: env.kubectl, lab, cluster: s.cluster, dir, clientGo: probes.get('client-go') };
         const kubectlCases = [
           adc200Case(s),
           whoamiCase(s),
@@ -94,13 +102,11 @@ export const vendorGkeSuite: Suite = {
           badAssertionCase(s),
           v1UserCase(s),
           revokedCase(s),
+          // The gcloud provider (real gcloud, when installed): accounts of their own, one $HOME each.
+          gcloudReuseCase(g),
+          gcloudAccountSwitchCase(g),
+          gcloudStaleCase(g),
         ];
-        await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: run.processEnv, progress: run.progress }).catch(
-          (e: unknown) => run.log.warn(`building the client-go probe: ${errorMessage(e)}`),
-        );
-        const probes = new Map(
-          (await availableProbes({ kubeVersion: env.kubeVersion, env: run.processEnv })).map((p) => [p.probe.name, p]),
-        );
         const clients = CLIENT_NAMES.map((c) => clientCase(c, probes.get(c), lab, s.cluster, dir));
         // The client sessions spend most of their time waiting out the API server's cache: beside the kubectl cases.
         const [k, c] = await Promise.all([

@@ -4,8 +4,11 @@ import { CLIENT_SESSION, plannedTimes } from './plan.ts';
 import {
   assertionAgrees,
   expiryAgrees,
+  predictAccountSwitch,
   predictAssertion,
   predictClientSession,
+  predictGcloudReuse,
+  predictStale,
   predictNoCache,
   predictRefusal,
   predictWhoami,
@@ -80,5 +83,29 @@ describe('vendor-gke predictions', () => {
       '200/0',
       '200/0',
     ]);
+  });
+});
+
+describe('vendor-gke predictions: the gcloud provider', () => {
+  it('reuse: one gcloud run, the cache in $HOME/.kube', () => {
+    expect(predictGcloudReuse().value).toEqual({
+      statuses: [200, 200],
+      gcloudRuns: 1,
+      cacheAt: '$HOME/.kube',
+      sameToken: true,
+    });
+  });
+
+  it('#1122: the second configuration gets the first account', () => {
+    expect(predictAccountSwitch('credprov:exec:gke-gcloud-a').value.second).toBe('credprov:exec:gke-gcloud-a');
+  });
+
+  it('a revoked cached token: 401, and each 401 re-runs the plugin (kubectl too, before it exits) for the same token', () => {
+    expect(predictStale().value).toEqual({
+      kubectl: '401/2',
+      clientGo: ['401/2', '401/1'],
+      gcloudRuns: 0,
+      sameToken: true,
+    });
   });
 });

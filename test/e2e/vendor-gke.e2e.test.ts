@@ -28,7 +28,14 @@ import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
-import { EXEC_INFO_V1, VENDOR_GKE_CHECKS } from '../../suites/vendor-gke/checks.ts';
+import {
+  EXEC_INFO_V1,
+  GCLOUD_ACCOUNT_SWITCH,
+  GCLOUD_REUSE,
+  GCLOUD_STALE,
+  VENDOR_GKE_CHECKS,
+} from '../../suites/vendor-gke/checks.ts';
+import { findGcloud } from '../../src/plugin/vendors/gcloud-sdk.ts';
 import { vendorGkeSuite } from '../../suites/vendor-gke/index.ts';
 
 const available = await localProvider().isAvailable();
@@ -46,10 +53,17 @@ const itLive = testIf(
   all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
 );
 const ENV_NAME = e2eEnvName('gke');
+/** The gcloud cases need the Google Cloud SDK; without it they are skipped (it is not something credprov builds). */
+const gcloud = await findGcloud();
+const GCLOUD_CHECKS = [GCLOUD_REUSE, GCLOUD_ACCOUNT_SWITCH, GCLOUD_STALE];
+/** Real plugin behaviours that miss a SHOULD (findings), each failed by the suite with evidence. */
+const FINDINGS = gcloud ? [EXEC_INFO_V1, GCLOUD_ACCOUNT_SWITCH, GCLOUD_STALE] : [EXEC_INFO_V1];
 const TIMEOUT_MS = 300_000;
 /** Access tokens as the fake issues them (TokenBook), and any PEM private key. */
 const TOKEN_SHAPE = /cp401\.[A-Za-z0-9_-]{20,}/;
 const KEY_SHAPE = /PRIVATE KEY-----|MII[A-Za-z0-9+/]{60,}/;
+/** A signed JWT (gcloud's ID tokens; the plugin's assertions never leave it but to the fake). */
+const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/;
 
 /** Every secret handed to it, for a scan of what the run wrote. */
 class RecordingRedactor extends Redactor {
@@ -159,19 +173,24 @@ describe('vendor-gke suite on a local cluster', () => {
       }))());
 
   itLive(
-    'GKE: every check passed against the real plugin, clients and kube-apiserver, but the v1 user (the finding)',
+    'GKE: every check passed against the real plugin, clients and kube-apiserver, but the findings (failed SHOULDs)',
     async () => {
       const { report } = await run();
       const notPassed = report.checks
         .filter((c) => c.status !== 'passed')
         .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}`);
-      expect(notPassed).toEqual([`${EXEC_INFO_V1.id} failed (subject)`]);
+      expect(notPassed).toEqual([
+        ...FINDINGS.map((c) => `${c.id} failed (subject)`),
+        ...(gcloud ? [] : GCLOUD_CHECKS.map((c) => `${c.id} skipped`)),
+      ]);
       expect(report.checks.map((c) => c.id).sort()).toEqual(VENDOR_GKE_CHECKS.map((c) => c.id).sort());
     },
     TIMEOUT_MS,
   );
 
-  for (const check of VENDOR_GKE_CHECKS.filter((c) => c !== EXEC_INFO_V1)) {
+  for (const check of VENDOR_GKE_CHECKS.filter(
+    (c) => !FINDINGS.includes(c) && (gcloud || !GCLOUD_CHECKS.includes(c)),
+  )) {
     itLive(
       `${check.id}: ${check.title}`,
       async () => {
@@ -194,20 +213,37 @@ describe('vendor-gke suite on a local cluster', () => {
     TIMEOUT_MS,
   );
 
+  testIf(all(isRoot(), buildPre, gcloud ? { ok: true } : { ok: false, reason: 'gcloud is not installed' }))(
+    `${GCLOUD_ACCOUNT_SWITCH.id} and ${GCLOUD_STALE.id}: cloud-provider-gcp#1122 reproduced with the real gcloud, and a refused token served from the cache`,
+    async () => {
+      if (!available.ok) throw new Error(`local provider: ${available.reason}`);
+      const { report } = await run();
+      const message = (id: string) => report.checks.find((c) => c.id === id)?.message ?? '';
+      expect(message(GCLOUD_ACCOUNT_SWITCH.id)).toMatch(
+        /first credprov:exec:gke-gcloud-a, then credprov:exec:gke-gcloud-a .*as predicted.*cloud-provider-gcp#1122/s,
+      );
+      expect(message(GCLOUD_STALE.id)).toMatch(
+        /kubectl 401\/2; client-go 401\/2 401\/1; 0 gcloud run\(s\); always the cached token, as predicted/,
+      );
+    },
+    TIMEOUT_MS,
+  );
+
   itLive(
     'GKE-SECRETS: no private key or access token reaches the report or any artifact, and the evidence stays readable',
     async () => {
       const { report } = await run();
       const secrets = [...redactor.seen];
-      // The lab's 7 private keys (as PEM, JSON-escaped PEM and bare base64) and every token the fake issued were registered.
+      // The lab's 9 private keys (as PEM, JSON-escaped PEM and bare base64) and every token the fake issued were registered.
       expect(secrets.filter((s) => s.startsWith('cp401.')).length).toBeGreaterThan(5);
-      expect(secrets.filter((s) => s.includes('PRIVATE KEY')).length).toBe(14);
+      expect(secrets.filter((s) => s.includes('PRIVATE KEY')).length).toBe(18);
       const files = await filesUnder(join(await workDir(), 'suite'));
       expect(files.some((f) => f.endsWith('fake-google-requests.jsonl'))).toBe(true);
       const texts = [JSON.stringify(report), ...(await Promise.all(files.map((f) => readFile(f, 'utf8'))))];
       for (const text of texts) {
         expect(text).not.toMatch(TOKEN_SHAPE);
         expect(text).not.toMatch(KEY_SHAPE);
+        expect(text).not.toMatch(JWT_SHAPE);
         for (const s of secrets) expect(text.includes(s)).toBe(false);
       }
       const all = texts.join('\n');

@@ -29,6 +29,7 @@ async function start(book = new TokenBook()) {
 }
 
 interface Claims {
+  target_audience?: string;
   iss?: string;
   aud?: string;
   scope?: string;
@@ -76,7 +77,7 @@ describe('fake Google token endpoint', () => {
     ['an unknown kid', { kid: 'kid-2' }, 'no service account key'],
     ['an HMAC alg', { alg: 'HS256' }, 'not RS256'],
     ['another issuer', { claims: { iss: 'x@p.iam.gserviceaccount.com' } }, 'iss is not'],
-    ['another audience', { claims: { aud: 'https://oauth2.googleapis.com/token' } }, 'aud is not'],
+    ['another audience', { claims: { aud: 'https://example.test/token' } }, 'aud is neither'],
     ['an unknown scope', { claims: { scope: `${SCOPE} https://example.test/x` } }, 'Invalid scope'],
     ['an expired assertion', { claims: { iat: 1000, exp: 2000 } }, 'short-lived'],
     [
@@ -94,6 +95,21 @@ describe('fake Google token endpoint', () => {
     expect(r.status).toBe(400);
     expect(String(r.json.error_description)).toContain(says);
     expect(book.list()).toHaveLength(0);
+  });
+
+  it("accepts Google's own token URL as aud (google-auth signs for it), and answers a target_audience grant with an ID token", async () => {
+    const { book } = await start();
+    const a = await assertion({ claims: { aud: 'https://oauth2.googleapis.com/token' } });
+    expect((await grant({ grant_type: JWT_BEARER_GRANT, assertion: a })).status).toBe(200);
+    const id = await grant({
+      grant_type: JWT_BEARER_GRANT,
+      assertion: await assertion({ claims: { scope: undefined, target_audience: 'x.apps.googleusercontent.com' } }),
+    });
+    expect(id.status).toBe(200);
+    expect(Object.keys(id.json)).toEqual(['id_token']);
+    // Only the access token is in the book: nothing accepts an ID token.
+    expect(book.list()).toHaveLength(1);
+    expect(fake!.requests()[1]).toMatchObject({ idToken: { audience: 'x.apps.googleusercontent.com' } });
   });
 
   it('refuses other grant types and other paths', async () => {

@@ -16,14 +16,16 @@
 // Every request is recorded (jsonl too) with the assertion's header and claims
 // and the issued token's fingerprint: never the assertion (a credential for its
 // hour) nor the access token.
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { compactVerify, decodeProtectedHeader } from 'jose';
-import { TokenBook } from '../../authn/token-book.ts';
+import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
+import { TokenBook, tokenFingerprint } from '../../authn/token-book.ts';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** The audience Google's token endpoint accepts besides its own URL (google-auth, so gcloud, signs for it wherever it POSTs). */
+export const GOOGLE_TOKEN_AUDIENCE = 'https://oauth2.googleapis.com/token';
 export const TOKEN_PATH = '/token';
 /** How far in the future an iat may be, and the longest assertion Google accepts. */
 export const IAT_LEEWAY_MS = 60_000;
@@ -40,7 +42,16 @@ export interface FakeServiceAccount {
 
 export interface AssertionSeen {
   header: { alg?: string; kid?: string; typ?: string };
-  claims: { iss?: string; aud?: string; scope?: string; sub?: string; iat?: number; exp?: number };
+  claims: {
+    iss?: string;
+    aud?: string;
+    scope?: string;
+    sub?: string;
+    iat?: number;
+    exp?: number;
+    /** An ID token request (no scope): the audience the ID token is for. */
+    target_audience?: string;
+  };
 }
 
 export interface GoogleTokenRequest {
@@ -55,6 +66,8 @@ export interface GoogleTokenRequest {
   /** The OAuth error code and description when refused. */
   error?: string;
   issued?: { fingerprint: string; subject: string; expiresIn: number; expiresAt: string };
+  /** An ID token answered instead (a target_audience grant); nothing accepts it, it only satisfies gcloud. */
+  idToken?: { fingerprint: string; audience: string };
 }
 
 export interface FakeGoogleOAuthOptions {
@@ -67,6 +80,8 @@ export interface FakeGoogleOAuthOptions {
   scopes: readonly string[];
   requestLog?: string;
   now?: () => number;
+  /** Called with every ID token it signs (register it with the redactor); access tokens go through the book. */
+  onIdToken?: (token: string) => void;
 }
 
 export interface FakeGoogleOAuth {
@@ -95,6 +110,8 @@ export async function startFakeGoogleOAuth(o: FakeGoogleOAuthOptions): Promise<F
   const accounts = new Map<string, FakeServiceAccount & { key: KeyObject }>();
   const requests: GoogleTokenRequest[] = [];
   let tokenUri = '';
+  // Google signs ID tokens with its own keys; this fake with one of its own, which nothing trusts.
+  const idKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
 
   const verifyAssertion = async (assertion: string, seen: AssertionSeen) => {
     let header: AssertionSeen['header'];
@@ -114,11 +131,21 @@ export async function startFakeGoogleOAuth(o: FakeGoogleOAuthOptions): Promise<F
       throw new Refusal(400, 'invalid_grant', 'Invalid JWT Signature.');
     }
     const c = JSON.parse(new TextDecoder().decode(payload)) as AssertionSeen['claims'];
-    seen.claims = { iss: c.iss, aud: c.aud, scope: c.scope, sub: c.sub, iat: c.iat, exp: c.exp };
+    seen.claims = {
+      iss: c.iss,
+      aud: c.aud,
+      scope: c.scope,
+      sub: c.sub,
+      iat: c.iat,
+      exp: c.exp,
+      ...(c.target_audience !== undefined ? { target_audience: c.target_audience } : {}),
+    };
     if (c.iss !== account.email) throw new Refusal(400, 'invalid_grant', `Invalid JWT: iss is not ${account.email}`);
-    if (c.aud !== tokenUri) throw new Refusal(400, 'invalid_grant', `Invalid JWT: aud is not ${tokenUri}`);
+    if (c.aud !== tokenUri && c.aud !== GOOGLE_TOKEN_AUDIENCE)
+      throw new Refusal(400, 'invalid_grant', `Invalid JWT: aud is neither ${tokenUri} nor ${GOOGLE_TOKEN_AUDIENCE}`);
     const scopes = (c.scope ?? '').split(' ').filter(Boolean);
-    if (scopes.length === 0) throw new Refusal(400, 'invalid_scope', 'Invalid JWT: no scope');
+    if (scopes.length === 0 && !c.target_audience)
+      throw new Refusal(400, 'invalid_scope', 'Invalid JWT: no scope and no target_audience');
     const unknown = scopes.filter((s) => !o.scopes.includes(s));
     if (unknown.length) throw new Refusal(400, 'invalid_scope', `Invalid scope: ${unknown.join(' ')}`);
     const t = now();
@@ -164,6 +191,21 @@ export async function startFakeGoogleOAuth(o: FakeGoogleOAuthOptions): Promise<F
       const seen: AssertionSeen = { header: {}, claims: {} };
       r.assertion = seen;
       const account = await verifyAssertion(assertion, seen);
+      const audience = seen.claims.target_audience;
+      if (audience && !seen.claims.scope) {
+        const t = Math.floor(now() / 1000);
+        const idToken = await new SignJWT({ email: account.email, email_verified: true, azp: account.email })
+          .setProtectedHeader({ alg: 'RS256', kid: 'credprov-fake-google' })
+          .setIssuer('https://accounts.google.com')
+          .setAudience(audience)
+          .setSubject(account.email)
+          .setIssuedAt(t)
+          .setExpirationTime(t + Math.round(lifetimeMs / 1000))
+          .sign(idKey);
+        o.onIdToken?.(idToken);
+        r.idToken = { fingerprint: tokenFingerprint(idToken), audience };
+        return finish(200, { id_token: idToken });
+      }
       const t = o.book.issue(account.subject, { lifetimeMs });
       const expiresIn = Math.round(lifetimeMs / 1000);
       r.issued = {

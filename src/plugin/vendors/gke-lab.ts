@@ -19,16 +19,34 @@ import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, type Progress } from '../../core/progress.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
+import { activateServiceAccount, findGcloud, gcloudEnv, startCatchAll, type CatchAll } from './gcloud-sdk.ts';
 import { startFakeGoogleOAuth, type FakeGoogleOAuth } from './fake-google-oauth.ts';
 import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, GKE_SCOPES } from './gke-gcloud-auth-plugin.ts';
 
-export const GKE_ACCOUNTS = ['viewer', 'kubectl', 'client-go', 'client-node', 'python', 'bad-key', 'unknown'] as const;
+export const GKE_ACCOUNTS = [
+  'viewer',
+  'kubectl',
+  'client-go',
+  'client-node',
+  'python',
+  'gcloud-a',
+  'gcloud-b',
+  'bad-key',
+  'unknown',
+] as const;
 export type GkeAccount = (typeof GKE_ACCOUNTS)[number];
 /** Accounts whose key the fake knows (bad-key and unknown are not). */
 const KNOWN = GKE_ACCOUNTS.filter((a) => a !== 'bad-key' && a !== 'unknown');
 export const PROJECT = 'credprov-lab';
 export const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
 export const V1 = 'client.authentication.k8s.io/v1';
+/** The scopes gcloud (Cloud SDK 528) asks for a service account, besides the plugin's. */
+export const GCLOUD_SCOPES = [
+  'openid',
+  'https://www.googleapis.com/auth/appengine.admin',
+  'https://www.googleapis.com/auth/sqlservice.login',
+  'https://www.googleapis.com/auth/compute',
+];
 /** GKE's documented kubeconfig user (`gcloud container clusters get-credentials`), plus the ADC flag. */
 export const ADC_ARGS = ['--use_application_default_credentials'];
 
@@ -68,10 +86,23 @@ export interface GkeLab {
     users: Record<string, Record<string, unknown>>,
     current?: string,
   ): Promise<string>;
+  /**
+   * The real gcloud with gcloud-a and gcloud-b activated, each in its own CLOUDSDK_CONFIG
+   * (made on first call); undefined when gcloud is not installed.
+   */
+  gcloud(): Promise<GcloudSetup | undefined>;
   requestLog: string;
   /** The private keys (PEM, and as JSON escapes them): never in any artefact. */
   secrets: string[];
   stop(): Promise<void>;
+}
+
+export interface GcloudSetup {
+  path: string;
+  catchAll: CatchAll;
+  configDirOf(account: 'gcloud-a' | 'gcloud-b'): string;
+  /** The env that keeps that configuration's gcloud on loopback (exec.env of its kubeconfig user). */
+  envOf(account: 'gcloud-a' | 'gcloud-b'): Record<string, string>;
 }
 
 export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
@@ -88,8 +119,9 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
   const requestLog = join(o.dir, 'fake-google-requests.jsonl');
   const fake = await startFakeGoogleOAuth({
     book,
-    scopes: GKE_SCOPES,
+    scopes: [...GKE_SCOPES, ...GCLOUD_SCOPES],
     requestLog,
+    onIdToken: o.onIssue ?? (() => {}),
     ...(o.tokenLifetimeMs !== undefined ? { tokenLifetimeMs: o.tokenLifetimeMs } : {}),
   });
   const secrets: string[] = [];
@@ -135,10 +167,27 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
     }
     return path;
   };
+  let gcloudSetup: Promise<GcloudSetup | undefined> | undefined;
+  let catchAll: CatchAll | undefined;
+  const setUpGcloud = async (): Promise<GcloudSetup | undefined> => {
+    const path = await findGcloud();
+    if (!path) return undefined;
+    catchAll = await startCatchAll(join(o.dir, 'gcloud-catch-all.jsonl'));
+    const ca = catchAll;
+    const configDirOf = (a: 'gcloud-a' | 'gcloud-b') => join(o.dir, 'gcloud', a);
+    const envOf = (a: 'gcloud-a' | 'gcloud-b') =>
+      gcloudEnv({ configDir: configDirOf(a), tokenUri: fake.tokenUri, catchAll: ca.hostPort });
+    for (const a of ['gcloud-a', 'gcloud-b'] as const) {
+      await mkdir(configDirOf(a), { recursive: true, mode: 0o700 });
+      await activateServiceAccount(path, join(o.dir, 'keys', `${a}.json`), envOf(a));
+    }
+    return { path, catchAll: ca, configDirOf, envOf };
+  };
   return {
     plugin,
     fake,
     book,
+    gcloud: () => (gcloudSetup ??= setUpGcloud()),
     subjectOf: (a) => `gke-${a === 'bad-key' ? 'viewer' : a}`,
     emailOf: email,
     keyIdOf: (a) => keyIds.get(a)!,
@@ -179,7 +228,10 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
     },
     requestLog,
     secrets,
-    stop: () => fake.stop(),
+    async stop() {
+      await fake.stop();
+      await catchAll?.stop();
+    },
   };
 }
 
