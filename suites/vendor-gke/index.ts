@@ -8,7 +8,8 @@
 //   with the fake's TokenBook: exactly the tokens it issued and has not revoked pass.
 // The kubectl cases run one at a time (each reads the plugin runs and grants of its own
 // window; the last revokes the viewer's tokens); the four client sessions run side by
-// side, each with its own account, wrapper and run dir.
+// side, each with its own account, wrapper and run dir. The gcloud cases (gcloud-cases.ts)
+// run the default provider with the real gcloud, kept on loopback (src/plugin/vendors/gcloud-sdk.ts).
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,8 @@ export const vendorGkeSuite: Suite = {
   summary:
     'the real gke-gcloud-auth-plugin (kubernetes/cloud-provider-gcp, unmodified) as an exec plugin in ADC mode against a fake ' +
     "Google token endpoint on loopback and credprov's token webhook: 200 and whoami, the RFC 7523 assertion, expiry, " +
-    'no token cache in ADC mode, refused assertions, a revoked token, and the four clients (kubectl, client-go, client-node, python)',
+    'no token cache in ADC mode, refused assertions, a revoked token, a v1 user, the four clients (kubectl, client-go, client-node, python); ' +
+    "and with the real gcloud, when installed, the default provider's cache file (#920), an account switch (#1122) and a revoked cached token",
   checks: VENDOR_GKE_CHECKS,
   needsBuild:
     `gke-gcloud-auth-plugin ${GKE_PLUGIN_VERSION} from the Go module proxy ` +
