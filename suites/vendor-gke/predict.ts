@@ -164,6 +164,30 @@ export function predictRevoked(): Prediction<RevokedView> {
   };
 }
 
+/**
+ * A plugin whose runs answer `token(book, now)` (expiring an hour later), and an API server that
+ * reviews with `book` on the model's clock (src/model/apiserver-authn.ts, success cache included).
+ */
+function tokenWorld(token: (book: TokenBook, now: number) => string) {
+  let clock = 0;
+  const book = new TokenBook({ now: () => clock });
+  const server = new ApiServerAuthModel({
+    review: (t, now) => {
+      clock = now;
+      return book.lookup(t).verdict;
+    },
+    certValid: () => false,
+  });
+  const world: ModelWorld = {
+    runPlugin(now) {
+      clock = now;
+      return { ok: true, credential: { token: token(book, now), expiresAt: now + TOKEN_LIFETIME_MS } };
+    },
+    serve: (now, presented) => server.serve(now, presented).status,
+  };
+  return { world, book, setClock: (t: number) => (clock = t) };
+}
+
 export interface SessionView {
   /** Per request: `<status>/<plugin runs during it>`. */
   requests: string[];
@@ -177,24 +201,10 @@ export function predictClientSession(
   times: number[] = plannedTimes(),
   steps: readonly SessionStep[] = CLIENT_SESSION,
 ): { view: SessionView; because: string[] } {
-  let clock = 0;
-  const book = new TokenBook({ now: () => clock });
   let grants = 0;
-  const world: ModelWorld = {
-    runPlugin(now) {
-      clock = now;
-      grants++;
-      const t = book.issue('session', { lifetimeMs: TOKEN_LIFETIME_MS });
-      return { ok: true, credential: { token: t.token, expiresAt: now + TOKEN_LIFETIME_MS } };
-    },
-    serve: (now, presented) => server.serve(now, presented).status,
-  };
-  const server = new ApiServerAuthModel({
-    review: (token, now) => {
-      clock = now;
-      return book.lookup(token).verdict;
-    },
-    certValid: () => false,
+  const { world, book, setClock } = tokenWorld((b, now) => {
+    grants++;
+    return b.issue('session', { lifetimeMs: TOKEN_LIFETIME_MS }).token;
   });
   const session = clientSessionModel(client, world);
   const requests: string[] = [];
@@ -202,7 +212,7 @@ export function predictClientSession(
   steps.forEach((s, i) => {
     const at = times[i] ?? 0;
     if (s.do === 'revoke') {
-      clock = at;
+      setClock(at);
       book.revoke({ subject: 'session' });
       because.push(`+${(at / 1000).toFixed(1)}s the fake revokes every token of the account`);
       return;
@@ -285,21 +295,11 @@ export interface StaleView {
 
 /** After the cached token is revoked server-side (and kube-apiserver's success cache has passed). */
 export function predictStale(): Prediction<StaleView> {
-  let clock = 0;
-  const book = new TokenBook({ now: () => clock });
-  const stale = book.issue('cached', { lifetimeMs: TOKEN_LIFETIME_MS });
+  let stale: string | undefined;
+  // Every run answers the one cached token, revoked before the first request.
+  const { world, book } = tokenWorld((b) => (stale ??= b.issue('cached', { lifetimeMs: TOKEN_LIFETIME_MS }).token));
+  world.runPlugin(0);
   book.revoke({ subject: 'cached' });
-  const world: ModelWorld = {
-    runPlugin: (now) => ({ ok: true, credential: { token: stale.token, expiresAt: now + TOKEN_LIFETIME_MS } }),
-    serve: (now, presented) => server.serve(now, presented).status,
-  };
-  const server = new ApiServerAuthModel({
-    review: (token, now) => {
-      clock = now;
-      return book.lookup(token).verdict;
-    },
-    certValid: () => false,
-  });
   const kubectl = clientSessionModel('kubectl', world).request(0);
   const clientGo = clientSessionModel('client-go', world);
   const r = [clientGo.request(1_000), clientGo.request(2_000)];
