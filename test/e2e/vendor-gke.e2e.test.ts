@@ -10,11 +10,10 @@
 // The build is a prerequisite (scripts/test.sh makes it): missing, these tests skip
 // with the command that builds it, and fail under CI=true.
 import { afterAll, describe, expect } from '@jest/globals';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localProvider } from '../../src/cluster/local/index.ts';
-import { Redactor } from '../../src/core/redact.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
 import {
@@ -27,6 +26,7 @@ import type { RunReport } from '../../src/report/model.ts';
 import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
+import { filesUnder, JWT, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
 import {
   EXEC_INFO_V1,
@@ -62,25 +62,6 @@ const TIMEOUT_MS = 300_000;
 /** Access tokens as the fake issues them (TokenBook), and any PEM private key. */
 const TOKEN_SHAPE = /cp401\.[A-Za-z0-9_-]{20,}/;
 const KEY_SHAPE = /PRIVATE KEY-----|MII[A-Za-z0-9+/]{60,}/;
-/** A signed JWT (gcloud's ID tokens; the plugin's assertions never leave it but to the fake). */
-const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/;
-
-/** Every secret handed to it, for a scan of what the run wrote. */
-class RecordingRedactor extends Redactor {
-  readonly seen = new Set<string>();
-  override add(...secrets: Array<string | undefined>): this {
-    for (const s of secrets) if (s && s.length >= 16) this.seen.add(s);
-    return super.add(...secrets);
-  }
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
-    if (e.isFile()) out.push(join(e.parentPath, e.name));
-  return out;
-}
-
 let dir: string | undefined;
 const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-gke-')));
 afterAll(async () => {
@@ -109,9 +90,8 @@ describe('certify exec-plugin: gke-gcloud-auth-plugin --use_application_default_
       out,
     ]);
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as RunReport;
-    const text = `${JSON.stringify(report)}\n${await readFile(join(out, 'invocations.jsonl'), 'utf8')}`;
-    expect(text).not.toMatch(TOKEN_SHAPE);
-    for (const s of [...lab.secrets, ...tokens]) expect(text).not.toContain(s);
+    // Every file certify wrote: no private key, no access or ID token.
+    expect(await leaks(out, [...lab.secrets, ...tokens], [TOKEN_SHAPE, KEY_SHAPE, JWT])).toEqual([]);
     const status = (id: string) => report.checks.find((c) => c.id === id)?.status;
     return { code: r.code, report, status };
   };
@@ -233,19 +213,18 @@ describe('vendor-gke suite on a local cluster', () => {
     'GKE-SECRETS: no private key or access token reaches the report or any artifact, and the evidence stays readable',
     async () => {
       const { report } = await run();
-      const secrets = [...redactor.seen];
+      const secrets = [...new Set(redactor.seen)];
       // The lab's 9 private keys (as PEM, JSON-escaped PEM and bare base64) and every token the fake issued were registered.
       expect(secrets.filter((s) => s.startsWith('cp401.')).length).toBeGreaterThan(5);
       expect(secrets.filter((s) => s.includes('PRIVATE KEY')).length).toBe(18);
-      const files = await filesUnder(join(await workDir(), 'suite'));
+      const suiteDir = join(await workDir(), 'suite');
+      const files = await filesUnder(suiteDir);
       expect(files.some((f) => f.endsWith('fake-google-requests.jsonl'))).toBe(true);
+      expect(await leaks(suiteDir, secrets, [TOKEN_SHAPE, KEY_SHAPE, JWT])).toEqual([]);
       const texts = [JSON.stringify(report), ...(await Promise.all(files.map((f) => readFile(f, 'utf8'))))];
-      for (const text of texts) {
-        expect(text).not.toMatch(TOKEN_SHAPE);
-        expect(text).not.toMatch(KEY_SHAPE);
-        expect(text).not.toMatch(JWT_SHAPE);
-        for (const s of secrets) expect(text.includes(s)).toBe(false);
-      }
+      for (const text of texts) for (const shape of [TOKEN_SHAPE, KEY_SHAPE, JWT]) expect(text).not.toMatch(shape);
+      const reportText = JSON.stringify(report);
+      expect(secrets.filter((s) => s.length >= 8 && reportText.includes(s)).length).toBe(0);
       const all = texts.join('\n');
       expect(all).toContain('gke-viewer@credprov-lab.iam.gserviceaccount.com');
       expect(all).toContain('urn:ietf:params:oauth:grant-type:jwt-bearer');
