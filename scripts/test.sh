@@ -25,6 +25,9 @@ node -e 'Promise.all([import("./src/plugin/vendors/aws-cli.ts"), import("./src/c
 # …and kubelogin (kubectl oidc-login), for the JWT exec-plugin vendor tests (cached the same way).
 log "kubelogin for the exec-plugin vendor tests"
 node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/kubelogin.ts"), import("./src/core/progress.ts")]).then(([b, k, p]) => b.ensureVendorPlugin(k.KUBELOGIN_RECIPE, { version: k.KUBELOGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
+# …and gke-gcloud-auth-plugin (k8s.io/cloud-provider-gcp, a pseudo-version) for the vendor-gke tests.
+log "gke-gcloud-auth-plugin for the vendor-gke tests"
+node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/gke-gcloud-auth-plugin.ts"), import("./src/core/progress.ts")]).then(([b, g, p]) => b.ensureVendorPlugin(g.GKE_PLUGIN_RECIPE, { version: g.GKE_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
 # The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
 # build its probe against the default version's client-go once (cached under clients/).
 log "client-go probe for the exec-plugin client matrix"

@@ -13,6 +13,7 @@ import { vendorAwsIamAuthenticatorSuite } from './vendor-aws-iam-authenticator/i
 import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
+import { vendorGkeSuite } from './vendor-gke/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -27,6 +28,7 @@ export const SUITES: Record<string, Suite> = {
   'vendor-kubelogin': vendorKubeloginSuite,
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
+  'vendor-gke': vendorGkeSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */

@@ -42,6 +42,8 @@ export interface VendorPluginRecipe {
   tags?: string;
   /** The arguments that make the binary print its version (default --version; cobra tools often have a `version` command). */
   versionArgs?: string[];
+  /** What the built binary prints for `version` when that is not the module version itself (a pseudo-version's stamp). */
+  reportedVersion?(version: string): string;
 }
 
 export interface VendorPluginOptions {
@@ -96,8 +98,11 @@ export async function ensureVendorPlugin(
   recipe: VendorPluginRecipe,
   o: VendorPluginOptions,
 ): Promise<VendorPluginBinary | undefined> {
-  if (!/^v\d+\.\d+\.\d+$/.test(o.version))
-    throw new ConfigError(`'${o.version}' is not an exact ${recipe.module} version`, { hint: 'write it as v1.37.1' });
+  // A release (v1.37.1) or a Go pseudo-version (v0.0.0-20241115222652-d74b2e1d6653: modules without release tags).
+  if (!/^v\d+\.\d+\.\d+(-\d{14}-[0-9a-f]{12})?$/.test(o.version))
+    throw new ConfigError(`'${o.version}' is not an exact ${recipe.module} version`, {
+      hint: 'write it as v1.37.1 (or a pseudo-version v0.0.0-<yyyymmddhhmmss>-<12 hex>)',
+    });
   const root = pluginCacheRoot(recipe.binary, o.cacheDir ?? defaultCacheDir());
   const hit = await cached(recipe, root, o.version);
   if (hit || o.cachedOnly) return hit;
@@ -170,8 +175,9 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
           reject: false,
           timeout: 30_000,
         });
-        if (probe.exitCode !== 0 || !String(probe.stdout).includes(version)) {
-          throw new CredprovError(`${recipe.binary} built for ${version} does not report it`, {
+        const reported = recipe.reportedVersion?.(version) ?? version;
+        if (probe.exitCode !== 0 || !String(probe.stdout).includes(reported)) {
+          throw new CredprovError(`${recipe.binary} built for ${version} does not report ${reported}`, {
             detail: `${probe.stdout}\n${probe.stderr}`,
             hint: 'nothing was cached',
           });
