@@ -49,15 +49,17 @@ describe('pidsInWindow', () => {
 
 test('readOdometer adds up how far the pid counter moved', () => {
   // A chain breaks when the counter goes unread for too long: on a loaded machine one spawnSync may take that long.
-  let before = readOdometer()!;
-  let after = before;
-  for (let i = 0; i < 5 && after === before; i++) {
-    before = readOdometer()!;
+  // Up to 5 tries for one unbroken before/after pair (the old loop stopped after the first try, broken or not).
+  type Reading = NonNullable<ReturnType<typeof readOdometer>>;
+  let pair: { before: Reading; after: Reading } | undefined;
+  for (let i = 0; i < 5 && !pair; i++) {
+    const before = readOdometer()!;
     spawnSync('true');
-    const next = readOdometer()!;
-    if (next.chain === before.chain) after = next;
+    const after = readOdometer()!;
+    if (after.chain === before.chain) pair = { before, after };
   }
-  expect(after.chain).toBe(before.chain);
+  expect(pair).toBeDefined();
+  const { before, after } = pair!;
   expect(after.travel - before.travel).toBeGreaterThanOrEqual(1);
 });
 
