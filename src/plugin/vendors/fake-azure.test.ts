@@ -1,0 +1,144 @@
+// The fake Azure endpoints (App Service managed identity, ACR challenge and
+// exchange) and, when the acr-credential-provider build is cached, the
+// unmodified plugin's answers against credprov's model of them (acr.ts).
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { execa } from 'execa';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testIf } from '../../testing/prerequisites.ts';
+import { ACR_PLUGIN_VERSION, ACR_RECIPE, acrLoginServer, predictAcrAnswer, type AzureJson } from './acr.ts';
+import { ensureVendorPlugin } from './build.ts';
+import { FakeAzure } from './fake-azure.ts';
+
+const fakes: FakeAzure[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function startFake() {
+  const fake = new FakeAzure({
+    tenantId: 'tenant-1',
+    identityHeader: 'site-header',
+    refreshToken: () => 'acr-refresh',
+  });
+  fakes.push(fake);
+  return { fake, endpoint: await fake.startIdentity() };
+}
+
+describe('fake managed identity endpoint', () => {
+  const get = (endpoint: string, query: string, header?: string) =>
+    fetch(`${endpoint}?${query}`, { headers: header ? { 'x-identity-header': header } : {} });
+
+  test('issues a token for the resource asked, with the site header and api-version 2019-08-01', async () => {
+    const { fake, endpoint } = await startFake();
+    const r = await get(endpoint, 'api-version=2019-08-01&resource=https://containerregistry.azure.net', 'site-header');
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { access_token: string; expires_on: string; resource: string };
+    expect(body.resource).toBe('https://containerregistry.azure.net');
+    expect(Number(body.expires_on)).toBeGreaterThan(Date.now() / 1000);
+    const [rec] = fake.requests();
+    expect(rec).toMatchObject({ endpoint: 'identity', status: 200, identity: 'system-assigned' });
+    expect(JSON.stringify(fake.requests())).not.toContain(body.access_token);
+  });
+
+  test('refuses a wrong header, a wrong api-version and an identity it does not know', async () => {
+    const { endpoint } = await startFake();
+    const resource = 'resource=https://containerregistry.azure.net';
+    expect((await get(endpoint, `api-version=2019-08-01&${resource}`, 'other')).status).toBe(401);
+    expect((await get(endpoint, `api-version=2018-02-01&${resource}`, 'site-header')).status).toBe(400);
+    expect((await get(endpoint, `api-version=2019-08-01&${resource}&client_id=x`, 'site-header')).status).toBe(400);
+  });
+});
+
+// The real, unmodified plugin: only when its build is cached (the vendor-acr suite builds it).
+const plugin = await ensureVendorPlugin(ACR_RECIPE, { version: ACR_PLUGIN_VERSION, cachedOnly: true }).catch(
+  () => undefined,
+);
+const withPlugin = testIf(
+  plugin
+    ? { ok: true }
+    : {
+        ok: false,
+        reason: `acr-credential-provider ${ACR_PLUGIN_VERSION} is not built (credprov run --suite vendor-acr builds it)`,
+      },
+);
+
+describe('acr-credential-provider with a static service principal, against the model', () => {
+  const config: AzureJson = {
+    cloud: 'AzurePublicCloud',
+    tenantId: 't',
+    aadClientId: 'client-1',
+    aadClientSecret: 'secret-1',
+  };
+  const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+  const images = [
+    'credprov.azurecr.io/team/app',
+    'credprov.azurecr.cn/team/app',
+    'credprov.azurecr.us',
+    // A dash is outside acrRE: the public cloud's suffix, found anywhere, makes it ACR all the same.
+    'credprov-dash.azurecr.io/team/app',
+    'registry.example/mirror/azurecr.io/app',
+    'credprov.azurecr.io.example.com/team/app',
+    'mcr.microsoft.com/team/app',
+  ];
+
+  withPlugin(
+    'answers what predictAcrAnswer says for ACR, ACR-like and non-ACR images, without any network',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'credprov-acr-'));
+      try {
+        const file = join(dir, 'azure.json');
+        await writeFile(file, JSON.stringify(config));
+        for (const image of images) {
+          const r = await execa(plugin!.path, [file], {
+            input: JSON.stringify({
+              apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+              kind: 'CredentialProviderRequest',
+              image,
+            }),
+            // No proxy, no identity endpoint: any call would fail the exec.
+            env: { PATH: '/usr/bin:/bin', HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' },
+            extendEnv: false,
+            reject: false,
+            timeout: 30_000,
+          });
+          expect({ image, exit: r.exitCode }).toEqual({ image, exit: 0 });
+          const got = JSON.parse(String(r.stdout)) as {
+            cacheKeyType: string;
+            cacheDuration: string;
+            auth?: Record<string, { username: string; password: string }>;
+          };
+          const want = predictAcrAnswer(image, config);
+          const pw = { 'client secret': sha('secret-1'), empty: sha(''), 'refresh token': '' };
+          expect({ image, cacheKeyType: got.cacheKeyType, cacheDuration: got.cacheDuration }).toEqual({
+            image,
+            cacheKeyType: want.cacheKeyType,
+            cacheDuration: want.cacheDuration,
+          });
+          expect(
+            Object.fromEntries(Object.entries(got.auth ?? {}).map(([k, v]) => [k, [v.username, sha(v.password)]])),
+          ).toEqual(Object.fromEntries(Object.entries(want.auth).map(([k, v]) => [k, [v.username, pw[v.password]]])));
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+});
+
+describe('acrLoginServer (parseACRLoginServerFromImage, public cloud)', () => {
+  test.each([
+    ['a.azurecr.io/x', 'a.azurecr.io'],
+    ['a.azurecr.io', 'a.azurecr.io'],
+    ['a.azurecr.de/x/y', 'a.azurecr.de'],
+    ['a-b.azurecr.io/x', 'a-b.azurecr.io'],
+    ['a.azurecr.cnx/x', undefined],
+    ['a.azurecr.io.example/x', 'a.azurecr.io'],
+    ['mcr.microsoft.com/x', undefined],
+  ])('%s → %s', (image, server) => {
+    expect(acrLoginServer(image)).toBe(server);
+  });
+});
