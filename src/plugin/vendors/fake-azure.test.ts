@@ -4,10 +4,12 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { execa } from 'execa';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testIf } from '../../testing/prerequisites.ts';
+import { createCA, issueServerCert } from '../../core/tls.ts';
 import { ACR_PLUGIN_VERSION, ACR_RECIPE, acrLoginServer, predictAcrAnswer, type AzureJson } from './acr.ts';
 import { ensureVendorPlugin } from './build.ts';
 import { FakeAzure } from './fake-azure.ts';
@@ -49,6 +51,96 @@ describe('fake managed identity endpoint', () => {
     expect((await get(endpoint, `api-version=2019-08-01&${resource}`, 'other')).status).toBe(401);
     expect((await get(endpoint, `api-version=2018-02-01&${resource}`, 'site-header')).status).toBe(400);
     expect((await get(endpoint, `api-version=2019-08-01&${resource}&client_id=x`, 'site-header')).status).toBe(400);
+  });
+});
+
+describe('fake ACR login server', () => {
+  const call = (port: number, ca: string, method: string, path: string, body?: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          servername: 'credprov.azurecr.io',
+          method,
+          path,
+          ca,
+          headers: body ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  test("challenges like ACR and exchanges only a token it issued for ACR's audience, for its service and tenant", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'credprov-fake-acr-'));
+    try {
+      const { fake, endpoint } = await startFake();
+      const ca = await createCA(dir);
+      const cert = await issueServerCert(ca, dir, ['credprov.azurecr.io']);
+      const [certPem, keyPem, caPem] = await Promise.all(
+        [cert.certPath, cert.keyPath, ca.certPath].map((f) => readFile(f, 'utf8')),
+      );
+      const { port } = await fake.serveAcrTls({
+        loginServer: 'credprov.azurecr.io',
+        address: '127.0.0.1',
+        port: 0,
+        certPem,
+        keyPem,
+      });
+      const challenge = await call(port, caPem, 'GET', '/v2/');
+      expect(challenge.status).toBe(401);
+      expect(challenge.headers['www-authenticate']).toBe(
+        'Bearer realm="https://credprov.azurecr.io/oauth2/token",service="credprov.azurecr.io"',
+      );
+      const token = async (resource: string) =>
+        (
+          (await (
+            await fetch(`${endpoint}?api-version=2019-08-01&resource=${resource}`, {
+              headers: { 'x-identity-header': 'site-header' },
+            })
+          ).json()) as { access_token: string }
+        ).access_token;
+      const form = (o: Record<string, string>) =>
+        new URLSearchParams({
+          grant_type: 'access_token_refresh_token',
+          service: 'credprov.azurecr.io',
+          tenant: 'tenant-1',
+          ...o,
+        }).toString();
+      const acr = await token('https://containerregistry.azure.net');
+      const ok = await call(port, caPem, 'POST', '/oauth2/exchange', form({ access_token: acr, refresh_token: acr }));
+      expect({ status: ok.status, body: JSON.parse(ok.body) }).toEqual({
+        status: 200,
+        body: { refresh_token: 'acr-refresh' },
+      });
+      const arm = await token('https://management.azure.com');
+      expect((await call(port, caPem, 'POST', '/oauth2/exchange', form({ access_token: arm }))).status).toBe(401);
+      expect((await call(port, caPem, 'POST', '/oauth2/exchange', form({ access_token: 'forged' }))).status).toBe(401);
+      expect(
+        (await call(port, caPem, 'POST', '/oauth2/exchange', form({ access_token: acr, tenant: 'other' }))).status,
+      ).toBe(401);
+      expect(
+        (await call(port, caPem, 'POST', '/oauth2/exchange', form({ access_token: acr, service: 'x.azurecr.io' })))
+          .status,
+      ).toBe(401);
+      const log = JSON.stringify(fake.requests());
+      expect(log).not.toContain(acr);
+      expect(log).not.toContain('acr-refresh');
+      expect(
+        fake
+          .requests()
+          .filter((r) => r.endpoint === 'acr')
+          .map((r) => r.status),
+      ).toEqual([401, 200, 401, 401, 401, 401]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
