@@ -83,9 +83,11 @@ describe('fake ACR login server', () => {
       const { fake, endpoint } = await startFake();
       const ca = await createCA(dir);
       const cert = await issueServerCert(ca, dir, ['credprov.azurecr.io']);
-      const [certPem, keyPem, caPem] = await Promise.all(
-        [cert.certPath, cert.keyPath, ca.certPath].map((f) => readFile(f, 'utf8')),
-      );
+      const [certPem, keyPem, caPem] = await Promise.all([
+        readFile(cert.certPath, 'utf8'),
+        readFile(cert.keyPath, 'utf8'),
+        readFile(ca.certPath, 'utf8'),
+      ]);
       const { port } = await fake.serveAcrTls({
         loginServer: 'credprov.azurecr.io',
         address: '127.0.0.1',
