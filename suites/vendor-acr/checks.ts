@@ -36,7 +36,7 @@ export const EMPTY_ENTRY: Check = {
 export const NON_ACR: Check = {
   id: 'ACR-NON-ACR-NOT-CACHED',
   title:
-    'For a non-ACR image its matchImages cover (mcr.microsoft.com, as upstream configures) the plugin answers no auth with cacheDuration 0s; the kubelet caches nothing and execs the plugin again on the next pull, which goes on anonymously',
+    'For a non-ACR image its matchImages cover (mcr.microsoft.com, as upstream configures) the plugin answers no auth with cacheDuration 0s; the kubelet caches nothing and execs the plugin again on the next pull; both pulls go on anonymously (a public registry)',
   level: 'MUST',
   source: `KEP-2133: cacheDuration 0 means the response is not cached; ${PLUGIN_GO}: a zero cacheDuration is not stored; ${ACR_SOURCE}:197-204`,
 };

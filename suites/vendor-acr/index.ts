@@ -6,8 +6,9 @@
 //   server, its /v2/ challenge and /oauth2/exchange over https on 443 under its real name
 //   (acr-login-server.ts: lab CA, /etc/hosts line).
 // - Two lab registries (htpasswd + TLS) stand in for ACR: `acr` accepts the service principal
-//   and the exchanged refresh token (user 00000000-…); `other` accepts neither. containerd
-//   routes the ACR-shaped hosts and mcr.microsoft.com to them through hosts.toml.
+//   and the exchanged refresh token (user 00000000-…); `other` accepts neither. A third, without
+//   auth, stands in for the public mcr.microsoft.com. containerd routes the ACR-shaped hosts and
+//   mcr.microsoft.com to them through hosts.toml.
 // - Each provider name is a recording wrapper in front of the same binary.
 //
 // The providers are in plan.ts, the predictions in predict.ts. The cases run one at a
@@ -15,6 +16,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Auth, busyboxImage, processProvider } from '../../registry/index.ts';
 import { cacheDir } from '../../src/core/paths.ts';
 import { ACR_PLUGIN_VERSION, ACR_RECIPE, ACR_TOKEN_USERNAME } from '../../src/plugin/vendors/acr.ts';
 import { serveFakeLoginServer } from '../../src/plugin/vendors/acr-login-server.ts';
@@ -85,6 +87,20 @@ async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<
   await acr.push('team/app');
   await acr.push('team/other');
   await other.push('team/app');
+  // mcr.microsoft.com is public: a registry without auth, so a pull with no credentials succeeds and never backs off.
+  const publicRegistry = await ctx.own(
+    processProvider({ logger: ctx.log }).start({
+      name: `acr-mcr-${names.id}`,
+      auth: Auth.none(),
+      tls: true,
+      logger: ctx.log,
+      progress: ctx.progress,
+    }),
+  );
+  await publicRegistry.push(await busyboxImage({ marker: `credprov-acr-mcr-${names.id}` }), {
+    name: 'team/app',
+    tag: 'v1',
+  });
 
   const identityHeader = randomBytes(16).toString('hex');
   ctx.redactor.add(identityHeader);
@@ -125,6 +141,7 @@ async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<
     names,
     acr,
     other,
+    publicRegistry,
     fake,
     identityEndpoint,
     config,

@@ -57,11 +57,11 @@ describe('static service principal', () => {
     expect(p.value).toEqual({ offered: [names.clientId, '(none: anonymous)'], pull: 'pull failure (unauthorized)' });
   });
 
-  test('mcr.microsoft.com: no auth and 0s, so both pulls exec and go on anonymously', () => {
+  test('mcr.microsoft.com: no auth and 0s, so both pulls exec and pull anonymously from the public registry', () => {
     const p = predictNonAcr(provider(PROVIDER.static), img.mcr, json.static);
     expect(p.value).toEqual([
-      { pull: 'first pull', execs: 1, answer: 'Registry 0s no auth', result: 'pull failure (unauthorized)' },
-      { pull: 'second pull', execs: 1, answer: 'Registry 0s no auth', result: 'pull failure (unauthorized)' },
+      { pull: 'first pull', execs: 1, answer: 'Registry 0s no auth', result: 'pull success' },
+      { pull: 'second pull', execs: 1, answer: 'Registry 0s no auth', result: 'pull success' },
     ]);
   });
 });

@@ -118,7 +118,7 @@ export interface NonAcrRow {
 export const answerLine = (v: AnswerView): string =>
   `${v.cacheKeyType} ${v.cacheDuration} ${Object.keys(v.auth).length === 0 ? 'no auth' : Object.keys(v.auth).join(',')}`;
 
-/** Two pulls of a non-ACR image the provider matches: the 0s answer is not cached, so both exec; no auth means an anonymous pull. */
+/** Two pulls of a public non-ACR image the provider matches: the 0s answer is not cached, so both exec; no auth means an anonymous pull, which a public registry serves. */
 export function predictNonAcr(
   provider: CredentialProvider,
   img: PlannedImage,
@@ -133,6 +133,7 @@ export function predictNonAcr(
     image: img.ref,
     secrets: [],
     providers: [{ name: provider.name, matchImages: provider.matchImages, auths: {} }],
+    publicImage: true,
   });
   const row = (label: string, d: { invoked: boolean }) => ({
     pull: label,

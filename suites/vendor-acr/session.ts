@@ -11,7 +11,8 @@ import type { AzureJson } from '../../src/plugin/vendors/acr.ts';
 import type { FakeAzure, FakeAzureRequest } from '../../src/plugin/vendors/fake-azure.ts';
 import { readWrappedInvocations, type WrappedInvocation } from '../../src/plugin/vendors/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
-import { reachFromPlugins } from '../../src/run/kit.ts';
+import type { StartedRegistry } from '../../registry/provider.ts';
+import { reachFromPlugins, routeRegistry } from '../../src/run/kit.ts';
 import { runPod, type LabRegistry, type PodRun } from '../../src/run/lab.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
 import { images, POD_TIMEOUT_MS, type RunNames } from './plan.ts';
@@ -22,8 +23,10 @@ export interface AcrLab {
   names: RunNames;
   /** Accepts the service principal and the exchanged refresh token; serves the sp, sa and mi login servers. */
   acr: LabRegistry;
-  /** Accepts neither: serves the azurecr.cn login server and mcr.microsoft.com. */
+  /** Accepts neither: serves the azurecr.cn login server. */
   other: LabRegistry;
+  /** No auth: serves mcr.microsoft.com (public, like the real one). */
+  publicRegistry: StartedRegistry;
   fake: FakeAzure;
   identityEndpoint: string;
   config: CredentialProviderConfig;
@@ -60,7 +63,9 @@ export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> 
   const api = await kubeApi(admin);
   const h = lab.names.hosts;
   for (const host of [h.sp, h.mi, h.sa]) await lab.acr.serveAs(run, host);
-  for (const host of [h.cn, h.mcr]) await lab.other.serveAs(run, host);
+  await lab.other.serveAs(run, h.cn);
+  const mcr = await routeRegistry(run, lab.publicRegistry, h.mcr);
+  run.defer(() => mcr.stop());
   const reach = await reachFromPlugins(run, [lab.identityEndpoint]);
   run.defer(() => reach.stop());
   const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 12);
