@@ -16,7 +16,7 @@ import {
   type AnswerView,
   type PullView,
 } from './predict.ts';
-import { saCase } from './sa-case.ts';
+import { saCases } from './sa-cases.ts';
 import { execsOf, pullShown, showAzure, type Session, type Window } from './session.ts';
 
 const showAnswer = (v: AnswerView | undefined) =>
@@ -123,6 +123,6 @@ export async function acrCases(s: Session): Promise<Case[]> {
 
     pullCase(MI_EXCHANGE, 'mi', img.mi, PROVIDER.mi),
 
-    saCase(s),
+    ...saCases(s),
   ];
 }

@@ -57,4 +57,20 @@ export const SA_STATIC: Check = {
   source: `KEP-4412: serviceAccountToken and serviceAccountAnnotations in the request; ${ACR_SOURCE}:106 (client assertion credential) and 218/233 (used only with useManagedIdentityExtension)`,
 };
 
-export const VENDOR_ACR_CHECKS: Check[] = [SP_PULL, REGISTRY_CACHE, EMPTY_ENTRY, NON_ACR, MI_EXCHANGE, SA_STATIC];
+export const SA_WORKLOAD_IDENTITY: Check = {
+  id: 'ACR-SA-WORKLOAD-IDENTITY-EXCHANGE',
+  title:
+    'KEP-4412 mode with useManagedIdentityExtension: the plugin sends the service-account token as a client assertion to Azure AD (verified against the API server’s JWKS, subject and audience), exchanges the Azure AD token at the login server and answers 00000000-…/the refresh token; the kubelet pulls with it',
+  level: 'MUST',
+  source: `KEP-4412: the token for the provider's audience goes to the plugin, which trades it for registry credentials; ${ACR_SOURCE}:106, 155-192 (NewClientAssertionCredential with the acr-client-id/acr-tenant-id annotations), 218-232, 269-297`,
+};
+
+export const VENDOR_ACR_CHECKS: Check[] = [
+  SP_PULL,
+  REGISTRY_CACHE,
+  EMPTY_ENTRY,
+  NON_ACR,
+  MI_EXCHANGE,
+  SA_STATIC,
+  SA_WORKLOAD_IDENTITY,
+];

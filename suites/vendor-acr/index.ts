@@ -2,9 +2,10 @@
 // built unmodified from the Go module proxy) under the real kubelet.
 //
 // - Fake Azure on loopback (src/plugin/vendors/fake-azure.ts): the App Service managed
-//   identity endpoint (IDENTITY_ENDPOINT/IDENTITY_HEADER) and, for the managed-identity login
-//   server, its /v2/ challenge and /oauth2/exchange over https on 443 under its real name
-//   (acr-login-server.ts: lab CA, /etc/hosts line).
+//   identity endpoint (IDENTITY_ENDPOINT/IDENTITY_HEADER); for the two login servers the plugin
+//   calls, their /v2/ challenge and /oauth2/exchange, and Azure AD (login.microsoftonline.com,
+//   fake-azure-ad.ts: client assertions verified against the cluster's JWKS), over https on 443
+//   under their real names (acr-login-server.ts: lab CA, one /etc/hosts line).
 // - Two lab registries (htpasswd + TLS) stand in for ACR: `acr` accepts the service principal
 //   and the exchanged refresh token (user 00000000-…); `other` accepts neither. A third, without
 //   auth, stands in for the public mcr.microsoft.com. containerd routes the ACR-shaped hosts and
@@ -22,6 +23,7 @@ import { ACR_PLUGIN_VERSION, ACR_RECIPE, ACR_TOKEN_USERNAME } from '../../src/pl
 import { serveFakeLoginServer } from '../../src/plugin/vendors/acr-login-server.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { FakeAzure } from '../../src/plugin/vendors/fake-azure.ts';
+import { FakeAzureAd } from '../../src/plugin/vendors/fake-azure-ad.ts';
 import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/vendors/recording-wrapper.ts';
 import {
   pluginDir,
@@ -33,7 +35,7 @@ import {
 } from '../../src/run/kit.ts';
 import { VENDOR_ACR_CHECKS } from './checks.ts';
 import { acrCases } from './cases.ts';
-import { azureJson, PROVIDER, providerConfig, runNames } from './plan.ts';
+import { azureJson, NAMESPACE, PROVIDER, providerConfig, runNames } from './plan.ts';
 import { openSession, type AcrLab } from './session.ts';
 
 export const vendorAcrSuite: Suite = {
@@ -104,8 +106,18 @@ async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<
 
   const identityHeader = randomBytes(16).toString('hex');
   ctx.redactor.add(identityHeader);
+  // The app the annotations name trusts the run's service account through a federated credential.
+  const aad = new FakeAzureAd([
+    {
+      tenantId: names.tenantId,
+      clientId: names.clientId,
+      subject: `system:serviceaccount:${NAMESPACE}:${names.puller}`,
+      audience: names.audience,
+    },
+  ]);
   const fake = new FakeAzure({
     tenantId: names.tenantId,
+    aad,
     identityHeader,
     refreshToken: () => refreshToken,
     onSecret: (s) => ctx.redactor.add(s),
@@ -113,7 +125,11 @@ async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<
   });
   ctx.defer(() => fake.stop());
   const identityEndpoint = await fake.startIdentity();
-  const loginServer = await serveFakeLoginServer(fake, { dir: files, loginServer: names.hosts.mi });
+  const loginServer = await serveFakeLoginServer(fake, {
+    dir: files,
+    loginServers: [names.hosts.mi, names.hosts.wi],
+    azureAd: true,
+  });
   ctx.defer(() => loginServer.unmap());
 
   const json = azureJson(names, acr.user.password);
@@ -143,9 +159,15 @@ async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<
     other,
     publicRegistry,
     fake,
+    aad,
     identityEndpoint,
     config,
-    json: { [PROVIDER.static]: json.static, [PROVIDER.mi]: json.mi, [PROVIDER.sa]: json.static },
+    json: {
+      [PROVIDER.static]: json.static,
+      [PROVIDER.mi]: json.mi,
+      [PROVIDER.sa]: json.static,
+      [PROVIDER.wi]: json.mi,
+    },
     passwords: { clientSecret: acr.user.password, refreshToken },
     logDir,
     plugins,

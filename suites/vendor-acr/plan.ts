@@ -4,7 +4,8 @@
 // Providers (one kubelet config), one ACR cloud suffix each so that no image
 // matches two of them:
 //   acr-credential-provider     *.azurecr.io, *.azurecr.cn, mcr.microsoft.com  static service principal
-//   acr-credential-provider-mi  *.azurecr.us   useManagedIdentityExtension, fake IDENTITY_ENDPOINT
+//   acr-credential-provider-mi  credprovmi<id>.azurecr.us  useManagedIdentityExtension, fake IDENTITY_ENDPOINT
+//   acr-credential-provider-wi  credprovwi<id>.azurecr.us  KEP-4412 token + useManagedIdentityExtension (workload identity)
 //   acr-credential-provider-sa  *.azurecr.de   KEP-4412 token, the static azure.json (no managed identity)
 // Upstream's example config (examples/out-of-tree/credential-provider-config.yaml) matches the
 // four ACR clouds and mcr.microsoft.com with defaultCacheDuration 10m; this plan keeps both.
@@ -16,7 +17,12 @@ import {
   type AzureJson,
 } from '../../src/plugin/vendors/acr.ts';
 
-export const PROVIDER = { static: ACR_PLUGIN, mi: `${ACR_PLUGIN}-mi`, sa: `${ACR_PLUGIN}-sa` } as const;
+export const PROVIDER = {
+  static: ACR_PLUGIN,
+  mi: `${ACR_PLUGIN}-mi`,
+  sa: `${ACR_PLUGIN}-sa`,
+  wi: `${ACR_PLUGIN}-wi`,
+} as const;
 export const UPSTREAM_DEFAULT_CACHE_DURATION = '10m';
 export const POD_TIMEOUT_MS = 60_000;
 /** The SA case's pods run in default: the service account is made there. */
@@ -34,8 +40,8 @@ export interface RunNames {
   id: string;
   tenantId: string;
   clientId: string;
-  /** Login servers; the MI one is also mapped in /etc/hosts to the fake ACR (the plugin calls it). */
-  hosts: { sp: string; cn: string; mcr: string; mi: string; sa: string };
+  /** Login servers; the mi and wi ones are also mapped in /etc/hosts to the fake ACR (the plugin calls them). */
+  hosts: { sp: string; cn: string; mcr: string; mi: string; wi: string; sa: string };
   audience: string;
   /** The service account with the acr-client-id/acr-tenant-id annotations. */
   puller: string;
@@ -51,6 +57,7 @@ export function runNames(id: string, uuid: () => string): RunNames {
       cn: `credprov${id}.azurecr.cn`,
       mcr: 'mcr.microsoft.com',
       mi: `credprovmi${id}.azurecr.us`,
+      wi: `credprovwi${id}.azurecr.us`,
       sa: `credprovsa${id}.azurecr.de`,
     },
     audience: `credprov-acr-${id}`,
@@ -77,6 +84,7 @@ export function images(n: RunNames) {
     cn: image(n.hosts.cn, 'team/app'),
     mcr: image(n.hosts.mcr, 'team/app'),
     mi: image(n.hosts.mi, 'team/app'),
+    wi: image(n.hosts.wi, 'team/app'),
     sa: image(n.hosts.sa, 'team/app'),
   };
 }
@@ -107,13 +115,21 @@ const entry = (name: string, matchImages: string[], args: string[], rest: Partia
   ...rest,
 });
 
+/** KEP-4412: the run's audience, and the two annotations the plugin requires (consts.go:20-21). */
+const tokenAttributes = (n: RunNames) => ({
+  serviceAccountTokenAudience: n.audience,
+  cacheType: 'ServiceAccount' as const,
+  requireServiceAccount: true,
+  requiredServiceAccountAnnotationKeys: [ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION],
+});
+
 export function providerConfig(n: RunNames, f: ProviderFiles): CredentialProviderConfig {
   return {
     apiVersion: 'kubelet.config.k8s.io/v1',
     kind: 'CredentialProviderConfig',
     providers: [
       entry(PROVIDER.static, ['*.azurecr.io', '*.azurecr.cn', 'mcr.microsoft.com'], [f.staticJson]),
-      entry(PROVIDER.mi, ['*.azurecr.us'], [f.miJson], {
+      entry(PROVIDER.mi, [n.hosts.mi], [f.miJson], {
         env: [
           { name: 'IDENTITY_ENDPOINT', value: f.identityEndpoint },
           { name: 'IDENTITY_HEADER', value: f.identityHeader },
@@ -121,13 +137,11 @@ export function providerConfig(n: RunNames, f: ProviderFiles): CredentialProvide
           { name: 'SSL_CERT_FILE', value: f.caFile },
         ],
       }),
-      entry(PROVIDER.sa, ['*.azurecr.de'], [f.staticJson], {
-        tokenAttributes: {
-          serviceAccountTokenAudience: n.audience,
-          cacheType: 'ServiceAccount',
-          requireServiceAccount: true,
-          requiredServiceAccountAnnotationKeys: [ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION],
-        },
+      entry(PROVIDER.sa, ['*.azurecr.de'], [f.staticJson], { tokenAttributes: tokenAttributes(n) }),
+      // Azure AD and the login server are https under their names: trust the lab CA.
+      entry(PROVIDER.wi, [n.hosts.wi], [f.miJson], {
+        env: [{ name: 'SSL_CERT_FILE', value: f.caFile }],
+        tokenAttributes: tokenAttributes(n),
       }),
     ],
   };

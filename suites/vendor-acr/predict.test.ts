@@ -7,13 +7,18 @@ import { ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION } from '../../src/pl
 import { behaviourFor } from '../../src/versions/table.ts';
 import { parseAttempts, offeredFrom } from './offered.ts';
 import { azureJson, images, PROVIDER, providerConfig, runNames } from './plan.ts';
-import { predictAcrPull, predictNonAcr, predictOffered, predictRegistryCache, predictSaStatic } from './predict.ts';
+import { predictAcrPull, predictNonAcr, predictOffered, predictRegistryCache, predictSaPull } from './predict.ts';
 
 let n = 0;
 const names = runNames('abc123', () => `00000000-0000-4000-8000-00000000000${++n}`);
 const img = images(names);
 const json = azureJson(names, 'client-secret');
-const byProvider = { [PROVIDER.static]: json.static, [PROVIDER.mi]: json.mi, [PROVIDER.sa]: json.static };
+const byProvider = {
+  [PROVIDER.static]: json.static,
+  [PROVIDER.mi]: json.mi,
+  [PROVIDER.sa]: json.static,
+  [PROVIDER.wi]: json.mi,
+};
 const config = providerConfig(names, {
   staticJson: '/x/azure-static.json',
   miJson: '/x/azure-mi.json',
@@ -97,7 +102,7 @@ describe('KEP-4412 mode without managed identity', () => {
       img.sa.request,
       { cacheKeyType: 'Registry', cacheDurationMs: 3_600_000, password: 'static', registryAccepts: true },
     );
-    const p = predictSaStatic(pull, img.sa, json.static, names.audience);
+    const p = predictSaPull(pull, img.sa, json.static, { audience: names.audience, tenantId: names.tenantId });
     expect(p.value).toMatchObject({
       invoked: true,
       tokenAud: [names.audience],
@@ -106,6 +111,16 @@ describe('KEP-4412 mode without managed identity', () => {
       pull: 'pull success',
     });
     expect(p.value.answer.auth['*.azurecr.de']).toBe(`${names.clientId} / client secret`);
+    // With managed identity the same token goes to Azure AD, then to the exchange.
+    const wi = predictSaPull(pull, img.wi, json.mi, { audience: names.audience, tenantId: names.tenantId });
+    expect(wi.value.azure).toEqual([
+      'GET /common/discovery/instance?api-version=1.1 → 200',
+      `GET /${names.tenantId}/v2.0/.well-known/openid-configuration → 200`,
+      `POST /${names.tenantId}/oauth2/v2.0/token → 200`,
+      'GET /v2/ → 401',
+      'POST /oauth2/exchange → 200',
+    ]);
+    expect(wi.value.answer.auth[names.hosts.wi]).toBe('00000000-0000-0000-0000-000000000000 / refresh token');
   });
 });
 

@@ -181,29 +181,31 @@ export interface SaView {
 }
 
 /**
- * KEP-4412 mode without managed identity: the kubelet sends a token (service-account model), the plugin
- * builds a client assertion credential from it but never uses it (azure_credentials.go:106, 218 vs 233):
- * it answers the static service principal and calls nothing.
+ * KEP-4412 mode: the kubelet sends a token (service-account model). Without useManagedIdentityExtension the
+ * plugin builds a client assertion credential from it but never uses it (azure_credentials.go:106, 218 vs 233):
+ * it answers the static service principal and calls nothing. With it, the assertion goes to Azure AD for the
+ * annotated tenant and the Azure AD token to the login server's exchange.
  */
-export function predictSaStatic(
+export function predictSaPull(
   sa: SaPullPrediction,
   img: PlannedImage,
   json: AzureJson,
-  audience: string,
+  o: { audience: string; tenantId: string },
 ): Prediction<SaView> {
-  const answer = predictAcrAnswer(img.request, json);
+  const answer = predictAcrAnswer(img.request, json, sa.tokenPresent ? { tenantId: o.tenantId } : undefined);
+  const use = json.useManagedIdentityExtension
+    ? `with useManagedIdentityExtension GetCredentials asks it for a ${ACR_RESOURCE} token`
+    : `but without useManagedIdentityExtension GetCredentials never asks it for a ${ACR_RESOURCE} token`;
   return {
     value: {
       invoked: sa.invoked,
-      tokenAud: sa.tokenPresent ? [audience] : [],
+      tokenAud: sa.tokenPresent ? [o.audience] : [],
       annotations: sa.annotations ?? {},
       answer: answerView(answer),
       azure: answer.calls,
       pull: `pull ${sa.pull}`,
     },
     model: `${MODELS.sa} + ${MODELS.plugin}`,
-    because:
-      `${sa.because}; with a token and the annotations the plugin builds a client assertion credential, ` +
-      `but without useManagedIdentityExtension GetCredentials never asks it for a ${ACR_RESOURCE} token: ${answer.because}`,
+    because: `${sa.because}; with a token and the annotations the plugin builds a client assertion credential, ${use}: ${answer.because}`,
   };
 }

@@ -9,6 +9,8 @@ import { kubeApi, type KubeApi } from '../../src/cluster/api.ts';
 import type { KubeTarget } from '../../src/cluster/kubectl.ts';
 import type { AzureJson } from '../../src/plugin/vendors/acr.ts';
 import type { FakeAzure, FakeAzureRequest } from '../../src/plugin/vendors/fake-azure.ts';
+import type { FakeAzureAd } from '../../src/plugin/vendors/fake-azure-ad.ts';
+import { clusterOidc } from '../../src/plugin/vendors/cluster-oidc.ts';
 import { readWrappedInvocations, type WrappedInvocation } from '../../src/plugin/vendors/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';
@@ -28,6 +30,8 @@ export interface AcrLab {
   /** No auth: serves mcr.microsoft.com (public, like the real one). */
   publicRegistry: StartedRegistry;
   fake: FakeAzure;
+  /** Trusts the cluster's service-account issuer once it is up (openSession). */
+  aad: FakeAzureAd;
   identityEndpoint: string;
   config: CredentialProviderConfig;
   /** azure.json per provider name. */
@@ -62,12 +66,13 @@ export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> 
   const admin: KubeTarget = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
   const api = await kubeApi(admin);
   const h = lab.names.hosts;
-  for (const host of [h.sp, h.mi, h.sa]) await lab.acr.serveAs(run, host);
+  for (const host of [h.sp, h.mi, h.wi, h.sa]) await lab.acr.serveAs(run, host);
   await lab.other.serveAs(run, h.cn);
   const mcr = await routeRegistry(run, lab.publicRegistry, h.mcr);
   run.defer(() => mcr.stop());
   const reach = await reachFromPlugins(run, [lab.identityEndpoint]);
   run.defer(() => reach.stop());
+  lab.aad.trustOidc(await clusterOidc(admin));
   const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 12);
   const named = new Map([
     [sha(''), 'empty'],

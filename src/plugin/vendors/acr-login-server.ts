@@ -4,18 +4,22 @@
 // address of its own, with a certificate for that name from a lab CA (the plugin
 // trusts it through SSL_CERT_FILE), and an /etc/hosts line sends the name there.
 // Pulls never come here: containerd reaches the lab registry through hosts.toml.
+// Azure AD (login.microsoftonline.com), which MSAL calls for a client assertion,
+// is served the same way, on the same address, when the lab asks for it.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HostsFile } from '../../core/hosts.ts';
 import { createCA, issueServerCert } from '../../core/tls.ts';
 import type { FakeAzure } from './fake-azure.ts';
+import { AAD_HOST } from './fake-azure-ad.ts';
 import { claimHostname, serveOnFreeLoopbackAddress } from './loopback-hostname.ts';
 
 const HOSTS_OWNER_PREFIX = 'vendor/acr-credential-provider/';
 
 export interface FakeLoginServer {
-  loginServer: string;
+  /** Every name served (login servers, and Azure AD's host when asked). */
+  hostnames: string[];
   address: string;
   /** The lab CA's certificate: the plugin's SSL_CERT_FILE. */
   caFile: string;
@@ -25,18 +29,19 @@ export interface FakeLoginServer {
 
 export async function serveFakeLoginServer(
   fake: FakeAzure,
-  o: { dir: string; loginServer: string; hostsFile?: HostsFile },
+  o: { dir: string; loginServers: string[]; azureAd?: boolean; hostsFile?: HostsFile },
 ): Promise<FakeLoginServer> {
   const hosts = o.hostsFile ?? new HostsFile();
   const owner = `${HOSTS_OWNER_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`;
   const caDir = join(o.dir, 'ca');
   const ca = await createCA(caDir, 'credprov fake Azure CA');
-  const cert = await issueServerCert(ca, caDir, [o.loginServer], 'login-server');
+  const hostnames = [...o.loginServers, ...(o.azureAd ? [AAD_HOST] : [])];
+  const cert = await issueServerCert(ca, caDir, hostnames, 'login-server');
   const [certPem, keyPem] = await Promise.all([readFile(cert.certPath, 'utf8'), readFile(cert.keyPath, 'utf8')]);
   const address = await serveOnFreeLoopbackAddress((addr) =>
-    fake.serveAcrTls({ loginServer: o.loginServer, address: addr, port: 443, certPem, keyPem }),
+    fake.serveTls({ loginServers: o.loginServers, address: addr, port: 443, certPem, keyPem }),
   );
-  await claimHostname(hosts, o.loginServer, HOSTS_OWNER_PREFIX);
-  await hosts.add({ address, hostnames: [o.loginServer], owner });
-  return { loginServer: o.loginServer, address, caFile: ca.certPath, unmap: () => hosts.remove(owner) };
+  for (const h of hostnames) await claimHostname(hosts, h, HOSTS_OWNER_PREFIX);
+  await hosts.add({ address, hostnames, owner });
+  return { hostnames, address, caFile: ca.certPath, unmap: () => hosts.remove(owner) };
 }

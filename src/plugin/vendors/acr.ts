@@ -93,8 +93,11 @@ export function acrLoginServer(image: string): string | undefined {
   return i >= 0 ? image.slice(0, i + PUBLIC_ACR_SUFFIX.length) : undefined;
 }
 
-/** The plugin's answer for a request image (repository without tag), by its source. */
-export function predictAcrAnswer(image: string, config: AzureJson): AcrAnswer {
+/**
+ * The plugin's answer for a request image (repository without tag), by its source. `sa`: the request
+ * carries a service-account token with the annotations, whose tenant the client assertion goes to.
+ */
+export function predictAcrAnswer(image: string, config: AzureJson, sa?: { tenantId: string }): AcrAnswer {
   const server = acrLoginServer(image);
   if (!server)
     return {
@@ -105,13 +108,24 @@ export function predictAcrAnswer(image: string, config: AzureJson): AcrAnswer {
       because: `${image} is not an ACR image (azure_credentials.go:197-204): no auth, cacheDuration 0`,
     };
   const anonymous = { [ACR_ANONYMOUS_KEY]: { username: '', password: 'empty' as const } };
+  // With a token the credential is a client assertion at Azure AD (MSAL v1.7.2: instance discovery at the
+  // trusted host, authority.go:580-610, the tenant's OpenID configuration, then the token endpoint).
+  const token = sa
+    ? [
+        'GET /common/discovery/instance?api-version=1.1 → 200',
+        `GET /${sa.tenantId}/v2.0/.well-known/openid-configuration → 200`,
+        `POST /${sa.tenantId}/oauth2/v2.0/token → 200`,
+      ]
+    : [`token for ${ACR_RESOURCE} → 200`];
   if (config.useManagedIdentityExtension)
     return {
       cacheKeyType: 'Registry',
       cacheDuration: '1h0m0s',
       auth: { ...anonymous, [server]: { username: ACR_TOKEN_USERNAME, password: 'refresh token' } },
-      calls: [`token for ${ACR_RESOURCE} → 200`, 'GET /v2/ → 401', 'POST /oauth2/exchange → 200'],
-      because: `${server} is ACR and useManagedIdentityExtension is set: token, challenge, exchange (azure_credentials.go:218-232, 269-297)`,
+      calls: [...token, 'GET /v2/ → 401', 'POST /oauth2/exchange → 200'],
+      because:
+        `${server} is ACR and useManagedIdentityExtension is set: ${sa ? 'a client assertion with the service-account token at Azure AD' : 'a managed identity token'}, ` +
+        'the challenge, the exchange (azure_credentials.go:106/116, 218-232, 269-297)',
     };
   const sp = { username: config.aadClientId ?? '', password: 'client secret' as const };
   return {

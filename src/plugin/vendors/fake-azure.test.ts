@@ -65,7 +65,10 @@ describe('fake ACR login server', () => {
           method,
           path,
           ca,
-          headers: body ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+          headers: {
+            host: 'credprov.azurecr.io',
+            ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          },
         },
         (res) => {
           let text = '';
@@ -88,8 +91,8 @@ describe('fake ACR login server', () => {
         readFile(cert.keyPath, 'utf8'),
         readFile(ca.certPath, 'utf8'),
       ]);
-      const { port } = await fake.serveAcrTls({
-        loginServer: 'credprov.azurecr.io',
+      const { port } = await fake.serveTls({
+        loginServers: ['credprov.azurecr.io'],
         address: '127.0.0.1',
         port: 0,
         certPem,

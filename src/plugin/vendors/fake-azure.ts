@@ -21,11 +21,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ACR_RESOURCE } from './acr.ts';
+import { AAD_HOST, type FakeAzureAd } from './fake-azure-ad.ts';
 
 export interface FakeAzureRequest {
   seq: number;
   time: string;
-  endpoint: 'identity' | 'acr';
+  endpoint: Endpoint;
   method: string;
   /** The path with the query's parameter names and non-secret values (api-version, resource, client_id). */
   path: string;
@@ -35,8 +36,12 @@ export interface FakeAzureRequest {
   service?: string;
   tenant?: string;
   grantType?: string;
-  /** Which identity the token was issued to (managed identity client id, or 'system-assigned'). */
+  /** Which identity the token was issued to (managed identity client id, 'system-assigned', or an app's client id). */
   identity?: string;
+  /** aad: the client assertion's subject and audience, and the client id it was sent for. */
+  subject?: string;
+  audience?: string[];
+  clientId?: string;
   status: number;
   error?: string;
 }
@@ -49,6 +54,8 @@ export interface FakeAzureOptions {
   identities?: string[];
   /** The refresh token an exchange for `loginServer` hands out (the lab registry's password for ACR_TOKEN_USERNAME). */
   refreshToken(loginServer: string): string;
+  /** Azure AD at https://login.microsoftonline.com (client assertions), served by serveTls when set. */
+  aad?: FakeAzureAd;
   /** Called with every access token it issues, before it leaves (a redactor's add). */
   onSecret?: (secret: string) => void;
   logFile?: string;
@@ -86,11 +93,24 @@ export class FakeAzure {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/msi/token`;
   }
 
-  /** Serves `loginServer`'s /v2/ challenge and /oauth2/exchange over https on `address:port`. */
-  async serveAcrTls(o: { loginServer: string; address: string; port?: number; certPem: string; keyPem: string }) {
-    const server = createTlsServer({ cert: o.certPem, key: o.keyPem }, (req, res) =>
-      this.dispatch('acr', req, res, o.loginServer),
-    );
+  /**
+   * Serves, over https on `address:port`, each of `loginServers`' /v2/ challenge and /oauth2/exchange
+   * and, when the fake has one, Azure AD: which one a request is for is its Host header.
+   */
+  async serveTls(o: { loginServers: string[]; address: string; port?: number; certPem: string; keyPem: string }) {
+    const server = createTlsServer({ cert: o.certPem, key: o.keyPem }, (req, res) => {
+      const host = String(req.headers.host ?? '').replace(/:\d+$/, '');
+      if (o.loginServers.includes(host)) return this.dispatch('acr', req, res, host);
+      if (host === AAD_HOST && this.o.aad) return this.dispatch('aad', req, res, host);
+      this.record({
+        endpoint: 'acr',
+        method: req.method ?? 'GET',
+        path: `//${host}`,
+        status: 421,
+        error: `not served: ${host}`,
+      });
+      res.writeHead(421).end();
+    });
     this.servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => {
@@ -114,7 +134,15 @@ export class FakeAzure {
     if (this.o.logFile) appendFileSync(this.o.logFile, `${JSON.stringify(rec)}\n`);
   }
 
-  private dispatch(endpoint: 'identity' | 'acr', req: IncomingMessage, res: ServerResponse, loginServer: string) {
+  /** Mints an opaque access token it will recognise at the exchange. */
+  private issue(resource: string, identity: string): { token: string; expiresIn: number } {
+    const token = randomBytes(24).toString('base64url');
+    this.o.onSecret?.(token);
+    this.issued.set(token, { resource, identity });
+    return { token, expiresIn: 3600 };
+  }
+
+  private dispatch(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, loginServer: string) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -130,8 +158,16 @@ export class FakeAzure {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
       };
+      const body = Buffer.concat(chunks).toString('utf8');
       if (endpoint === 'identity') return this.identity(req, url, reply);
-      return this.acr(req, url, Buffer.concat(chunks).toString('utf8'), loginServer, reply);
+      if (endpoint === 'aad')
+        return void this.o
+          .aad!.handle(base.method, url, body, (r, i) => this.issue(r, i))
+          .then(
+            (a) => reply(a.status, a.body, a.seen.clientId ? { ...a.seen, identity: a.seen.clientId } : a.seen),
+            (err: unknown) => reply(500, { error: 'server_error' }, { error: String(err) }),
+          );
+      return this.acr(req, url, body, loginServer, reply);
     });
   }
 
@@ -148,10 +184,8 @@ export class FakeAzure {
     if (clientId !== null && !(this.o.identities ?? []).includes(clientId))
       return refuse(400, `identity ${clientId} is not assigned to this resource`);
     const identity = clientId ?? 'system-assigned';
-    const token = randomBytes(24).toString('base64url');
-    this.o.onSecret?.(token);
-    this.issued.set(token, { resource, identity });
-    const expiresOn = Math.floor(Date.now() / 1000) + 3600;
+    const { token, expiresIn } = this.issue(resource, identity);
+    const expiresOn = Math.floor(Date.now() / 1000) + expiresIn;
     reply(
       200,
       { access_token: token, expires_on: String(expiresOn), resource, token_type: 'Bearer', client_id: identity },
@@ -192,6 +226,7 @@ export class FakeAzure {
   }
 }
 
+type Endpoint = 'identity' | 'acr' | 'aad';
 type Reply = (
   status: number,
   body: unknown,
