@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import { startAcrCertifyLab } from '../src/plugin/vendors/acr-lab.ts';
+import { acrCertifyArgv, startAcrCertifyLab } from '../src/plugin/vendors/acr-lab.ts';
 
 const { values } = parseArgs({
   options: {
@@ -26,18 +26,7 @@ const lab = await startAcrCertifyLab({ dir: work, progress: stderrProgress() });
 let code = 3;
 try {
   const argv = [
-    'certify',
-    'kubelet-plugin',
-    '--plugin',
-    lab.plugin.path,
-    '--config',
-    lab.configFile,
-    ...[...lab.images, ...values.image].flatMap((i) => ['--image', i]),
-    '--verify-pull',
-    '--verify-pull-ca',
-    lab.caFile,
-    '--registry-for',
-    lab.registryFor,
+    ...acrCertifyArgv(lab, values.image),
     ...(values.live ? ['--live'] : []),
     ...(values['report-dir'] ? ['--report-dir', resolve(values['report-dir'])] : []),
   ];

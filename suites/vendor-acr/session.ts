@@ -11,7 +11,11 @@ import type { AzureJson } from '../../src/plugin/vendors/acr.ts';
 import type { FakeAzure, FakeAzureRequest } from '../../src/plugin/vendors/fake-azure.ts';
 import type { FakeAzureAd } from '../../src/plugin/vendors/fake-azure-ad.ts';
 import { clusterOidc } from '../../src/plugin/vendors/cluster-oidc.ts';
-import { readWrappedInvocations, type WrappedInvocation } from '../../src/plugin/vendors/recording-wrapper.ts';
+import {
+  invocationEvidence,
+  readWrappedInvocations,
+  type WrappedInvocation,
+} from '../../src/plugin/vendors/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';
 import { reachFromPlugins, routeRegistry } from '../../src/run/kit.ts';
@@ -106,23 +110,10 @@ export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> 
       return { cacheKeyType: r.cacheKeyType ?? '', cacheDuration: r.cacheDuration ?? '(absent)', auth };
     },
     windowEvidence: (windows) => [
-      {
-        kind: 'invocation',
-        label: `plugin execs (recording wrapper, ${lab.logDir})`,
-        data: windows
-          .flatMap((w) => w.execs)
-          .map((i) => ({
-            provider: i.provider,
-            image: i.request.image,
-            startedAt: i.startedAt,
-            durationMs: i.durationMs,
-            exitCode: i.exitCode,
-            tokenClaims: i.request.tokenClaims,
-            annotations: i.request.annotations,
-            answer: i.response,
-            stderr: i.exitCode ? i.stderr.slice(-600) : undefined,
-          })),
-      },
+      invocationEvidence(
+        lab.logDir,
+        windows.flatMap((w) => w.execs),
+      ),
       {
         kind: 'data',
         label: 'fake Azure requests (identity endpoint, ACR login server)',

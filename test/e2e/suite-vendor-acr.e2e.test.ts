@@ -13,7 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
-import { startAcrCertifyLab } from '../../src/plugin/vendors/acr-lab.ts';
+import { acrCertifyArgv, startAcrCertifyLab } from '../../src/plugin/vendors/acr-lab.ts';
 
 /** Every secret the suite registers (the lab's passwords, the identity header, each access token the fakes issued). */
 const redactor = new RecordingRedactor();
@@ -30,22 +30,7 @@ describe('certify kubelet-plugin: acr-credential-provider (static service princi
       const lab = await startAcrCertifyLab({ dir: join(work, 'lab') });
       try {
         const out = join(work, 'report');
-        const code = await main([
-          'certify',
-          'kubelet-plugin',
-          '--plugin',
-          lab.plugin.path,
-          '--config',
-          lab.configFile,
-          ...lab.images.flatMap((i) => ['--image', i]),
-          '--verify-pull',
-          '--verify-pull-ca',
-          lab.caFile,
-          '--registry-for',
-          lab.registryFor,
-          '--report-dir',
-          out,
-        ]);
+        const code = await main([...acrCertifyArgv(lab), '--report-dir', out]);
         const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as {
           checks: Array<{ id: string; status: string; message: string }>;
         };

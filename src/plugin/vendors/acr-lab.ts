@@ -98,3 +98,21 @@ export async function startAcrCertifyLab(o: {
     throw err;
   }
 }
+
+/** `credprov certify kubelet-plugin` on the lab: its plugin, config and images, pulls verified against its registry. */
+export function acrCertifyArgv(lab: AcrCertifyLab, extraImages: string[] = []): string[] {
+  return [
+    'certify',
+    'kubelet-plugin',
+    '--plugin',
+    lab.plugin.path,
+    '--config',
+    lab.configFile,
+    ...[...lab.images, ...extraImages].flatMap((i) => ['--image', i]),
+    '--verify-pull',
+    '--verify-pull-ca',
+    lab.caFile,
+    '--registry-for',
+    lab.registryFor,
+  ];
+}
