@@ -28,6 +28,9 @@ node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plu
 # …and gke-gcloud-auth-plugin (k8s.io/cloud-provider-gcp, a pseudo-version) for the vendor-gke tests.
 log "gke-gcloud-auth-plugin for the vendor-gke tests"
 node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/gke-gcloud-auth-plugin.ts"), import("./src/core/progress.ts")]).then(([b, g, p]) => b.ensureVendorPlugin(g.GKE_PLUGIN_RECIPE, { version: g.GKE_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
+# …and acr-credential-provider (cloud-provider-azure; about 4-7 min cold) for the vendor-acr tests.
+log "acr-credential-provider for the vendor-acr tests"
+node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/acr.ts"), import("./src/core/progress.ts")]).then(([b, a, p]) => b.ensureVendorPlugin(a.ACR_RECIPE, { version: a.ACR_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
 # The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
 # build its probe against the default version's client-go once (cached under clients/).
 log "client-go probe for the exec-plugin client matrix"

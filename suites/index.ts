@@ -9,6 +9,7 @@ import { ensureSecretPulledImagesSuite } from './ensure-secret-pulled-images/ind
 import { serviceAccountTokenSuite } from './service-account-token/index.ts';
 import { versionSkewSuite } from './version-skew/index.ts';
 import { vendorEcrSuite } from './vendor-ecr/index.ts';
+import { vendorAcrSuite } from './vendor-acr/index.ts';
 import { vendorAwsIamAuthenticatorSuite } from './vendor-aws-iam-authenticator/index.ts';
 import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
@@ -24,6 +25,7 @@ export const SUITES: Record<string, Suite> = {
   'service-account-token': serviceAccountTokenSuite,
   'version-skew': versionSkewSuite,
   'vendor-ecr': vendorEcrSuite,
+  'vendor-acr': vendorAcrSuite,
   'vendor-aws-iam-authenticator': vendorAwsIamAuthenticatorSuite,
   'vendor-kubelogin': vendorKubeloginSuite,
   downgrade: downgradeSuite,

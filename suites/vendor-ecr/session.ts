@@ -9,7 +9,11 @@ import { clusterOidc } from '../../src/plugin/vendors/cluster-oidc.ts';
 import type { FakeAws, FakeAwsRequest } from '../../src/plugin/vendors/fake-aws.ts';
 import type { FakeAwsEndpoints } from '../../src/plugin/vendors/ecr.ts';
 import { reachFromPlugins } from '../../src/run/kit.ts';
-import { readWrappedInvocations, type WrappedInvocation } from '../../src/plugin/vendors/recording-wrapper.ts';
+import {
+  invocationEvidence,
+  readWrappedInvocations,
+  type WrappedInvocation,
+} from '../../src/plugin/vendors/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import { runPod, type LabRegistry, type PodRun } from '../../src/run/lab.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
@@ -80,23 +84,11 @@ export async function openSession(run: SuiteRun, lab: EcrLab): Promise<Session> 
       return { run: pod, createdAt, doneAt, execs, aws: lab.fake.requests().slice(awsBefore) };
     },
     windowEvidence: (windows, label = '') => [
-      {
-        kind: 'invocation',
-        label: `plugin execs (recording wrapper, ${lab.logDir})${label}`,
-        data: windows
-          .flatMap((w) => w.execs)
-          .map((i) => ({
-            provider: i.provider,
-            image: i.request.image,
-            startedAt: i.startedAt,
-            durationMs: i.durationMs,
-            exitCode: i.exitCode,
-            tokenClaims: i.request.tokenClaims,
-            annotations: i.request.annotations,
-            answer: i.response,
-            stderr: i.exitCode ? i.stderr.slice(-600) : undefined,
-          })),
-      },
+      invocationEvidence(
+        lab.logDir,
+        windows.flatMap((w) => w.execs),
+        label,
+      ),
       { kind: 'data', label: 'fake AWS requests (ECR, STS, anything else)', data: windows.flatMap((w) => w.aws) },
       ...windows.flatMap((w) => w.run.evidence),
     ],

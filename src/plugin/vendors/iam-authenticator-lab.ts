@@ -16,7 +16,7 @@
 // no flag or config key for it (see aws-iam-authenticator.ts), so a lab cannot
 // keep that one listener on loopback. Nothing else leaves 127.0.0.0/8.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -27,10 +27,9 @@ import { createCA, issueServerCert } from '../../core/tls.ts';
 import { stopChild } from '../../core/stop-child.ts';
 import { freePort } from '../../core/ports.ts';
 import type { ExecEnvVar } from '../../api/credentialprovider/types.ts';
-import { CredprovError, PrerequisiteError, tail } from '../../core/errors.ts';
+import { CredprovError, tail } from '../../core/errors.ts';
 import { HostsFile } from '../../core/hosts.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
-import { pidExists } from '../../core/pids.ts';
 import { spawnTied } from '../../core/tied-child.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { TOKEN_PREFIX, type AuthenticatorSetup, type IdentityMapping } from '../../model/aws-iam-authenticator.ts';
@@ -38,6 +37,7 @@ import type { TokenCommand } from '../../model/eks-token-commands.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
+import { claimHostname, serveOnFreeLoopbackAddress } from './loopback-hostname.ts';
 import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
 import type { AwsCliInstall } from './aws-cli.ts';
 import { presignGet } from '../../api/aws/sigv4.ts';
@@ -178,7 +178,7 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
       const address = await serveOnFreeLoopbackAddress((addr) =>
         fake.serveStsTls({ address: addr, port: 443, certPem, keyPem }),
       );
-      await claimHostname(hosts, stsHost);
+      await claimHostname(hosts, stsHost, HOSTS_OWNER_PREFIX);
       await hosts.add({ address, hostnames: [stsHost], owner: hostsOwner });
       hostsAdded = true;
       return address;
@@ -469,40 +469,6 @@ export function writeCertifyKubeconfig(lab: IamAuthenticatorLab, file: string): 
       ...awsCli,
     },
   );
-}
-
-/** Binds with `serve` on a random 127.x.y.z until one is free (port 443 of 127.0.0.1 may be anyone's). */
-async function serveOnFreeLoopbackAddress(serve: (address: string) => Promise<unknown>): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    const address = `127.${randomInt(100, 250)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-    try {
-      await serve(address);
-      return address;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 10) throw err;
-    }
-  }
-}
-
-/**
- * /etc/hosts can send a name to one address only: a line another live lab holds
- * for this STS hostname is a conflict to name, not to overwrite. Lines of labs
- * whose process is gone (a crashed run) are removed first.
- */
-async function claimHostname(hosts: HostsFile, hostname: string): Promise<void> {
-  await hosts.prune((owner) => {
-    const m = new RegExp(`^${HOSTS_OWNER_PREFIX.replace(/\//g, '\\/')}(\\d+)-`).exec(owner);
-    return !!m && !pidExists(Number(m[1]));
-  });
-  const holder = (await hosts.entries()).find((e) => e.hostnames.includes(hostname));
-  if (holder) {
-    throw new PrerequisiteError(
-      `${hostname} is already mapped in ${hosts.path} by '${holder.owner}' (another credprov lab that is still running)`,
-      {
-        hint: 'wait for it to finish, or give this lab another region',
-      },
-    );
-  }
 }
 
 async function startServer(o: {

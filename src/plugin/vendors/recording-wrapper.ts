@@ -86,6 +86,25 @@ export interface WrappedInvocation {
   stderr: string;
 }
 
+/** The recorded execs as a report shows them: what was asked and answered, stderr only for a failure. */
+export function invocationEvidence(logDir: string, execs: WrappedInvocation[], label = '') {
+  return {
+    kind: 'invocation' as const,
+    label: `plugin execs (recording wrapper, ${logDir})${label}`,
+    data: execs.map((i) => ({
+      provider: i.provider,
+      image: i.request.image,
+      startedAt: i.startedAt,
+      durationMs: i.durationMs,
+      exitCode: i.exitCode,
+      tokenClaims: i.request.tokenClaims,
+      annotations: i.request.annotations,
+      answer: i.response,
+      stderr: i.exitCode ? i.stderr.slice(-600) : undefined,
+    })),
+  };
+}
+
 const nsToMs = (text: string) => Number(BigInt(text.trim() || '0') / 1_000_000n);
 
 export async function readWrappedInvocations(logDir: string): Promise<WrappedInvocation[]> {
