@@ -39,5 +39,5 @@ export type { Capability, Environment, KubeletFiles } from '../cluster/provider.
 export type { Check, CheckResult, Evidence } from '../report/model.ts';
 export { kubeletFilesOf, clusterCAOf, twoNodesOf } from './environment-fields.ts';
 export { ensureKubelet } from './kubelet-builds.ts';
-export { reachFromPlugins, routeRegistry, type RouteTarget } from './registry-routes.ts';
+export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';

@@ -28,7 +28,7 @@ import {
   type PodOutcome,
 } from './pods.ts';
 import type { SuiteSetup } from './suite.ts';
-import { routeRegistry, type RouteTarget } from './registry-routes.ts';
+import { routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 import type { RegistryRouteHandle } from '../cluster/provider.ts';
 
 export interface LabRegistry {
@@ -42,8 +42,8 @@ export interface LabRegistry {
   push(repository: string, tag?: string): Promise<string>;
   /** The marker image's manifest digest (the same under every name it is pushed as). */
   digest(): Promise<string>;
-  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries). */
-  serveAs(run: RouteTarget, imageHost: string): Promise<void>;
+  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries); `mirrors` are tried first. */
+  serveAs(run: RouteTarget, imageHost: string, o?: { mirrors?: MirrorOf[] }): Promise<void>;
   /** `keepLogAs`: first copy the registry's log (who authenticated, in what order), redacted, to this name in the suite's artifacts. */
   stop(o?: { keepLogAs?: string }): Promise<void>;
 }
@@ -82,8 +82,8 @@ export async function startLabRegistry(
       image ??= await busyboxImage({ marker });
       return image.manifest.digest;
     },
-    async serveAs(run, imageHost) {
-      routed.push(await routeRegistry(run, registry, imageHost));
+    async serveAs(run, imageHost, so = {}) {
+      routed.push(await routeRegistry(run, registry, imageHost, so));
     },
     async stop(so = {}) {
       if (so.keepLogAs) {
