@@ -10,6 +10,7 @@ import { busyboxImage } from '../../registry/image/test-images.ts';
 import type { BuiltImage } from '../../registry/image/build.ts';
 import { processProvider } from '../../registry/process.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';
+import { registryRequests, type RegistryRequest } from '../../registry/access-log.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
@@ -44,6 +45,8 @@ export interface LabRegistry {
   digest(): Promise<string>;
   /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries); `mirrors` are tried first. */
   serveAs(run: RouteTarget, imageHost: string, o?: { mirrors?: MirrorOf[] }): Promise<void>;
+  /** The requests the registry answered, with the credential each carried (a user name or none, never the secret), from its own log. */
+  requests(): Promise<RegistryRequest[]>;
   /** `keepLogAs`: first copy the registry's log (who authenticated, in what order), redacted, to this name in the suite's artifacts. */
   stop(o?: { keepLogAs?: string }): Promise<void>;
 }
@@ -84,6 +87,10 @@ export async function startLabRegistry(
     },
     async serveAs(run, imageHost, so = {}) {
       routed.push(await routeRegistry(run, registry, imageHost, so));
+    },
+    async requests() {
+      const text = await readFile(registry.logFile, 'utf8').catch(() => '');
+      return registryRequests(text, { auth: registry.auth.mode === 'token' ? 'token' : 'htpasswd' });
     },
     async stop(so = {}) {
       if (so.keepLogAs) {
