@@ -18,6 +18,12 @@ export interface RouteTarget {
   provider: EnvironmentProvider;
 }
 
+/** What a route needs of a registry: a StartedRegistry, or a recording proxy in front of one. */
+export type RoutedRegistry = Pick<StartedRegistry, 'address' | 'port' | 'scheme' | 'host'> & {
+  caCertPath?: string;
+  auth: { realm?: string | undefined };
+};
+
 /** A registry (or a bare loopback endpoint: a mirror that is down) that containerd should try before the route's own. */
 export interface MirrorOf {
   registry: Pick<StartedRegistry, 'address' | 'port' | 'scheme'> & {
@@ -36,7 +42,7 @@ export interface MirrorOf {
  */
 export async function routeRegistry(
   target: RouteTarget,
-  registry: StartedRegistry,
+  registry: RoutedRegistry,
   imageHost = registry.host,
   o: { mirrors?: MirrorOf[] } = {},
 ): Promise<RegistryRouteHandle> {
