@@ -14,6 +14,7 @@ import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
+import { mirrorsSuite } from './mirrors/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -29,6 +30,7 @@ export const SUITES: Record<string, Suite> = {
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
   'vendor-gke': vendorGkeSuite,
+  mirrors: mirrorsSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */
