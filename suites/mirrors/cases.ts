@@ -23,7 +23,8 @@ export interface MirrorsLab {
   /** The recording proxies by role (origin, replica, refuses, lacks). */
   proxies: Record<string, RecordingProxy>;
   fleet: Fleet;
-  digest: string;
+  /** Each case's image digest (the same on the origin and the replica). */
+  digests: Record<string, string>;
   password: string;
 }
 
@@ -70,14 +71,15 @@ export function mirrorCase(s: MirrorsLab, c: MirrorCase): Case {
     checks,
     async run(ctx: CaseContext): Promise<CheckResult[]> {
       const startedAt = new Date();
-      const prediction = predictCase(c, s.topology, s.digest);
+      const digest = s.digests[c.id]!;
+      const prediction = predictCase(c, s.topology, digest);
       const namespace = await ctx.namespace('mirrors');
       if (c.source === 'secret')
         await (
           await kubeApi(ctx.environment)
         ).apply([dockerSecret(namespace, imageHostOf(c), s.topology.user, s.password)]);
       ctx.onFailure(() => kubeletEvidence(ctx.environment, [imageHostOf(c), 'credential provider']));
-      const image = imageOf(c, s.digest);
+      const image = imageOf(c, digest);
       const run = await runPod(ctx.environment, {
         name: 'mirrors',
         namespace,

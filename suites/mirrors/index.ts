@@ -16,6 +16,7 @@ import {
   type Suite,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
+import { busyboxImage } from '../../registry/image/test-images.ts';
 import { mirrorCase } from './cases.ts';
 import { MIRRORS_CHECKS } from './checks.ts';
 import { CASES, imageHostOf, providersOf, repositoryOf, type Topology } from './plan.ts';
@@ -35,7 +36,17 @@ export const mirrorsSuite: Suite = {
     const replica = await ctx.own(startLabRegistry(ctx, 'mirrors-replica', { user: origin.user }));
     const refuses = await ctx.own(startLabRegistry(ctx, 'mirrors-refuses'));
     const lacks = await ctx.own(startLabRegistry(ctx, 'mirrors-lacks', { user: origin.user }));
-    for (const c of CASES) for (const lab of [origin, replica, refuses]) await lab.push(repositoryOf(c));
+    // One image per case, the same on every registry that has it (a replica holds the origin's digests). Unique
+    // per case, so no case finds its manifest already in containerd's content store and skips the fetch.
+    const digests: Record<string, string> = {};
+    for (const c of CASES) {
+      const image = await busyboxImage({
+        marker: `credprov-mirrors-${c.id.toLowerCase()}-${randomBytes(3).toString('hex')}`,
+      });
+      digests[c.id] = image.manifest.digest;
+      for (const lab of [origin, replica, refuses])
+        await lab.registry.push(image, { name: repositoryOf(c), tag: 'v1' });
+    }
     const proxies = {
       origin: await origin.recorded('origin'),
       replica: await replica.recorded('replica'),
@@ -60,7 +71,6 @@ export const mirrorsSuite: Suite = {
       })),
     );
     ctx.defer(() => fleet.redactArtifacts());
-    const digest = await origin.digest();
     return {
       needs: ['installPlugins', 'hostRegistries'],
       spec: fleet.spec,
@@ -80,7 +90,7 @@ export const mirrorsSuite: Suite = {
             // The server is the origin's (or the replica's) recording proxy, so every request is seen.
             routes.push(await routeRegistry(run, proxies[c.server], imageHostOf(c), { mirrors }));
           }
-          const lab = { topology, proxies, fleet, digest, password: origin.user.password };
+          const lab = { topology, proxies, fleet, digests, password: origin.user.password };
           return await runCases(
             run,
             CASES.map((c) => mirrorCase(lab, c)),
