@@ -11,7 +11,7 @@ const NOT_FOUND = [
   `time="2026-11-26T00:54:16.231Z" level=info msg="authorized request" go.version=go1.19.8 http.request.host="127.0.0.1:5000" http.request.id=c3 http.request.method=HEAD http.request.remoteaddr="127.0.0.1:39028" http.request.uri="/v2/secrets/missing/blobs/sha256:bb70" http.request.useragent= vars.name=secrets/missing`,
   `time="2026-11-26T00:54:16.231Z" level=error msg="response completed with error" auth.user.name=credprov-admin err.code="blob unknown" go.version=go1.19.8 http.request.host="127.0.0.1:5000" http.request.id=c3 http.request.method=HEAD http.request.remoteaddr="127.0.0.1:39028" http.request.uri="/v2/secrets/missing/blobs/sha256:bb70" http.request.useragent= http.response.status=404 vars.name=secrets/missing`,
 ].join('\n');
-const OK = `time="2026-11-26T00:54:20.000Z" level=info msg="response completed" auth.user.name=alice go.version=go1.19.8 http.request.host="origin.test:5000" http.request.id=d4 http.request.method=GET http.request.uri="/v2/app/manifests/sha256:aa" http.request.useragent=containerd/v2.3.7 http.response.status=200`;
+const OK = `time="2026-11-26T00:54:20.000Z" level=info msg="response completed" go.version=go1.19.8 http.request.host="origin.test:5000" http.request.id=d4 http.request.method=GET http.request.uri="/v2/app/manifests/sha256:aa" http.request.useragent=containerd/v2.3.7 http.response.status=200`;
 
 describe('the registry log as requests (who authenticated, never the secret)', () => {
   test('logfmt: quoted values with escaped quotes, bare values', () => {
@@ -23,7 +23,7 @@ describe('the registry log as requests (who authenticated, never the secret)', (
     expect(f['http.request.host']).toBe('127.0.0.1:5000');
   });
 
-  test('anonymous 401, refused user 401, accepted 404 and 200, with host, path, ns and agent', () => {
+  test('anonymous 401, refused user 401, an accepted 404 naming its user, a 200 naming none, with host, path, ns and agent', () => {
     const rs = registryRequests(
       [NOT_FOUND, ANONYMOUS, REFUSED, OK, 'time="x" level=info msg="listening on 127.0.0.1:5000, tls"'].join('\n'),
     );
@@ -47,15 +47,23 @@ describe('the registry log as requests (who authenticated, never the secret)', (
         'secrets',
         'containerd/v2.3.7',
       ],
-      ['origin.test:5000', 'GET', '/v2/app/manifests/sha256:aa', undefined, 200, 'alice', 'containerd/v2.3.7'],
+      [
+        'origin.test:5000',
+        'GET',
+        '/v2/app/manifests/sha256:aa',
+        undefined,
+        200,
+        'unknown (accepted)',
+        'containerd/v2.3.7',
+      ],
     ]);
     expect(credentialsSeen(rs)).toEqual({
       '127.0.0.1:5000': ['credprov-admin', 'none', 'secrets'],
-      'origin.test:5000': ['alice'],
+      'origin.test:5000': ['unknown (accepted)'],
     });
   });
 
   test('a token-auth registry names the token subject', () => {
-    expect(registryRequests(OK, { auth: 'token' })[0]!.credential).toBe('bearer token for alice');
+    expect(registryRequests(NOT_FOUND, { auth: 'token' })[0]!.credential).toBe('bearer token for credprov-admin');
   });
 });

@@ -1,16 +1,22 @@
-// Who authenticated to a lab registry, request by request, read from the
-// registry's own log (distribution 2.8.2, logrus text lines). It says enough,
-// so no recording proxy sits in front of it:
+// What a lab registry's own log says about each request (distribution 2.8.2,
+// logrus text lines). It names a REFUSED login but not an accepted one, so
+// suites that must know which credential reached a registry route through
+// a recording proxy instead (recording-proxy.ts, which writes the same
+// RegistryRequest records); this reader is for the registry's side:
 // - every line of a request carries http.request.id, .host (the Host header:
 //   the host:port the client addressed), .method and .uri (with ?ns=… when
 //   containerd used it as a mirror);
-// - an accepted request ends with "response completed" (or "… with error"),
-//   with auth.user.name and http.response.status;
+// - an accepted request ends with "response completed" (or "… with error",
+//   which alone carries auth.user.name) and http.response.status;
 // - a refused one logs "error authorizing context: …" (401): with
 //   "invalid authorization credential" when no Authorization came, and after
 //   "error authenticating user \"<name>\"" when Basic credentials of <name>
 //   did not verify.
-// The password is never in the log; the user name is.
+// An accepted request without auth.user.name reads `unknown (accepted)`.
+// The password is never in the log.
+
+/** An accepted request whose log lines name no user (distribution 2.8.2 names one only on error completions). */
+export const ACCEPTED_UNNAMED = 'unknown (accepted)';
 
 /** One HTTP request the registry answered. */
 export interface RegistryRequest {
@@ -22,7 +28,7 @@ export interface RegistryRequest {
   /** `ns` of the query: the image host containerd pulled for, when it used this registry as a mirror. */
   ns?: string;
   status: number;
-  /** `none`, the Basic user name, or `bearer token for <subject>` (token-auth registries). */
+  /** `none`, the Basic user name, `bearer token for <subject>` (token-auth registries), or ACCEPTED_UNNAMED. */
   credential: string;
   /** The User-Agent (`containerd/v2.3.7` for pulls; empty for the harness's own client). */
   agent: string;
@@ -70,7 +76,7 @@ export function registryRequests(log: string, o: { auth?: 'htpasswd' | 'token' |
         path,
         ...(ns ? { ns } : {}),
         status: r.status!,
-        credential: user ? named(user) : 'none',
+        credential: user ? named(user) : r.status === 401 ? 'none' : ACCEPTED_UNNAMED,
         agent: r.first['http.request.useragent'] ?? '',
       };
     })
