@@ -31,6 +31,8 @@ export interface SuiteOnLocalClusterOptions {
   keep?: boolean;
   /** afterAll's limit for the teardown. */
   teardownTimeoutMs?: number;
+  /** The run's redactor (a RecordingRedactor lets a test scan the artefacts for every secret the labs registered). */
+  redactor?: Redactor;
 }
 
 export async function suiteOnLocalCluster(
@@ -54,7 +56,7 @@ export async function suiteOnLocalCluster(
           ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
         },
         artifactsDir: dir,
-        redactor: new Redactor(),
+        redactor: o.redactor ?? new Redactor(),
         ...(o.keep ? { keep: true } : {}),
       });
     })());

@@ -3,21 +3,20 @@
 // what containerd and the kubelet did; every login that crossed to another
 // registry is named by a failing SHOULD check, and no secret reaches a file.
 import { describe, expect } from '@jest/globals';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { exitCodeFor } from '../../src/report/model.ts';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
+import { filesUnder, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
 import { MIRRORS_CHECKS } from '../../suites/mirrors/checks.ts';
 import { mirrorsSuite } from '../../suites/mirrors/index.ts';
 
 const TIMEOUT_MS = 300_000;
-const { it, run, dir, verdict, result } = await suiteOnLocalCluster(mirrorsSuite, { envName: e2eEnvName('mirrors') });
-
-async function filesUnder(d: string): Promise<string[]> {
-  const entries = await readdir(d, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
+const redactor = new RecordingRedactor();
+const { it, run, dir, verdict, result } = await suiteOnLocalCluster(mirrorsSuite, {
+  envName: e2eEnvName('mirrors'),
+  redactor,
+});
 
 describe('mirrors suite on a local cluster', () => {
   for (const check of MIRRORS_CHECKS.filter((c) => c.level === 'MUST')) {
@@ -61,8 +60,12 @@ describe('mirrors suite on a local cluster', () => {
     'MIRRORS-SECRETS: no password or Basic auth value reaches any file the run wrote',
     async () => {
       const { report } = await run();
+      // The labs registered every password they issued (the origin's, the 401 mirror's, the wrong ones).
+      expect(redactor.seen.length).toBeGreaterThanOrEqual(4);
+      expect(await leaks(dir(), redactor.seen)).toEqual([]);
       const texts = [JSON.stringify(report)];
       for (const f of await filesUnder(dir())) texts.push(await readFile(f, 'utf8').catch(() => ''));
+      expect(texts.length).toBeGreaterThan(5);
       for (const text of texts) {
         expect(text).not.toMatch(/"password":\s*"(?!<redacted>)/);
         expect(text).not.toMatch(/"auth":\s*"(?!<redacted>)[A-Za-z0-9+/=]{8,}"/);
