@@ -36,6 +36,7 @@ export { buildImage, blob, descriptor, MEDIA, type BuiltImage } from './image/bu
 export { tar, type TarEntry } from './image/tar.ts';
 export { exportImageTar, imageArchive } from './image/export.ts';
 export { trustForContainerd } from './containerd-hosts.ts';
+export { credentialsSeen, registryRequests, type RegistryRequest } from './access-log.ts';
 export { processProvider } from './process.ts';
 export { containerProvider } from './container.ts';
 export { removeContainer } from './docker-runtime.ts';

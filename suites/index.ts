@@ -15,6 +15,7 @@ import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
+import { mirrorsSuite } from './mirrors/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -31,9 +32,10 @@ export const SUITES: Record<string, Suite> = {
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
   'vendor-gke': vendorGkeSuite,
+  mirrors: mirrorsSuite,
 };
 
-/** `credprov run` without --suite: every suite that needs nothing built beyond the default version. */
+/** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */
 export const DEFAULT_SUITES = Object.values(SUITES)
-  .filter((s) => !s.needsBuild)
+  .filter((s) => !s.needsBuild && !s.optIn)
   .map((s) => s.name);

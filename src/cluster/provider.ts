@@ -135,6 +135,25 @@ export interface RegistryRoute {
   caCertPath?: string;
   /** Other endpoints on this host's loopback the registry sends clients to (its token realm): reachable from nodes too. */
   alsoReach?: Endpoint[];
+  /** Registries containerd tries BEFORE this one for the image host ([host."…"] entries of hosts.toml, in order). */
+  mirrors?: RegistryMirror[];
+}
+
+/** A [host."…"] mirror entry of an image host: another registry on this host's loopback (or a port nothing listens on). */
+export interface RegistryMirror extends Endpoint {
+  scheme: 'http' | 'https';
+  caCertPath?: string;
+  /** Path after host:port (`/cache`); containerd appends /v2 unless overridePath. */
+  path?: string;
+  /** Absent: containerd's default, all four. */
+  capabilities?: Array<'pull' | 'resolve' | 'push' | 'referrers'>;
+  overridePath?: boolean;
+  alsoReach?: Endpoint[];
+}
+
+/** The mirror's URL as hosts.toml names it. */
+export function mirrorUrl(m: RegistryMirror): string {
+  return `${m.scheme}://${m.address}:${m.port}${m.path ?? ''}`;
 }
 
 /** A route in place; stop() removes it. */
@@ -195,7 +214,8 @@ export interface EnvironmentProvider {
    * Capability hostRegistries: makes every node's containerd send pulls of
    * images named route.imageHost to the registry, with the registry as the
    * host's `server` (not a mirror), so the kubelet's credentials for the
-   * image's host reach it as they would the real host.
+   * image's host reach it as they would the real host. `route.mirrors`
+   * become [host."…"] entries tried first (each trusted with its own CA).
    */
   routeRegistry?(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle>;
   /** Capability pluginsReachHost: servers on this host's loopback answer at the same address and port inside every node. */

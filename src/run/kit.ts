@@ -34,10 +34,12 @@ export {
 } from './pods.ts';
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
 export { mapPool } from '../core/pool.ts';
+export { credentialsSeen, type RegistryRequest } from '../../registry/access-log.ts';
+export type { RecordingProxy } from '../../registry/recording-proxy.ts';
 export { goDurationMs } from '../core/duration.ts';
 export type { Capability, Environment, KubeletFiles } from '../cluster/provider.ts';
 export type { Check, CheckResult, Evidence } from '../report/model.ts';
 export { kubeletFilesOf, clusterCAOf, twoNodesOf } from './environment-fields.ts';
 export { ensureKubelet } from './kubelet-builds.ts';
-export { reachFromPlugins, routeRegistry, type RouteTarget } from './registry-routes.ts';
+export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';

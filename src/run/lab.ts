@@ -10,6 +10,8 @@ import { busyboxImage } from '../../registry/image/test-images.ts';
 import type { BuiltImage } from '../../registry/image/build.ts';
 import { processProvider } from '../../registry/process.ts';
 import type { StartedRegistry } from '../../registry/provider.ts';
+import { registryRequests, type RegistryRequest } from '../../registry/access-log.ts';
+import { startRecordingProxy, type RecordingProxy } from '../../registry/recording-proxy.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
@@ -28,7 +30,7 @@ import {
   type PodOutcome,
 } from './pods.ts';
 import type { SuiteSetup } from './suite.ts';
-import { routeRegistry, type RouteTarget } from './registry-routes.ts';
+import { routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 import type { RegistryRouteHandle } from '../cluster/provider.ts';
 
 export interface LabRegistry {
@@ -42,8 +44,17 @@ export interface LabRegistry {
   push(repository: string, tag?: string): Promise<string>;
   /** The marker image's manifest digest (the same under every name it is pushed as). */
   digest(): Promise<string>;
-  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries). */
-  serveAs(run: RouteTarget, imageHost: string): Promise<void>;
+  /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries); `mirrors` are tried first. */
+  serveAs(run: RouteTarget, imageHost: string, o?: { mirrors?: MirrorOf[] }): Promise<void>;
+  /** The requests the registry answered, with the credential each carried (a user name or none, never the secret), from its own log. */
+  requests(): Promise<RegistryRequest[]>;
+  /**
+   * A recording reverse proxy in front of the registry (same address and CA,
+   * another port): route pulls to it to learn which credential each request
+   * carried, as distribution's own log names no accepted user. Its log is
+   * `<name>.requests.jsonl` in the suite's artifacts; stopped with the lab.
+   */
+  recorded(name: string): Promise<RecordingProxy>;
   /** `keepLogAs`: first copy the registry's log (who authenticated, in what order), redacted, to this name in the suite's artifacts. */
   stop(o?: { keepLogAs?: string }): Promise<void>;
 }
@@ -51,10 +62,11 @@ export interface LabRegistry {
 export async function startLabRegistry(
   ctx: SuiteSetup,
   name: string,
-  o: { username?: string } = {},
+  o: { username?: string; user?: User } = {},
 ): Promise<LabRegistry> {
   // `username`: the account name the fakes hand out (ECR tokens always say AWS); default the lab's name.
-  const user = generatedUser(o.username ?? name);
+  // `user`: another lab's account, so this registry accepts the same login (a replica or mirror sharing accounts).
+  const user = o.user ?? generatedUser(o.username ?? name);
   const wrongPassword = randomBytes(12).toString('hex');
   ctx.redactor.add(user.password);
   ctx.redactor.add(wrongPassword);
@@ -68,6 +80,7 @@ export async function startLabRegistry(
   const marker = `credprov-${name}-${randomBytes(3).toString('hex')}`;
   let image: BuiltImage | undefined;
   const routed: RegistryRouteHandle[] = [];
+  const proxies: RecordingProxy[] = [];
   return {
     registry,
     user,
@@ -82,8 +95,17 @@ export async function startLabRegistry(
       image ??= await busyboxImage({ marker });
       return image.manifest.digest;
     },
-    async serveAs(run, imageHost) {
-      routed.push(await routeRegistry(run, registry, imageHost));
+    async serveAs(run, imageHost, so = {}) {
+      routed.push(await routeRegistry(run, registry, imageHost, so));
+    },
+    async recorded(proxyName) {
+      const proxy = await startRecordingProxy(registry, join(ctx.artifactsDir, `${proxyName}.requests.jsonl`));
+      proxies.push(proxy);
+      return proxy;
+    },
+    async requests() {
+      const text = await readFile(registry.logFile, 'utf8').catch(() => '');
+      return registryRequests(text, { auth: registry.auth.mode === 'token' ? 'token' : 'htpasswd' });
     },
     async stop(so = {}) {
       if (so.keepLogAs) {
@@ -92,6 +114,7 @@ export async function startLabRegistry(
           await writeFile(join(ctx.artifactsDir, so.keepLogAs), ctx.redactor.text(text)).catch(() => {});
       }
       await Promise.all(routed.splice(0).map((r) => r.stop()));
+      await Promise.all(proxies.splice(0).map((p) => p.stop()));
       await registry.stop();
     },
   };

@@ -4,7 +4,13 @@
 // registry's address into each node.
 import type { StartedRegistry } from '../../registry/provider.ts';
 import { CredprovError } from '../core/errors.ts';
-import type { Endpoint, Environment, EnvironmentProvider, RegistryRouteHandle } from '../cluster/provider.ts';
+import type {
+  Endpoint,
+  Environment,
+  EnvironmentProvider,
+  RegistryMirror,
+  RegistryRouteHandle,
+} from '../cluster/provider.ts';
 
 /** What a route needs of the suite's run: SuiteRun has both. */
 export interface RouteTarget {
@@ -12,11 +18,33 @@ export interface RouteTarget {
   provider: EnvironmentProvider;
 }
 
-/** Pulls of images named `imageHost` (default: the registry's own host) reach `registry` from every node. */
+/** What a route needs of a registry: a StartedRegistry, or a recording proxy in front of one. */
+export type RoutedRegistry = Pick<StartedRegistry, 'address' | 'port' | 'scheme' | 'host'> & {
+  caCertPath?: string;
+  auth: { realm?: string | undefined };
+};
+
+/** A registry (or a bare loopback endpoint: a mirror that is down) that containerd should try before the route's own. */
+export interface MirrorOf {
+  registry: Pick<StartedRegistry, 'address' | 'port' | 'scheme'> & {
+    caCertPath?: string;
+    auth?: { realm?: string | undefined };
+  };
+  capabilities?: RegistryMirror['capabilities'];
+  path?: string;
+  overridePath?: boolean;
+}
+
+/**
+ * Pulls of images named `imageHost` (default: the registry's own host) reach
+ * `registry` from every node; `o.mirrors` become hosts.toml [host] entries
+ * containerd tries first, in order.
+ */
 export async function routeRegistry(
   target: RouteTarget,
-  registry: StartedRegistry,
+  registry: RoutedRegistry,
   imageHost = registry.host,
+  o: { mirrors?: MirrorOf[] } = {},
 ): Promise<RegistryRouteHandle> {
   const { environment: env, provider } = target;
   if (!provider.routeRegistry)
@@ -31,7 +59,23 @@ export async function routeRegistry(
     scheme: registry.scheme,
     ...(registry.caCertPath ? { caCertPath: registry.caCertPath } : {}),
     ...(realmEndpoint(registry.auth.realm) ? { alsoReach: [realmEndpoint(registry.auth.realm)!] } : {}),
+    ...(o.mirrors?.length ? { mirrors: o.mirrors.map(mirrorRoute) } : {}),
   });
+}
+
+function mirrorRoute(m: MirrorOf): RegistryMirror {
+  const r = m.registry;
+  const realm = realmEndpoint(r.auth?.realm);
+  return {
+    address: r.address,
+    port: r.port,
+    scheme: r.scheme,
+    ...(r.caCertPath ? { caCertPath: r.caCertPath } : {}),
+    ...(realm ? { alsoReach: [realm] } : {}),
+    ...(m.capabilities ? { capabilities: m.capabilities } : {}),
+    ...(m.path ? { path: m.path } : {}),
+    ...(m.overridePath ? { overridePath: true } : {}),
+  };
 }
 
 /**

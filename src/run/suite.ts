@@ -70,5 +70,10 @@ export interface Suite {
   checks: Check[];
   /** What must be built first (beyond the default version's binaries); such suites run with --suite all or by name, not by default. */
   needsBuild?: string;
+  /**
+   * Why the suite runs only by name or with --suite all although it needs no build: its SHOULD
+   * failures report the environment's behaviour (containerd's), not the plugin's.
+   */
+  optIn?: string;
   prepare(ctx: SuiteSetup): Promise<PreparedSuite>;
 }

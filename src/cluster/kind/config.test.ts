@@ -156,6 +156,19 @@ describe('registry routes into kind nodes', () => {
     ).toBe('server = "https://127.8.0.3:5443"\nca = "/etc/containerd/certs.d/a.registry.test:443/ca.crt"\n');
   });
 
+  test('name each mirror as a [host] entry before nothing else changes, its CA at its own node path', () => {
+    const toml = nodeHostsToml({
+      imageHost: 'origin.test',
+      address: '127.8.0.3',
+      port: 5443,
+      scheme: 'https',
+      mirrors: [{ address: '127.8.0.4', port: 6443, scheme: 'https', caCertPath: '/s/ca.crt', capabilities: ['pull'] }],
+    });
+    expect(toml).toBe(
+      'server = "https://127.8.0.3:5443"\n\n[host."https://127.8.0.4:6443"]\n  capabilities = ["pull"]\n  ca = "/etc/containerd/certs.d/origin.test/mirror-0-ca.crt"\n',
+    );
+  });
+
   test('use plain http for a registry without TLS and name no CA', () => {
     const toml = nodeHostsToml({ imageHost: 'r.test', address: '127.0.0.9', port: 5000, scheme: 'http' });
     expect(toml).toBe('server = "http://127.0.0.9:5000"\n');

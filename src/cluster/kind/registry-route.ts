@@ -1,7 +1,7 @@
 // Registries the harness starts on this host's loopback, reached from kind
 // nodes under the same address, so the nodes' containerd is configured
 // exactly as the local provider's (hosts.toml `server = https://<address>:<port>`,
-// the registry itself, never a mirror) and TLS verifies the address the
+// the registry itself, and [host] entries only for the mirrors a route names) and TLS verifies the address the
 // registry's certificate names. Two plain TCP hops carry it:
 //   node: <address>:<port> (socat in the node's network namespace)
 //     → this host: <kind network gateway>:<ephemeral> (a forwarder here)
@@ -14,16 +14,26 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { spawnTied } from '../../core/tied-child.ts';
 import { CredprovError } from '../../core/errors.ts';
-import type { Endpoint, RegistryRoute, RegistryRouteHandle } from '../provider.ts';
+import { mirrorUrl, type Endpoint, type RegistryRoute, type RegistryRouteHandle } from '../provider.ts';
+import { hostsTomlText } from '../../../registry/containerd-hosts.ts';
 import { NODE_PATHS } from './config.ts';
 import { must, type Runner } from './tools.ts';
 
-/** containerd's hosts.toml in a node for a route: the registry as the image host's server. */
+/** containerd's hosts.toml in a node for a route: the registry as the image host's server, its mirrors as [host] entries (each CA at its node path). */
 export function nodeHostsToml(route: RegistryRoute): string {
-  const lines = [`server = "${route.scheme}://${route.address}:${route.port}"`];
-  if (route.caCertPath && route.scheme === 'https')
-    lines.push(`ca = "${NODE_PATHS.certsDir}/${route.imageHost}/ca.crt"`);
-  return `${lines.join('\n')}\n`;
+  const nodeDir = `${NODE_PATHS.certsDir}/${route.imageHost}`;
+  return hostsTomlText(
+    {
+      url: `${route.scheme}://${route.address}:${route.port}`,
+      ...(route.caCertPath && route.scheme === 'https' ? { caFile: `${nodeDir}/ca.crt` } : {}),
+    },
+    (route.mirrors ?? []).map((m, i) => ({
+      url: mirrorUrl(m),
+      ...(m.capabilities ? { capabilities: m.capabilities } : {}),
+      ...(m.overridePath ? { overridePath: true } : {}),
+      ...(m.caCertPath && m.scheme === 'https' ? { caFile: `${nodeDir}/mirror-${i}-ca.crt` } : {}),
+    })),
+  );
 }
 
 /** The IPv4 gateway of a docker network (this host's address on the nodes' bridge). */
@@ -77,10 +87,17 @@ export class KindRegistryRoutes {
   }
 
   async add(route: RegistryRoute): Promise<RegistryRouteHandle> {
-    const forwards = await this.reach([{ address: route.address, port: route.port }, ...(route.alsoReach ?? [])]);
+    const mirrors = route.mirrors ?? [];
+    const forwards = await this.reach([
+      { address: route.address, port: route.port },
+      ...(route.alsoReach ?? []),
+      ...mirrors.flatMap((m) => [{ address: m.address, port: m.port }, ...(m.alsoReach ?? [])]),
+    ]);
     const dir = join(this.certsDir, route.imageHost);
     await mkdir(dir, { recursive: true });
     if (route.caCertPath && route.scheme === 'https') await copyFile(route.caCertPath, join(dir, 'ca.crt'));
+    for (const [i, m] of mirrors.entries())
+      if (m.caCertPath && m.scheme === 'https') await copyFile(m.caCertPath, join(dir, `mirror-${i}-ca.crt`));
     await writeFile(join(dir, 'hosts.toml'), nodeHostsToml(route));
     let stopped = false;
     return {

@@ -24,6 +24,7 @@ import type {
   EnvironmentStatus,
   KubeletChange,
 } from '../provider.ts';
+import { mirrorUrl } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
 import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
@@ -286,6 +287,12 @@ class LocalProvider implements EnvironmentProvider {
       ...(route.caCertPath ? { caCertPath: route.caCertPath } : {}),
       plainHttp: route.scheme === 'http',
       server: `${route.address}:${route.port}`,
+      mirrors: (route.mirrors ?? []).map((m) => ({
+        url: mirrorUrl(m),
+        ...(m.caCertPath ? { caCertPath: m.caCertPath } : {}),
+        ...(m.capabilities ? { capabilities: m.capabilities } : {}),
+        ...(m.overridePath ? { overridePath: true } : {}),
+      })),
     });
     return { stop: () => rm(dir, { recursive: true, force: true }) };
   }
