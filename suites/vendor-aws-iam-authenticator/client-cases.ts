@@ -8,7 +8,8 @@ import { readExecRuns, type RecordedExecRun } from '../../src/plugin/vendors/exe
 import { amzDateToMs } from '../../src/plugin/vendors/sigv4.ts';
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
-import { answerOf, tokenOf, userInfoOf } from './observe.ts';
+import { answerOf, tokenOf } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { userInfoOf } from '../../src/clients/kubectl-output.ts';
 import { PROBE_PATH, USERS, type TokenCommandPlan } from './plan.ts';
 import {
   expectedToken,

@@ -6,7 +6,7 @@ import type { AuthenticatorSetup } from '../../src/model/aws-iam-authenticator.t
 import type { AwsKeys, IamProfile } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import { presignGet } from '../../src/plugin/vendors/sigv4.ts';
 import type { RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
-import { kubectlOutcome, observedVerdict, userInfoOf, type Attempt } from './observe.ts';
+import { observedVerdict, type Attempt } from './observe.ts';
 import { CRAFTED_CASES, STS_SKEW_MS, TOKEN_COMMAND_PLANS, USERS, type TokenCasePlan } from './plan.ts';
 import {
   agreeVerdict,
@@ -205,12 +205,6 @@ describe('observations', () => {
     ...o,
   });
 
-  test('kubectl -v=6: the last status it logged, and its error line', () => {
-    const stderr =
-      'I1125 round_trippers.go:560] "Response" verb="GET" url="https://x" status="401 Unauthorized" milliseconds=3\nerror: You must be logged in';
-    expect(kubectlOutcome(stderr)).toEqual({ status: 401, kubectlError: 'error: You must be logged in' });
-  });
-
   test("a 401 is the authenticator's when STS was not asked, STS's when it refused, the mapping's when it answered 200", () => {
     const line =
       'time="…" level=warning msg="access denied" client="127.0.0.1" error="sts getCallerIdentity failed: \\"Signature expired\\""';
@@ -223,13 +217,5 @@ describe('observations', () => {
     expect(observedVerdict(attempt({ status: 401, sts: sts(403) }))).toMatchObject({ refusedBy: 'sts' });
     expect(observedVerdict(attempt({ status: 401, sts: sts(200) }))).toMatchObject({ refusedBy: 'mapping' });
     expect(() => observedVerdict(attempt({ status: 403 }))).toThrow(/neither 200 nor 401/);
-  });
-
-  test('whoami output', () => {
-    expect(userInfoOf(JSON.stringify({ status: { userInfo: { username: 'u', groups: ['g'] } } }))).toEqual({
-      username: 'u',
-      groups: ['g'],
-    });
-    expect(userInfoOf('not json')).toBeUndefined();
   });
 });

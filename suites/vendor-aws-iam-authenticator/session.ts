@@ -12,11 +12,17 @@ import { apply, kubectl, type KubeTarget } from '../../src/cluster/kubectl.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { waitFor } from '../../src/core/time.ts';
 import { describeToken } from '../../src/model/aws-iam-authenticator.ts';
-import { readExecRuns, type RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import type { IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
-import { answerOf, kubectlOutcome, tokenOf, type Attempt } from './observe.ts';
+import { type Attempt } from './observe.ts';
+import {
+  execRunEvidence,
+  readExecRuns,
+  tokenOf,
+  type RecordedExecRun,
+} from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { kubectlOutcome } from '../../src/clients/kubectl-output.ts';
 import {
   KUBECTL_TIMEOUT_MS,
   otherClusterId,
@@ -196,22 +202,8 @@ export function attemptEvidence(
   ];
 }
 
-function runEvidence(r: RecordedExecRun): Record<string, unknown> {
-  const answer = answerOf(r);
-  return {
-    args: r.args,
-    exitCode: r.exitCode,
-    durationMs: r.durationMs,
-    execInfoApiVersion: (r.execInfo as { apiVersion?: string } | undefined)?.apiVersion,
-    answer: {
-      apiVersion: answer.apiVersion,
-      kind: answer.kind,
-      expirationTimestamp: answer.expirationTimestamp,
-      tokenContents: describeToken(answer.token ?? ''),
-    },
-    ...(r.exitCode ? { stderr: r.stderr.slice(-600) } : {}),
-  };
-}
+/** A run of either command as evidence: its token reduced to what it says (describeToken). */
+const runEvidence = (r: RecordedExecRun) => execRunEvidence(r, describeToken);
 
 /** The lines a log file gained since `offset`. */
 async function linesFrom(file: string, offset: number): Promise<string[]> {

@@ -13,7 +13,7 @@ import type { ClientName, ProbeResponse } from '../../src/clients/probe.ts';
 import { readExecRuns } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import type { GkeLab } from '../../src/plugin/vendors/gke-lab.ts';
 import { caseOf, judge, notRun, sleep, type Case } from '../../src/run/kit.ts';
-import { answerOf } from '../vendor-aws-iam-authenticator/observe.ts';
+import { answerOf } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import { clientCheck } from './checks.ts';
 import { CLIENT_SESSION, KUBECTL_TIMEOUT_MS, plannedTimes, PROBE_PATH } from './plan.ts';
 import { CLIENT_MODEL, predictClientSession, type SessionView } from './predict.ts';

@@ -13,7 +13,8 @@ import type { GoogleTokenRequest } from '../../src/plugin/vendors/fake-google-oa
 import { GKE_CACHE_FILE } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
 import { V1, type GkeAccount, type GkeLab } from '../../src/plugin/vendors/gke-lab.ts';
 import type { Environment, Evidence, SuiteRun } from '../../src/run/kit.ts';
-import { answerOf, kubectlOutcome, type PluginAnswer } from '../vendor-aws-iam-authenticator/observe.ts';
+import { answerOf, type PluginAnswer } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { kubectlOutcome } from '../../src/clients/kubectl-output.ts';
 import { KUBECTL_TIMEOUT_MS } from './plan.ts';
 
 /** The kubectl cases' users: an account each, and the viewer once more with a client.authentication.k8s.io/v1 stanza. */

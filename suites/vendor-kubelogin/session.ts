@@ -3,18 +3,24 @@
 // kubectl runs, each with the plugin runs, token-endpoint requests and
 // discovery fetches of its own window (which is why the cases never run side
 // by side), and how those read as evidence: tokens only as what they say.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { decodeJwt } from 'jose';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import type { TokenRequestRecord } from '../../src/authn/oauth-token-endpoint.ts';
-import { readExecRuns, type RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
 import { redactArgs, type KubeloginExec, type KubeloginLab } from '../../src/plugin/vendors/kubelogin-lab.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
-import { answerOf, kubectlOutcome, tokenOf, userInfoOf } from '../vendor-aws-iam-authenticator/observe.ts';
+import { writeUsersKubeconfig } from '../../src/plugin/vendors/users-kubeconfig.ts';
+import {
+  execRunEvidence,
+  readExecRuns,
+  tokenOf,
+  type RecordedExecRun,
+} from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { kubectlOutcome, userInfoOf } from '../../src/clients/kubectl-output.ts';
 import { KUBECTL_TIMEOUT_MS, USERS, type UserName } from './plan.ts';
 
 export interface Attempt {
@@ -61,26 +67,17 @@ export async function openSession(run: SuiteRun, lab: KubeloginLab, dir: string)
   const cluster = await clusterAccess(env.kubeconfig);
   const exec = (user: UserName): KubeloginExec => ({ ...USERS[user], cacheDir: join(dir, 'cache', user) });
   const kubeconfig = join(dir, 'users.kubeconfig');
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'credprov',
-        cluster: {
-          server: cluster.server,
-          'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64'),
-        },
-      },
-    ],
-    contexts: Object.keys(USERS).map((u) => ({ name: u, context: { cluster: 'credprov', user: u } })),
-    'current-context': 'password',
-    users: (Object.keys(USERS) as UserName[]).map((u) => {
-      const { env: vars, ...e } = lab.execFor(exec(u));
-      return { name: u, user: { exec: { ...e, ...(vars.length ? { env: vars } : {}) } } };
-    }),
-  };
-  await writeFile(kubeconfig, stringify(config), { mode: 0o600 });
+  await writeUsersKubeconfig(
+    kubeconfig,
+    { server: cluster.server, caData: Buffer.from(cluster.caPem).toString('base64') },
+    Object.fromEntries(
+      (Object.keys(USERS) as UserName[]).map((u) => {
+        const { env: vars, ...e } = lab.execFor(exec(u));
+        return [u, { exec: { ...e, ...(vars.length ? { env: vars } : {}) } }];
+      }),
+    ),
+    'password',
+  );
 
   return {
     run,
@@ -129,22 +126,8 @@ export function describeJwt(token: string): Record<string, unknown> {
   }
 }
 
-export function runEvidence(r: RecordedExecRun): Record<string, unknown> {
-  const answer = answerOf(r);
-  return {
-    args: redactArgs(r.args),
-    exitCode: r.exitCode,
-    durationMs: r.durationMs,
-    execInfoApiVersion: (r.execInfo as { apiVersion?: string } | undefined)?.apiVersion,
-    answer: {
-      apiVersion: answer.apiVersion,
-      kind: answer.kind,
-      expirationTimestamp: answer.expirationTimestamp,
-      tokenContents: describeJwt(answer.token ?? ''),
-    },
-    ...(r.exitCode ? { stderr: r.stderr.slice(-600) } : {}),
-  };
-}
+/** A run as evidence: the password argument redacted, the token reduced to its claims and a fingerprint. */
+export const runEvidence = (r: RecordedExecRun) => execRunEvidence(r, describeJwt, redactArgs(r.args));
 
 export function attemptEvidence(lab: KubeloginLab, user: string, attempts: Attempt[]): Evidence[] {
   return attempts.flatMap((a, i) => [

@@ -81,3 +81,56 @@ export async function readExecRuns(logDir: string): Promise<RecordedExecRun[]> {
   }
   return runs;
 }
+
+/** What a recorded run answered, as far as it parses (an ExecCredential's fields; the token is a credential). */
+export interface PluginAnswer {
+  apiVersion?: string;
+  kind?: string;
+  expirationTimestamp?: string;
+  token?: string;
+}
+
+export function answerOf(r: RecordedExecRun): PluginAnswer {
+  try {
+    const j = JSON.parse(r.stdout) as {
+      apiVersion?: string;
+      kind?: string;
+      status?: { expirationTimestamp?: string; token?: string };
+    };
+    return {
+      ...(j.apiVersion ? { apiVersion: j.apiVersion } : {}),
+      ...(j.kind ? { kind: j.kind } : {}),
+      ...(j.status?.expirationTimestamp ? { expirationTimestamp: j.status.expirationTimestamp } : {}),
+      ...(j.status?.token ? { token: j.status.token } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+export const tokenOf = (r: RecordedExecRun): string => answerOf(r).token ?? '';
+
+/**
+ * A run as evidence: its args (`shownArgs` when some are secret), exit, time, the KUBERNETES_EXEC_INFO
+ * version, and the answer with its token reduced by `describe` to what it says, never the token itself.
+ */
+export function execRunEvidence(
+  r: RecordedExecRun,
+  describe: (token: string) => unknown,
+  shownArgs: string[] = r.args,
+): Record<string, unknown> {
+  const answer = answerOf(r);
+  return {
+    args: shownArgs,
+    exitCode: r.exitCode,
+    durationMs: r.durationMs,
+    execInfoApiVersion: (r.execInfo as { apiVersion?: string } | undefined)?.apiVersion,
+    answer: {
+      apiVersion: answer.apiVersion,
+      kind: answer.kind,
+      expirationTimestamp: answer.expirationTimestamp,
+      tokenContents: describe(answer.token ?? ''),
+    },
+    ...(r.exitCode ? { stderr: r.stderr.slice(-600) } : {}),
+  };
+}

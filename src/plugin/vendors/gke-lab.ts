@@ -13,12 +13,12 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { TokenBook } from '../../authn/token-book.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, type Progress } from '../../core/progress.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
+import { writeUsersKubeconfig } from './users-kubeconfig.ts';
 import { activateServiceAccount, findGcloud, gcloudEnv, startCatchAll, type CatchAll } from './gcloud-sdk.ts';
 import { startFakeGoogleOAuth, type FakeGoogleOAuth } from './fake-google-oauth.ts';
 import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, GKE_SCOPES } from './gke-gcloud-auth-plugin.ts';
@@ -204,28 +204,13 @@ export async function startGkeLab(o: GkeLabOptions): Promise<GkeLab> {
         interactiveMode: 'Never',
       };
     },
-    async writeKubeconfig(file, cluster, users, current) {
-      const names = Object.keys(users);
-      const doc = {
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          {
-            name: 'credprov',
-            cluster: {
-              server: cluster.server,
-              ...(cluster.caFile ? { 'certificate-authority': cluster.caFile } : {}),
-              ...(cluster.caData ? { 'certificate-authority-data': cluster.caData } : {}),
-            },
-          },
-        ],
-        users: names.map((name) => ({ name, user: { exec: users[name] } })),
-        contexts: names.map((name) => ({ name, context: { cluster: 'credprov', user: name } })),
-        'current-context': current ?? names[0],
-      };
-      await writeFile(file, stringify(doc), { mode: 0o600 });
-      return file;
-    },
+    writeKubeconfig: (file, cluster, users, current) =>
+      writeUsersKubeconfig(
+        file,
+        cluster,
+        Object.fromEntries(Object.entries(users).map(([name, exec]) => [name, { exec }])),
+        current,
+      ),
     requestLog,
     secrets,
     async stop() {

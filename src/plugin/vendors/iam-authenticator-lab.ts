@@ -37,6 +37,7 @@ import type { TokenCommand } from '../../model/eks-token-commands.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
 import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
+import { writeUsersKubeconfig } from './users-kubeconfig.ts';
 import { claimHostname, serveOnFreeLoopbackAddress } from './loopback-hostname.ts';
 import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
 import type { AwsCliInstall } from './aws-cli.ts';
@@ -372,28 +373,7 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
           ...(x.apiVersion === 'v1' ? { interactiveMode: 'Never' } : {}),
         };
       },
-      async writeKubeconfig(file, cluster, users, current) {
-        const names = Object.keys(users);
-        const doc = {
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [
-            {
-              name: 'credprov',
-              cluster: {
-                server: cluster.server,
-                ...(cluster.caFile ? { 'certificate-authority': cluster.caFile } : {}),
-                ...(cluster.caData ? { 'certificate-authority-data': cluster.caData } : {}),
-              },
-            },
-          ],
-          users: names.map((name) => ({ name, user: users[name] })),
-          contexts: names.map((name) => ({ name, context: { cluster: 'credprov', user: name } })),
-          'current-context': current ?? names[0],
-        };
-        await writeFile(file, stringify(doc), { mode: 0o600 });
-        return file;
-      },
+      writeKubeconfig: writeUsersKubeconfig,
       presignToken({ user, signedAtMs, clusterId: forCluster = clusterId }) {
         const url = presignGet({
           url: `https://${stsHost}/`,
