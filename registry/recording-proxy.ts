@@ -70,6 +70,8 @@ export async function startRecordingProxy(registry: ProxiedRegistry, logFile: st
     registry.caCertPath ? readFile(registry.caCertPath) : Promise.resolve(undefined),
   ]);
   const sockets = new Set<Socket>();
+  // One append at a time, in the order requests were answered: concurrent appends may land out of order.
+  let written: Promise<void> = Promise.resolve();
   const server: Server = createServer({ cert, key }, (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'https://proxy');
     const record = (status: number) => {
@@ -83,7 +85,7 @@ export async function startRecordingProxy(registry: ProxiedRegistry, logFile: st
         credential: credentialOf(req.headers.authorization),
         agent: req.headers['user-agent'] ?? '',
       };
-      void appendFile(logFile, `${JSON.stringify(line)}\n`).catch(() => {});
+      written = written.then(() => appendFile(logFile, `${JSON.stringify(line)}\n`)).catch(() => {});
     };
     const upstream = request(
       {
@@ -125,6 +127,7 @@ export async function startRecordingProxy(registry: ProxiedRegistry, logFile: st
     auth: {},
     logFile,
     async requests() {
+      await written;
       const text = await readFile(logFile, 'utf8').catch(() => '');
       return text
         .split('\n')
