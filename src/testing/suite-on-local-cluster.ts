@@ -11,7 +11,7 @@ import { localProvider } from '../cluster/local/index.ts';
 import { Redactor } from '../core/redact.ts';
 import { runSuites, type RunOutcome } from '../run/runner.ts';
 import type { Suite } from '../run/suite.ts';
-import { all, isRoot, testIf, type TestFn } from './prerequisites.ts';
+import { all, isRoot, testIf, type Prerequisite, type TestFn } from './prerequisites.ts';
 
 export interface SuiteOnLocalCluster {
   /** `test` when root and the local provider can run here (else a skip, or a failure in CI). */
@@ -33,6 +33,8 @@ export interface SuiteOnLocalClusterOptions {
   teardownTimeoutMs?: number;
   /** The run's redactor (a test that scans the artefacts for every secret the suite registered passes its own). */
   redactor?: Redactor;
+  /** What else the suite needs here (a vendor plugin's build): missing, its tests skip with the reason, or fail under CI. */
+  prerequisites?: Prerequisite[];
 }
 
 export async function suiteOnLocalCluster(
@@ -41,7 +43,11 @@ export async function suiteOnLocalCluster(
 ): Promise<SuiteOnLocalCluster> {
   const available = await localProvider().isAvailable();
   const it = testIf(
-    all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
+    all(
+      isRoot(),
+      ...(o.prerequisites ?? []),
+      available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` },
+    ),
   );
   let outcome: Promise<RunOutcome> | undefined;
   let dir: string | undefined;

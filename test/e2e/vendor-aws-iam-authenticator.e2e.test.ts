@@ -16,7 +16,6 @@ import { afterAll, describe, expect } from '@jest/globals';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localProvider } from '../../src/cluster/local/index.ts';
 import { HostsFile } from '../../src/core/hosts.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
@@ -28,15 +27,14 @@ import {
   type IamAuthenticatorLab,
 } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
-import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
 import { VENDOR_IAM_CHECKS } from '../../suites/vendor-aws-iam-authenticator/checks.ts';
 import { vendorAwsIamAuthenticatorSuite } from '../../suites/vendor-aws-iam-authenticator/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { filesUnder, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
+import { notPassed, sortedIds, suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 
-const available = await localProvider().isAvailable();
 const built = await ensureVendorPlugin(IAM_AUTHENTICATOR_RECIPE, {
   version: IAM_AUTHENTICATOR_VERSION,
   cachedOnly: true,
@@ -50,9 +48,6 @@ const buildPre: Prerequisite =
         reason: `${built ? `awscli ${AWS_CLI_VERSION} is not installed` : `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION} is not built`} (scripts/test.sh makes both; or credprov run --suite vendor-aws-iam-authenticator)`,
       };
 const it = testIf(all(isRoot(), buildPre));
-const itLive = testIf(
-  all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
-);
 const ENV_NAME = e2eEnvName('iam');
 const TIMEOUT_MS = 300_000;
 /** The checks the harness cannot provoke or that do not apply to a token plugin, with why. */
@@ -83,7 +78,6 @@ const EKS_TOKEN_SHAPES = [/k8s-aws-v1\.[A-Za-z0-9_-]{20,}/, /X-Amz-Signature=[0-
 let dir: string | undefined;
 const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-iam-')));
 afterAll(async () => {
-  await localProvider().down(ENV_NAME);
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -138,30 +132,22 @@ describe('certify exec-plugin: aws-iam-authenticator token', () => {
   }
 });
 
-describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
-  const redactor = new RecordingRedactor();
-  let outcome: Promise<RunOutcome> | undefined;
-  const run = (): Promise<RunOutcome> =>
-    (outcome ??= (async () =>
-      runSuites([vendorAwsIamAuthenticatorSuite], {
-        baseSpec: {
-          name: ENV_NAME,
-          provider: 'local',
-          ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
-        },
-        artifactsDir: join(await workDir(), 'suite'),
-        redactor,
-      }))());
+const redactor = new RecordingRedactor();
+const suite = await suiteOnLocalCluster(vendorAwsIamAuthenticatorSuite, {
+  envName: ENV_NAME,
+  redactor,
+  prerequisites: [buildPre],
+});
+const { run } = suite;
+const itLive = suite.it;
 
+describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
   itLive(
     'IAM: every check of the suite passed against the real plugin, server and kube-apiserver',
     async () => {
       const { report } = await run();
-      const notPassed = report.checks
-        .filter((c) => c.status !== 'passed')
-        .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
-      expect(notPassed).toEqual([]);
-      expect(report.checks.map((c) => c.id).sort()).toEqual(VENDOR_IAM_CHECKS.map((c) => c.id).sort());
+      expect(notPassed(report.checks)).toEqual([]);
+      expect(sortedIds(report.checks)).toEqual(sortedIds(VENDOR_IAM_CHECKS));
     },
     TIMEOUT_MS,
   );
@@ -169,11 +155,7 @@ describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
   for (const check of VENDOR_IAM_CHECKS) {
     itLive(
       `${check.id}: ${check.title}`,
-      async () => {
-        const { report } = await run();
-        const result = report.checks.find((c) => c.id === check.id);
-        expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
-      },
+      async () => expect(await suite.verdict(check.id)).toMatch(/^passed: /),
       TIMEOUT_MS,
     );
   }
@@ -186,7 +168,7 @@ describe('vendor-aws-iam-authenticator suite on a local cluster', () => {
       for (const shape of EKS_TOKEN_SHAPES) expect(text).not.toMatch(shape);
       // The lab's four secret keys, and every token either command printed.
       expect(redactor.seen.length).toBeGreaterThan(10);
-      const suiteDir = join(await workDir(), 'suite');
+      const suiteDir = suite.dir();
       expect((await filesUnder(suiteDir)).some((f) => f.endsWith('fake-sts-requests.jsonl'))).toBe(true);
       expect(await leaks(suiteDir, redactor.seen, EKS_TOKEN_SHAPES)).toEqual([]);
       expect(text).toContain('arn:aws:iam::111122223333:user/credprov-dev');

@@ -17,7 +17,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
-import { localProvider } from '../../src/cluster/local/index.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
 import {
@@ -26,15 +25,14 @@ import {
 } from '../../src/plugin/vendors/kubelogin-certify.ts';
 import { startKubeloginLab, type KubeloginLab } from '../../src/plugin/vendors/kubelogin-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
-import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { filesUnder, JWT, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
+import { notPassed, sortedIds, suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
 import { VENDOR_KUBELOGIN_CHECKS } from '../../suites/vendor-kubelogin/checks.ts';
 import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
 
-const available = await localProvider().isAvailable();
 const built = await ensureVendorPlugin(KUBELOGIN_RECIPE, { version: KUBELOGIN_VERSION, cachedOnly: true }).catch(
   () => undefined,
 );
@@ -45,16 +43,12 @@ const buildPre: Prerequisite = built
       reason: `kubelogin ${KUBELOGIN_VERSION} is not built (scripts/test.sh builds it; or credprov run --suite vendor-kubelogin)`,
     };
 const it = testIf(all(isRoot(), buildPre));
-const itLive = testIf(
-  all(isRoot(), buildPre, available.ok ? { ok: true } : { ok: false, reason: `local provider: ${available.reason}` }),
-);
 const ENV_NAME = e2eEnvName('kubelogin');
 const TIMEOUT_MS = 300_000;
 
 let dir: string | undefined;
 const workDir = async () => (dir ??= await mkdtemp(join(tmpdir(), 'credprov-e2e-kubelogin-')));
 afterAll(async () => {
-  await localProvider().down(ENV_NAME);
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -109,30 +103,22 @@ describe('certify exec-plugin: kubelogin get-token', () => {
   }
 });
 
-describe('vendor-kubelogin suite on a local cluster', () => {
-  const redactor = new RecordingRedactor();
-  let outcome: Promise<RunOutcome> | undefined;
-  const run = (): Promise<RunOutcome> =>
-    (outcome ??= (async () =>
-      runSuites([vendorKubeloginSuite], {
-        baseSpec: {
-          name: ENV_NAME,
-          provider: 'local',
-          ...(process.env.CREDPROV_KUBE_BIN_DIR ? { binDir: process.env.CREDPROV_KUBE_BIN_DIR } : {}),
-        },
-        artifactsDir: join(await workDir(), 'suite'),
-        redactor,
-      }))());
+const redactor = new RecordingRedactor();
+const suite = await suiteOnLocalCluster(vendorKubeloginSuite, {
+  envName: ENV_NAME,
+  redactor,
+  prerequisites: [buildPre],
+});
+const { run } = suite;
+const itLive = suite.it;
 
+describe('vendor-kubelogin suite on a local cluster', () => {
   itLive(
     'KUBELOGIN: every check of the suite passed against the real plugin, clients and kube-apiserver',
     async () => {
       const { report } = await run();
-      const notPassed = report.checks
-        .filter((c) => c.status !== 'passed')
-        .map((c) => `${c.id} ${c.status}${c.cause ? ` (${c.cause})` : ''}: ${c.message}`);
-      expect(notPassed).toEqual([]);
-      expect(report.checks.map((c) => c.id).sort()).toEqual(VENDOR_KUBELOGIN_CHECKS.map((c) => c.id).sort());
+      expect(notPassed(report.checks)).toEqual([]);
+      expect(sortedIds(report.checks)).toEqual(sortedIds(VENDOR_KUBELOGIN_CHECKS));
     },
     TIMEOUT_MS,
   );
@@ -140,11 +126,7 @@ describe('vendor-kubelogin suite on a local cluster', () => {
   for (const check of VENDOR_KUBELOGIN_CHECKS) {
     itLive(
       `${check.id}: ${check.title}`,
-      async () => {
-        const { report } = await run();
-        const result = report.checks.find((c) => c.id === check.id);
-        expect(result ? `${result.status}: ${result.message}` : `${check.id} did not report`).toMatch(/^passed: /);
-      },
+      async () => expect(await suite.verdict(check.id)).toMatch(/^passed: /),
       TIMEOUT_MS,
     );
   }
@@ -158,7 +140,7 @@ describe('vendor-kubelogin suite on a local cluster', () => {
       const text = JSON.stringify(report);
       expect(text).not.toMatch(JWT);
       for (const s of redactor.seen) expect(text.includes(s) ? 'a secret in report.json' : 'clean').toBe('clean');
-      const suiteDir = join(await workDir(), 'suite');
+      const suiteDir = suite.dir();
       // Something was written to scan: at least the token endpoint's request log.
       expect((await filesUnder(suiteDir)).some((f) => f.endsWith('token-endpoint-requests.jsonl'))).toBe(true);
       expect(await leaks(suiteDir, redactor.seen)).toEqual([]);
