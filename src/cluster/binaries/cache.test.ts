@@ -7,6 +7,7 @@ import {
   commitEntry,
   KUBE_BINARIES,
   describeBinaries,
+  listEntries,
   removeStaleStaging,
   stagingDir,
   usableEntry,
@@ -21,14 +22,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-async function stage(names: string[]): Promise<{ dir: string; manifest: KubeManifest }> {
-  const dir = await stagingDir(root, 'v1.37.1');
+async function stage(names: string[], version = 'v1.37.1'): Promise<{ dir: string; manifest: KubeManifest }> {
+  const dir = await stagingDir(root, version);
   for (const n of names) {
     await writeFile(join(dir, n), `#!/bin/sh\necho ${n}\n`);
     await chmod(join(dir, n), 0o755);
   }
   const manifest: KubeManifest = {
-    version: 'v1.37.1',
+    version,
     source: 'build',
     origin: 'test',
     binaries: await describeBinaries(dir, names),
@@ -77,6 +78,16 @@ describe('per-version cache', () => {
     await commitEntry(full.dir, final, { ...full.manifest, origin: 'full' });
     expect((await usableEntry(final))?.origin).toBe('full');
     expect((await readdir(root)).sort()).toEqual(['v1.37.1']);
+  });
+
+  test('listEntries lists releases and pre-releases, and nothing else in the root', async () => {
+    for (const v of ['v1.37.1', 'v1.38.0-alpha.0']) {
+      const { dir, manifest } = await stage([...KUBE_BINARIES], v);
+      await commitEntry(dir, join(root, v), manifest);
+    }
+    await writeFile(join(root, 'unbuildable.json'), '{}');
+    await writeFile(join(root, 'v1.38.0-alpha.0.lock'), '');
+    expect((await listEntries(root)).map((m) => m.version).sort()).toEqual(['v1.37.1', 'v1.38.0-alpha.0']);
   });
 
   test('staging dirs of dead processes are removed, ours are kept', async () => {

@@ -148,7 +148,8 @@ export async function listEntries(root: string, binaries: readonly string[] = KU
     return [];
   }
   const out: KubeManifest[] = [];
-  for (const n of names.filter((x) => /^v\d+\.\d+\.\d+$/.test(x))) {
+  // Releases and pre-releases (v1.38.0-alpha.0); lock files, staging dirs and unbuildable.json are not entries.
+  for (const n of names.filter((x) => /^v\d+\.\d+\.\d+(?:-(?:alpha|beta|rc)\.\d+)?$/.test(x))) {
     const m = await usableEntry(join(root, n), binaries);
     if (m) out.push(m);
   }
