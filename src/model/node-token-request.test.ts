@@ -1,8 +1,10 @@
 // The API server's rules for a kubelet's TokenRequest, one per test, in the
 // order node_authorizer.go and NodeRestriction (admission.go) apply them.
 import { describe, expect, test } from '@jest/globals';
+import { behaviourFor } from '../versions/table.ts';
 import {
   audienceNotAuthorized,
+  audienceRefusalWords,
   NO_POD_UID,
   nodeMayRequestToken,
   noRelationship,
@@ -25,7 +27,14 @@ const ask = (o: Partial<NodeTokenRequest> = {}): NodeTokenRequest => ({
   ...o,
 });
 const decide = (request: NodeTokenRequest, o: Partial<Omit<NodeTokenInputs, 'request'>> = {}) =>
-  nodeMayRequestToken({ request, pods: [web], grants: [{ audience: AUD }], audienceRestriction: true, ...o });
+  nodeMayRequestToken({
+    request,
+    pods: [web],
+    grants: [{ audience: AUD }],
+    audienceRestriction: true,
+    audienceRefusal: 'audience',
+    ...o,
+  });
 
 describe('nodeMayRequestToken (node_authorizer.go authorizeCreateToken, noderestriction admitServiceAccount)', () => {
   test("the pod's own node, audience granted: the token is issued (201)", () => {
@@ -79,12 +88,25 @@ describe('nodeMayRequestToken (node_authorizer.go authorizeCreateToken, noderest
       issued: false,
       status: 403,
       refusedBy: 'NodeRestriction',
-      says: audienceNotAuthorized('node-a', AUD),
+      says: audienceNotAuthorized('node-a', AUD, 'audience'),
     });
     // A grant for other SAs (resourceNames) or another namespace (a Role) is no grant.
     expect(decide(ask(), { grants: [{ audience: AUD, serviceAccounts: ['other'] }] }).issued).toBe(false);
     expect(decide(ask(), { grants: [{ audience: AUD, namespace: 'elsewhere' }] }).issued).toBe(false);
     expect(decide(ask(), { grants: [{ audience: AUD, namespace: 'ns', serviceAccounts: ['app'] }] }).issued).toBe(true);
+  });
+
+  test("the refusal's words are the API server's version's (k/k PR #139046 reworded them in 1.37)", () => {
+    const v136 = behaviourFor('v1.36.5').audienceRefusalWording;
+    const v137 = behaviourFor('v1.37.1').audienceRefusalWording;
+    expect(decide(ask(), { grants: [], audienceRefusal: v136 }).says).toBe(
+      `audience "${AUD}" not found in pod spec volume, system:node:node-a is not authorized to request tokens for this audience`,
+    );
+    expect(decide(ask(), { grants: [], audienceRefusal: v137 }).says).toBe(
+      `system:node:node-a is not authorized to request tokens for audience "${AUD}"`,
+    );
+    for (const wording of [v136, v137])
+      expect(audienceNotAuthorized('n', AUD, wording)).toContain(audienceRefusalWords(wording));
   });
 
   test('a projected token volume naming the audience stands in for the grant; the gate off skips the audience rule', () => {

@@ -24,6 +24,7 @@
 //    on resource <audience> for the SA (audienceAllowed, the rule the kubelet
 //    side uses too). Every refusal there is Forbidden (403).
 // 3. Otherwise the token is issued (201 Created).
+import type { KubeBehaviour } from '../versions/table.ts';
 import { audienceAllowed, type AudienceGrant } from './service-account-token.ts';
 
 /** A pod as the node authorizer's graph and NodeRestriction see it. */
@@ -56,6 +57,8 @@ export interface NodeTokenInputs {
   grants: AudienceGrant[];
   /** ServiceAccountNodeAudienceRestriction in kube-apiserver (the version table's default, or the spec's gate). */
   audienceRestriction: boolean;
+  /** The API server's row of the version table says how it words an audience refusal. */
+  audienceRefusal: KubeBehaviour['audienceRefusalWording'];
 }
 
 export type NodeTokenStage = 'node authorizer' | 'NodeRestriction';
@@ -77,8 +80,19 @@ export const OTHER_NODE = 'node requested token bound to a pod scheduled on a di
 export const NOT_BOUND_TO_POD = 'node requested token not bound to a pod';
 export const NO_POD_UID = 'node requested token with a pod binding without a uid';
 export const ONE_AUDIENCE = 'node may only request 0 or 1 audiences';
-export const audienceNotAuthorized = (node: string, audience: string): string =>
-  `system:node:${node} is not authorized to request tokens for audience "${audience}"`;
+export const audienceNotAuthorized = (
+  node: string,
+  audience: string,
+  wording: KubeBehaviour['audienceRefusalWording'],
+): string =>
+  wording === 'pod-spec-volume'
+    ? `audience "${audience}" not found in pod spec volume, system:node:${node} is not authorized to request tokens for this audience`
+    : `system:node:${node} is not authorized to request tokens for audience "${audience}"`;
+/** The words every audience refusal of this wording carries, whatever the node and audience: what to find in a kubelet log. */
+export const audienceRefusalWords = (wording: KubeBehaviour['audienceRefusalWording']): string =>
+  wording === 'pod-spec-volume'
+    ? 'is not authorized to request tokens for this audience'
+    : 'is not authorized to request tokens for audience';
 
 /** Whether the API server issues the token the node asks for, and if not, who refuses it with which words. */
 export function nodeMayRequestToken(i: NodeTokenInputs): NodeTokenDecision {
@@ -133,7 +147,7 @@ export function nodeMayRequestToken(i: NodeTokenInputs): NodeTokenDecision {
       const grant = audienceAllowed(i.grants, audience, r.namespace, r.serviceAccount);
       if (!grant)
         return refusedHere(
-          audienceNotAuthorized(r.node, audience),
+          audienceNotAuthorized(r.node, audience, i.audienceRefusal),
           `no RBAC grant of request-serviceaccounts-token-audience on "${audience}" for SA ${sa}`,
         );
       steps.push(

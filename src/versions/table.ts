@@ -24,6 +24,15 @@ export interface KubeBehaviour {
   rejectsTokenAsPassword: boolean;
   /** Name of the plugin error counter on /metrics. */
   pluginErrorsMetric: string;
+  /**
+   * How NodeRestriction (kube-apiserver: look it up by the API server's version) words its refusal of a
+   * node's TokenRequest for an audience the node may not ask for (plugin/pkg/admission/noderestriction/admission.go,
+   * validateNodeServiceAccountAudience). 'pod-spec-volume' to 1.36 (v1.36.5 line 718: `audience %q not found in
+   * pod spec volume, %s is not authorized to request tokens for this audience`); 'audience' from 1.37, reworded by
+   * k/k PR #139046 (v1.37.1 line 762: `%s is not authorized to request tokens for audience %q`). Seen on a real
+   * v1.36.5 and v1.37.1 API server by the service-account-token suite (SA-AUDIENCE-DENIED).
+   */
+  audienceRefusalWording: 'pod-spec-volume' | 'audience';
   /** failCgroupV1 default; on this repo's cgroup v1 hosts it must be set false from 1.35. */
   failCgroupV1Default: boolean;
   /** Lowest containerd minor releases that support this kubelet (containerd RELEASES.md). */
@@ -59,6 +68,7 @@ const ROWS: KubeBehaviour[] = [
     containerdSupported: ['2.1.0', '2.0.4', '1.7.24', '1.6.36'],
     podInfraContainerImageFlag: true,
     etcdImageTag: '3.5.24-0',
+    audienceRefusalWording: 'pod-spec-volume',
   }),
   row(34, {
     gateDefaults: {
@@ -70,9 +80,18 @@ const ROWS: KubeBehaviour[] = [
     containerdSupported: ['2.1.3', '2.0.6', '1.7.28', '1.6.39'],
     podInfraContainerImageFlag: true,
     etcdImageTag: '3.6.5-0',
+    audienceRefusalWording: 'pod-spec-volume',
   }),
-  row(35, { containerdSupported: ['2.2.0', '2.1.5', '1.7.28'], etcdImageTag: '3.6.6-0' }),
-  row(36, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.6.8-0' }),
+  row(35, {
+    containerdSupported: ['2.2.0', '2.1.5', '1.7.28'],
+    etcdImageTag: '3.6.6-0',
+    audienceRefusalWording: 'pod-spec-volume',
+  }),
+  row(36, {
+    containerdSupported: ['2.3.0', '2.2.0'],
+    etcdImageTag: '3.6.8-0',
+    audienceRefusalWording: 'pod-spec-volume',
+  }),
   // 1.37 is not yet in containerd's matrix; 2.2/2.3 are what upstream CI uses.
   // kubeadm v1.37.1's etcd table stops at 36 and falls back to its newest entry.
   row(37, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.7.0-0' }),
@@ -101,6 +120,7 @@ function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etc
     configDirectory: true,
     rejectsTokenAsPassword: true,
     pluginErrorsMetric: 'kubelet_credential_provider_plugin_errors_total',
+    audienceRefusalWording: 'audience',
     failCgroupV1Default: true,
     containerdSupported: [],
     podInfraContainerImageFlag: false,

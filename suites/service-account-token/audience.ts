@@ -1,6 +1,7 @@
 // SA-AUDIENCE-DENIED and SA-AUDIENCE-RESOURCENAMES: NodeRestriction and RBAC
 // on the kubelet's TokenRequest. The API server's refusal is seen in the
 // kubelet's log (capability kubeletFiles), the only place it is reported.
+import { audienceRefusalWords } from '../../src/model/node-token-request.ts';
 import { deletePod, judge, type Case, type Evidence } from '../../src/run/kit.ts';
 import { AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES } from './checks.ts';
 import { errText, type Ran } from './cluster.ts';
@@ -37,11 +38,10 @@ export const audienceCase = (f: SuiteFixture): Case => ({
       f.runPod(notNamed, labImage(narrowedPlan)),
     ]);
     await Promise.all([ungranted, notNamed].map((p) => deletePod(f.env, p.name, f.namespace)));
+    // The refusal as the API server's version words it (the version table): other words are a disagreement.
+    const refusal = audienceRefusalWords(f.predictor.inputs.apiServerBehaviour.audienceRefusalWording);
     const denialOf = async (pod: string): Promise<Denial> => {
-      const lines = await f.kubeletLog(
-        [`${f.namespace}/${pod}`, 'is not authorized to request tokens for audience'],
-        2,
-      );
+      const lines = await f.kubeletLog([`${f.namespace}/${pod}`, refusal], 2);
       return { lines, text: lines.length ? errText(lines.at(-1)!) : undefined };
     };
     const [ungrantedDenial, namedDenial, notNamedDenial] = await Promise.all([

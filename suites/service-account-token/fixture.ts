@@ -149,6 +149,7 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
   const { metadata: nodeMeta } = await api.core.readNode({ name: env.nodeName });
   const predictor = new PullPredictor({
     behaviour: behaviourFor(env.kubeletVersion ?? env.kubeVersion),
+    apiServerBehaviour: behaviourFor(env.kubeVersion),
     gates: { kubelet: env.spec.featureGates.kubelet, apiserver: env.spec.featureGates.apiserver },
     grants,
     namespace,

@@ -24,6 +24,7 @@ const serviceAccounts = new Map<string, ServiceAccountState>(
 const predictor = (o: { grants?: boolean; audienceRestriction?: boolean } = {}) =>
   new PullPredictor({
     behaviour: behaviourFor('v1.37.1'),
+    apiServerBehaviour: behaviourFor('v1.37.1'),
     gates: o.audienceRestriction === false ? { apiserver: { ServiceAccountNodeAudienceRestriction: false } } : {},
     grants: o.grants === false ? [] : audienceGrants(audiences, NAMESPACE),
     namespace: NAMESPACE,

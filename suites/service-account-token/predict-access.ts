@@ -147,7 +147,7 @@ export function predictOtherNode(
   nodes: { a: string; b: string },
 ): Prediction<OtherNodeView> {
   const { own, sibling } = OTHER_NODE_PODS;
-  const { namespace, behaviour, gates, grants } = predictor.inputs;
+  const { namespace, apiServerBehaviour, gates, grants } = predictor.inputs;
   const pull = predictor.pull(plan, own, labImage(plan));
   const bound = (p: PlannedPod, nodeName: string): BoundPod => ({
     namespace,
@@ -158,7 +158,7 @@ export function predictOtherNode(
   });
   const audienceRestriction =
     gates.apiserver?.ServiceAccountNodeAudienceRestriction ??
-    behaviour.gateDefaults.ServiceAccountNodeAudienceRestriction;
+    apiServerBehaviour.gateDefaults.ServiceAccountNodeAudienceRestriction;
   const ask = (node: string, pods: BoundPod[]): NodeTokenDecision =>
     nodeMayRequestToken({
       request: {
@@ -171,6 +171,7 @@ export function predictOtherNode(
       pods,
       grants,
       audienceRestriction,
+      audienceRefusal: apiServerBehaviour.audienceRefusalWording,
     });
   const view = (d: NodeTokenDecision): NodeTokenView =>
     d.issued

@@ -40,6 +40,7 @@ const serviceAccounts = new Map<string, ServiceAccountState>(
 const predictor = (kubeVersion = 'v1.37.1') =>
   new PullPredictor({
     behaviour: behaviourFor(kubeVersion),
+    apiServerBehaviour: behaviourFor(kubeVersion),
     gates: {},
     grants: audienceGrants(audiences, NAMESPACE),
     namespace: NAMESPACE,

@@ -36,6 +36,8 @@ export const SIGNATURE_VERIFIED = 'verified against /openid/v1/jwks';
 export interface PredictionInputs {
   /** The kubelet's row of the version table. */
   behaviour: KubeBehaviour;
+  /** kube-apiserver's row (NodeRestriction's gate default and wording); the kubelet's when they are the same version. */
+  apiServerBehaviour: KubeBehaviour;
   gates: { kubelet?: Record<string, boolean>; apiserver?: Record<string, boolean> };
   grants: AudienceGrant[];
   namespace: string;

@@ -27,6 +27,7 @@ import { nodeMayRequestToken, type BoundPod, type NodeTokenDecision } from '../.
 import { clusterCAOf, poll } from '../../src/run/kit.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
+import { behaviourFor } from '../../src/versions/table.ts';
 import { createSaPod } from '../../suites/service-account-token/cluster.ts';
 import { requestPodToken, whoAmI, type PodTokenAnswer } from '../../suites/service-account-token/node-tokens.ts';
 import { nodeTokenAgrees, type NodeTokenView } from '../../suites/service-account-token/views.ts';
@@ -112,6 +113,7 @@ function predicted(node: string, pods: BoundPod[]): { view: NodeTokenView; decis
     pods,
     grants: [{ audience: AUDIENCE }],
     audienceRestriction: true,
+    audienceRefusal: behaviourFor(env!.kubeVersion).audienceRefusalWording,
   });
   const view: NodeTokenView = decision.issued
     ? { status: decision.status, boundTo: `own on ${pods[0]!.nodeName}` }
