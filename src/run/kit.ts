@@ -5,7 +5,7 @@
 export type { PreparedSuite, Stoppable, Suite, SuiteRun, SuiteSetup } from './suite.ts';
 export { caseOf, runCases, type Case, type CaseContext, type RunCasesOptions } from './cases.ts';
 export { agrees, judge, type Judgement, type Prediction } from './prediction.ts';
-export { harnessFailed, notRun } from './results.ts';
+export { harnessFailed, notApplicable, notRun } from './results.ts';
 export {
   answer,
   kubeletEvidence,

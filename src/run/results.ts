@@ -20,6 +20,14 @@ export function harnessFailed(check: Check, cause: unknown, evidence: Evidence[]
   };
 }
 
+/**
+ * `check` does not apply to this environment (a kubelet minor the skew policy rules out under this API server):
+ * skipped with the reason, under CI too, since nothing is missing that CI could have provided.
+ */
+export function notApplicable(check: Check, reason: string): CheckResult {
+  return skipped(check, `not applicable here: ${reason}`);
+}
+
 /** `check` cannot run here (a missing capability, an unavailable client): skipped with the reason, or under CI a harness failure. */
 export function notRun(check: Check, reason: string, ci: boolean): CheckResult {
   return ci ? harnessFailed(check, reason) : skipped(check, reason);

@@ -1,14 +1,16 @@
-// One case per kubelet minor: swap that kubelet in under the newest API
-// server, pull through the order and protocol providers (three pods at once),
+// One case per kubelet minor: swap that kubelet in under the API server
+// (unless the skew policy rules that pairing out), pull through the order and protocol providers (three pods at once),
 // then start it with configs only some versions refuse.
 import { SA_TOKEN_GATE } from '../../src/api/credentialprovider/config.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import type { CredentialProviderSpec } from '../../src/api/spec/types.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
+import { skewProblem } from '../../src/versions/skew.ts';
 import {
   judge,
   kubeletEvidence,
+  notApplicable,
   notRun,
   runPod,
   type Case,
@@ -34,6 +36,12 @@ export interface SkewSetting {
 
 export function minorCase(minor: number, s: SkewSetting): Case {
   const checks = skewChecks(minor);
+  const outOfPolicy = skewProblem(`1.${s.apiMinor}`, `1.${minor}`);
+  if (outOfPolicy)
+    return {
+      checks: Object.values(checks),
+      run: async () => Object.values(checks).map((check) => notApplicable(check, outOfPolicy)),
+    };
   const kubelet = kubeletForMinor(minor, s.apiMinor, s.cachedVersions);
   return {
     checks: Object.values(checks),

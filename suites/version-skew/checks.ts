@@ -1,18 +1,19 @@
-// The version-skew suite's checks, one set per kubelet minor under the
-// newest API server. Ids carry the minor: SKEW-1.35-ORDER.
+// The version-skew suite's checks, one set per kubelet minor the version
+// table models. Ids carry the minor: SKEW-1.35-ORDER. Under a given API server
+// only its own minor and up to three older apply; the others are skipped as
+// not applicable, so a qualify matrix lines the same ids up across versions.
 import type { Check } from '../../src/report/model.ts';
-import { NEWEST_MINOR } from '../../src/versions/table.ts';
-import { MAX_KUBELET_MINORS_BEHIND } from '../../src/versions/skew.ts';
+import { SUPPORTED_MINORS } from '../../src/versions/table.ts';
 
-/** The kubelet minors the suite asks about: the API server's own and up to three older. */
-export const SKEW_MINORS = Array.from({ length: MAX_KUBELET_MINORS_BEHIND + 1 }, (_, i) => NEWEST_MINOR - i);
+/** Every kubelet minor the version table models, newest first. */
+export const SKEW_MINORS = [...SUPPORTED_MINORS].sort((a, b) => b - a);
 
 export function skewChecks(minor: number): { order: Check; protocol: Check; gateOff: Check; noCacheType: Check } {
   const v = `1.${minor}`;
   return {
     order: {
       id: `SKEW-${v}-ORDER`,
-      title: `A ${v} kubelet under the newest API server execs every matching provider in the order its version table row says, and pulls`,
+      title: `A ${v} kubelet under the API server execs every matching provider in the order its version table row says, and pulls`,
       level: 'MUST',
       source: 'Kubernetes version skew policy; KEP-2133; k/k PR #129669 (config order from 1.33)',
     },

@@ -1,5 +1,5 @@
-// The version-skew suite: with the API server at the newest version, the
-// kubelet of each older minor (up to the skew policy's three) is swapped in,
+// The version-skew suite: under the environment's API server, the kubelet of
+// each older minor the skew policy allows (up to three) is swapped in,
 // and the same questions are asked of each: provider order, the protocol
 // version on the wire, and whether it refuses a config that only some
 // versions refuse. Every prediction reads the version table or the config
@@ -18,7 +18,7 @@ import { fleetMembers, IMAGES } from './plan.ts';
 export const versionSkewSuite: Suite = {
   name: 'version-skew',
   summary:
-    'the kubelet of each minor the skew policy allows under the newest API server: provider order, protocol v1/v1beta1, ' +
+    'the kubelet of each minor the skew policy allows under the API server: provider order, protocol v1/v1beta1, ' +
     'and configs an older kubelet refuses, each predicted from the version table',
   checks: VERSION_SKEW_CHECKS,
   needsBuild:

@@ -5,6 +5,7 @@ import { describe, expect, test } from '@jest/globals';
 import { SA_TOKEN_GATE } from '../../src/api/credentialprovider/config.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
+import { skewProblem } from '../../src/versions/skew.ts';
 import { SKEW_MINORS } from './checks.ts';
 import { fleetMembers, kubeletForMinor, tokenConfig } from './plan.ts';
 import { predictOrder, predictProtocol, predictStart, PROTOCOL_REPOSITORIES } from './predict.ts';
@@ -22,8 +23,13 @@ const CONFIG = {
 } as CredentialProviderConfig;
 
 describe('version-skew predictions', () => {
-  test('the suite asks about the newest minor and the three before it', () => {
-    expect(SKEW_MINORS).toEqual([37, 36, 35, 34]);
+  test('the suite asks about every modelled minor; under an API server only its own and the three before it apply', () => {
+    expect(SKEW_MINORS).toEqual([38, 37, 36, 35, 34, 33]);
+    const applicable = (api: string) => SKEW_MINORS.filter((m) => !skewProblem(api, `1.${m}`));
+    expect(applicable('v1.37.1')).toEqual([37, 36, 35, 34]);
+    expect(applicable('v1.36.5')).toEqual([36, 35, 34, 33]);
+    expect(applicable('v1.38.0-alpha.0')).toEqual([38, 37, 36, 35]);
+    expect(skewProblem('v1.36.5', '1.37')).toMatch(/^kubelet v1.37 is newer than kube-apiserver v1.36.5/);
   });
 
   for (const minor of SKEW_MINORS) {
@@ -43,7 +49,9 @@ describe('version-skew predictions', () => {
       const gateOff = predictStart(tokenConfig(CONFIG, 'ServiceAccount'), kubelet, { [SA_TOKEN_GATE]: false });
       expect(gateOff.prediction.value).toBe('refuses to start');
       expect(gateOff.prediction.because).toMatch(/tokenAttributes/);
-      expect(behaviourFor(kubelet).cacheTypeRequired).toBe(true);
+      // Without cacheType: refused where it is required (1.34+), and on 1.33 because the gate is off by default (alpha).
+      const row = behaviourFor(kubelet);
+      expect(row.cacheTypeRequired || !row.gateDefaults.KubeletServiceAccountTokenForCredentialProviders).toBe(true);
       expect(predictStart(tokenConfig(CONFIG, undefined), kubelet, {}).prediction.value).toBe('refuses to start');
     });
 
@@ -52,7 +60,12 @@ describe('version-skew predictions', () => {
         value: 'starts',
         because: 'no rule of that version is broken',
       });
-      expect(predictStart(tokenConfig(CONFIG, 'ServiceAccount'), kubelet, {}).prediction.value).toBe('starts');
+      // With tokenAttributes it starts where the SA-token gate is on by default (1.34+), not on 1.33.
+      const gateOn = behaviourFor(kubelet).gateDefaults.KubeletServiceAccountTokenForCredentialProviders === true;
+      expect(predictStart(tokenConfig(CONFIG, 'ServiceAccount'), kubelet, {}).prediction.value).toBe(
+        gateOn ? 'starts' : 'refuses to start',
+      );
+      expect(gateOn).toBe(minor >= 34);
     });
   }
 
