@@ -19,7 +19,6 @@ import { fileURLToPath } from 'node:url';
 import {
   buildEntry,
   describeBinaries,
-  listEntries,
   removeStaleStaging,
   usableEntry,
   withLock,
@@ -137,10 +136,6 @@ async function cachedProbe(
 }
 
 /** Probes built so far (any version), for `credprov doctor`-style listings. */
-export async function listClientGoProbes(cacheDir: string): Promise<KubeManifest[]> {
-  return listEntries(clientGoProbeRoot(cacheDir), [CLIENT_GO_PROBE]);
-}
-
 export function clientGoProbe(o: ProbeOptions = {}): ClientProbe {
   const r = resolveProbeOptions(o);
   const clientGoVersion = clientGoVersionFor(r.kubeVersion);

@@ -24,11 +24,17 @@ export function resolveProbeOptions(o: ProbeOptions = {}): ResolvedProbeOptions 
   return { kubeVersion: o.kubeVersion ?? DEFAULT_KUBE_VERSION, cacheDir: o.cacheDir ?? defaultCacheDir(env), env };
 }
 
-/** client-go's module version for a Kubernetes release: v1.37.1 → v0.37.1 (staging modules are tagged v0.<minor>.<patch>). */
+/** An exact release (v1.37.1) or pre-release (v1.38.0-alpha.0), with or without the v. */
+const EXACT = /^v?(1\.(\d+)\.(\d+)(?:-((?:alpha|beta|rc)\.\d+))?)$/;
+
+/**
+ * client-go's module version for a Kubernetes release or pre-release: v1.37.1 → v0.37.1, v1.38.0-alpha.0 →
+ * v0.38.0-alpha.0 (staging modules are tagged v0.<minor>.<patch>[-<pre>] with the release).
+ */
 export function clientGoVersionFor(kubeVersion: string): string {
-  const m = /^v?1\.(\d+)\.(\d+)$/.exec(kubeVersion);
-  if (!m) throw new Error(`'${kubeVersion}' is not an exact Kubernetes version (like v1.37.1)`);
-  return `v0.${m[1]}.${m[2]}`;
+  const m = EXACT.exec(kubeVersion.trim());
+  if (!m) throw new Error(`'${kubeVersion}' is not an exact Kubernetes version (like v1.37.1 or v1.38.0-alpha.0)`);
+  return `v0.${m[2]}.${m[3]}${m[4] ? `-${m[4]}` : ''}`;
 }
 
 /**
@@ -42,8 +48,8 @@ export function defaultClientEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.P
   return out;
 }
 
-/** An exact Kubernetes version as the caches name it (v1.37.1), or undefined when `s` is not one. */
+/** An exact Kubernetes version as the caches name it (v1.37.1, v1.38.0-alpha.0), or undefined when `s` is not one. */
 export function exactKubeVersion(s: string): string | undefined {
-  const m = /^v?(1\.\d+\.\d+)$/.exec(s.trim());
+  const m = EXACT.exec(s.trim());
   return m ? `v${m[1]}` : undefined;
 }

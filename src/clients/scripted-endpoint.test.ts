@@ -126,12 +126,14 @@ describe('probe options', () => {
   test("client-go is taken at the cluster's release", () => {
     expect(clientGoVersionFor('v1.37.1')).toBe('v0.37.1');
     expect(clientGoVersionFor('1.34.5')).toBe('v0.34.5');
+    expect(clientGoVersionFor('v1.38.0-alpha.0')).toBe('v0.38.0-alpha.0');
     expect(() => clientGoVersionFor('1.37')).toThrow(/not an exact Kubernetes version/);
     expect([exactKubeVersion('1.36.5'), exactKubeVersion('v1.37.1'), exactKubeVersion('1.37')]).toEqual([
       'v1.36.5',
       'v1.37.1',
       undefined,
     ]);
+    expect(exactKubeVersion('1.38.0-rc.1')).toBe('v1.38.0-rc.1');
   });
 
   test("the default client environment keeps credprov's, minus variables named like secrets", () => {

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import {
   buildEntry,
   describeBinaries,
-  listEntries,
   makeWritable,
   removeStaleStaging,
   usableEntry,
@@ -22,7 +21,6 @@ import {
   type KubeManifest,
 } from '../../cluster/binaries/cache.ts';
 import { systemGo, type GoTool } from '../../cluster/binaries/go.ts';
-import { compareVersions } from '../../cluster/binaries/versions.ts';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
@@ -70,15 +68,6 @@ export interface VendorPluginBinary {
 
 export function pluginCacheRoot(binary: string, cacheDir = defaultCacheDir()): string {
   return join(cacheDir, 'plugins', binary);
-}
-
-export async function listVendorPlugin(
-  recipe: VendorPluginRecipe,
-  cacheDir = defaultCacheDir(),
-): Promise<KubeManifest[]> {
-  return (await listEntries(pluginCacheRoot(recipe.binary, cacheDir), [recipe.binary])).sort((a, b) =>
-    compareVersions(b.version, a.version),
-  );
 }
 
 async function cached(
