@@ -119,6 +119,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   run.defer(await grantAudience(env, p.audience, `credprov-espi-${p.id}`));
   // This run's images (their IDs are unique to the run); their records stay, as the prune check shows they would.
   run.defer(async () => void (await removeImagesNamed(env, `/${p.layout.root}/`)));
+  run.defer(async () => void (await removeImagesNamed(env, `/library/${p.layout.root}-`)));
 
   const right = { username: p.lab.user.username, password: p.lab.user.password };
   const wrong = { username: p.lab.user.username, password: p.lab.wrongPassword };

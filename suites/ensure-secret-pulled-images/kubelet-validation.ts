@@ -13,8 +13,11 @@ import { cacheDir } from '../../src/core/paths.ts';
 import type { CaseContext, Environment } from '../../src/run/kit.ts';
 
 const RUN_TIMEOUT_MS = 20_000;
-/** Always invalid, so the binary stops at validation whatever the entry. */
-const ALWAYS_INVALID = 'imageGCHighThresholdPercent';
+/** Always invalid, so the binary stops at validation whatever the entry; and the error it gives. */
+const ALWAYS_INVALID = 'imageGCHighThresholdPercent: 101';
+const ALWAYS_INVALID_ERROR = 'imageGCHighThresholdPercent (--image-gc-high-threshold) 101';
+/** validation.go: the error of an entry getAllowlistImagePattern refuses. */
+const REFUSED = 'invalid image pattern in `preloadedImagesVerificationAllowlist`';
 
 export interface EntryValidationRun {
   binary: string;
@@ -42,7 +45,7 @@ function configFor(entry: string): string {
   return [
     'apiVersion: kubelet.config.k8s.io/v1beta1',
     'kind: KubeletConfiguration',
-    `${ALWAYS_INVALID}: 101`,
+    ALWAYS_INVALID,
     'imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages',
     'preloadedImagesVerificationAllowlist:',
     `- ${JSON.stringify(entry)}`,
@@ -66,9 +69,11 @@ export async function validateAllowlistEntries(
       await writeFile(file, configFor(entry));
       const r = await execa(binary, ['--config', file], { reject: false, all: true, timeout: RUN_TIMEOUT_MS });
       const text = String(r.all ?? '');
-      outputs[entry] = text.split('\n').slice(-3).join('\n');
-      if (text.includes('preloadedImagesVerificationAllowlist')) verdicts[entry] = 'refused';
-      else if (text.includes(ALWAYS_INVALID)) verdicts[entry] = 'accepted';
+      // The errors only: the kubelet follows them with a dump of the whole config.
+      const errors = /failed to validate kubelet configuration, error: \[(.*?)\], path:/.exec(text)?.[1];
+      outputs[entry] = errors ?? text.split('\n').slice(-3).join('\n').slice(0, 2000);
+      if (errors?.includes(REFUSED)) verdicts[entry] = 'refused';
+      else if (errors?.includes(ALWAYS_INVALID_ERROR)) verdicts[entry] = 'accepted';
       else unclear.push(entry);
     }
   } finally {
