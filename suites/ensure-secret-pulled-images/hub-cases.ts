@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { kubeApi } from '../../src/cluster/api.ts';
 import { recordFileName } from '../../src/model/ensure-secret-pulled.ts';
-import { judge, kubeletEvidence, type Case, type CheckResult } from '../../src/run/kit.ts';
+import { judge, kubeletEvidence, sleep, type Case, type CheckResult } from '../../src/run/kit.ts';
 import { PHASES } from './cells.ts';
 import { ALLOWLIST_FAMILIAR, HUB_CROSS_NAMESPACE, RECORD_IMAGE_NAMES, RECORD_REF } from './checks.ts';
 import {
@@ -31,6 +31,9 @@ import { deletePods, runPods, type ContainerRun, type PodPlan } from './pods.ts'
 import { PHASE_TIMEOUT_MS } from './plan.ts';
 import { cellView } from './predict.ts';
 import type { Story } from './story.ts';
+
+/** How long a ServiceAccount change may take to reach the admission plugin's informer. */
+const SA_PROPAGATION_MS = 1_500;
 
 const pod = (name: string, image: string, pullPolicy: 'IfNotPresent' | 'Never'): PodPlan => ({
   name,
@@ -72,6 +75,8 @@ export const hubCrossCase = (story: Story, hub: HubPlan): Case => ({
       },
       b: { namespace: nsB, secrets: [] },
     };
+    // ServiceAccount admission reads the SA from its informer: give the update a moment to reach it.
+    await sleep(SA_PROPAGATION_MS);
     const predicted = predictCross(hub, kubelet, pods);
     story.outsideRecords.push({ fromPhase: 2, created: predicted.podA.recordCreated ? 1 : 0 });
     const views = predictCrossViews(hub, predicted, cellView);
