@@ -8,8 +8,9 @@
 import type { Kep2535Kubelet } from './ensure-secret-pulled.ts';
 
 /**
- * What a CRI's PullImage returns as image_ref. containerd 2.x: the image ID, the config digest
- * (internal/cri/server/images/image_pull.go returns the image's config descriptor digest); CRI-O
+ * What a CRI's PullImage returns as image_ref. containerd 2.3.7: the image ID, the config digest
+ * (internal/cri/server/images/image_pull.go:200 `imageID := configDesc.Digest.String()`, returned
+ * by PullImage at :120; ImageStatus answers the same ID, image_status.go toCRIImage `Id: image.ID`); CRI-O
  * before cri-o#9728 (1.35 backport #9826) and cri-dockerd before Mirantis/cri-dockerd#549: a repo
  * digest. The kubelet writes a pulled record under it.
  */
