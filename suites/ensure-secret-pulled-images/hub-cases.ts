@@ -6,6 +6,7 @@
 //   the kubelet binary's own validation of each entry.
 import { join } from 'node:path';
 import { kubeApi } from '../../src/cluster/api.ts';
+import { step } from '../../src/core/progress.ts';
 import { recordFileName } from '../../src/model/ensure-secret-pulled.ts';
 import { judge, kubeletEvidence, sleep, type Case, type CheckResult } from '../../src/run/kit.ts';
 import { PHASES } from './cells.ts';
@@ -82,19 +83,26 @@ export const hubCrossCase = (story: Story, hub: HubPlan): Case => ({
     const views = predictCrossViews(hub, predicted, cellView);
 
     const img = hub.cross;
-    const first = await runPods(env, nsA, 'xns-a', [pod('xns-a', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS);
-    const [inA, inB] = await Promise.all([
-      runPods(
-        env,
-        nsA,
-        'xns-a2',
-        [pod('xns-a2', img.ref, 'IfNotPresent'), pod('xns-a3', img.full, 'Never')],
-        PHASE_TIMEOUT_MS,
-      ),
-      runPods(env, nsB, 'xns-b', [pod('xns-b', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS),
-    ]);
-    // Pod B's retries would count in the next policy's mustpull metrics.
-    await deletePods(env, nsB, 'xns-b');
+    const { first, inA, inB } = await step(
+      ctx.progress,
+      'k/k #137024: pods A, A2, A3 and B in two namespaces',
+      async () => {
+        const first = await runPods(env, nsA, 'xns-a', [pod('xns-a', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS);
+        const [inA, inB] = await Promise.all([
+          runPods(
+            env,
+            nsA,
+            'xns-a2',
+            [pod('xns-a2', img.ref, 'IfNotPresent'), pod('xns-a3', img.full, 'Never')],
+            PHASE_TIMEOUT_MS,
+          ),
+          runPods(env, nsB, 'xns-b', [pod('xns-b', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS),
+        ]);
+        // Pod B's retries would count in the next policy's mustpull metrics.
+        await deletePods(env, nsB, 'xns-b');
+        return { first, inA, inB };
+      },
+    );
     // Read under both refs: the model says which one the kubelet used, the files say which it did.
     const refs = crossIds(hub);
     const byId = await readRecord(imageManager, recordFileName(refs.id));
@@ -151,22 +159,29 @@ export const hubAllowlistCase = (story: Story, hub: HubPlan): Case => ({
     const cells = predictAllowCells(hub, kubelet, allowlist, { namespace, secrets: [] });
     const prediction = predictAllow(hub, validation, cells, cellView);
 
-    await importImages(
-      env,
-      multiImageArchive(hub.allow.map((c) => ({ image: c.hub.image, ref: c.hub.full }))),
-      join(ctx.artifactsDir, 'hub-preloaded.tar'),
-    );
-    const runs = await runPods(
-      env,
-      namespace,
-      'allow',
-      hub.allow.map((c) => pod(`allow-${c.key}`, c.hub.ref, 'Never')),
-      PHASE_TIMEOUT_MS,
-    );
-    const checked = await validateAllowlistEntries(
-      env,
-      hub.allow.map((c) => c.entry),
-      ctx,
+    const { runs, checked } = await step(
+      ctx.progress,
+      'k/k #137629: familiar-name allowlist pods and validation',
+      async () => {
+        await importImages(
+          env,
+          multiImageArchive(hub.allow.map((c) => ({ image: c.hub.image, ref: c.hub.full }))),
+          join(ctx.artifactsDir, 'hub-preloaded.tar'),
+        );
+        const runs = await runPods(
+          env,
+          namespace,
+          'allow',
+          hub.allow.map((c) => pod(`allow-${c.key}`, c.hub.ref, 'Never')),
+          PHASE_TIMEOUT_MS,
+        );
+        const checked = await validateAllowlistEntries(
+          env,
+          hub.allow.map((c) => c.entry),
+          ctx,
+        );
+        return { runs, checked };
+      },
     );
     const observed: AllowView = {
       validation: checked.verdicts,
