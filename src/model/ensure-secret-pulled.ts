@@ -2,7 +2,11 @@
 // kubelet, as of v1.37.1: may a pod use an image that is already on the node,
 // must it pull with its own credentials, and what the kubelet records about
 // it. The ensure-secret-pulled-images suite predicts every cell from here
-// before the real kubelet runs the pod.
+// before the real kubelet runs the pod. What differs between kubelet minors
+// comes from the version table (EnsureCase.kubelet, default the newest):
+// kep2535ImageNames (k/k #137629: record keys and the allowlist),
+// serviceAccountPullRecords (#132771), pullRecordApiVersion; which ref a record
+// is keyed by is ./pull-record-keys.ts (pulledRecordLookup).
 //
 // Sources (k8s.io/kubernetes@v1.37.1):
 // - pkg/kubelet/images/image_manager.go EnsureImageExists: precheck by pull
