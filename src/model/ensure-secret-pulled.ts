@@ -2,7 +2,11 @@
 // kubelet, as of v1.37.1: may a pod use an image that is already on the node,
 // must it pull with its own credentials, and what the kubelet records about
 // it. The ensure-secret-pulled-images suite predicts every cell from here
-// before the real kubelet runs the pod.
+// before the real kubelet runs the pod. What differs between kubelet minors
+// comes from the version table (EnsureCase.kubelet, default the newest):
+// kep2535ImageNames (k/k #137629: record keys and the allowlist),
+// serviceAccountPullRecords (#132771), pullRecordApiVersion; which ref a record
+// is keyed by is ./pull-record-keys.ts (pulledRecordLookup).
 //
 // Sources (k8s.io/kubernetes@v1.37.1):
 // - pkg/kubelet/images/image_manager.go EnsureImageExists: precheck by pull
@@ -39,6 +43,16 @@ import { createHash } from 'node:crypto';
 import { parseImageReference, normalizeImage } from '../matching/image.ts';
 import { authKeyToKeyringKey, matchImage } from '../matching/url.ts';
 import { keyringLookup, type Credential } from './pull-credentials.ts';
+import { behaviourFor, newestBehaviour, type KubeBehaviour } from '../versions/table.ts';
+
+/** The version-table fields this model reads: what differs between kubelet minors. */
+export type Kep2535Kubelet = Pick<
+  KubeBehaviour,
+  'kep2535ImageNames' | 'serviceAccountPullRecords' | 'pulledRecordLookup' | 'pullRecordApiVersion'
+>;
+/** The kubelet credprov models by default: the newest released minor (v1.37.1). */
+export const NEWEST_KUBELET: Kep2535Kubelet = newestBehaviour();
+export const kubeletOfMinor = (minor: number): Kep2535Kubelet => behaviourFor(`1.${minor}`);
 
 export const POLICIES = [
   'NeverVerify',
@@ -131,6 +145,8 @@ export interface PodCredentials {
 }
 
 export interface EnsureCase {
+  /** The kubelet's version-table row (default NEWEST_KUBELET). */
+  kubelet?: Kep2535Kubelet;
   /** undefined: the field is unset, so the default applies. */
   policy?: VerificationPolicy;
   allowlist?: string[];
@@ -193,15 +209,27 @@ export function recordFileName(key: string): string {
   return `sha256-${createHash('sha256').update(key).digest('hex')}`;
 }
 
-/** The apiVersion records and intents are written in, by kubelet minor. */
+/** The apiVersion records and intents are written in (the version table's pullRecordApiVersion). */
 export function recordApiVersion(kubeletMinor: number): string {
-  return kubeletMinor >= 35 ? 'kubelet.config.k8s.io/v1beta1' : 'kubelet.config.k8s.io/v1alpha1';
+  return kubeletOfMinor(kubeletMinor).pullRecordApiVersion;
 }
 
 export const RECORD_FILE_MODE = 0o600;
 export const RECORD_DIR_MODE = 0o700;
 
 // ---- image names and the allowlist ------------------------------------------------
+
+/**
+ * The image name KEP-2535 keys a record's credentialMapping by: as written with tag and digest
+ * cut (1.36+), or the normalised name before k/k #137629 (parsers.ParseImageName: alpine:3 →
+ * docker.io/library/alpine).
+ */
+export function recordImageName(image: string, names: KubeBehaviour['kep2535ImageNames']): string {
+  if (names === 'as-written') return trimImageTagDigest(image);
+  const p = parseImageReference(image);
+  if ('error' in p) throw new Error(`invalid image ${JSON.stringify(image)}: ${p.error}`);
+  return normalizeImage(image).repository;
+}
 
 /** image_pull_policies.go trimImageTagDigest: the image as written, tag and digest cut (no normalisation). */
 export function trimImageTagDigest(image: string): string {
@@ -219,8 +247,15 @@ export function trimImageTagDigest(image: string): string {
   return out;
 }
 
-/** getAllowlistImagePattern: the normalised pattern and whether it is a `/*` prefix; throws the kubelet's validation error. */
-export function allowlistPattern(pattern: string): { pattern: string; wildcard: boolean } {
+/**
+ * getAllowlistImagePattern: the normalised pattern and whether it is a `/*` prefix; throws the
+ * kubelet's validation error. Before k/k #137629 an exact entry must be a normalised name
+ * (ParseNormalizedNamed(entry).Name() == entry), so `alpine` is refused with the tag/digest message.
+ */
+export function allowlistPattern(
+  pattern: string,
+  names: KubeBehaviour['kep2535ImageNames'] = NEWEST_KUBELET.kep2535ImageNames,
+): { pattern: string; wildcard: boolean } {
   if (pattern !== pattern.trim()) throw new Error(`leading/trailing spaces are not allowed: ${pattern}`);
   const wildcard = pattern.endsWith('/*');
   const trimmed = wildcard ? pattern.slice(0, -1) : pattern;
@@ -233,7 +268,7 @@ export function allowlistPattern(pattern: string): { pattern: string; wildcard: 
   }
   let image: string;
   try {
-    image = trimImageTagDigest(trimmed);
+    image = names === 'as-written' ? trimImageTagDigest(trimmed) : recordImageName(trimmed, names);
   } catch (err) {
     throw new Error(`failed to parse as an image name: ${(err as Error).message}`);
   }
@@ -241,14 +276,33 @@ export function allowlistPattern(pattern: string): { pattern: string; wildcard: 
   return { pattern: trimmed, wildcard };
 }
 
-export function allowlistMatches(allowlist: string[], image: string): boolean {
-  let name: string;
+/** Whether the kubelet's config validation accepts an allowlist entry (the kubelet refuses to start otherwise). */
+export function allowlistEntryValid(pattern: string, names: KubeBehaviour['kep2535ImageNames']): boolean {
   try {
-    name = trimImageTagDigest(image);
+    allowlistPattern(pattern, names);
+    return true;
   } catch {
-    name = image;
+    return false;
   }
-  return allowlist.map(allowlistPattern).some((p) => (p.wildcard ? name.startsWith(p.pattern) : name === p.pattern));
+}
+
+/** NeverVerifyAllowlistedImages.imageMatches: 1.36+ cuts tag and digest first; before #137629 the image is compared as written. */
+export function allowlistMatches(
+  allowlist: string[],
+  image: string,
+  names: KubeBehaviour['kep2535ImageNames'] = NEWEST_KUBELET.kep2535ImageNames,
+): boolean {
+  let name = image;
+  if (names === 'as-written') {
+    try {
+      name = trimImageTagDigest(image);
+    } catch {
+      name = image;
+    }
+  }
+  return allowlist
+    .map((p) => allowlistPattern(p, names))
+    .some((p) => (p.wildcard ? name.startsWith(p.pattern) : name === p.pattern));
 }
 
 /** ImagePullPolicyEnforcer.RequireCredentialVerificationForImage. */
@@ -257,6 +311,7 @@ export function requiresVerification(
   image: string,
   pulledByKubelet: boolean,
   allowlist: string[] = [],
+  names: KubeBehaviour['kep2535ImageNames'] = NEWEST_KUBELET.kep2535ImageNames,
 ): boolean {
   switch (policy) {
     case 'NeverVerify':
@@ -264,7 +319,7 @@ export function requiresVerification(
     case 'NeverVerifyPreloadedImages':
       return pulledByKubelet;
     case 'NeverVerifyAllowlistedImages':
-      return !allowlistMatches(allowlist, image);
+      return !allowlistMatches(allowlist, image, names);
     case 'AlwaysVerify':
       return true;
   }
@@ -331,10 +386,11 @@ export function lookupCredentials(image: string, pod: PodCredentials): Lookup {
 
 // ---- records ------------------------------------------------------------------------
 
-/** trackedToImagePullCreds: what a successful pull records. */
-function pullCredentialsOf(used: Tracked | undefined): ImagePullCredentials {
+/** trackedToImagePullCreds: what a successful pull records (an SA-mode credential is nodePodsAccessible before k/k #132771). */
+function pullCredentialsOf(used: Tracked | undefined, kubelet: Kep2535Kubelet): ImagePullCredentials {
   if (!used || used.kind === 'node') return { nodePodsAccessible: true };
   if (used.kind === 'secret') return { kubernetesSecrets: [used.secret] };
+  if (!kubelet.serviceAccountPullRecords) return { nodePodsAccessible: true };
   return { kubernetesServiceAccounts: [used.sa] };
 }
 
@@ -374,10 +430,9 @@ export function mergeCredentials(
 /** writePulledRecordIfChanged: the record afterwards and whether the file was written. */
 function writeRecord(
   node: NodeImage,
-  image: string,
+  name: string,
   creds: ImagePullCredentials | undefined,
 ): { record: PulledRecord; written: boolean } {
-  const name = trimImageTagDigest(image);
   if (!node.record)
     return { record: { imageRef: node.imageRef, credentialMapping: creds ? { [name]: creds } : {} }, written: true };
   const merged = creds ? mergeCredentials(node.record.credentialMapping[name], creds) : undefined;
@@ -402,7 +457,9 @@ const MESSAGES = {
 export function ensureImageExists(c: EnsureCase): EnsurePrediction {
   const policy = c.policy ?? DEFAULT_POLICY;
   const gate = c.gateEnabled ?? true;
+  const kubelet = c.kubelet ?? NEWEST_KUBELET;
   const { image, node } = c;
+  const name = recordImageName(image, kubelet.kep2535ImageNames);
   let lookup: Lookup | undefined;
   const lookUp = () => (lookup ??= lookupCredentials(image, c.pod));
   const base = { recordWritten: false, recordCreated: false, intentWritten: false };
@@ -477,13 +534,13 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
         },
       });
     }
-    const after = gate ? writeRecord({ ...node, present: true }, image, pullCredentialsOf(used)) : undefined;
-    const recorded =
-      used === undefined || used.kind === 'node'
-        ? 'nodePodsAccessible'
-        : used.kind === 'secret'
-          ? `secret ${used.secret.name}`
-          : `service account ${used.sa.name}`;
+    const recordedCreds = pullCredentialsOf(used, kubelet);
+    const after = gate ? writeRecord({ ...node, present: true }, name, recordedCreds) : undefined;
+    const recorded = recordedCreds.nodePodsAccessible
+      ? 'nodePodsAccessible'
+      : used?.kind === 'secret'
+        ? `secret ${used.secret.name}`
+        : `service account ${used?.kind === 'service-account' ? used.sa.name : '?'}`;
     return done({
       outcome: 'Running',
       check,
@@ -515,7 +572,7 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
     c.pullPolicy === 'Never'
       ? neverPull('mustAuthenticate', `${why}: must authenticate, and Never may not pull`)
       : pull('mustAuthenticate', `${why}: must authenticate`);
-  if (!requiresVerification(policy, image, pulledByKubelet, c.allowlist)) {
+  if (!requiresVerification(policy, image, pulledByKubelet, c.allowlist, kubelet.kep2535ImageNames)) {
     return allowed(
       'credentialPolicyAllowed',
       `${provenance}; ${policy}${policy === 'NeverVerifyAllowlistedImages' ? ' (allowlisted)' : ''} needs no verification`,
@@ -523,7 +580,6 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
   }
   const why = `${provenance}; ${policy}${policy === 'NeverVerifyAllowlistedImages' ? ' (not allowlisted)' : ''} verifies`;
   if (!node.record) return requiring(`${why}, and there is no record`);
-  const name = trimImageTagDigest(image);
   const cached = node.record.credentialMapping[name];
   if (!cached) return requiring(`${why}, and the record has no entry for ${name}`);
   if (cached.nodePodsAccessible) return allowed('credentialRecordFound', `${why}: the record says nodePodsAccessible`);
@@ -542,7 +598,7 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
       if (hashes) {
         const w = coords
           ? { record: node.record, written: false }
-          : writeRecord(node, image, { kubernetesSecrets: [s] });
+          : writeRecord(node, name, { kubernetesSecrets: [s] });
         return allowed(
           'credentialRecordFound',
           `${why}: secret ${s.name} has the credential hash recorded for secret ${r.name}${coords ? '' : ` (its coordinates are added to the record)`}`,
@@ -551,7 +607,7 @@ export function ensureImageExists(c: EnsureCase): EnsurePrediction {
         );
       }
       if (coords) {
-        const w = writeRecord(node, image, { kubernetesSecrets: [s] });
+        const w = writeRecord(node, name, { kubernetesSecrets: [s] });
         return allowed(
           'credentialRecordFound',
           `${why}: secret ${s.name} is the recorded secret (its new hash is recorded)`,

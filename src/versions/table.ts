@@ -47,7 +47,42 @@ export interface KubeBehaviour {
    */
   etcdImageTag: string;
   /**
-   * Set for a minor with no release yet: why its row is believed, until a real kubelet of
+   * The apiVersion KEP-2535's ImagePulledRecord and ImagePullIntent files are written in
+   * (pkg/kubelet/images/pullmanager/fs_pullrecords.go: kubeletconfigv1alpha1 in v1.34.5,
+   * kubeletconfigv1beta1 in v1.35.4, v1.36.5, v1.37.1, v1.38.0-alpha.0). Older files are rewritten at startup.
+   */
+  pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1' | 'kubelet.config.k8s.io/v1beta1';
+  /**
+   * How KEP-2535 names a pod's image (k/k PR #137629, merged 2026-03; in v1.36.5 and v1.37.1, in no
+   * 1.35 patch: image_pull_policies.go is the same in v1.34.5, v1.35.4, v1.35.5 and v1.35.6).
+   * - 'pre-137629': a record's credentialMapping is keyed by the normalised name
+   *   (image_pull_manager.go trimImageTagDigest = pkg/util/parsers.ParseImageName: `alpine:3` →
+   *   docker.io/library/alpine); preloadedImagesVerificationAllowlist compares the image as the pod
+   *   writes it, tag included, and refuses an entry that is not a normalised name
+   *   (ParseNormalizedNamed(entry).Name() != entry: `alpine` is refused at config validation).
+   * - 'as-written': both use the image as written with tag and digest cut, never normalised
+   *   (`alpine:3` → alpine): allowlist `alpine` matches `alpine:3`, `docker.io/library/alpine` does not.
+   */
+  kep2535ImageNames: 'pre-137629' | 'as-written';
+  /**
+   * A pull with a KEP-4412 service-account-mode provider's credentials is recorded under
+   * `kubernetesServiceAccounts` (the SA's namespace/name/UID), and a later pod of the same SA is
+   * allowed without a pull (k/k PR #132771, v1.34; trackedToImagePullCreds in image_manager.go,
+   * the same in v1.34.5, v1.35.4, v1.36.5 and v1.37.1). Before, the field does not exist (absent at
+   * k8s.io/kubelet v0.33.0) and such a pull is recorded as nodePodsAccessible.
+   */
+  serviceAccountPullRecords: boolean;
+  /**
+   * Which CRI answer MustAttemptImagePull looks a pulled record up by: the image's ImageStatus
+   * `image.id` (kuberuntime_image.go GetImageRef returns resp.Image.Id in v1.34.5, v1.35.4, v1.36.5,
+   * v1.37.1 and v1.38.0-alpha.0), while the record is written under what the runtime's PullImage
+   * returned. k/k PR #135369 had made GetImageRef return RepoDigests[0] on master (a manifest digest:
+   * containerd's records, written under the config digest, were then never found; #136549, #136498);
+   * #136558 took that back before any release credprov builds. 'repo-digest' stays modelled for that
+   * window and for what #137024 reports on CRI-O.
+   */
+  pulledRecordLookup: 'image-id' | 'repo-digest';
+  /** with no release yet: why its row is believed, until a real kubelet of
    * that minor confirms each field. Defaults (NEWEST_MINOR) never pick a provisional row.
    */
   provisional?: string;
@@ -69,6 +104,10 @@ const ROWS: KubeBehaviour[] = [
     podInfraContainerImageFlag: true,
     etcdImageTag: '3.5.24-0',
     audienceRefusalWording: 'pod-spec-volume',
+    // 1.33 is read from v1.34.5 (the code came with the 1.33 alpha) and k8s.io/kubelet v0.33.0.
+    pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1',
+    kep2535ImageNames: 'pre-137629',
+    serviceAccountPullRecords: false,
   }),
   row(34, {
     gateDefaults: {
@@ -81,11 +120,14 @@ const ROWS: KubeBehaviour[] = [
     podInfraContainerImageFlag: true,
     etcdImageTag: '3.6.5-0',
     audienceRefusalWording: 'pod-spec-volume',
+    pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1',
+    kep2535ImageNames: 'pre-137629',
   }),
   row(35, {
     containerdSupported: ['2.2.0', '2.1.5', '1.7.28'],
     etcdImageTag: '3.6.6-0',
     audienceRefusalWording: 'pod-spec-volume',
+    kep2535ImageNames: 'pre-137629',
   }),
   row(36, {
     containerdSupported: ['2.3.0', '2.2.0'],
@@ -124,6 +166,10 @@ function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etc
     failCgroupV1Default: true,
     containerdSupported: [],
     podInfraContainerImageFlag: false,
+    pullRecordApiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kep2535ImageNames: 'as-written',
+    serviceAccountPullRecords: true,
+    pulledRecordLookup: 'image-id',
     ...o,
   };
 }

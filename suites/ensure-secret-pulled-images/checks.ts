@@ -51,9 +51,44 @@ export const RECORDS_FORMAT: Check = {
 export const RECORDS_CONTENT: Check = {
   id: 'ESPI-RECORDS-CONTENT',
   title:
-    "Each cell's pulled record holds the credential mapping the model predicts: the first pull's secret or service account, a matching secret's coordinates added, a re-pull's credentials merged (a non-SA provider's as nodePodsAccessible)",
+    "Each cell's pulled record holds the credential mapping the model predicts for the kubelet's minor: the first pull's secret or, from 1.34, the service account of a KEP-4412 provider's pull (kubernetesServiceAccounts, k/k #132771), a matching secret's coordinates added, a re-pull's credentials merged (a non-SA provider's as nodePodsAccessible)",
   level: 'SHOULD',
-  source: `${KEP}; ${SRC} (writePulledRecordIfChanged, pulledRecordMergeNewCreds, trackedToImagePullCreds)`,
+  source: `${KEP}; k/k PR #132771 (service-account pull records, v1.34; version table serviceAccountPullRecords); ${SRC} (writePulledRecordIfChanged, pulledRecordMergeNewCreds, trackedToImagePullCreds)`,
+};
+
+// ---- field bugs (hub.ts): images with familiar Docker Hub names, served by the lab as docker.io ----
+
+export const HUB_CROSS_NAMESPACE: Check = {
+  id: 'ESPI-CROSS-NAMESPACE-NO-REUSE',
+  title:
+    "Under the default policy, a pod in another namespace without credentials cannot use an image that a pod pulled with the secret its namespace's default ServiceAccount lists in imagePullSecrets: with IfNotPresent it must pull, and the pull fails",
+  level: 'MUST',
+  source: `${KEP}; k/k issue #137024 (open: "image pull credential verification doesn't work", reported on CRI-O); image_manager.go EnsureImageExists, image_pull_manager.go MustAttemptImagePull`,
+};
+
+export const RECORD_REF: Check = {
+  id: 'ESPI-RECORD-KEYED-BY-LOOKUP-REF',
+  title:
+    "The pulled record is written under the imageRef the kubelet later looks it up by (containerd's image ID, the config digest, for the version table's pulledRecordLookup), so a second pod with the same secret is allowed without a pull",
+  level: 'MUST',
+  source:
+    'k/k PR #135369 (GetImageRef → RepoDigests[0]), #136549, #136498, #136558 (taken back); kuberuntime_image.go GetImageRef and PullImage of v1.35.4, v1.36.5, v1.37.1',
+};
+
+export const RECORD_IMAGE_NAMES: Check = {
+  id: 'ESPI-RECORD-IMAGE-NAMES',
+  title:
+    "A pulled record keys its credentialMapping by the image name of the kubelet's minor (normalised before k/k #137629, as written with the tag cut from 1.36), so the same image named in full (docker.io/library/…) with Never is found by the same secret on 1.35 only",
+  level: 'SHOULD',
+  source: `${KEP}; k/k PR #137629 (image_pull_manager.go trimImageTagDigest: parsers.ParseImageName in v1.35.4, the tag/digest cut in v1.36.5 and v1.37.1); version table kep2535ImageNames`,
+};
+
+export const ALLOWLIST_FAMILIAR: Check = {
+  id: 'ESPI-ALLOWLIST-FAMILIAR-NAMES',
+  title:
+    "preloadedImagesVerificationAllowlist with Docker Hub images as the kubelet's minor has it: 1.35 refuses a familiar entry (`alpine`) at config validation and compares the pod's image as written, tag included; from 1.36 an entry matches the pod's image with its tag cut, not normalised (familiar entry ↔ familiar image)",
+  level: 'MUST',
+  source: `${KEP}: "images specified by this list will not require credential reverification"; k/k PR #137629 (merged 2026-03, in 1.36; not in v1.35.4–v1.35.6); image_pull_policies.go imageMatches, getAllowlistImagePattern; version table kep2535ImageNames`,
 };
 
 export const METRICS: Check = {
@@ -89,4 +124,8 @@ export const ESPI_CHECKS: Check[] = [
   METRICS,
   RESTART,
   PRUNE,
+  HUB_CROSS_NAMESPACE,
+  RECORD_REF,
+  RECORD_IMAGE_NAMES,
+  ALLOWLIST_FAMILIAR,
 ];

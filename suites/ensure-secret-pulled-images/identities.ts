@@ -76,7 +76,8 @@ export async function grantAudience(env: Environment, audience: string, name: st
   };
 }
 
-function dockerSecret(namespace: string, name: string, host: string, c: Credentials) {
+/** A kubernetes.io/dockerconfigjson secret with one auths entry for `host`. */
+export function dockerSecret(namespace: string, name: string, host: string, c: Credentials) {
   const auth = Buffer.from(`${c.username}:${c.password}`).toString('base64');
   const config = { auths: { [host]: { username: c.username, password: c.password, auth } } };
   return {

@@ -35,10 +35,13 @@ import {
   type SuiteRun,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
+import { kubeletOfMinor } from '../../src/model/ensure-secret-pulled.ts';
 import { parseKubeVersion } from '../../src/versions/table.ts';
 import { allowlistOf, buildCells, PHASES, type Cell, type Layout } from './cells.ts';
 import { ESPI_CHECKS } from './checks.ts';
 import { recordsFormatCase } from './first-pulls.ts';
+import { HUB_HOST, hubAllowlist, hubPlan, type HubPlan } from './hub.ts';
+import { hubAllowlistCase, hubCrossCase } from './hub-cases.ts';
 import { fillNamespace, grantAudience } from './identities.ts';
 import { metricsCase, phaseCases, pluginPresentCase, recordsContentCase } from './matrix-cases.ts';
 import { removeImagesNamed } from './node.ts';
@@ -62,8 +65,10 @@ export const ensureSecretPulledImagesSuite: Suite = {
     const lab = await startLabRegistry(ctx, 'espi');
     ctx.defer(() => lab.stop({ keepLogAs: 'registry.log' }));
     const layout: Layout = { host: lab.registry.host, root: `espi-${id}` };
-    const cells = buildCells(layout, await busyboxImage({ marker: `credprov-espi-${id}` }));
-    await step(ctx.progress, `push ${cells.length} cell images`, () => pushAll(lab, cells));
+    const base = await busyboxImage({ marker: `credprov-espi-${id}` });
+    const cells = buildCells(layout, base);
+    const hub = hubPlan(layout.root, base);
+    await step(ctx.progress, `push ${cells.length + 1} images`, () => pushAll(lab, cells, hub));
     const right = { username: lab.user.username, password: lab.user.password };
     const audience = `credprov-espi-${id}`;
     const fleet = await prepareFleet(ctx, fleetMembers(layout, right, audience));
@@ -78,14 +83,16 @@ export const ensureSecretPulledImagesSuite: Suite = {
       },
       // The kubelet's records (image_manager) and config are read on this host, and images imported and removed with ctr.
       needs: ['installPlugins', 'hostRegistries', 'restartKubelet', 'kubeletFiles', 'hostContainerd'],
-      run: (run) => runSuite(run, { id, lab, fleet, layout, cells, audience }),
+      run: (run) => runSuite(run, { id, lab, fleet, layout, cells, hub, audience }),
     };
   },
 };
 
-async function pushAll(lab: LabRegistry, cells: Cell[]): Promise<void> {
+/** The cells' images, and the one image of the field bugs the kubelet pulls (through docker.io); the others are preloaded. */
+async function pushAll(lab: LabRegistry, cells: Cell[], hub: HubPlan): Promise<void> {
   const client = lab.registry.client(lab.registry.admin);
-  const pushed = await mapPool(cells, PUSH_CONCURRENCY, (c) => client.push(c.image, c.repo, c.tag));
+  const images = [...cells, { image: hub.cross.image, repo: hub.cross.repo, tag: hub.cross.image.tag }];
+  const pushed = await mapPool(images, PUSH_CONCURRENCY, (c) => client.push(c.image, c.repo, c.tag));
   const failed = pushed.find((p) => p.status === 'rejected');
   if (failed) throw failed.reason;
 }
@@ -96,12 +103,15 @@ interface Prepared {
   fleet: Fleet;
   layout: Layout;
   cells: Cell[];
+  hub: HubPlan;
   audience: string;
 }
 
 async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   const env = run.environment;
   await p.lab.serveAs(run, p.layout.host);
+  // The field bugs' images have familiar Docker Hub names: the lab answers as docker.io (nothing leaves loopback).
+  await p.lab.serveAs(run, HUB_HOST);
   // One namespace for the whole story: the second pods' secrets and service accounts must be those the first pulls recorded.
   const namespace = await createNamespace(env, `credprov-espi-${p.id}`);
   let failed = true;
@@ -109,6 +119,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   run.defer(await grantAudience(env, p.audience, `credprov-espi-${p.id}`));
   // This run's images (their IDs are unique to the run); their records stay, as the prune check shows they would.
   run.defer(async () => void (await removeImagesNamed(env, `/${p.layout.root}/`)));
+  run.defer(async () => void (await removeImagesNamed(env, `/library/${p.layout.root}-`)));
 
   const right = { username: p.lab.user.username, password: p.lab.user.password };
   const wrong = { username: p.lab.user.username, password: p.lab.wrongPassword };
@@ -119,7 +130,10 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     wrong,
     providers: podProviders(p.layout, right),
   });
-  const allowlist = allowlistOf(p.layout);
+  const kubeletMinor = parseKubeVersion(env.kubeletVersion ?? env.kubeVersion).minor;
+  const kubelet = kubeletOfMinor(kubeletMinor);
+  // The familiar-name entries this kubelet's validation accepts join the allowlist policy's list.
+  const allowlist = [...allowlistOf(p.layout), ...hubAllowlist(p.hub, kubelet)];
   const story = new Story({
     run,
     fleet: p.fleet,
@@ -127,13 +141,20 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     ids,
     allowlist,
     imageManager: join(kubeletFilesOf(env).rootDir, 'image_manager'),
-    kubeletMinor: parseKubeVersion(env.kubeletVersion ?? env.kubeVersion).minor,
-    matrix: predictMatrix(p.cells, ids, allowlist),
+    kubeletMinor,
+    kubelet,
+    matrix: predictMatrix(p.cells, ids, allowlist, kubelet),
   });
   // In order: each case plays its part of the story on the node the one before left.
+  const phases = phaseCases(story);
   const cases = [
     recordsFormatCase(story),
-    ...phaseCases(story),
+    ...phases.slice(0, 2),
+    // Each field-bug part runs while the kubelet keeps the policy before it (the default, then the allowlist).
+    hubCrossCase(story, p.hub),
+    phases[2]!,
+    hubAllowlistCase(story, p.hub),
+    ...phases.slice(3),
     restartCase(story),
     pruneCase(story),
     pluginPresentCase(story),

@@ -110,6 +110,7 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
       matrix,
       baselineRecords: first.baselineRecords,
       extra: extra.map((x) => x.prediction),
+      outsideRecords: story.outsideRecords.filter((r) => r.fromPhase <= index).reduce((n, r) => n + r.created, 0),
     }),
     observed: {
       ...Object.fromEntries(MUST_PULL_RESULTS.map((k) => [k, delta(MUSTPULL(k))])),
@@ -169,7 +170,7 @@ async function afterFirstRestart(
   phase: Phase,
   r: Restarted,
 ): Promise<{ prediction: EnsurePrediction; plan: PodPlan }> {
-  const { run, ids, kubeletMinor, matrix } = story.fixture;
+  const { run, ids, kubeletMinor, kubelet, matrix } = story.fixture;
   const byName = new Map(r.after.pulled.map((x) => [x.name, x.text]));
   story.restart = {
     prediction: predictRestart(kubeletMinor, {
@@ -203,7 +204,14 @@ async function afterFirstRestart(
     multiImageArchive([{ image: prune.cell.image, ref: prune.cell.ref }]),
     join(run.artifactsDir, 'reimport.tar'),
   );
-  prune.reimported = predictReimported(prune.cell, phase, kept, matrix.second.get(prune.cell)!.node.record, ids);
+  prune.reimported = predictReimported(
+    prune.cell,
+    phase,
+    kept,
+    matrix.second.get(prune.cell)!.node.record,
+    ids,
+    kubelet,
+  );
   const plan: PodPlan = {
     name: `${phase.code}-reimported`,
     containers: [{ name: 'main', image: prune.cell.ref, pullPolicy: 'Never' }],

@@ -7,7 +7,7 @@ import type { PodProvider } from '../../src/model/ensure-secret-pulled.ts';
 import { providerPatterns, type Layout, type Phase } from './cells.ts';
 
 export const MODEL =
-  'KEP-2535 model (src/model/ensure-secret-pulled.ts: kubelet v1.37.1 image_manager.go + pullmanager)';
+  "KEP-2535 model (src/model/ensure-secret-pulled.ts: kubelet v1.37.1 image_manager.go + pullmanager, and the version table's row for the kubelet's minor)";
 export const NODE_PROVIDER = 'credprov-espi-node';
 export const SA_PROVIDER = 'credprov-espi-sa';
 

@@ -8,7 +8,9 @@ import {
   recordApiVersion,
   RECORD_DIR_MODE,
   RECORD_FILE_MODE,
+  NEWEST_KUBELET,
   type EnsurePrediction,
+  type Kep2535Kubelet,
   type NodeImage,
   type PrunePrediction,
   type PulledRecord,
@@ -154,9 +156,11 @@ export function predictReimported(
   recordKept: boolean,
   record: PulledRecord | undefined,
   ids: Identities,
+  kubelet: Kep2535Kubelet = NEWEST_KUBELET,
 ): EnsurePrediction {
   const node: NodeImage = { present: true, imageRef: imageRefOf(cell), ...(recordKept ? { record: record! } : {}) };
   return ensureImageExists({
+    kubelet,
     policy: phase.set ? phase.policy : undefined,
     image: cell.ref,
     pullPolicy: 'Never',

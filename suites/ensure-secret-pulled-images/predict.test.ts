@@ -3,7 +3,7 @@
 // (and the kubelet sources it cites) cell by cell.
 import { describe, expect, test } from '@jest/globals';
 import { buildImage } from '../../registry/image/build.ts';
-import { credentialHash, recordFileName } from '../../src/model/ensure-secret-pulled.ts';
+import { credentialHash, kubeletOfMinor, recordFileName } from '../../src/model/ensure-secret-pulled.ts';
 import { allowlistOf, buildCells, PHASES, pruneCellOf, type Cell, type Identities } from './cells.ts';
 import { phaseConfig, podProviders, SA_PROVIDER } from './plan.ts';
 import {
@@ -167,6 +167,11 @@ describe('ensure-secret-pulled-images checks over all cells', () => {
       ondisk_pulledrecords: 3 + 70,
       ondisk_pullintents: 0,
     });
+    // A record the field-bug pods create between two policies counts from the next policy on.
+    expect(
+      predictPhaseMetrics({ phaseIndex: 0, cells, matrix, baselineRecords: 3, extra: [], outsideRecords: 1 })
+        .ondisk_pulledrecords,
+    ).toBe(3 + 70 + 1);
     const afterRestart = predictPhaseMetrics({ phaseIndex: 1, cells, matrix, baselineRecords: 3, extra: [] });
     // Failing pods retry: mustAuthenticate is a minimum.
     expect(String(afterRestart.mustAuthenticate)).toMatch(/^>=\d+$/);
@@ -258,5 +263,18 @@ describe('ensure-secret-pulled-images checks over all cells', () => {
       imagePullCredentialsVerificationPolicy: 'NeverVerifyAllowlistedImages',
       preloadedImagesVerificationAllowlist: allowlist,
     });
+  });
+});
+
+describe('records per kubelet minor (version table serviceAccountPullRecords, k/k #132771)', () => {
+  test('1.35–1.37 record the SA-mode first pull under kubernetesServiceAccounts; a 1.33 row would record nodePodsAccessible', () => {
+    const saCell = cells.find((c) => c.kind === 'sa' && c.provenance === 'kubelet')!;
+    const firstRecord = (minor: number) =>
+      predictMatrix(cells, ids, allowlist, kubeletOfMinor(minor)).first.get(saCell)!.node.record!.credentialMapping;
+    for (const minor of [35, 36, 37])
+      expect(Object.values(firstRecord(minor))).toEqual([
+        { kubernetesServiceAccounts: [{ uid: 'uid-sa-a', namespace: ids.namespace, name: 'sa-a' }] },
+      ]);
+    expect(Object.values(firstRecord(33))).toEqual([{ nodePodsAccessible: true }]);
   });
 });

@@ -8,7 +8,9 @@ import {
   ensureImageExists,
   MUST_PULL_RESULTS,
   mustPullCounts,
+  NEWEST_KUBELET,
   type EnsurePrediction,
+  type Kep2535Kubelet,
   type NodeImage,
 } from '../../src/model/ensure-secret-pulled.ts';
 import type { Prediction } from '../../src/run/kit.ts';
@@ -28,8 +30,9 @@ export const cellKey = (c: Cell): string => `${c.phase.policy} ${c.id}`;
 // ---- the cells ------------------------------------------------------------------------
 
 /** The first pull of a kubelet-provenance cell, under the first policy, onto a node without the image. */
-export function predictFirstPull(cell: Cell, ids: Identities): EnsurePrediction {
+export function predictFirstPull(cell: Cell, ids: Identities, kubelet = NEWEST_KUBELET): EnsurePrediction {
   return ensureImageExists({
+    kubelet,
     policy: PHASES[0]!.policy,
     image: cell.ref,
     pullPolicy: 'IfNotPresent',
@@ -45,9 +48,16 @@ export function nodeBeforeSecondPod(cell: Cell, first: EnsurePrediction | undefi
   return first.node;
 }
 
-export function predictSecondPod(cell: Cell, node: NodeImage, ids: Identities, allowlist: string[]): EnsurePrediction {
+export function predictSecondPod(
+  cell: Cell,
+  node: NodeImage,
+  ids: Identities,
+  allowlist: string[],
+  kubelet: Kep2535Kubelet = NEWEST_KUBELET,
+): EnsurePrediction {
   const phase = cell.phase;
   return ensureImageExists({
+    kubelet,
     policy: phase.set ? phase.policy : undefined,
     allowlist: phase.allowlist ? allowlist : [],
     image: cell.ref,
@@ -65,10 +75,17 @@ export interface MatrixPrediction {
 }
 
 /** Every cell's first pull and second pod: each cell has an image of its own, so cells never meet another cell's record. */
-export function predictMatrix(cells: Cell[], ids: Identities, allowlist: string[]): MatrixPrediction {
-  const first = new Map(cells.filter((c) => c.provenance === 'kubelet').map((c) => [c, predictFirstPull(c, ids)]));
+export function predictMatrix(
+  cells: Cell[],
+  ids: Identities,
+  allowlist: string[],
+  kubelet: Kep2535Kubelet = NEWEST_KUBELET,
+): MatrixPrediction {
+  const first = new Map(
+    cells.filter((c) => c.provenance === 'kubelet').map((c) => [c, predictFirstPull(c, ids, kubelet)]),
+  );
   const second = new Map(
-    cells.map((c) => [c, predictSecondPod(c, nodeBeforeSecondPod(c, first.get(c)), ids, allowlist)]),
+    cells.map((c) => [c, predictSecondPod(c, nodeBeforeSecondPod(c, first.get(c)), ids, allowlist, kubelet)]),
   );
   return { first, second };
 }
@@ -117,6 +134,8 @@ export function predictPhaseMetrics(o: {
   matrix: MatrixPrediction;
   baselineRecords: number;
   extra: EnsurePrediction[];
+  /** Record files parts played between the phases (the field-bug pods) created before this phase's end. */
+  outsideRecords?: number;
 }): MetricsView {
   const phase = PHASES[o.phaseIndex]!;
   const upToPhase = new Set(PHASES.slice(0, o.phaseIndex + 1));
@@ -127,6 +146,7 @@ export function predictPhaseMetrics(o: {
   const created = (ps: EnsurePrediction[]) => ps.filter((p) => p.recordCreated).length;
   const recordFiles =
     o.baselineRecords +
+    (o.outsideRecords ?? 0) +
     created([...o.matrix.first.values()]) +
     created(o.cells.filter((c) => upToPhase.has(c.phase)).map(second));
   const written = o.phaseIndex === 0 || o.cells.some((c) => c.phase === phase && second(c).recordWritten);

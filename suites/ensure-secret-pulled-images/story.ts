@@ -4,7 +4,7 @@
 // part that broke leaves every later part unplayed: their checks fail as the
 // harness's, naming the part that broke.
 import { errorMessage } from '../../src/core/errors.ts';
-import type { EnsurePrediction, PrunePrediction } from '../../src/model/ensure-secret-pulled.ts';
+import type { EnsurePrediction, Kep2535Kubelet, PrunePrediction } from '../../src/model/ensure-secret-pulled.ts';
 import type { Environment, Evidence, Fleet, Prediction, SuiteRun } from '../../src/run/kit.ts';
 import { PHASES, type Cell, type Identities, type Phase } from './cells.ts';
 import type { RecordsListing } from './node.ts';
@@ -61,6 +61,8 @@ export interface StoryFixture {
   /** <kubelet root>/image_manager. */
   imageManager: string;
   kubeletMinor: number;
+  /** The version table's row for the kubelet's minor. */
+  kubelet: Kep2535Kubelet;
   matrix: MatrixPrediction;
 }
 
@@ -72,6 +74,8 @@ export class Story {
   readonly phases: PhaseRun[] = [];
   restart?: RestartRun;
   prune?: PruneRun;
+  /** Record files the parts between two policies are predicted to create, by the first policy whose gauges see them. */
+  readonly outsideRecords: Array<{ fromPhase: number; created: number }> = [];
   private broken?: string;
 
   constructor(fixture: StoryFixture) {
