@@ -19,7 +19,7 @@ import {
   type Fleet,
   type LabRegistry,
 } from '../../src/run/kit.ts';
-import { errorCarries } from '../../src/model/provider-config-load.ts';
+import { errorCarries, REGISTER_FAILED } from '../../src/model/provider-config-load.ts';
 import { CONFIG_HASH, MERGED_ORDER } from './checks.ts';
 import { imageOf, REPOSITORY, type DirectoryPlan } from './plan.ts';
 import { predictMerged, predictStart, type MergedSeen, type StartSeen } from './predict.ts';
@@ -57,6 +57,10 @@ async function startOn(ctx: CaseContext, s: DirectorySetting, dir: string, predi
   }
 }
 
+/** The kubelet's own line of a refused start (klog: "Failed to register CRI auth plugins" err="…"), read before the restore appends more. */
+const refusalLog = (ctx: CaseContext, start: Start) =>
+  start.error ? kubeletEvidence(ctx.environment, [REGISTER_FAILED]) : Promise.resolve([]);
+
 const showStart = (v: StartSeen) => (v.error ? `${v.outcome}: ${v.error}` : v.outcome);
 const showMerged = (v: MergedSeen) =>
   v.outcome !== 'starts'
@@ -74,7 +78,10 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
       const host = s.lab.registry.host;
       const prediction = predictMerged(plan, dir, kubeletVersion, { host, username: s.lab.user.username });
       const start = await startOn(ctx, s, dir, prediction.value);
-      const evidence = start.error ? [{ kind: 'text' as const, label: "the kubelet's error", text: start.error }] : [];
+      const evidence = [
+        ...(start.error ? [{ kind: 'text' as const, label: "the kubelet's error", text: start.error }] : []),
+        ...(await refusalLog(ctx, start)),
+      ];
       if (!start.env) {
         return [
           judge(MERGED_ORDER, { prediction, observed: start.seen, show: showMerged, evidence, startedAt }),
@@ -88,7 +95,10 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
       // Only this case pulls the repository, from a registry of this run: no time filter needed.
       const repository = `${host}/${REPOSITORY}`;
       const execs = (await s.fleet.invocations()).filter((i) => i.image === repository).map((i) => i.provider);
-      const requests = (await s.lab.requests()).filter((r) => r.path.includes(`/${REPOSITORY}/`));
+      // containerd's pulls only: the suite's own push of the image is in the registry's log too.
+      const requests = (await s.lab.requests()).filter(
+        (r) => r.path.includes(`/${REPOSITORY}/`) && r.agent.startsWith('containerd'),
+      );
       const logins = [...new Set(requests.map((r) => r.credential).filter((c) => c !== 'none'))];
       const merged = judge(MERGED_ORDER, {
         prediction,
@@ -99,7 +109,13 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
           {
             kind: 'data',
             label: `registry requests for ${REPOSITORY} (credential of each, never the secret)`,
-            data: requests.map((r) => ({ method: r.method, path: r.path, status: r.status, credential: r.credential })),
+            data: requests.map((r) => ({
+              time: r.time,
+              method: r.method,
+              path: r.path,
+              status: r.status,
+              credential: r.credential,
+            })),
           },
         ],
         startedAt,
@@ -123,6 +139,7 @@ export function refusedCase(s: DirectorySetting, check: Check, plan: DirectoryPl
       show: showStart,
       evidence: [
         { kind: 'text', label: "the kubelet's error, as the user sees it", text: start.error || '(none: it started)' },
+        ...(await refusalLog(ctx, start)),
       ],
       startedAt,
     });
