@@ -16,6 +16,7 @@ import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
+import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -33,6 +34,7 @@ export const SUITES: Record<string, Suite> = {
   'exec-plugin-401': execPlugin401Suite,
   'vendor-gke': vendorGkeSuite,
   mirrors: mirrorsSuite,
+  'provider-config-directory': providerConfigDirectorySuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */

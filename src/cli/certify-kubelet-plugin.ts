@@ -66,8 +66,9 @@ Flags:
   --live                 after the hermetic checks, install the plugin and its provider entry into the
                          local cluster's kubelet (CREDPROV_ENV_NAME, default 'default'; brought up and
                          torn down if not running) and pull each --image, the first again, and an image
-                         outside matchImages: KP-LIVE-INVOKED, KP-LIVE-PULL, KP-LIVE-CACHE,
-                         KP-LIVE-NO-PLUGIN-ERRORS (MUST). --verify-pull-ca is trusted by containerd too
+                         outside matchImages: KP-LIVE-CONFIG-LOADED (the kubelet's config hash, 1.34+),
+                         KP-LIVE-INVOKED, KP-LIVE-PULL, KP-LIVE-CACHE, KP-LIVE-NO-PLUGIN-ERRORS (MUST).
+                         --verify-pull-ca is trusted by containerd too
 
 With tokenAttributes, each request carries a service account token shaped like
 the API server's (RS256, signed by a key made for this run, audience from the

@@ -43,3 +43,4 @@ export { kubeletFilesOf, clusterCAOf, twoNodesOf } from './environment-fields.ts
 export { ensureKubelet } from './kubelet-builds.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
+export { assertKubeletLoadedConfig, expectedConfigHash, observeConfigHash } from './config-loaded.ts';

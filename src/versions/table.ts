@@ -18,7 +18,11 @@ export interface KubeBehaviour {
   tokenAttributesField: boolean;
   /** tokenAttributes.cacheType exists and is required. */
   cacheTypeRequired: boolean;
-  /** --image-credential-provider-config may name a directory. */
+  /**
+   * --image-credential-provider-config may name a directory (k/k PR #131658): *.json/*.yaml/*.yml merged in
+   * lexical order, a repeated provider name and an empty directory refused. v1.33.13 reads the path with
+   * os.ReadFile (a directory: "… read <dir>: is a directory"); v1.34.5+ config.go readCredentialProviderConfig.
+   */
   configDirectory: boolean;
   /** The kubelet rejects a response whose password equals the SA token unless cacheType is Token. */
   rejectsTokenAsPassword: boolean;
@@ -33,6 +37,13 @@ export interface KubeBehaviour {
    * v1.36.5 and v1.37.1 API server by the service-account-token suite (SA-AUDIENCE-DENIED).
    */
   audienceRefusalWording: 'pod-spec-volume' | 'audience';
+  /**
+   * The gauge (value 1) whose `hash` label is sha256 over the credential provider config the kubelet
+   * loaded ("sha256:<hex>", each file length-prefixed; src/model/provider-config-load.ts), or undefined
+   * where the kubelet has none. k/k PR #133016; read from pkg/credentialprovider/plugin/metrics.go and
+   * config.go of v1.34.5, v1.35.4, v1.36.5, v1.37.1, v1.38.0-alpha.0 (identical), absent in v1.33.13.
+   */
+  configInfoMetric: string | undefined;
   /** failCgroupV1 default; on this repo's cgroup v1 hosts it must be set false from 1.35. */
   failCgroupV1Default: boolean;
   /** Lowest containerd minor releases that support this kubelet (containerd RELEASES.md). */
@@ -99,6 +110,7 @@ const ROWS: KubeBehaviour[] = [
     configDirectory: false,
     rejectsTokenAsPassword: false,
     pluginErrorsMetric: 'kubelet_credential_provider_plugin_errors',
+    configInfoMetric: undefined,
     failCgroupV1Default: false,
     containerdSupported: ['2.1.0', '2.0.4', '1.7.24', '1.6.36'],
     podInfraContainerImageFlag: true,
@@ -163,6 +175,7 @@ function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etc
     rejectsTokenAsPassword: true,
     pluginErrorsMetric: 'kubelet_credential_provider_plugin_errors_total',
     audienceRefusalWording: 'audience',
+    configInfoMetric: 'kubelet_credential_provider_config_info',
     failCgroupV1Default: true,
     containerdSupported: [],
     podInfraContainerImageFlag: false,

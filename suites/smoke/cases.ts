@@ -1,9 +1,17 @@
 // The smoke suite's cases: two pods pulled side by side (one image the
 // provider matches, one it does not), then the plugin's requests read back.
 import type { Fleet, LabRegistry, PodRun } from '../../src/run/kit.ts';
-import { caseOf, judge, kubeletEvidence, runPod, type Case, type CaseContext } from '../../src/run/kit.ts';
+import {
+  assertKubeletLoadedConfig,
+  caseOf,
+  judge,
+  kubeletEvidence,
+  runPod,
+  type Case,
+  type CaseContext,
+} from '../../src/run/kit.ts';
 import { containerLog } from '../../src/run/pods.ts';
-import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from './checks.ts';
+import { CONFIG_LOADED, PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from './checks.ts';
 import type { SmokePlan } from './plan.ts';
 import { predictPod, predictRequests, type PodSeen, type Pull, type RequestSeen } from './predict.ts';
 
@@ -79,10 +87,13 @@ function requestCase(s: SmokeLab): Case {
   });
 }
 
-/** The pods first (side by side), then what the plugin was asked while they pulled. */
+/** The pods first (side by side), then what the plugin was asked while they pulled, and the config hash the kubelet publishes. */
 export function smokeCases(s: SmokeLab): { pods: Case[]; afterPods: Case[] } {
   return {
     pods: [podCase(s, PRIVATE_PULL, s.plan.images.matched), podCase(s, UNMATCHED_FAILS, s.plan.images.unmatched)],
-    afterPods: [requestCase(s)],
+    afterPods: [
+      requestCase(s),
+      caseOf(CONFIG_LOADED, (ctx) => assertKubeletLoadedConfig(CONFIG_LOADED, ctx.environment)),
+    ],
   };
 }

@@ -26,4 +26,13 @@ export const PLUGIN_REQUEST: Check = {
     'KEP-2133: CredentialProviderRequest {apiVersion, kind, image} on stdin; image is the repository without tag or digest; serviceAccountToken only with tokenAttributes (KEP-4412)',
 };
 
-export const SMOKE_CHECKS = [PRIVATE_PULL, UNMATCHED_FAILS, PLUGIN_REQUEST];
+export const CONFIG_LOADED: Check = {
+  id: 'SMOKE-CONFIG-LOADED',
+  title:
+    'The kubelet loaded the provider config credprov wrote: kubelet_credential_provider_config_info{hash} equals the sha256 of its bytes (1.34+)',
+  level: 'MUST',
+  source:
+    'k/k PR #133016: the kubelet publishes "sha256:<hex>" over the config file(s) it read (pkg/credentialprovider/plugin/config.go, metrics.go)',
+};
+
+export const SMOKE_CHECKS = [PRIVATE_PULL, UNMATCHED_FAILS, PLUGIN_REQUEST, CONFIG_LOADED];

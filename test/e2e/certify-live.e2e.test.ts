@@ -43,7 +43,13 @@ const itEcr = testIf(
   ),
 );
 const TIMEOUT_MS = 300_000;
-const LIVE_IDS = ['KP-LIVE-INVOKED', 'KP-LIVE-PULL', 'KP-LIVE-CACHE', 'KP-LIVE-NO-PLUGIN-ERRORS'];
+const LIVE_IDS = [
+  'KP-LIVE-CONFIG-LOADED',
+  'KP-LIVE-INVOKED',
+  'KP-LIVE-PULL',
+  'KP-LIVE-CACHE',
+  'KP-LIVE-NO-PLUGIN-ERRORS',
+];
 
 let dir: string | undefined;
 let registry: StartedRegistry | undefined;
@@ -197,6 +203,8 @@ describe('certify kubelet-plugin --live', () => {
       );
       expect(live['KP-LIVE-PULL']).toMatch(/^failed: /);
       expect(live['KP-LIVE-INVOKED']).toMatch(/^passed: /);
+      // A failing plugin is still the config the kubelet loaded.
+      expect(live['KP-LIVE-CONFIG-LOADED']).toMatch(/^passed: /);
       expect(code).toBe(1);
     },
     TIMEOUT_MS,

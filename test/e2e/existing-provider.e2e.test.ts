@@ -60,7 +60,7 @@ describe('existing provider', () => {
       processEnv: { ...env, CI: '' },
       providerFor: async () => existingProvider({ env, kubeconfig: b.kubeconfig }),
     });
-    expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
     expect(report.checks[0]!.message).toBe(
       "provider existing cannot install plugins into the kubelet's plugin dir (installPlugins), pull from registries on this host's loopback (hostRegistries)",
     );

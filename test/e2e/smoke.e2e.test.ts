@@ -10,7 +10,7 @@ import { Redactor } from '../../src/core/redact.ts';
 import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
-import { PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from '../../suites/smoke/checks.ts';
+import { CONFIG_LOADED, PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from '../../suites/smoke/checks.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
 const available = await localProvider().isAvailable();
@@ -63,6 +63,11 @@ describe('smoke suite on a local cluster', () => {
   it(
     `${PLUGIN_REQUEST.id}: the plugin saw exactly one v1 CredentialProviderRequest, for the repository without tag, without a token`,
     () => expectPassed(PLUGIN_REQUEST.id),
+    240_000,
+  );
+  it(
+    `${CONFIG_LOADED.id}: the kubelet's config hash on /metrics is the sha256 of the config credprov wrote`,
+    () => expectPassed(CONFIG_LOADED.id),
     240_000,
   );
   it('SMOKE-TEARDOWN: the run tears down the environment it brought up', async () => {

@@ -6,12 +6,13 @@
 // (providers[0].name) where the kubelet itself prints providers.name.
 import { readdir, stat } from 'node:fs/promises';
 import { isMap, isSeq } from 'yaml';
-import { basename, extname, join } from 'node:path';
+import { basename } from 'node:path';
 import { ConfigError, type FieldProblem } from '../../core/errors.ts';
 import { readInputText } from '../../core/input-file.ts';
 import { yamlToJs } from '../../core/yaml.ts';
 import { parseSchemeless } from '../../matching/gourl.ts';
 import { patternWarning } from '../../matching/url.ts';
+import { configFileOrder } from '../../model/provider-config-load.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion, type KubeBehaviour } from '../../versions/table.ts';
 import { decodeAgainst, parseDocument, type DecodeProblem, type FieldType } from './decode.ts';
 import { formatGoDuration, parseGoDurationNs } from './goduration.ts';
@@ -368,10 +369,10 @@ export function parseProviderConfig(text: string, file: string, opts?: ValidateO
 /** The config files the kubelet reads for a --image-credential-provider-config directory, in its order. */
 export async function configDirectoryFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries
-    .filter((e) => !e.isDirectory() && ['.json', '.yaml', '.yml'].includes(extname(e.name)))
-    .map((e) => join(dir, e.name))
-    .sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : Buffer.from(a) > Buffer.from(b) ? 1 : 0));
+  return configFileOrder(
+    dir,
+    entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() })),
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ import { skipped } from '../../report/checks.ts';
 import type { Check, CheckResult, Evidence } from '../../report/model.ts';
 import { kubeletEvidence, runPod, type PodRun } from '../../run/lab.ts';
 import { judge } from '../../run/prediction.ts';
+import { assertKubeletLoadedConfig } from '../../run/config-loaded.ts';
 import { runSuites } from '../../run/runner.ts';
 import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../run/suite.ts';
 import { behaviourFor } from '../../versions/table.ts';
@@ -67,7 +68,21 @@ export const KP_LIVE_NO_ERRORS: Check = {
   source:
     'kubelet metrics (pkg/credentialprovider/plugin/metrics.go): kubelet_credential_provider_plugin_errors(_total){plugin_name} counts failed and timed-out execs; the name per version from the version table (pluginErrorsMetric)',
 };
-export const LIVE_CHECKS: Check[] = [KP_LIVE_INVOKED, KP_LIVE_PULL, KP_LIVE_CACHE, KP_LIVE_NO_ERRORS];
+export const KP_LIVE_CONFIG_LOADED: Check = {
+  id: 'KP-LIVE-CONFIG-LOADED',
+  level: 'MUST',
+  title:
+    'the kubelet loaded the provider config credprov wrote: kubelet_credential_provider_config_info{hash} equals the sha256 of its bytes (1.34+; skipped on older kubelets)',
+  source:
+    'k/k PR #133016: the kubelet publishes "sha256:<hex>" over the config it read (pkg/credentialprovider/plugin/config.go, metrics.go); the metric name per version from the version table (configInfoMetric)',
+};
+export const LIVE_CHECKS: Check[] = [
+  KP_LIVE_CONFIG_LOADED,
+  KP_LIVE_INVOKED,
+  KP_LIVE_PULL,
+  KP_LIVE_CACHE,
+  KP_LIVE_NO_ERRORS,
+];
 
 export interface LiveOptions {
   plugin: string;
@@ -159,10 +174,12 @@ async function runLive(
   logDir: string,
 ): Promise<CheckResult[]> {
   const env = run.environment;
+  // First, before any pull: every other verdict is about this config.
+  const loaded = await assertKubeletLoadedConfig(KP_LIVE_CONFIG_LOADED, env);
   if (o.provider.tokenAttributes) {
     const why =
       'the provider has tokenAttributes: a live run would need a service account with its annotations and an audience RBAC grant for the node, which certify --live does not set up (the vendor-ecr suite shows that path)';
-    return LIVE_CHECKS.map((c) => skipped(c, why));
+    return [loaded, ...LIVE_CHECKS.filter((c) => c !== KP_LIVE_CONFIG_LOADED).map((c) => skipped(c, why))];
   }
   const kubeletVersion = env.kubeletVersion ?? env.kubeVersion;
   const startedAt = new Date();
@@ -268,7 +285,7 @@ async function runLive(
   );
   const kubelet = failing ? await kubeletEvidence(env, [o.provider.name, 'credential provider']) : [];
   const execOf = (w: (typeof windows)[number]) => (w.execs.length > 0 ? 'exec' : 'no exec');
-  const results: CheckResult[] = [];
+  const results: CheckResult[] = [loaded];
 
   // Which pulls the cache model does not claim: first pulls of a key, and the unmatched image.
   const notCached = pulls.map((_, i) => i).filter((i) => !pulls[i]!.matched || predicted[i]!.exec);

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
+import { providerConfigText } from '../../api/credentialprovider/config-text.ts';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
 import { cacheDir, exchangeDir } from '../../core/paths.ts';
 import { NODE_PATHS, type KindInputs } from './config.ts';
@@ -68,7 +68,8 @@ export async function writeNodeFiles(o: NodeFilesOptions): Promise<KindInputs> {
     // A config file keeps its name; a config directory (1.34+) is copied whole.
     const configName = provider.configFile ? basename(provider.configFile) : 'credential-provider-config.yaml';
     if (provider.configFile) await cp(provider.configFile, join(providerConfigRoot, configName), { recursive: true });
-    else if (provider.config) await writeFile(join(providerConfigRoot, configName), stringify(provider.config));
+    else if (provider.config)
+      await writeFile(join(providerConfigRoot, configName), providerConfigText(provider.config));
     inputs.providerConfig = { nodePath: `${NODE_PATHS.providerConfigRoot}/${configName}` };
   }
   return inputs;

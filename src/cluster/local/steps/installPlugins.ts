@@ -3,7 +3,7 @@
 // and an inline provider config is written out for --image-credential-provider-config.
 import { access, constants, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { stringify } from 'yaml';
+import { providerConfigText } from '../../../api/credentialprovider/config-text.ts';
 import { ConfigError } from '../../../core/errors.ts';
 import type { Step } from '../context.ts';
 
@@ -28,6 +28,6 @@ export const installPlugins: Step = {
       }
       await symlink(target, join(dir, name));
     }
-    if (cp.config) await writeFile(ctx.layout.credentialProviderConfig, stringify(cp.config));
+    if (cp.config) await writeFile(ctx.layout.credentialProviderConfig, providerConfigText(cp.config));
   },
 };
