@@ -22,7 +22,7 @@ export const PHASE_TIMEOUT_MS = 90_000;
 export const PULLS_SETTLE_TIMEOUT_MS = 30_000;
 export const AFTER_FIRST_PULLS_MS = 300;
 export const BEFORE_METRICS_MS = 500;
-/** More tries for a metrics read with no pull in flight before and after it. */
+/** More reads of the metrics after a phase while they count intents that are not on disk (phases.ts). */
 export const QUIET_SCRAPE_TRIES = 5;
 /** How long the controller-manager may take to fill the namespace (service accounts, kube-root-ca.crt). */
 export const NAMESPACE_READY_TIMEOUT_MS = 30_000;
