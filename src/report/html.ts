@@ -109,7 +109,10 @@ function matrix(report: RunReport): string {
   const m = report.metrics?.matrix as
     | {
         versions?: string[];
-        rows?: Array<{ suite: string; cells: Record<string, { status: string; reason?: string }> }>;
+        rows?: Array<{
+          suite: string;
+          cells: Record<string, { status: string; shouldFailed?: number; reason?: string }>;
+        }>;
       }
     | undefined;
   if (!m?.versions || !m.rows) return '';
@@ -121,7 +124,7 @@ function matrix(report: RunReport): string {
           .versions!.map((v) => {
             const cell = r.cells[v];
             return cell
-              ? `<td class="${esc(cell.status)}" title="${esc(cell.reason ?? '')}">${esc(cell.status)}${cell.reason ? `<br><small>${esc(cell.reason)}</small>` : ''}</td>`
+              ? `<td class="${esc(cell.status)}" title="${esc(cell.reason ?? '')}">${esc(cell.status)}${cell.shouldFailed ? ` (${cell.shouldFailed} SHOULD failed)` : ''}${cell.reason ? `<br><small>${esc(cell.reason)}</small>` : ''}</td>`
               : '<td>–</td>';
           })
           .join('')}</tr>`,

@@ -2,10 +2,16 @@ import { describe, expect, test } from '@jest/globals';
 import type { CheckResult, RunReport } from './model.ts';
 import { buildMatrix, matrixToJunit, matrixToMarkdown } from './matrix.ts';
 
-const c = (id: string, suite: string, status: CheckResult['status'], message = 'm'): CheckResult => ({
+const c = (
+  id: string,
+  suite: string,
+  status: CheckResult['status'],
+  message = 'm',
+  level: CheckResult['level'] = 'MUST',
+): CheckResult => ({
   id,
   title: id,
-  level: 'MUST',
+  level,
   source: 's',
   status,
   message,
@@ -49,6 +55,30 @@ describe('qualification matrix', () => {
     });
     expect(m.rows[1]!.cells['v1.37.1']).toMatchObject({ status: 'skipped', reason: 'B-1: no cached kubelet' });
     expect(m.rows[0]!.cells['v1.37.1']).toMatchObject({ status: 'passed', passed: 1 });
+  });
+
+  test('SHOULD failures are counted and named, but fail a cell only as they fail the exit code: never, unless the harness broke', () => {
+    const warned = buildMatrix(
+      [
+        {
+          version: 'v1.38.0-alpha.0',
+          report: report([
+            c('M-1', 'mirrors', 'passed'),
+            c('M-1-NO-CROSSING', 'mirrors', 'failed', 'CREDENTIAL CROSSED', 'SHOULD'),
+            { ...c('G-1', 'gke', 'failed', 'harness error: x', 'SHOULD'), cause: 'harness' },
+          ]),
+        },
+      ],
+      ['mirrors', 'gke'],
+    );
+    expect(warned.rows[0]!.cells['v1.38.0-alpha.0']).toMatchObject({
+      status: 'passed',
+      failed: 1,
+      shouldFailed: 1,
+      reason: 'SHOULD M-1-NO-CROSSING: CREDENTIAL CROSSED',
+    });
+    expect(warned.rows[1]!.cells['v1.38.0-alpha.0']).toMatchObject({ status: 'failed', shouldFailed: 0 });
+    expect(matrixToMarkdown(warned)).toContain('| mirrors | PASS 1/2, 1 SHOULD failed |');
   });
 
   test('Markdown and JUnit render the same cells', () => {

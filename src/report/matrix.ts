@@ -7,9 +7,12 @@ import type { CheckResult, RunReport, Status } from './model.ts';
 export interface MatrixCell {
   status: Status;
   passed: number;
+  /** Every failed check, SHOULD ones included. */
   failed: number;
   skipped: number;
-  /** Why it failed or was skipped: the first such check's id and message. */
+  /** SHOULD checks that failed on the subject's account: reported, but they fail neither the cell nor the exit code. */
+  shouldFailed: number;
+  /** Why it failed, warned or was skipped: the first such check's id and message. */
   reason?: string;
   /** The per-version report this cell comes from. */
   report?: string;
@@ -20,18 +23,25 @@ export interface Matrix {
   rows: Array<{ suite: string; cells: Record<string, MatrixCell> }>;
 }
 
-/** A suite's cell on one version: failed if any check failed, else passed if any passed, else skipped. */
+/**
+ * A suite's cell on one version, by the exit code's rule (hasBlockingFailure): failed if a MUST check failed or
+ * the harness broke, else passed if any check passed or only SHOULD checks failed, else skipped.
+ */
 export function cellFor(checks: CheckResult[], report?: string): MatrixCell {
   const n = (s: Status) => checks.filter((c) => c.status === s).length;
-  const status: Status = n('failed') > 0 ? 'failed' : n('passed') > 0 ? 'passed' : 'skipped';
+  const blocking = checks.filter((c) => c.status === 'failed' && (c.level === 'MUST' || c.cause === 'harness'));
+  const warned = checks.filter((c) => c.status === 'failed' && !blocking.includes(c));
+  const status: Status = blocking.length > 0 ? 'failed' : n('passed') > 0 || warned.length > 0 ? 'passed' : 'skipped';
   const why =
-    checks.find((c) => c.status === 'failed') ??
+    blocking[0] ??
+    (warned[0] && { ...warned[0], id: `SHOULD ${warned[0].id}` }) ??
     (status === 'skipped' ? checks.find((c) => c.status === 'skipped') : undefined);
   return {
     status,
     passed: n('passed'),
     failed: n('failed'),
     skipped: n('skipped'),
+    shouldFailed: warned.length,
     ...(why ? { reason: `${why.id}: ${why.message}`.slice(0, 300) } : {}),
     ...(report ? { report } : {}),
   };
@@ -79,7 +89,9 @@ export function matrixToMarkdown(m: Matrix, title = 'credprov qualify'): string 
       `| ${r.suite} | ${m.versions
         .map((v) => {
           const c = r.cells[v];
-          return c ? `${ICON[c.status]} ${c.passed}/${c.passed + c.failed + c.skipped}` : '–';
+          return c
+            ? `${ICON[c.status]} ${c.passed}/${c.passed + c.failed + c.skipped}${c.shouldFailed ? `, ${c.shouldFailed} SHOULD failed` : ''}`
+            : '–';
         })
         .join(' | ')} |`,
     );
