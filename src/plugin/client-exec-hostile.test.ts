@@ -58,7 +58,8 @@ describe('runExecPlugin with hostile plugins', () => {
     const p = await plugin('daemon-hang', 'setsid sleep 30 &\nsleep 30');
     const t0 = Date.now();
     const inv = await run(p, 500);
-    expect(Date.now() - t0).toBeLessThan(500 + 2500);
+    // Far below the 30 s the daemon holds stdout (a hang), with room for a loaded machine (over 3 s seen at load 15-20).
+    expect(Date.now() - t0).toBeLessThan(500 + 9500);
     expect(inv.timedOut).toBe(true);
     expect(await markedAfter(marker)).toEqual([]);
   }, 20_000);
