@@ -149,6 +149,7 @@ const ROWS: KubeBehaviour[] = [
   // 1.37 is not yet in containerd's matrix; 2.2/2.3 are what upstream CI uses.
   // kubeadm v1.37.1's etcd table stops at 36 and falls back to its newest entry.
   row(37, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.7.0-0' }),
+  // Confirmed on a real v1.38.0-alpha.0 by qualify --suite all (issue 22): every prediction from this row agreed.
   // Read from k8s.io/kubernetes@v1.38.0-alpha.0: the three gates keep 1.37's defaults
   // (pkg/features/kube_features.go), FailCgroupV1 still defaults true
   // (pkg/kubelet/apis/config/v1beta1/defaults.go), kubeadm's etcd table still stops at 36
@@ -188,9 +189,9 @@ function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etc
 }
 
 /**
- * The release credprov tests when none is named: the newest patch whose
- * source the Go module proxy serves (v1.37.2's zip is refused with 403).
- * The one place to bump it.
+ * The release credprov tests when none is named. Chosen when the Go module
+ * proxy refused v1.37.2's zip (403); it serves it now, and the default stays
+ * until CI's caches are moved with it. The one place to bump it.
  */
 export const DEFAULT_KUBE_VERSION = 'v1.37.1';
 
