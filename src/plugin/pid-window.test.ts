@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { markedAfter, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
-import { readOdometer } from './pid-odometer.ts';
+import { keepReading, readOdometer } from './pid-odometer.ts';
 import { openPidWindow, pidsInWindow } from './pid-window.ts';
 import { isProcess } from './proc-files.ts';
 import { findStrays, killStrays, MARKER_ENV } from './strays.ts';
@@ -55,14 +55,16 @@ describe('pidsInWindow', () => {
   });
 });
 
-test('readOdometer adds up how far the pid counter moved', () => {
-  // A chain breaks when the counter goes unread for too long: on a loaded machine one spawnSync may take that long.
-  // Up to 5 tries for one unbroken before/after pair (the old loop stopped after the first try, broken or not).
+test('readOdometer adds up how far the pid counter moved', async () => {
+  // A chain breaks when the counter goes unread for too long (about 30 ms here): on a loaded machine one spawnSync
+  // took that long five times running (CI, with its clusters and jest workers). So the spawn is asynchronous,
+  // keepReading's timer reads on while it runs, as it does when the harness runs a plugin, and up to 20 tries.
   type Reading = NonNullable<ReturnType<typeof readOdometer>>;
   let pair: { before: Reading; after: Reading } | undefined;
-  for (let i = 0; i < 5 && !pair; i++) {
+  for (let i = 0; i < 20 && !pair; i++) {
+    keepReading();
     const before = readOdometer()!;
-    spawnSync('true');
+    await new Promise((done) => spawn('true').on('exit', done));
     const after = readOdometer()!;
     if (after.chain === before.chain) pair = { before, after };
   }
