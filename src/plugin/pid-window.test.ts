@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { markedAfter, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
-import { keepReading, readOdometer } from './pid-odometer.ts';
+import { readOdometer } from './pid-odometer.ts';
 import { openPidWindow, pidsInWindow } from './pid-window.ts';
 import { isProcess } from './proc-files.ts';
 import { findStrays, killStrays, MARKER_ENV } from './strays.ts';
@@ -56,21 +56,29 @@ describe('pidsInWindow', () => {
 });
 
 test('readOdometer adds up how far the pid counter moved', async () => {
-  // A chain breaks when the counter goes unread for too long (about 30 ms here): on a loaded machine one spawnSync
-  // took that long five times running (CI, with its clusters and jest workers). So the spawn is asynchronous,
-  // keepReading's timer reads on while it runs, as it does when the harness runs a plugin, and up to 20 tries.
+  // A chain breaks when the counter goes unread for too long (about 30 ms here), and forking a jest worker's big
+  // process took longer than that five times running under CI. So a small shell forks instead, and the two readings
+  // are taken 5 ms apart, as often as needed (up to 2 s) for one pair of a single chain.
   type Reading = NonNullable<ReturnType<typeof readOdometer>>;
+  const churn = spawn('sh', ['-c', 'while :; do /bin/true; done'], { stdio: 'ignore' });
   let pair: { before: Reading; after: Reading } | undefined;
-  for (let i = 0; i < 20 && !pair; i++) {
-    keepReading();
-    const before = readOdometer()!;
-    await new Promise((done) => spawn('true').on('exit', done));
-    const after = readOdometer()!;
-    if (after.chain === before.chain) pair = { before, after };
+  try {
+    await new Promise((up) => churn.once('spawn', up));
+    for (const until = performance.now() + 2000; !pair && performance.now() < until;) {
+      const before = readOdometer()!;
+      for (const t = performance.now() + 5; performance.now() < t;);
+      const after = readOdometer()!;
+      if (after.chain === before.chain && after.travel > before.travel) pair = { before, after };
+      await new Promise((next) => setImmediate(next));
+    }
+  } finally {
+    churn.kill('SIGKILL');
   }
   expect(pair).toBeDefined();
   const { before, after } = pair!;
-  expect(after.travel - before.travel).toBeGreaterThanOrEqual(1);
+  // The distance the counter moved, also when it went past pid_max in between (then it started again from the bottom).
+  if (after.lastPid > before.lastPid) expect(after.travel - before.travel).toBe(after.lastPid - before.lastPid);
+  else expect(after.travel - before.travel).toBeGreaterThan(after.lastPid);
 });
 
 describe('findStrays in a window', () => {
