@@ -166,8 +166,10 @@ export function findStrays(o: FindOptions): FoundProcess[] {
   const windowed = o.window && outputs.size === 0 && !o.scanAll ? pidsInWindow(o.window) : undefined;
   // Not this process: it holds the near end of every output.
   for (const pid of windowed?.filter((p) => p !== process.pid) ?? otherProcesses()) {
-    // undefined when gone, or not ours to read
-    const environ = windowed ? settledEnviron(pid) : readProcFile(`/proc/${pid}/environ`);
+    // undefined when gone, or not ours to read. Read again while empty on the full scan too: it runs when the
+    // window could not be trusted (a loaded machine), right after the plugin's exit as well, and a grandchild
+    // still inside execve then showed no environment (1 miss in 60 runs under CI's load).
+    const environ = settledEnviron(pid);
     const marked = environ?.includes(needle) ?? false;
     if (!marked && (!o.scanAll || outputs.size === 0)) continue;
     // A window is probed pid by pid, so it may name a marked process's threads.
@@ -182,13 +184,17 @@ export function findStrays(o: FindOptions): FoundProcess[] {
   return found;
 }
 
-/** How often, 1 ms apart, an empty environment is read again before it is believed. */
-const EXEC_RETRIES = 20;
+/**
+ * How often, 1 ms apart, an empty environment is read again before it is believed: 20 was enough on a quiet
+ * machine (0 misses in 300); an execve under CI's load can take longer, and only a process with an empty
+ * environment that is not a kernel thread or zombie ever waits.
+ */
+const EXEC_RETRIES = 100;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * A process's environment, read again while it is empty: a process inside
- * execve shows none for a moment, and the window is read right after the
+ * execve shows none for a moment, and the window (or the full scan) is read right after the
  * plugin's exit, when its background job may be exec'ing (measured: 3-4 of
  * 100 runs of `setsid sleep 30 &` missed without this, 0 of 300 with it).
  * A zombie or a kernel thread (a child of kthreadd) never has one and is not
