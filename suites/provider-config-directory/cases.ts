@@ -5,12 +5,13 @@
 // refuses leaves no kubelet running.
 import type { CredentialProviderSpec } from '../../src/api/spec/types.ts';
 import { errorMessage } from '../../src/core/errors.ts';
-import { skipped } from '../../src/report/checks.ts';
 import {
   assertKubeletLoadedConfig,
   caseOf,
   judge,
   kubeletEvidence,
+  notApplicable,
+  notRun,
   runPod,
   type Case,
   type CaseContext,
@@ -85,7 +86,14 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
       if (!start.env) {
         return [
           judge(MERGED_ORDER, { prediction, observed: start.seen, show: showMerged, evidence, startedAt }),
-          skipped(CONFIG_HASH, `the kubelet did not start on ${dir}, so it published no hash`),
+          // Predicted refused (1.33): there is no hash to read. Predicted to start: the refusal above fails
+          // MERGED_ORDER, and the hash is not run, which CI counts as a failure too.
+          prediction.value.outcome === 'starts'
+            ? notRun(CONFIG_HASH, `the kubelet did not start on ${dir}, so it published no hash`, ctx.ci)
+            : notApplicable(
+                CONFIG_HASH,
+                `kubelet ${kubeletVersion} refuses a config directory, so it publishes no hash`,
+              ),
         ];
       }
       const env = start.env;

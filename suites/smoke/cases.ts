@@ -1,6 +1,5 @@
 // The smoke suite's cases: two pods pulled side by side (one image the
 // provider matches, one it does not), then the plugin's requests read back.
-import type { Fleet, LabRegistry, PodRun } from '../../src/run/kit.ts';
 import {
   assertKubeletLoadedConfig,
   caseOf,
@@ -9,6 +8,9 @@ import {
   runPod,
   type Case,
   type CaseContext,
+  type Fleet,
+  type LabRegistry,
+  type PodRun,
 } from '../../src/run/kit.ts';
 import { containerLog } from '../../src/run/pods.ts';
 import { CONFIG_LOADED, PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from './checks.ts';
