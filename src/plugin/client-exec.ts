@@ -282,6 +282,7 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   } else if (result.spawnErrorCode) {
     // client-go's wrapCmdRunErrorLocked: not an *exec.Error nor an *exec.ExitError, so "exec: " + the error.
     inv.spawnError = `exec: ${goForkExecError(resolved.path, result.spawnErrorCode)}`;
+    if (result.spawnErrorWhy) inv.spawnErrorWhy = result.spawnErrorWhy;
     inv.decodeError = inv.spawnError;
   } else if (result.exitCode !== 0) {
     // *exec.ExitError: ProcessState.ExitCode(), which is -1 when a signal ended the plugin.

@@ -47,6 +47,26 @@ export function execveFormatError(file: string, binfmtDir = BINFMT_MISC_DIR): 'E
   return 'ENOEXEC';
 }
 
+/**
+ * Why execve refuses `file` for its format, in words a vendor can act on:
+ * "the file is empty (0 bytes)", or what it starts with instead of #! or an
+ * ELF header. Undefined when it cannot be read.
+ */
+export function formatRefusalReason(file: string): string | undefined {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return undefined;
+  }
+  if (size === 0) return 'the file is empty (0 bytes)';
+  const header = readHeader(file);
+  if (!header) return undefined;
+  const first = header.subarray(0, Math.min(size, HEADER_BYTES)).toString('utf8').split('\n')[0]!;
+  const shown = first.length > 40 ? `${first.slice(0, 40)}…` : first;
+  return `it starts with ${JSON.stringify(shown)}: no #! line and no ELF header`;
+}
+
 /** ELF, or a #! script: the loaders every Linux kernel has. */
 export function hasBuiltinLoader(header: Buffer): boolean {
   const elf = header[0] === 0x7f && header[1] === 0x45 && header[2] === 0x4c && header[3] === 0x46;

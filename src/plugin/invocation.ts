@@ -26,6 +26,8 @@ export interface Invocation {
   timedOut: boolean;
   /** Spawn failed (ENOENT, EACCES, ENOEXEC …), in Go's words ("fork/exec <path>: exec format error"): the plugin never ran. */
   spawnError?: string;
+  /** Why execve refused the file, when it did for its format: "the file is empty (0 bytes)". */
+  spawnErrorWhy?: string;
   /** The decoded response when decoding succeeded. */
   response?: unknown;
   /** Why the response was refused, in the kubelet's (or client-go's) words. */

@@ -95,8 +95,10 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
   const spawnError = result.spawnErrorCode ? goForkExecError(file, result.spawnErrorCode) : undefined;
-  if (spawnError) inv.spawnError = spawnError;
-  else {
+  if (spawnError) {
+    inv.spawnError = spawnError;
+    if (result.spawnErrorWhy) inv.spawnErrorWhy = result.spawnErrorWhy;
+  } else {
     if (result.exitCode !== undefined) inv.exitCode = result.exitCode;
     if (result.signal) inv.signal = result.signal;
   }

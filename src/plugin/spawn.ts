@@ -21,7 +21,7 @@
 // machinery costs ~3ms a run, and the contract is small enough to own.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
-import { execveFormatError } from './exec-format.ts';
+import { execveFormatError, formatRefusalReason } from './exec-format.ts';
 import { openPidWindow } from './pid-window.ts';
 import { fdTarget } from './proc-files.ts';
 import {
@@ -75,6 +75,8 @@ export interface ProcessResult {
   timedOut: boolean;
   /** The spawn failed (ENOENT, EACCES, ENOEXEC …): the plugin never ran. */
   spawnErrorCode?: string;
+  /** For ENOEXEC: why the kernel has no loader for the file ("the file is empty (0 bytes)"). */
+  spawnErrorWhy?: string;
   /** Processes the run left behind, killed by us; `holds` names the outputs each kept open. */
   strays: StrayProcess[];
 }
@@ -109,17 +111,19 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       'pipe',
       'pipe',
     ];
-    const failed = (code: string | undefined): ProcessResult => ({
+    const failed = (code: string | undefined, why?: string): ProcessResult => ({
       stdout: '',
       stderr: '',
       outputBytes: { stdout: 0, stderr: 0 },
       timedOut: false,
       spawnErrorCode: code ?? 'EUNKNOWN',
+      ...(why ? { spawnErrorWhy: why } : {}),
       strays: [],
     });
     // Go's os/exec has no /bin/sh fallback: a file execve refuses never runs.
-    if (p.file.includes('/') && execveFormatError(resolvePath(p.cwd ?? process.cwd(), p.file)) === 'ENOEXEC') {
-      resolve(failed('ENOEXEC'));
+    const path = resolvePath(p.cwd ?? process.cwd(), p.file);
+    if (p.file.includes('/') && execveFormatError(path) === 'ENOEXEC') {
+      resolve(failed('ENOEXEC', formatRefusalReason(path)));
       return;
     }
     // Before the spawn: the plugin may fork before spawn() returns.

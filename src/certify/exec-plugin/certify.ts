@@ -19,7 +19,7 @@ export interface ExecCertification {
 }
 
 export async function certifyExecPlugin(plugin: ExecPlugin, o: CertifyExecOptions): Promise<ExecCertification> {
-  const obs = await observe(plugin, o);
+  const obs = await observe(plugin, { ...o, asClientNode: o.clients?.some((c) => c.probe.name === 'client-node') });
   const checks = await evaluate(obs);
   const matrix = o.clients?.length ? await certifyThroughClients(plugin, obs, { ...o, clients: o.clients }) : undefined;
   const concurrent = obs.concurrent.map((i) => i.durationMs).sort((a, b) => a - b);

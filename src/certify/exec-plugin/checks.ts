@@ -13,8 +13,8 @@ const check = (id: string, level: Check['level'], title: string, source: string)
 export const EP_EXEC = check(
   'EP-EXEC',
   'MUST',
-  'client-go can start the plugin',
-  'client-go exec.go starts the plugin with os/exec, a bare execve with no shell: a file the kernel has no loader for (a script without a #! line) fails every run with "exec: fork/exec <path>: exec format error"',
+  'client-go can start the plugin, and a plain run exits 0',
+  'client-go exec.go starts the plugin with os/exec, a bare execve with no shell: a file the kernel has no loader for (a script without a #! line, an empty file) fails every run with "exec: fork/exec <path>: exec format error"; a non-zero exit fails the request ("exec: executable <path> failed with exit code N")',
 );
 export const EP_APIVERSION = check(
   'EP-APIVERSION',

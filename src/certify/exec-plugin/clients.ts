@@ -32,7 +32,7 @@ import { formatMs } from '../../core/duration.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import type { Redactor } from '../../core/redact.ts';
-import { resolveExecCommand, runExecPlugin, type ExecInvocation, type ExecPlugin } from '../../plugin/client-exec.ts';
+import { resolveExecCommand, type ExecInvocation, type ExecPlugin } from '../../plugin/client-exec.ts';
 import type { InvocationLog } from '../../plugin/invocation.ts';
 import { clipOutputs } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
@@ -111,21 +111,7 @@ export async function certifyThroughClients(
   const resolved = await resolveExecCommand(plugin, o.parentEnv);
   if (!resolved.ok) return skipAll(`the command does not resolve (${resolved.error.split('\n')[0]}; see EP-EXEC)`);
 
-  // client-node runs the plugin without KUBERNETES_EXEC_INFO and with an open, silent stdin: its answer can differ.
-  const asClientNode = o.clients.some((c) => c.probe.name === 'client-node')
-    ? await step(progress, 'run as @kubernetes/client-node runs it (no KUBERNETES_EXEC_INFO)', () =>
-        runExecPlugin(plugin, {
-          log: o.log,
-          timeoutMs: o.timeoutMs,
-          stdin: { kind: 'silent-pipe' },
-          omitExecInfo: true,
-          label: 'as-client-node',
-          ...(o.redactor ? { redactor: o.redactor } : {}),
-          ...(o.parentEnv ? { parentEnv: o.parentEnv } : {}),
-          ...(o.cwd ? { cwd: o.cwd } : {}),
-        }),
-      )
-    : undefined;
+  const asClientNode = obs.asClientNode;
 
   const endpoint = await startScriptedEndpoint();
   const dir = await mkdtemp(join(tmpdir(), 'credprov-clients-'));

@@ -1,7 +1,8 @@
 // Turns observations into check results. Each check reads the runs it needs
-// and nothing else; when a check depends on another's subject (no status, no
-// certificate) it skips and says which check to read instead, so one defect
-// is reported once, by the check that names it.
+// and nothing else, and names its basis: what a pass rests on (the certify
+// kit skips a pass that rests on nothing). When a check depends on another's
+// subject (no status, no certificate) it skips and says which check to read
+// instead, so one defect is reported once, by the check that names it.
 import { inspectClientCertificate } from '../../api/exec/certificate.ts';
 import {
   findEmbeddedJsonObject,
@@ -10,108 +11,108 @@ import {
   parseStdoutLikeClientGo,
 } from '../../api/exec/credential.ts';
 import { formatMs } from '../../core/duration.ts';
-import type { CheckResult, Evidence } from '../../report/model.ts';
-import { fail, pass, runCheck, skip, type Outcome } from '../../report/checks.ts';
+import type { Check, CheckResult } from '../../report/model.ts';
+import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { ExecInvocation } from '../../plugin/client-exec.ts';
 import { describeEnd, goExitCode } from '../../plugin/go-exec.ts';
-import { clipOutputs, cutNote, cutResponse } from '../../plugin/invocation.ts';
+import { cutNote, cutResponse } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
+import { answered, basisOf, formatRefusalHint, judgeCheck, whyNothing, type Basis } from '../kit.ts';
 import * as C from './checks.ts';
+import { answer, clip, configuredRuns, everyRun, evidence, status, str, whyNoAnswer, type Obj } from './observed.ts';
 import { judgeTokenHeader } from './token-header.ts';
 import type { Observations } from './runs.ts';
 
-type Obj = Record<string, unknown>;
-
-const evidence = (label: string, inv: ExecInvocation): Evidence => ({
-  kind: 'invocation',
-  label: `${label} (${inv.id})`,
-  data: clipOutputs(inv),
-});
-
-/** The object a run printed as client-go reads it, or found inside noise (EP-STDOUT-ONLY-JSON judges the form). */
-function answer(inv: ExecInvocation): Obj | undefined {
-  if (inv.exitCode !== 0 || inv.timedOut || cutResponse(inv)) return undefined;
-  const asClientGo = parseStdoutLikeClientGo(inv.stdout);
-  if (asClientGo.ok) return asClientGo.value;
-  return findEmbeddedJsonObject(inv.stdout)?.value;
-}
-
-function status(inv: ExecInvocation): Obj | undefined {
-  const s = answer(inv)?.status;
-  return s && typeof s === 'object' && !Array.isArray(s) ? (s as Obj) : undefined;
-}
-
-const str = (o: Obj | undefined, k: string): string => (o && typeof o[k] === 'string' ? (o[k] as string) : '');
-
-/** Why a run produced nothing to judge, in one line. */
-function whyNoAnswer(inv: ExecInvocation): string {
-  if (inv.timedOut) return `it did not answer within ${formatMs(inv.durationMs)}`;
-  if (inv.spawnError) return inv.spawnError.split('\n')[0]!;
-  if (inv.exitCode !== 0) {
-    const err = inv.stderr.trim().split('\n').pop();
-    return `it ${describeEnd(inv)}${err ? ` (stderr: ${clip(err, 160)})` : ' with nothing on stderr'}`;
-  }
-  const cut = cutResponse(inv);
-  if (cut) return `its ${cut}`;
-  if (inv.stdout.trim() === '') return 'it exited 0 with an empty stdout';
-  return 'its stdout holds no JSON object';
-}
-
-function clip(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n)}…`;
-}
-
-/** Runs that used the configured apiVersion and the client-go stdin handling. */
-function configuredRuns(o: Observations): Array<[string, ExecInvocation]> {
-  const runs: Array<[string, ExecInvocation]> = [['first run', o.main]];
-  if (o.repeat) runs.push(['second run', o.repeat]);
-  o.concurrent.forEach((inv, i) => runs.push([`concurrent run ${i + 1}/${o.concurrent.length}`, inv]));
-  return runs;
-}
-
-/** Every run the certification made, each once. */
-function everyRun(o: Observations): Array<[string, ExecInvocation]> {
-  const runs = configuredRuns(o);
-  if (o.nonInteractiveProbe) runs.push(['non-interactive run with an open stdin', o.nonInteractiveProbe]);
-  for (const { apiVersion, inv } of o.byVersion)
-    if (inv !== o.main) runs.push([`run configured with ${apiVersion}`, inv]);
-  for (const p of o.provoked) runs.push([`provoked failure (${p.name})`, p.inv]);
-  return runs;
-}
-
 const TIMED_OUT = 'the first run timed out, nothing to judge (see EP-TIMEOUT)';
 
-function withMainAnswer(o: Observations, body: (a: Obj) => Outcome): Outcome {
-  if (o.main.timedOut) return skip(TIMED_OUT);
-  const a = answer(o.main);
-  if (!a)
-    return fail(`no ExecCredential to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
-  return body(a);
+function noMainAnswer(o: Observations): string {
+  if (o.main.timedOut) return TIMED_OUT;
+  return `no answer to judge: on the first run ${whyNoAnswer(o.main)} (see ${o.main.exitCode === 0 ? 'EP-STDOUT-ONLY-JSON' : 'EP-EXEC'})`;
 }
+
+function withMainAnswer(o: Observations, body: (a: Obj) => Outcome): Outcome {
+  const a = answer(o.main);
+  return a ? body(a) : skip(noMainAnswer(o));
+}
+
+const runsOf = (runs: Array<[string, ExecInvocation]>) => runs.map(([, inv]) => inv);
+
+/** What a pass of each check rests on. */
+const B = {
+  runs: (o: Observations): Basis => basisOf(everyRun(o), () => 'no run was made'),
+  mainAnswer: (o: Observations): Basis => basisOf(answer(o.main) ? [o.main] : [], () => noMainAnswer(o)),
+  stdout: (o: Observations): Basis =>
+    basisOf(
+      [o.main, o.repeat].filter((i): i is ExecInvocation => i !== undefined && answered(i)),
+      () => whyNothing([o.main], 'an answer', 'EP-EXEC'),
+    ),
+  failures: (o: Observations): Basis =>
+    basisOf(
+      runsOf(everyRun(o)).filter((i) => !i.spawnError && !i.timedOut && (i.exitCode !== 0 || i.signal)),
+      () => 'no run failed, not even a provoked one',
+    ),
+  nonInteractive: (o: Observations): Basis => {
+    // Ending by itself proves nothing when the plugin never answers at all: it may fail before it would read stdin.
+    const p = o.nonInteractiveProbe;
+    const works = runsOf(everyRun(o)).some(answered);
+    return basisOf(p && !p.timedOut && works ? [p] : [], () => whyNothing(runsOf(everyRun(o)), 'an answer', 'EP-EXEC'));
+  },
+  configuredAnswers: (o: Observations): Basis =>
+    basisOf(runsOf(configuredRuns(o)).filter(answered), () =>
+      whyNothing(runsOf(configuredRuns(o)), 'an answer', 'EP-EXEC'),
+    ),
+  answers: (o: Observations): Basis =>
+    basisOf(runsOf(everyRun(o)).filter(answered), () => whyNothing(runsOf(everyRun(o)), 'an answer', 'EP-EXEC')),
+  repeat: (o: Observations): Basis => basisOf(o.main.response && o.repeat ? [o.repeat] : [], () => noMainAnswer(o)),
+  concurrent: (o: Observations): Basis => basisOf(o.main.response ? o.concurrent : [], () => noMainAnswer(o)),
+  versionAnswers: (o: Observations): Basis =>
+    basisOf(
+      o.byVersion.filter(({ inv }) => answer(inv)),
+      () =>
+        whyNothing(
+          o.byVersion.map(({ inv }) => inv),
+          'an answer',
+          'EP-EXEC',
+        ),
+    ),
+  credentials: (o: Observations): Basis =>
+    basisOf(
+      runsOf(configuredRuns(o)).filter((i) => str(status(i), 'token') || str(status(i), 'clientKeyData')),
+      () => 'no run returned a token or key to look for',
+    ),
+};
 
 export async function evaluate(o: Observations, now: () => Date = () => new Date()): Promise<CheckResult[]> {
   const configured = o.plugin.config.apiVersion;
-  const bodies: Array<[typeof C.EP_KIND, () => Outcome]> = [
+  const bodies: Array<[Check, (o: Observations) => Basis, () => Outcome]> = [
     [
       C.EP_EXEC,
+      B.runs,
       () => {
         const runs = everyRun(o);
         const refused = runs.filter(([, inv]) => inv.spawnError);
         if (refused.length > 0) {
           const [label, inv] = refused[0]!;
-          const hint = /: exec format error$/m.test(inv.spawnError!)
-            ? '; a script needs a #! line: client-go starts plugins with execve, which has no /bin/sh fallback'
-            : '';
+          const why = formatRefusalHint(inv, 'client-go');
           return fail(
-            `on the ${label} client-go could not start the plugin: "${inv.spawnError!.split('\n')[0]!}" (${refused.length} of ${runs.length} runs)${hint}`,
+            `on the ${label} client-go could not start the plugin: "${inv.spawnError!.split('\n')[0]!}" (${refused.length} of ${runs.length} runs)${why ? `; ${why}` : ''}`,
             refused.slice(0, 3).map(([l, i]) => evidence(l, i)),
           );
         }
-        return pass(`started all ${runs.length} runs`);
+        // A plain run, nothing provoked: a plugin that fails it fails every client (timeouts are EP-TIMEOUT's).
+        if (!o.main.timedOut && (o.main.exitCode !== 0 || o.main.signal)) {
+          const declined = configuredRuns(o).filter(([, inv]) => !inv.timedOut && (inv.exitCode !== 0 || inv.signal));
+          return fail(
+            `on the first run, with nothing provoked, ${whyNoAnswer(o.main)} (${declined.length} of ${configuredRuns(o).length} such runs failed); client-go fails the request: "${o.main.decodeError ?? `exec: executable failed with exit code ${goExitCode(o.main)}`}"`,
+            declined.slice(0, 3).map(([l, i]) => evidence(l, i)),
+          );
+        }
+        return pass(`started all ${runs.length} runs; the plain first run exited 0`);
       },
     ],
     [
       C.EP_APIVERSION,
+      B.mainAnswer,
       () =>
         withMainAnswer(o, () => {
           for (const [label, inv] of configuredRuns(o)) {
@@ -129,6 +130,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_KIND,
+      B.mainAnswer,
       () =>
         withMainAnswer(o, (a) => {
           if (a.kind === 'ExecCredential') return pass('kind is ExecCredential');
@@ -145,6 +147,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_STATUS,
+      B.mainAnswer,
       () =>
         withMainAnswer(o, (a) => {
           if (a.status === undefined || a.status === null)
@@ -160,15 +163,11 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_CREDENTIAL_SHAPE,
+      B.mainAnswer,
       () => {
-        if (o.main.timedOut) return skip(TIMED_OUT);
+        if (!answer(o.main)) return skip(noMainAnswer(o));
         const s = status(o.main);
-        if (!s)
-          return answer(o.main)
-            ? skip('no status to look into (see EP-STATUS)')
-            : fail(`no ExecCredential to judge: on the first run ${whyNoAnswer(o.main)}`, [
-                evidence('first run', o.main),
-              ]);
+        if (!s) return skip('no status to look into (see EP-STATUS)');
         const token = str(s, 'token');
         const cert = str(s, 'clientCertificateData');
         const key = str(s, 'clientKeyData');
@@ -197,7 +196,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_TOKEN_HEADER_VALUE,
+      B.mainAnswer,
       () => {
+        if (!answer(o.main)) return skip(noMainAnswer(o));
         const s = status(o.main);
         if (!s) return skip('no status to look into (see EP-STATUS)');
         const token = str(s, 'token');
@@ -207,7 +208,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_CERT_VALID,
+      B.mainAnswer,
       () => {
+        if (!answer(o.main)) return skip(noMainAnswer(o));
         const s = status(o.main);
         const cert = str(s, 'clientCertificateData');
         const key = str(s, 'clientKeyData');
@@ -219,7 +222,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_EXPIRY_FORMAT,
+      B.mainAnswer,
       () => {
+        if (!answer(o.main)) return skip(noMainAnswer(o));
         const s = status(o.main);
         if (!s) return skip('no status to look into (see EP-STATUS)');
         const ts = s.expirationTimestamp;
@@ -242,6 +247,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_STDOUT_ONLY_JSON,
+      B.stdout,
       () => {
         for (const [label, inv] of [
           ['first run', o.main],
@@ -285,19 +291,18 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
             [evidence(label, inv)],
           );
         }
-        if (o.main.timedOut) return skip(TIMED_OUT);
-        if (o.main.exitCode !== 0)
-          return fail(`no stdout to judge: on the first run ${whyNoAnswer(o.main)}`, [evidence('first run', o.main)]);
+        if (o.main.timedOut || o.main.exitCode !== 0) return skip(noMainAnswer(o));
         return pass('stdout is exactly one JSON object');
       },
     ],
     [
       C.EP_FAILURE_EXPLAINED,
+      B.failures,
       () => {
         const failures: Array<[string, ExecInvocation]> = [];
         for (const p of o.provoked) {
           const inv = p.inv;
-          if (inv.timedOut) continue;
+          if (inv.timedOut || inv.spawnError) continue;
           if (inv.exitCode === 0) {
             const s = status(inv);
             if (!s || (!str(s, 'token') && !str(s, 'clientCertificateData'))) {
@@ -313,6 +318,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
         for (const [label, inv] of configuredRuns(o))
           if (inv.exitCode !== 0 && !inv.timedOut && !inv.spawnError) failures.push([label, inv]);
         if (failures.length === 0) {
+          const provoked = o.provoked.map((p) => p.inv);
+          if (!provoked.some((i) => !i.spawnError && !i.timedOut))
+            return skip(whyNothing(provoked, 'a run that started', 'EP-EXEC, EP-TIMEOUT'));
           return skip(
             `could not provoke a failure: the plugin produced a credential even when ${o.provoked.map((p) => p.describe).join(', and when ')}`,
           );
@@ -332,6 +340,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_NONINTERACTIVE_NO_BLOCK,
+      B.nonInteractive,
       () => {
         if (o.plugin.config.interactiveMode === 'Always')
           return skip('interactiveMode is Always: client-go never runs this plugin without a terminal');
@@ -348,6 +357,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_TIMEOUT,
+      B.configuredAnswers,
       () => {
         const slow = configuredRuns(o).find(([, inv]) => inv.timedOut);
         if (slow)
@@ -361,6 +371,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_NO_STDOUT_HOLDER,
+      B.answers,
       () => {
         const runs = everyRun(o);
         const held = runs.filter(([, inv]) => inv.strays?.some((s) => s.holds.includes('stdout')));
@@ -377,6 +388,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_NO_LEFTOVER_PROCESSES,
+      B.answers,
       () => {
         const runs = everyRun(o);
         // Holders of stdout are EP-NO-STDOUT-HOLDER's: one defect, one verdict.
@@ -394,6 +406,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_REPEAT,
+      B.repeat,
       () => {
         if (!o.repeat) return skip('the first run timed out (see EP-TIMEOUT)');
         if (!o.main.response) return skip(`the first run already failed: ${o.main.decodeError ?? whyNoAnswer(o.main)}`);
@@ -406,6 +419,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_CONCURRENCY,
+      B.concurrent,
       () => {
         if (o.concurrent.length === 0) return skip('the first run timed out (see EP-TIMEOUT)');
         if (!o.main.response) return skip(`the first run already failed: ${o.main.decodeError ?? whyNoAnswer(o.main)}`);
@@ -420,19 +434,24 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_FOLLOWS_EXEC_INFO_VERSION,
+      B.versionAnswers,
       () => {
         if (o.byVersion.length === 0) return skip('the first run timed out (see EP-TIMEOUT)');
         const seen: string[] = [];
         for (const { apiVersion, inv } of o.byVersion) {
           const a = answer(inv);
           if (!a) {
-            if (inv.exitCode !== 0 && inv.stderr.trim()) {
-              seen.push(`${apiVersion.split('/')[1]}: declined (${clip(inv.stderr.trim().split('\n').pop()!, 80)})`);
-              continue;
-            }
-            return fail(`configured with ${apiVersion}, ${whyNoAnswer(inv)}`, [
-              evidence(`run configured with ${apiVersion}`, inv),
-            ]);
+            // Not starting, hanging or failing silently are EP-EXEC's, EP-TIMEOUT's and EP-FAILURE-EXPLAINED's.
+            if (inv.spawnError || inv.timedOut) continue;
+            if (inv.exitCode === 0 && !inv.signal)
+              return fail(`configured with ${apiVersion}, ${whyNoAnswer(inv)}`, [
+                evidence(`run configured with ${apiVersion}`, inv),
+              ]);
+            const said = inv.stderr.trim().split('\n').pop();
+            seen.push(
+              `${apiVersion.split('/')[1]}: declined (${said ? clip(said, 80) : `${describeEnd(inv)} silently`})`,
+            );
+            continue;
           }
           if (a.apiVersion !== apiVersion) {
             return fail(
@@ -447,7 +466,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_SETS_EXPIRY,
+      B.mainAnswer,
       () => {
+        if (!answer(o.main)) return skip(noMainAnswer(o));
         const s = status(o.main);
         if (!s) return skip('no status to look into (see EP-STATUS)');
         if (s.expirationTimestamp === undefined || s.expirationTimestamp === null) {
@@ -461,6 +482,7 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     ],
     [
       C.EP_NO_SECRETS_ON_STDERR,
+      B.credentials,
       () => {
         const runs: Array<[string, ExecInvocation]> = [
           ...configuredRuns(o),
@@ -491,10 +513,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
       },
     ],
   ];
-  // One defect, one verdict: a plugin that cannot be started (EP-EXEC), or whose answer was cut
-  // before its end (EP-STDOUT-ONLY-JSON), gave the other checks nothing to judge.
-  const judgesStartsOnly = new Set([C.EP_EXEC, C.EP_TIMEOUT, C.EP_NO_STDOUT_HOLDER, C.EP_NO_LEFTOVER_PROCESSES]);
-  const judgesAnswer = new Set([
+  // One defect, one verdict: a plugin whose answer was cut before its end (EP-STDOUT-ONLY-JSON) gave the
+  // checks of the answer nothing to judge.
+  const judgesAnswer = new Set<Check>([
     C.EP_APIVERSION,
     C.EP_KIND,
     C.EP_STATUS,
@@ -508,16 +529,13 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
     C.EP_SETS_EXPIRY,
   ]);
   const cut = cutResponse(o.main);
-  const nothingToJudge = (check: typeof C.EP_KIND): Outcome | undefined => {
-    if (o.main.spawnError && !judgesStartsOnly.has(check))
-      return skip('the plugin could not be started, so there is nothing to judge (see EP-EXEC)');
-    if (cut && judgesAnswer.has(check)) return skip(`not judged: on the first run ${cut} (see EP-STDOUT-ONLY-JSON)`);
-    return undefined;
-  };
   const results: CheckResult[] = [];
-  for (const [check, body] of bodies) {
-    const skipped = nothingToJudge(check);
-    results.push(await runCheck(check, skipped ? () => skipped : body, now));
+  for (const [check, basis, body] of bodies) {
+    const judge =
+      cut && judgesAnswer.has(check)
+        ? () => skip(`not judged: on the first run ${cut} (see EP-STDOUT-ONLY-JSON)`)
+        : body;
+    results.push(await judgeCheck({ check, basis, judge }, o, now));
   }
   return results;
 }

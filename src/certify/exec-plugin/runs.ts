@@ -45,6 +45,8 @@ export interface Observations {
   /** One run per supported version, configured with that version. */
   byVersion: Array<{ apiVersion: string; inv: ExecInvocation }>;
   provoked: Array<{ name: string; describe: string; inv: ExecInvocation }>;
+  /** Made when client-node is among the clients: no KUBERNETES_EXEC_INFO and an open, silent stdin, as it runs plugins. */
+  asClientNode?: ExecInvocation;
   concurrency: number;
 }
 
@@ -58,6 +60,8 @@ export interface RunPlanOptions {
   progress?: Progress;
   /** Aborted on Ctrl-C: no further run starts (the caller kills the ones in flight). */
   signal?: AbortSignal;
+  /** Also run the plugin as @kubernetes/client-node does (its client check predicts from that run). */
+  asClientNode?: boolean;
 }
 
 /**
@@ -125,9 +129,17 @@ export async function observe(plugin: ExecPlugin, o: RunPlanOptions): Promise<Ob
       provoked.push({ name: p.name, describe: p.describe, inv });
     }
   }
+  // client-node runs the plugin without KUBERNETES_EXEC_INFO and with an open, silent stdin: its answer can differ.
+  const asClientNode =
+    o.asClientNode && !hung
+      ? await timed('run as @kubernetes/client-node runs it (no KUBERNETES_EXEC_INFO)', () =>
+          runExecPlugin(plugin, base('as-client-node', { stdin: { kind: 'silent-pipe' }, omitExecInfo: true })),
+        )
+      : undefined;
   return {
     plugin,
     timeoutMs: o.timeoutMs,
+    ...(asClientNode ? { asClientNode } : {}),
     main,
     ...(repeat ? { repeat } : {}),
     concurrent,

@@ -17,11 +17,11 @@ import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import type { Redactor } from '../../core/redact.ts';
 import { cutResponse, InvocationLog, type Invocation } from '../../plugin/invocation.ts';
 import { KUBELET_PLUGIN_TIMEOUT_MS, runKubeletPlugin } from '../../plugin/kubelet-exec.ts';
-import { runCheck, type Outcome } from '../../report/checks.ts';
+import type { Outcome } from '../../report/checks.ts';
 import type { Check, CheckResult } from '../../report/model.ts';
 import { behaviourFor, newestBehaviour, type KubeVersion } from '../../versions/table.ts';
+import { judgeCheck, judgeChecks, type Basis } from '../kit.ts';
 import { analyseResponse } from './analyse.ts';
-import * as C from './checks.ts';
 import * as E from './evaluate.ts';
 import type { Observations, Probe } from './evaluate.ts';
 import { unservableImage } from './images.ts';
@@ -47,6 +47,8 @@ export interface CertifyContext {
 export interface ExtraCheck {
   check: Check;
   run(ctx: CertifyContext): Promise<Outcome> | Outcome;
+  /** What a pass rests on (certify/kit.ts); default: the check judges its own inputs. */
+  basis?(obs: Observations): Basis;
 }
 
 export interface CertifyKubeletPluginOptions {
@@ -152,22 +154,7 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       );
     }
 
-    const checks: CheckResult[] = [
-      await runCheck(C.KP_EXEC, () => E.evaluateExec(obs)),
-      await runCheck(C.KP_STDOUT, () => E.evaluateAspect(obs, 'stdout')),
-      await runCheck(C.KP_APIVERSION, () => E.evaluateAspect(obs, 'apiVersion')),
-      await runCheck(C.KP_KIND, () => E.evaluateAspect(obs, 'kind')),
-      await runCheck(C.KP_STRICT, () => E.evaluateAspect(obs, 'strict')),
-      await runCheck(C.KP_CACHE_KEY_TYPE, () => E.evaluateAspect(obs, 'cacheKeyType')),
-      await runCheck(C.KP_CACHE_DURATION, () => E.evaluateAspect(obs, 'cacheDuration')),
-      await runCheck(C.KP_AUTH_MATCHES, () => E.evaluateAuthMatches(obs)),
-      await runCheck(C.KP_FAILURE_EXPLAINED, () => E.evaluateFailureExplained(obs)),
-      await runCheck(C.KP_TIMEOUT, () => E.evaluateTimeout(obs)),
-      await runCheck(C.KP_NO_STDOUT_HOLDER, () => E.evaluateNoStdoutHolder(obs)),
-      await runCheck(C.KP_NO_LEFTOVER_PROCESSES, () => E.evaluateNoLeftovers(obs)),
-      await runCheck(C.KP_CONCURRENCY, () => E.evaluateConcurrency(obs)),
-      await runCheck(C.KP_SA_TOKEN_NOT_ECHOED, () => E.evaluateTokenNotEchoed(obs)),
-    ];
+    const checks: CheckResult[] = await judgeChecks(E.KUBELET_PLUGIN_JUDGES, obs);
     const ctx: CertifyContext = {
       provider,
       images: o.images,
@@ -178,7 +165,17 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       logger,
       invoke: (image) => invoke(image),
     };
-    for (const extra of o.extraChecks ?? []) checks.push(await runCheck(extra.check, () => extra.run(ctx)));
+    for (const extra of o.extraChecks ?? [])
+      checks.push(
+        await judgeCheck(
+          {
+            check: extra.check,
+            basis: () => extra.basis?.(obs) ?? { count: 1, lacking: '' },
+            judge: () => extra.run(ctx),
+          },
+          obs,
+        ),
+      );
 
     const invocations = E.allInvocations(obs);
     const metrics = {

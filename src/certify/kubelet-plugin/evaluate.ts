@@ -8,7 +8,9 @@ import { cutNote, type Invocation } from '../../plugin/invocation.ts';
 import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { KubeBehaviour } from '../../versions/table.ts';
+import { answered as ranToAnswer, basisOf, started, whyNothing, type Basis, type CertifyCheck } from '../kit.ts';
 import type { Aspect, ResponseAnalysis } from './analyse.ts';
+import * as C from './checks.ts';
 import { ending, invocationEvidence, requestedImage, seconds } from './evidence.ts';
 import type { MintedServiceAccount } from './service-account.ts';
 
@@ -41,9 +43,8 @@ function answered(obs: Observations): Probe[] {
 
 function noAnswer(obs: Observations): string {
   if (obs.probes.length === 0) return 'no image was probed';
-  if (obs.probes.every((p) => p.invocation.timedOut))
-    return 'no response to inspect: every probe timed out (see KP-TIMEOUT)';
-  return 'no response to inspect: no probe exited 0 (see KP-EXEC)';
+  const runs = obs.probes.map((p) => p.invocation);
+  return whyNothing(runs, 'an answer', runs.every((i) => i.timedOut) ? 'KP-TIMEOUT' : 'KP-EXEC');
 }
 
 export function evaluateExec(obs: Observations): Outcome {
@@ -141,21 +142,18 @@ export function evaluateAuthMatches(obs: Observations): Outcome {
 export function evaluateFailureExplained(obs: Observations): Outcome {
   const problems: string[] = [];
   const evidence = [];
-  const judged: string[] = [];
-  for (const p of [obs.unservable, obs.malformed]) {
-    if (!p) continue;
+  const seen: string[] = [];
+  for (const p of provocations(obs)) {
     const inv = p.invocation;
     const what =
       p === obs.malformed ? 'a request that is not JSON' : `image ${p.image}, which none of its matchImages covers`;
-    if (inv.timedOut || inv.spawnError) continue;
-    judged.push(what);
-    if (inv.exitCode !== 0) {
+    if (inv.exitCode !== 0 || inv.signal) {
       if (inv.stderr.trim() === '') {
         problems.push(
           `for ${what}, it ${describeEnd(inv)} with nothing on stderr, so the kubelet log says only "${goProcessState(inv)}"`,
         );
         evidence.push(invocationEvidence(inv));
-      }
+      } else seen.push(`for ${what} it ${ending(inv, obs.timeoutMs)}`);
     } else if (p === obs.malformed) {
       problems.push(
         `for ${what}, it exited 0${inv.stdout.trim() === '' ? ' with empty stdout' : ''}, so the kubelet reports a decode error instead of the cause`,
@@ -166,12 +164,31 @@ export function evaluateFailureExplained(obs: Observations): Outcome {
         `for ${what}, it exited 0 without a valid response${inv.stdout.trim() === '' ? ' (empty stdout)' : ''}, so the kubelet reports a decode error instead of the cause; exit non-zero with a reason on stderr, or decline with a valid response with no auth`,
       );
       evidence.push(invocationEvidence(inv));
+    } else {
+      // A valid answer for an image outside matchImages: the kubelet never asks (matchImages filters first), and
+      // credprov cannot tell which images a plugin can serve, so this is an answer, not a failure to explain.
+      const keys = Object.keys((p.analysis.object?.auth as Record<string, unknown> | undefined) ?? {});
+      seen.push(
+        `for ${what} it answered a valid response with ${
+          keys.length === 0
+            ? 'no auth entries (a clean decline)'
+            : `${keys.length} auth entr${keys.length === 1 ? 'y' : 'ies'} (${keys
+                .slice(0, 3)
+                .map((k) => JSON.stringify(k))
+                .join(', ')}${keys.length > 3 ? ', …' : ''}): the kubelet never asks for such an image`
+        }`,
+      );
     }
   }
-  if (judged.length === 0)
-    return skip('not judged: the provocations timed out or could not start (see KP-TIMEOUT, KP-EXEC)');
   if (problems.length > 0) return fail(problems.join('; '), evidence);
-  return pass(`failed loudly or declined cleanly for ${judged.join(' and ')}`);
+  return pass(seen.join('; '));
+}
+
+/** The provocations that started and ended in time (timeouts are KP-TIMEOUT's, start failures KP-EXEC's). */
+function provocations(obs: Observations): Probe[] {
+  return [obs.unservable, obs.malformed].filter(
+    (p): p is Probe => p !== undefined && !p.invocation.timedOut && !p.invocation.spawnError,
+  );
 }
 
 export function evaluateTimeout(obs: Observations): Outcome {
@@ -183,11 +200,22 @@ export function evaluateTimeout(obs: Observations): Outcome {
       late.slice(0, MAX_EVIDENCE).map((i) => invocationEvidence(i)),
     );
   }
-  if (all.length === 0) return skip('no invocation ran');
-  const slowest = Math.max(...all.map((i) => i.durationMs));
+  const answers = all.filter(ranToAnswer);
+  if (answers.length === 0) return skip(whyNothing(all, 'an answer', 'KP-EXEC'));
+  const slowest = Math.max(...answers.map((i) => i.durationMs));
   return pass(
-    `all ${all.length} invocations answered; slowest ${Math.round(slowest)}ms of ${seconds(obs.timeoutMs)} allowed`,
+    `all ${answers.length} answers came within the ${seconds(obs.timeoutMs)} allowed, the slowest in ${Math.round(slowest)}ms${others(all, answers)}`,
   );
+}
+
+/** " (2 more of the 14 invocations exited 1)": the runs a message about answers does not count, so totals agree. */
+function others(all: Invocation[], counted: Invocation[]): string {
+  const rest = all.filter((i) => !counted.includes(i));
+  if (rest.length === 0) return '';
+  const ends = [
+    ...new Set(rest.map((i) => (i.spawnError ? 'failed to start' : i.timedOut ? 'timed out' : describeEnd(i)))),
+  ];
+  return ` (${rest.length} more of the ${all.length} invocations ${ends.join(' or ')})`;
 }
 
 export function evaluateNoStdoutHolder(obs: Observations): Outcome {
@@ -201,8 +229,11 @@ export function evaluateNoStdoutHolder(obs: Observations): Outcome {
       held.slice(0, MAX_EVIDENCE).map((i) => invocationEvidence(i)),
     );
   }
-  if (all.length === 0) return skip('no invocation ran');
-  return pass(`stdout and stderr closed when the plugin exited, in all ${all.length} invocations`);
+  const ran = all.filter(started);
+  if (ran.length === 0) return skip(whyNothing(all, 'a run that started', 'KP-EXEC'));
+  return pass(
+    `stdout and stderr closed when the plugin exited, in all ${ran.length} invocations that started${others(all, ran)}`,
+  );
 }
 
 export function evaluateNoLeftovers(obs: Observations): Outcome {
@@ -217,8 +248,9 @@ export function evaluateNoLeftovers(obs: Observations): Outcome {
       left.slice(0, MAX_EVIDENCE).map((i) => invocationEvidence(i)),
     );
   }
-  if (all.length === 0) return skip('no invocation ran');
-  return pass(`no process left running after any of the ${all.length} invocations`);
+  const ran = all.filter(started);
+  if (ran.length === 0) return skip(whyNothing(all, 'a run that started', 'KP-EXEC'));
+  return pass(`no process left running after any of the ${ran.length} invocations that started${others(all, ran)}`);
 }
 
 function clipped(cmdline: string): string {
@@ -307,3 +339,59 @@ export function latency(invocations: Invocation[]): { count: number; p50Ms?: num
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
+
+const provoked = (obs: Observations): Invocation[] =>
+  [obs.unservable, obs.malformed].filter((p): p is Probe => p !== undefined).map((p) => p.invocation);
+
+/** What a pass of each check rests on (the kit skips a pass that rests on nothing). */
+const BASIS = {
+  probes: (obs: Observations): Basis => basisOf(obs.probes, () => 'no image was probed'),
+  answers: (obs: Observations): Basis =>
+    basisOf(answered(obs), () =>
+      whyNothing(
+        obs.probes.map((p) => p.invocation),
+        'an answer',
+        'KP-EXEC',
+      ),
+    ),
+  provocations: (obs: Observations): Basis =>
+    basisOf(provocations(obs), () => whyNothing(provoked(obs), 'an answer', 'KP-EXEC, KP-TIMEOUT')),
+  allAnswers: (obs: Observations): Basis =>
+    basisOf(allInvocations(obs).filter(ranToAnswer), () => whyNothing(allInvocations(obs), 'an answer', 'KP-EXEC')),
+  started: (obs: Observations): Basis =>
+    basisOf(allInvocations(obs).filter(started), () =>
+      whyNothing(allInvocations(obs), 'a run that started', 'KP-EXEC'),
+    ),
+  concurrent: (obs: Observations): Basis =>
+    basisOf(obs.concurrent ?? [], () => obs.concurrencySkipped ?? 'the concurrent runs were not made'),
+  responses: (obs: Observations): Basis =>
+    basisOf(
+      [...obs.probes, ...(obs.concurrent ?? [])].filter((p) => p.analysis?.object),
+      () => noAnswer(obs),
+    ),
+};
+
+const aspect = (check: CertifyCheck<Observations>['check'], a: Aspect): CertifyCheck<Observations> => ({
+  check,
+  basis: BASIS.answers,
+  judge: (obs) => evaluateAspect(obs, a),
+});
+
+/** Every check of KUBELET_PLUGIN_CHECKS, in report order, with its basis. */
+export const KUBELET_PLUGIN_JUDGES: CertifyCheck<Observations>[] = [
+  { check: C.KP_EXEC, basis: BASIS.probes, judge: evaluateExec },
+  aspect(C.KP_STDOUT, 'stdout'),
+  aspect(C.KP_APIVERSION, 'apiVersion'),
+  aspect(C.KP_KIND, 'kind'),
+  aspect(C.KP_STRICT, 'strict'),
+  aspect(C.KP_CACHE_KEY_TYPE, 'cacheKeyType'),
+  aspect(C.KP_CACHE_DURATION, 'cacheDuration'),
+  { check: C.KP_AUTH_MATCHES, basis: BASIS.answers, judge: evaluateAuthMatches },
+  { check: C.KP_FAILURE_EXPLAINED, basis: BASIS.provocations, judge: evaluateFailureExplained },
+  { check: C.KP_TIMEOUT, basis: BASIS.allAnswers, judge: evaluateTimeout },
+  // A process left behind is seen after any run; a pass needs one that answered (the path the kubelet depends on).
+  { check: C.KP_NO_STDOUT_HOLDER, basis: BASIS.allAnswers, judge: evaluateNoStdoutHolder },
+  { check: C.KP_NO_LEFTOVER_PROCESSES, basis: BASIS.allAnswers, judge: evaluateNoLeftovers },
+  { check: C.KP_CONCURRENCY, basis: BASIS.concurrent, judge: evaluateConcurrency },
+  { check: C.KP_SA_TOKEN_NOT_ECHOED, basis: BASIS.responses, judge: evaluateTokenNotEchoed },
+];

@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import type { Evidence } from '../../report/model.ts';
 import { describeEnd } from '../../plugin/go-exec.ts';
 import type { Invocation } from '../../plugin/invocation.ts';
+import { formatRefusalHint } from '../kit.ts';
 
 const EXCERPT = 2000;
 
@@ -35,9 +36,8 @@ export function invocationEvidence(inv: Invocation, label = inv.id): Evidence {
 /** How an invocation ended, in a few words: "exited 1: <stderr line>", "was killed by signal: segmentation fault with nothing on stderr", "was killed after 60s …". */
 export function ending(inv: Invocation, timeoutMs: number): string {
   if (inv.spawnError) {
-    const hint = inv.spawnError.endsWith(': exec format error')
-      ? ' (a script needs a #! line: the kubelet starts plugins with execve, which has no /bin/sh fallback)'
-      : '';
+    const why = formatRefusalHint(inv, 'the kubelet');
+    const hint = why ? ` (${why})` : '';
     return `could not be started: "${kubeletExecError(inv, inv.spawnError)}"${hint}`;
   }
   if (inv.timedOut) return `was killed after ${seconds(timeoutMs)} without answering`;

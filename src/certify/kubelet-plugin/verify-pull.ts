@@ -6,6 +6,7 @@ import { canPull, type PullCheck, parseRef, formatRef } from '../../../registry/
 import { authKeyMatches } from '../../matching/url.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { Check, Evidence } from '../../report/model.ts';
+import { basisOf } from '../kit.ts';
 import type { CertifyContext, ExtraCheck } from './certify.ts';
 import { repositoryOf } from './images.ts';
 
@@ -36,7 +37,15 @@ interface AuthEntry {
 }
 
 export function verifyPullCheck(o: VerifyPullOptions = {}): ExtraCheck {
-  return { check: CREDENTIALS_OPEN_IMAGE, run: (ctx) => verifyPull(ctx, o) };
+  return {
+    check: CREDENTIALS_OPEN_IMAGE,
+    run: (ctx) => verifyPull(ctx, o),
+    basis: (obs) =>
+      basisOf(
+        obs.probes.filter((p) => p.analysis?.accepted),
+        () => 'no response the kubelet accepted, so no credentials to try (see KP-EXEC and the decoding checks)',
+      ),
+  };
 }
 
 export async function verifyPull(ctx: CertifyContext, o: VerifyPullOptions): Promise<Outcome> {
