@@ -10,6 +10,7 @@ import type { CheckResult, Evidence, RunReport } from './model.ts';
 import { gridsOf } from './grid.ts';
 import { comparisonHtml } from './html-comparison.ts';
 import { esc, messageBesideComparison, pretty, rowMessage } from './html-text.ts';
+import { latencyOf, type Latency } from './statistics.ts';
 
 export function toHtml(report: RunReport): string {
   const { passed, failed, skipped } = report.summary;
@@ -38,7 +39,7 @@ ${suites.length ? suiteTable(report) : ''}
 <tbody>${report.checks.map((c, i) => row(c, i, suites.length > 0)).join('\n')}</tbody></table>
 ${grids(report)}
 ${matrix(report)}
-${durations.length ? histogram(durations) : ''}
+${durations.length ? histogram(durations, latencyIn(report.metrics?.latencyMs)) : ''}
 <details><summary>subject and metrics</summary><pre>${esc(pretty({ subject: report.subject, metrics: report.metrics }))}</pre></details>
 </main>
 <script>${SCRIPT}</script>
@@ -133,8 +134,8 @@ function matrix(report: RunReport): string {
   return `<h2>Qualification matrix</h2><table id="matrix">${head}${body}</table>`;
 }
 
-/** Plugin latency (certify): an inline SVG histogram of every invocation's duration. */
-export function histogram(ms: number[]): string {
+/** Plugin latency (certify): an inline SVG histogram of the durations, and the p50/p95 report.json holds (latencyOf's). */
+export function histogram(ms: number[], stated: Latency = latencyOf(ms)): string {
   const bins = 20;
   const max = Math.max(...ms);
   const min = Math.min(...ms);
@@ -148,11 +149,16 @@ export function histogram(ms: number[]): string {
       return `<rect x="${40 + i * 26}" y="${160 - h}" width="22" height="${h}"><title>${(min + i * width).toFixed(1)}–${(min + (i + 1) * width).toFixed(1)} ms: ${n}</title></rect>`;
     })
     .join('');
-  const sorted = [...ms].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
-  return `<h2>Plugin latency</h2><p>${ms.length} invocations · p50 ${q(0.5)} ms · p95 ${q(0.95)} ms · max ${max.toFixed(1)} ms</p>
+  const f = (v: number | undefined) => (v ?? 0).toFixed(1);
+  return `<h2>Plugin latency</h2><p>${stated.count} invocations · p50 ${f(stated.p50Ms)} ms · p95 ${f(stated.p95Ms)} ms · max ${f(stated.maxMs)} ms</p>
 <svg id="latency" viewBox="0 0 580 190" width="580" height="190" role="img" aria-label="latency histogram">${bars}
 <text x="40" y="180">${min.toFixed(1)} ms</text><text x="540" y="180" text-anchor="end">${max.toFixed(1)} ms</text><text x="4" y="24">${top}</text></svg>`;
+}
+
+/** metrics.latencyMs when it is latencyOf's shape; undefined otherwise (the histogram computes it then). */
+function latencyIn(v: unknown): Latency | undefined {
+  const l = v as Latency | undefined;
+  return l && typeof l === 'object' && typeof l.count === 'number' && typeof l.p50Ms === 'number' ? l : undefined;
 }
 
 function numbers(v: unknown): number[] {

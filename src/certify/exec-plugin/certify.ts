@@ -3,7 +3,8 @@
 // run it through real clients (the client matrix), and return results plus
 // informational timings. Writing reports is finishRun's job.
 import type { CheckResult } from '../../report/model.ts';
-import type { ExecPlugin } from '../../plugin/client-exec.ts';
+import type { ExecInvocation, ExecPlugin } from '../../plugin/client-exec.ts';
+import { latencyOf } from '../../report/statistics.ts';
 import { certifyThroughClients, type MatrixClient } from './clients.ts';
 import { evaluate } from './evaluate.ts';
 import { observe, type RunPlanOptions } from './runs.ts';
@@ -22,22 +23,19 @@ export async function certifyExecPlugin(plugin: ExecPlugin, o: CertifyExecOption
   const obs = await observe(plugin, { ...o, asClientNode: o.clients?.some((c) => c.probe.name === 'client-node') });
   const checks = await evaluate(obs);
   const matrix = o.clients?.length ? await certifyThroughClients(plugin, obs, { ...o, clients: o.clients }) : undefined;
-  const concurrent = obs.concurrent.map((i) => i.durationMs).sort((a, b) => a - b);
-  const pct = (p: number) =>
-    concurrent.length ? concurrent[Math.min(concurrent.length - 1, Math.floor(p * concurrent.length))] : undefined;
+  // Latency is of runs that ended by themselves: a timeout or a refused start says nothing of speed.
+  const ended = (runs: ExecInvocation[]) => runs.filter((i) => !i.timedOut && !i.spawnError).map((i) => i.durationMs);
   return {
     checks: [...checks, ...(matrix?.checks ?? [])],
     metrics: {
       invocations: o.log.records.length,
-      durationsMs: o.log.records.map((i) => i.durationMs),
+      latencyMs: latencyOf(ended(o.log.records as ExecInvocation[])),
+      // The samples latencyMs is computed on: report.html draws the histogram from these.
+      durationsMs: ended(o.log.records as ExecInvocation[]),
       firstRunMs: obs.main.durationMs,
       ...(obs.repeat ? { secondRunMs: obs.repeat.durationMs } : {}),
-      ...(concurrent.length
-        ? {
-            concurrentRuns: concurrent.length,
-            concurrentP50Ms: pct(0.5),
-            concurrentMaxMs: concurrent[concurrent.length - 1],
-          }
+      ...(obs.concurrent.length
+        ? { concurrentLatencyMs: latencyOf(ended(obs.concurrent)), concurrency: obs.concurrency }
         : {}),
       ...(matrix ? { clientMs: matrix.timingsMs } : {}),
     },

@@ -19,6 +19,7 @@ import { cutResponse, InvocationLog, type Invocation } from '../../plugin/invoca
 import { KUBELET_PLUGIN_TIMEOUT_MS, runKubeletPlugin } from '../../plugin/kubelet-exec.ts';
 import type { Outcome } from '../../report/checks.ts';
 import type { Check, CheckResult } from '../../report/model.ts';
+import { latencyOf } from '../../report/statistics.ts';
 import { behaviourFor, newestBehaviour, type KubeVersion } from '../../versions/table.ts';
 import { judgeCheck, judgeChecks, type Basis } from '../kit.ts';
 import { analyseResponse } from './analyse.ts';
@@ -180,12 +181,12 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
     const invocations = E.allInvocations(obs);
     const metrics = {
       invocations: invocations.length,
-      latencyMs: E.latency(invocations),
-      // Every invocation's duration: report.html draws the histogram from these.
-      durationsMs: invocations.map((i) => i.durationMs),
-      sequentialLatencyMs: E.latency(obs.probes.map((p) => p.invocation)),
+      latencyMs: latencyOf(E.durationsOf(invocations)),
+      // The samples latencyMs is computed on: report.html draws the histogram from these.
+      durationsMs: E.durationsOf(invocations),
+      sequentialLatencyMs: latencyOf(E.durationsOf(obs.probes.map((p) => p.invocation))),
       ...(obs.concurrent
-        ? { concurrentLatencyMs: E.latency(obs.concurrent.map((p) => p.invocation)), concurrency }
+        ? { concurrentLatencyMs: latencyOf(E.durationsOf(obs.concurrent.map((p) => p.invocation))), concurrency }
         : {}),
       timeoutMs,
       totalMs: Math.round(performance.now() - t0),

@@ -328,17 +328,10 @@ export function allInvocations(obs: Observations): Invocation[] {
   ].map((p) => p.invocation);
 }
 
-export function latency(invocations: Invocation[]): { count: number; p50Ms?: number; p95Ms?: number; maxMs?: number } {
-  const d = invocations
-    .filter((i) => !i.timedOut && !i.spawnError)
-    .map((i) => i.durationMs)
-    .sort((a, b) => a - b);
-  if (d.length === 0) return { count: 0 };
-  const at = (q: number) => d[Math.min(d.length - 1, Math.ceil(q * d.length) - 1)]!;
-  return { count: d.length, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), maxMs: round(d[d.length - 1]!) };
+/** The durations latency is computed on: runs that ended by themselves (a timeout or a refused start says nothing of speed). */
+export function durationsOf(invocations: Invocation[]): number[] {
+  return invocations.filter((i) => !i.timedOut && !i.spawnError).map((i) => i.durationMs);
 }
-
-const round = (n: number) => Math.round(n * 10) / 10;
 
 const provoked = (obs: Observations): Invocation[] =>
   [obs.unservable, obs.malformed].filter((p): p is Probe => p !== undefined).map((p) => p.invocation);
