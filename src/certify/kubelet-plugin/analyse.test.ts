@@ -42,6 +42,9 @@ describe('analyseResponse', () => {
     ['a missing cacheKeyType', { ...good, cacheKeyType: undefined }, ['cacheKeyType']],
     ['an unparseable cacheDuration', { ...good, cacheDuration: '5 minutes' }, ['cacheDuration']],
     ['a numeric cacheDuration', { ...good, cacheDuration: 300 }, ['cacheDuration']],
+    // One object on stdout has the right form: the kubelet's GVK read failing on a number is apiVersion's fault.
+    ['a numeric apiVersion', { ...good, apiVersion: 1 }, ['apiVersion']],
+    ['a password that is a number', { ...good, auth: { 'reg.io': { username: 'u', password: 7 } } }, ['strict']],
   ])('blames only the aspect at fault for %s', (_, response, aspects) => {
     const a = analyseResponse(text(response), V1);
     expect(a.accepted).toBe(false);
@@ -59,6 +62,12 @@ describe('analyseResponse', () => {
     expect(failing(a)).toEqual(['stdout']);
     expect((a.verdicts.stdout as { problem: string }).problem).toContain('refreshing');
     expect(a.object).toEqual(good);
+  });
+
+  test('says what stdout is when it is JSON but not an object', () => {
+    const a = analyseResponse('[1,2]\n', V1);
+    expect(failing(a)).toEqual(['stdout']);
+    expect((a.verdicts.stdout as { problem: string }).problem).toBe('stdout is a JSON array, not the response object');
   });
 
   test('fails stdout for two JSON objects', () => {

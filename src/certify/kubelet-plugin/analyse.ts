@@ -58,7 +58,8 @@ export function analyseResponse(stdout: string, apiVersion: string, cut?: string
 
   const whole = parseObject(stdout);
   let object = whole;
-  if (kubelet.reason === 'json' || kubelet.reason === 'multipleObjects' || !whole) {
+  // A whole stdout that parses as one object has the right form: what the kubelet refused is in a field.
+  if (!whole) {
     verdicts.stdout = { ok: false, problem: describeStdout(stdout, kubelet.reason) };
     object = firstObject(stdout);
   }
@@ -126,11 +127,22 @@ export function analyseResponse(stdout: string, apiVersion: string, cut?: string
 function describeStdout(stdout: string, reason: string): string {
   if (stdout.trim() === '') return 'stdout is empty';
   if (reason === 'multipleObjects') return 'stdout holds more than one JSON value';
+  const value = parseAny(stdout);
+  if (value.ok) return `stdout is a JSON ${value.type}, not the response object`;
   const found = locateFirstObject(stdout);
   if (!found) return `stdout is not JSON: ${show(excerpt(stdout))}`;
   const before = stdout.slice(0, found.start).trim();
   if (before !== '') return `stdout starts with ${show(excerpt(before))} before the JSON response`;
   return `stdout has ${show(excerpt(stdout.slice(found.end)))} after the JSON response`;
+}
+
+function parseAny(text: string): { ok: true; type: string } | { ok: false } {
+  try {
+    const v: unknown = JSON.parse(text);
+    return { ok: true, type: v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v };
+  } catch {
+    return { ok: false };
+  }
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

@@ -37,7 +37,7 @@ export const KP_KIND = check(
 export const KP_STRICT = check(
   'KP-STRICT-DECODE',
   'MUST',
-  'the response has no unknown or duplicate fields and every field has the right type',
+  'the response has no unknown or duplicate fields, and auth maps image patterns to a username and password given as strings',
   'Kubernetes 1.32+ (k/k PR #128062): the kubelet decodes plugin responses strictly; unknown or duplicate fields are errors',
 );
 export const KP_CACHE_KEY_TYPE = check(
@@ -61,8 +61,8 @@ export const KP_AUTH_MATCHES = check(
 export const KP_FAILURE_EXPLAINED = check(
   'KP-FAILURE-EXPLAINED',
   'SHOULD',
-  'on a request it cannot serve, exits non-zero and says why on stderr (or declines with a valid response)',
-  'KEP-2133 / k/k PR #117448: the kubelet logs "exit status N: <stderr>" for a failing plugin; stderr is the only explanation an operator gets',
+  'asked for an image outside its matchImages, or sent a malformed request, it fails with a reason on stderr or answers with a valid response',
+  'KEP-2133 / k/k PR #117448: the kubelet logs "exit status N: <stderr>" for a failing plugin; stderr is the only explanation an operator gets, and a plugin that exits 0 without a valid response leaves only "error decoding credential provider plugin response from stdout"',
 );
 export const KP_TIMEOUT = check(
   'KP-TIMEOUT',
@@ -85,7 +85,7 @@ export const KP_NO_LEFTOVER_PROCESSES = check(
 export const KP_CONCURRENCY = check(
   'KP-CONCURRENCY',
   'MUST',
-  'concurrent invocations all succeed and agree with each other',
+  'concurrent invocations all succeed and give the answers sequential ones gave',
   'kubelet: pulls of different images run in parallel (serializeImagePulls: false, maxParallelImagePulls) and singleflight coalesces only identical requests, so plugin processes overlap',
 );
 export const KP_SA_TOKEN_NOT_ECHOED = check(

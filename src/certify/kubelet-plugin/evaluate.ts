@@ -153,7 +153,7 @@ export function evaluateFailureExplained(obs: Observations): Outcome {
           `for ${what}, it ${describeEnd(inv)} with nothing on stderr, so the kubelet log says only "${goProcessState(inv)}"`,
         );
         evidence.push(invocationEvidence(inv));
-      } else seen.push(`for ${what} it ${ending(inv, obs.timeoutMs)}`);
+      } else seen.push(`for ${what}, it ${ending(inv, obs.timeoutMs)}`);
     } else if (p === obs.malformed) {
       problems.push(
         `for ${what}, it exited 0${inv.stdout.trim() === '' ? ' with empty stdout' : ''}, so the kubelet reports a decode error instead of the cause`,
@@ -169,7 +169,7 @@ export function evaluateFailureExplained(obs: Observations): Outcome {
       // credprov cannot tell which images a plugin can serve, so this is an answer, not a failure to explain.
       const keys = Object.keys((p.analysis.object?.auth as Record<string, unknown> | undefined) ?? {});
       seen.push(
-        `for ${what} it answered a valid response with ${
+        `for ${what}, it answered a valid response with ${
           keys.length === 0
             ? 'no auth entries (a clean decline)'
             : `${keys.length} auth entr${keys.length === 1 ? 'y' : 'ies'} (${keys
