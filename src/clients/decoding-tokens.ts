@@ -7,11 +7,9 @@ import {
   goClients,
   NODE_EXEC,
   PY_LOAD,
-  type AnswerTrait,
   type ClientOutcome,
   type DecodingRow,
 } from './decoding-model.ts';
-import { headerProblem } from './header-rules.ts';
 import { KUBE_APISERVER_MAX_HEADER_BYTES } from './scripted-endpoint.ts';
 
 const GO_HEADER = 'Go net/http Transport.roundTrip: httpguts.ValidHeaderFieldValue';
@@ -42,7 +40,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
     clients: {
       ...goClients({
         verdict: 'refuses',
-        says: 'cannot unmarshal number into Go struct field ExecCredentialStatus.status.token of type string',
+        says: 'into Go struct field ExecCredentialStatus.status.token of type string',
       }),
       'client-node': { verdict: 'accepts', note: 'sends "Bearer 12345": a template string stringifies it' },
       python: { verdict: 'accepts', note: 'sends "Bearer 12345": "Bearer %s" stringifies it' },
@@ -209,32 +207,3 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
     },
   },
 ];
-
-/**
- * The token traits of a status. A token's header traits are named by the
- * outcomes the header rules give: the row whose outcomes they are.
- */
-export function tokenTraits(s: Record<string, unknown>, hasCert: boolean): AnswerTrait[] {
-  const t = s.token;
-  // client-node's `if (token)` drops a falsy one; Python's "Bearer %s" sends whatever is there; Go decodes only strings and null.
-  if ((t === null || t === false || t === 0) && !hasCert) return ['token-falsy'];
-  if (t !== null && t !== undefined && typeof t !== 'string') return ['token-not-string'];
-  if (t === '' && hasCert) return ['token-empty-with-cert'];
-  if (typeof t !== 'string' || t === '') return [];
-  const traits: AnswerTrait[] = [];
-  // kube-apiserver splits "Bearer <token>" on single spaces and takes the second part: here, an empty one.
-  if (t.startsWith(' ')) traits.push('token-leading-space');
-  const bytes = Buffer.byteLength(t);
-  if (bytes > KUBE_APISERVER_MAX_HEADER_BYTES) traits.push('token-over-1mib');
-  else if (bytes > 16 * 1024) traits.push('token-over-16kib');
-  if (/[^\u0000-\u00ff]/.test(t)) traits.push('token-not-latin1');
-  else if (/[^\u0000-\u007f]/.test(t)) traits.push('token-non-ascii');
-  if (!headerProblem('client-go', t)) return traits;
-  // Which control-character row: by what client-node and Python make of it (their Latin-1 rule aside).
-  const ascii = t.replace(/[^\u0000-\u007f]/g, 'x');
-  const node = headerProblem('client-node', ascii);
-  const python = headerProblem('python', ascii);
-  if (python?.refusal === 'client-refuses') traits.push(node ? 'token-line-break' : 'token-ends-in-line-break');
-  else traits.push('token-control-char');
-  return traits;
-}

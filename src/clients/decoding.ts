@@ -16,9 +16,6 @@
 //     matrix uses the exec-info row to choose which run predicts client-node.
 // Caching, expiry and 401 re-exec per client are not here: that is the
 // exec-plugin-401 suite's model.
-import { checkKeyPair } from '../api/exec/certificate.ts';
-import { isRfc3339, parseJsonObject, parseStdoutLikeClientGo } from '../api/exec/credential.ts';
-import { isSupportedExecApiVersion } from '../api/exec/types.ts';
 import type { ClientName } from './probe.ts';
 import {
   CLIENT_GO_WHY,
@@ -31,9 +28,11 @@ import {
   type DecodingRow,
   type Verdict,
 } from './decoding-model.ts';
-import { TOKEN_ROWS, tokenTraits } from './decoding-tokens.ts';
+import { TOKEN_ROWS } from './decoding-tokens.ts';
+import type { Finding } from './findings.ts';
 
 export type { AnswerTrait, ClientOutcome, DecodingRow, Verdict } from './decoding-model.ts';
+export { answerFindings, answerTraits, type AnsweredRun, type Finding } from './findings.ts';
 
 export const DECODING: readonly DecodingRow[] = [
   {
@@ -162,12 +161,12 @@ export const DECODING: readonly DecodingRow[] = [
     clients: {
       ...goClients({
         verdict: 'refuses',
-        says: 'decoding stdout: no kind "ExecCredential" is registered for version "client.authentication.k8s.io/v1alpha1"',
+        says: 'decoding stdout: no kind "ExecCredential" is registered for version',
       }),
       'client-node': { verdict: 'accepts', note: 'it never looks at apiVersion' },
       python: {
         verdict: 'sends-no-credential',
-        says: 'exec: plugin api version client.authentication.k8s.io/v1alpha1 does not match client.authentication.k8s.io/v1',
+        says: 'exec: plugin api version',
       },
     },
     why: {
@@ -185,12 +184,12 @@ export const DECODING: readonly DecodingRow[] = [
     clients: {
       ...goClients({
         verdict: 'refuses',
-        says: 'exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned version client.authentication.k8s.io/v1beta1',
+        says: 'exec plugin is configured to use API version',
       }),
       'client-node': { verdict: 'accepts', note: 'it never looks at apiVersion' },
       python: {
         verdict: 'sends-no-credential',
-        says: 'exec: plugin api version client.authentication.k8s.io/v1beta1 does not match client.authentication.k8s.io/v1',
+        says: 'exec: plugin api version',
       },
     },
     why: {
@@ -222,7 +221,7 @@ export const DECODING: readonly DecodingRow[] = [
     contractCheck: 'EP-KIND',
     reproduce: { scenario: { kind: 'Credential' } },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'decoding stdout: no kind "Credential" is registered' }),
+      ...goClients({ verdict: 'refuses', says: 'decoding stdout: no kind' }),
       'client-node': { verdict: 'accepts', note: 'it never looks at kind' },
       python: { verdict: 'accepts', note: 'it checks that kind is present, not its value' },
     },
@@ -255,7 +254,7 @@ export const DECODING: readonly DecodingRow[] = [
     contractCheck: 'EP-EXPIRY-FORMAT',
     reproduce: { scenario: { expirationTimestamp: '2030-01-02 15:04:05' } },
     clients: {
-      ...goClients({ verdict: 'refuses', says: 'decoding stdout: parsing time "2030-01-02 15:04:05"' }),
+      ...goClients({ verdict: 'refuses', says: 'decoding stdout: parsing time' }),
       'client-node': { verdict: 'accepts', note: 'Date.parse reads it (as local time)' },
       python: { verdict: 'accepts', note: 'its parse_rfc3339 accepts a space for the T and no zone (as UTC)' },
     },
@@ -485,91 +484,38 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
   ],
 };
 
-export interface AnsweredRun {
-  exitCode?: number;
-  signal?: string;
-  timedOut: boolean;
-  spawnError?: string;
-  stdout: string;
-  /** Processes the run left behind; one holding stdout makes every client wait for it. */
-  strays?: Array<{ holds: readonly string[] }>;
-}
-
-/** The traits of one plugin run's answer, for a kubeconfig configured with `configured`. */
-export function answerTraits(run: AnsweredRun, configured: string): AnswerTrait[] {
-  // Every client reads stdout to its end and has no timeout of its own.
-  if (run.timedOut || run.strays?.some((s) => s.holds.includes('stdout'))) return ['no-answer'];
-  if (run.exitCode !== 0 || run.signal) return ['exit-nonzero'];
-  const json = parseJsonObject(run.stdout);
-  let o: Record<string, unknown>;
-  // JSON.parse in client-node and Python's json.loads refuse a byte-order mark; JavaScript's trim (credprov's parse) drops it.
-  const traits: AnswerTrait[] = run.stdout.startsWith('\uFEFF') ? ['bom'] : [];
-  if (json.ok) o = json.value;
-  else {
-    const asGo = parseStdoutLikeClientGo(run.stdout);
-    if (!asGo.ok || asGo.format !== 'yaml' || Object.keys(asGo.value).length === 0) return ['not-json'];
-    traits.push('yaml');
-    o = asGo.value;
-  }
-  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
-  if (!apiVersion) traits.push('apiVersion-missing');
-  else if (!isSupportedExecApiVersion(apiVersion)) traits.push('apiVersion-unknown');
-  else if (apiVersion !== configured) traits.push('apiVersion-other');
-  if (o.kind === undefined || o.kind === null || o.kind === '') traits.push('kind-missing');
-  else if (o.kind !== 'ExecCredential') traits.push('kind-wrong');
-  const status = o.status;
-  if (!status || typeof status !== 'object' || Array.isArray(status)) {
-    traits.push('status-missing');
-    return traits;
-  }
-  const s = status as Record<string, unknown>;
-  const str = (k: string) => (typeof s[k] === 'string' ? (s[k] as string) : '');
-  const ts = s.expirationTimestamp;
-  if (typeof ts === 'string' && !isRfc3339(ts)) traits.push('timestamp-not-rfc3339');
-  else if (typeof ts === 'string' && Date.parse(ts) <= Date.now()) traits.push('expired');
-  const cert = str('clientCertificateData');
-  const key = str('clientKeyData');
-  const ofToken = tokenTraits(s, Boolean(cert && key));
-  // A number is a token to the clients that stringify it (client-go refuses it as such: token-not-string).
-  const token = str('token') || (ofToken.includes('token-not-string') ? String(s.token) : '');
-  if (!token && !cert && !key) {
-    // A null token: the Python client sends "Bearer None", so it is not "no credential" to every client.
-    traits.push(ofToken.includes('token-falsy') ? 'token-falsy' : 'no-credential');
-    return traits;
-  }
-  if (cert && !key) traits.push('cert-without-key');
-  else if (key && !cert) traits.push('key-without-cert');
-  else if (cert && key) {
-    if (checkKeyPair(cert, key)) traits.push('cert-key-mismatch');
-    traits.push(token ? 'token-and-cert' : 'cert-only');
-  }
-  traits.push(...ofToken.filter((t) => t !== 'token-falsy'));
-  return traits;
-}
-
 export interface ClientPrediction {
   verdict: Verdict;
   /** The table row that decided, absent when nothing in the answer troubles this client. */
   row?: DecodingRow;
-  /** One line: why. */
+  /** What in this answer decided: the plugin's value and its defect. */
+  finding?: Finding;
+  /** One line: why, in the answer's own values. */
   because: string;
 }
 
-/** What `client` will make of an answer with these traits, from the DECODING table and the client's CHECK_ORDER. */
-export function predictClient(client: ClientName, traits: readonly AnswerTrait[]): ClientPrediction {
+/**
+ * What `client` will make of an answer, from the DECODING table and the
+ * client's CHECK_ORDER. Given findings (answerFindings), the explanation
+ * quotes the answer; given bare traits, it falls back to the rows' words.
+ */
+export function predictClient(client: ClientName, seen: readonly (AnswerTrait | Finding)[]): ClientPrediction {
+  const findings = seen.map((f): Finding => (typeof f === 'string' ? { trait: f, detail: rowOf(f).answer } : f));
   for (const trait of CHECK_ORDER[client]) {
-    if (!traits.includes(trait)) continue;
-    const row = DECODING.find((r) => r.trait === trait)!;
+    const finding = findings.find((f) => f.trait === trait);
+    if (!finding) continue;
+    const row = rowOf(trait);
     const o = row.clients[client];
     if (o.verdict !== 'accepts')
-      return { verdict: o.verdict, row, because: `${row.answer}: ${client} ${describeOutcome(o)}` };
+      return { verdict: o.verdict, row, finding, because: `${finding.detail}: ${client} ${describeOutcome(o)}` };
   }
-  const notes = traits
-    .map((t) => DECODING.find((r) => r.trait === t))
-    .filter((r): r is DecodingRow => Boolean(r?.clients[client].note))
-    .map((r) => `${r.answer}: ${r.clients[client].note}`);
+  const notes = findings
+    .filter((f) => rowOf(f.trait).clients[client].note)
+    .map((f) => `${f.detail}: ${rowOf(f.trait).clients[client].note}`);
   return { verdict: 'accepts', because: notes.length ? notes.join('; ') : `nothing in the answer troubles ${client}` };
 }
+
+const rowOf = (trait: AnswerTrait): DecodingRow => DECODING.find((r) => r.trait === trait)!;
 
 export function describeOutcome(o: ClientOutcome): string {
   const says = o.says ? ` ("${o.says}")` : '';

@@ -1,7 +1,7 @@
 // From a plugin's answer to each client's predicted verdict (decoding.ts), without running anything.
 import { describe, expect, test } from '@jest/globals';
 import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
-import { answerTraits, predictClient } from './decoding.ts';
+import { answerFindings, answerTraits, predictClient } from './decoding.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 const later = new Date(Date.now() + 3_600_000).toISOString();
@@ -124,5 +124,38 @@ describe('answerTraits: the token and the bytes around the answer', () => {
     expect(predictClient('kubectl', traits).verdict).toBe('refuses');
     expect(predictClient('client-node', traits).verdict).toBe('accepts');
     expect(predictClient('python', traits).row?.trait).toBe('token-ends-in-line-break');
+  });
+});
+
+describe('predictions quote the answer, never a row example', () => {
+  test("a timestamp without a zone is named by the plugin's own value and its defect", () => {
+    const traits = answerFindings(
+      answer({
+        apiVersion: V1,
+        kind: 'ExecCredential',
+        status: { token: 't', expirationTimestamp: '2026-11-29T01:28:26' },
+      }),
+      V1,
+    );
+    for (const client of ['kubectl', 'client-go'] as const) {
+      const p = predictClient(client, traits);
+      expect(p.verdict).toBe('refuses');
+      expect(p.because).toContain(
+        'expirationTimestamp is "2026-11-29T01:28:26" (no time zone (Z or ±hh:mm): not RFC 3339)',
+      );
+      expect(p.because).not.toContain('2030-01-02');
+    }
+  });
+
+  test('a wrong kind, a removed version and a control character are quoted as given', () => {
+    const p = (status: Record<string, unknown>, top: Record<string, unknown> = {}) =>
+      predictClient('client-go', answerFindings(answer({ apiVersion: V1, kind: 'ExecCredential', status, ...top }), V1))
+        .because;
+    expect(p({ token: 't' }, { kind: 'Token' })).toContain('kind is "Token"');
+    expect(p({ token: 't' }, { apiVersion: 'client.authentication.k8s.io/v2' })).toContain(
+      'apiVersion is "client.authentication.k8s.io/v2", a version no client knows',
+    );
+    expect(p({ token: 'ab\u0002cd' })).toContain('U+0002 at offset 2 of 5');
+    expect(p({ token: 'ab\u0002cd' })).not.toContain('DEL');
   });
 });

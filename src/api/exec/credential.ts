@@ -183,6 +183,28 @@ export function isRfc3339(s: string): boolean {
   return true;
 }
 
+/**
+ * What keeps `s` from being RFC 3339 as Go reads it, in a few words for a
+ * message: "no time zone", "a space instead of the T", …; "not in the
+ * 2006-01-02T15:04:05Z07:00 layout" when nothing more precise applies.
+ */
+export function rfc3339Defect(s: string): string {
+  if (s.trim() === '') return 'empty';
+  if (s !== s.trim()) return 'spaces around it';
+  const date = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (!date) return 'no YYYY-MM-DD date at its start';
+  const sep = s[10];
+  if (sep === undefined) return 'a date with no time';
+  if (sep === ' ') return 'a space instead of the T between date and time';
+  if (sep !== 'T') return `${JSON.stringify(sep)} instead of the T between date and time`;
+  const time = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?/.exec(s.slice(11));
+  if (!time) return 'no hh:mm:ss time after the T';
+  const zone = s.slice(11 + time[0].length);
+  if (zone === '') return 'no time zone (Z or ±hh:mm)';
+  if (!/^(Z|[+-]\d{2}:\d{2})$/.test(zone)) return `time zone ${JSON.stringify(zone)} (want Z or ±hh:mm)`;
+  return 'a date or time out of range';
+}
+
 export function splitGroupVersion(apiVersion: string): [string, string] {
   const i = apiVersion.lastIndexOf('/');
   return i < 0 ? ['', apiVersion] : [apiVersion.slice(0, i), apiVersion.slice(i + 1)];

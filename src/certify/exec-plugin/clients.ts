@@ -17,7 +17,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answerTraits, describeOutcome, predictClient, type ClientPrediction } from '../../clients/decoding.ts';
+import { answerFindings, describeOutcome, predictClient, type ClientPrediction } from '../../clients/decoding.ts';
 import { tokenSpellings } from '../../clients/header-rules.ts';
 import { writeProbeKubeconfig } from '../../clients/kubeconfig.ts';
 import { parseStdoutLikeClientGo } from '../../api/exec/credential.ts';
@@ -129,7 +129,7 @@ export async function certifyThroughClients(
       if (o.signal?.aborted) break;
       const name = c.probe.name;
       const run = name === 'client-node' && asClientNode ? asClientNode : obs.main;
-      const prediction = predictClient(name, answerTraits(run, plugin.config.apiVersion));
+      const prediction = predictClient(name, answerFindings(run, plugin.config.apiVersion));
       // A client's error may quote the token escaped (Python's repr, undici's message): redact those spellings too.
       const token = tokenOf(run);
       if (token) o.redactor?.add(...tokenSpellings(token));
@@ -248,7 +248,7 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
   }
   if (comparison.agree) {
     if (verdict !== 'accepts' && row)
-      message += `; as credprov predicted: ${row.answer}${row.contractCheck ? ` (see ${row.contractCheck})` : ''}`;
+      message += `; as credprov predicted: ${ob.prediction.finding?.detail ?? row.answer}${row.contractCheck ? ` (see ${row.contractCheck})` : ''}`;
   } else {
     message += `; credprov predicted that it ${ob.prediction.verdict === 'accepts' ? 'accepts it' : describeOutcome({ verdict: ob.prediction.verdict })} (${MODEL}: ${ob.prediction.because}): the table is out of date for this answer, please report it`;
   }

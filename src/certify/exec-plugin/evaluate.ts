@@ -9,7 +9,9 @@ import {
   isRfc3339,
   parseJsonObject,
   parseStdoutLikeClientGo,
+  rfc3339Defect,
 } from '../../api/exec/credential.ts';
+import { tokenFindings } from '../../clients/findings.ts';
 import { formatMs } from '../../core/duration.ts';
 import type { Check, CheckResult } from '../../report/model.ts';
 import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
@@ -171,9 +173,17 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
         const token = str(s, 'token');
         const cert = str(s, 'clientCertificateData');
         const key = str(s, 'clientKeyData');
+        const [odd] = tokenFindings(s, Boolean(cert && key)).filter(
+          (f) => f.trait === 'token-not-string' || f.trait === 'token-falsy',
+        );
+        if (odd?.trait === 'token-not-string')
+          return fail(
+            `${odd.detail}: client-go refuses the answer ("cannot unmarshal … into Go struct field ExecCredentialStatus.status.token of type string"), while client-node and the Python client send "Bearer ${clip(String(s.token), 40)}"; return the token as a JSON string`,
+            [evidence('first run', o.main)],
+          );
         if (!token && !cert && !key)
           return fail(
-            'status holds neither token nor clientCertificateData/clientKeyData; client-go: "exec plugin didn\'t return a token or cert/key pair"',
+            `${odd ? `${odd.detail}: ` : `status holds neither token nor clientCertificateData/clientKeyData (its fields: ${Object.keys(s).join(', ') || 'none'}); `}client-go: "exec plugin didn't return a token or cert/key pair"${odd ? `, and the Python client sends "Bearer ${String(s.token)}"` : ''}`,
             [evidence('first run', o.main)],
           );
         if (!cert !== !key)
@@ -230,8 +240,12 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
         const ts = s.expirationTimestamp;
         if (ts === undefined || ts === null) return skip('no expirationTimestamp (see EP-SETS-EXPIRY)');
         if (typeof ts !== 'string' || !isRfc3339(ts)) {
+          const defect =
+            typeof ts === 'string'
+              ? rfc3339Defect(ts)
+              : `a JSON ${Array.isArray(ts) ? 'array' : typeof ts}, not a string`;
           return fail(
-            `expirationTimestamp ${JSON.stringify(ts)} is not RFC 3339; write it like 2026-01-02T15:04:05Z (client-go fails with "decoding stdout: parsing time …")`,
+            `expirationTimestamp ${clip(JSON.stringify(ts), 80)} is not RFC 3339 (${defect}): client-go refuses the answer ("decoding stdout: …"); write it in the 2006-01-02T15:04:05Z07:00 layout, with a zone`,
             [evidence('first run', o.main)],
           );
         }
