@@ -21,7 +21,7 @@ import { certifyExecPlugin } from '../certify/exec-plugin/certify.ts';
 import type { MatrixClient } from '../certify/exec-plugin/clients.ts';
 import { availableProbes, isClientName } from '../clients/index.ts';
 import { CLIENT_NAMES, type ClientName } from '../clients/probe.ts';
-import { kubeVersionFlag } from './kube-version-flag.ts';
+import { kubeVersionOrMinor } from './kube-version-flag.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
 import { killRunningExecPlugins, resolveExecCommand, type ExecPlugin } from '../plugin/client-exec.ts';
 import { prepareReportDir } from '../report/report-dir.ts';
@@ -45,9 +45,11 @@ Usage:
 
 The plugin is run as client-go runs it (command relative to the kubeconfig's directory
 when it holds a '/', else on PATH; env = yours + exec.env + KUBERNETES_EXEC_INFO; stdin
-only when interactive), about 14 times: a first and second run, 8 concurrent runs, a run
-with an open but silent stdin, one run per ExecCredential version (v1, v1beta1), and two
-runs with a KUBERNETES_EXEC_INFO no plugin can honour (to see how it fails).
+only when interactive), 14 times: a first and second run, 8 concurrent runs, a run with
+an open but silent stdin, a run configured with the other ExecCredential version (v1 or
+v1beta1), and two runs with a KUBERNETES_EXEC_INFO no plugin can honour (to see how it
+fails); 15 with client-node among the clients (one more run as it runs plugins, without
+KUBERNETES_EXEC_INFO). The report's counts (metrics.invocations, "N runs") are these.
 It is never given your terminal: certification is non-interactive.
 
 Then the plugin is run through real clients (by default every one this machine has;
@@ -71,7 +73,8 @@ Flags:
   --clients LIST            real clients to run the plugin through, comma-separated: ${CLIENT_NAMES.join(', ')};
                             'none' for none (default: every client available here; naming one
                             that is not available is an error that says how to get it)
-  --kube-version V          the release kubectl and client-go are taken at (default ${DEFAULT_KUBE_VERSION})
+  --kube-version V          the release kubectl and client-go are taken at (default ${DEFAULT_KUBE_VERSION}); a minor
+                            (1.36) means its newest release cached here, else the newest the Go proxy knows
   --report-dir DIR          where report.json, junit.xml, report.md and invocations.jsonl go
                             (default ./reports/<timestamp>)
 
@@ -132,7 +135,8 @@ export const command: Command = {
       'kube-version': { type: 'string' },
     });
     const timeoutMs = parseTimeout(f.timeout ?? DEFAULT_EXEC_TIMEOUT);
-    const kubeVersion = kubeVersionFlag(NAME, f['kube-version'], ctx.env);
+    const { version: kubeVersion, note } = await kubeVersionOrMinor(NAME, f['kube-version'], ctx.env);
+    if (note) ctx.log.info(note);
     const named = parseClientsFlag(f.clients);
     const { plugin, subject } = await pluginFromFlags(f, ctx);
 

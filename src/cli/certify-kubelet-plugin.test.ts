@@ -33,6 +33,12 @@ describe('credprov certify kubelet-plugin', () => {
     expect(report.summary.failed).toBe(0);
     expect(report.checks.map((c: { id: string }) => c.id)).toContain('KP-APIVERSION');
     expect(report.metrics.latencyMs.p95Ms).toEqual(expect.any(Number));
+    // The file is not named as the provider: the kubelet would look for <bin-dir>/credprov-probe.
+    expect(report.subject.warnings).toEqual([
+      expect.stringContaining(
+        'is named "well-behaved", but provider "credprov-probe" makes the kubelet run <image-credential-provider-bin-dir>/credprov-probe',
+      ),
+    ]);
     await readFile(join(reportDir, 'junit.xml'), 'utf8');
     const invocations = await readFile(join(reportDir, 'invocations.jsonl'), 'utf8');
     expect(invocations).not.toContain('fake-password-for');

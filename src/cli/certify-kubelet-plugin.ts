@@ -1,7 +1,7 @@
 // credprov certify kubelet-plugin: flags → certifyKubeletPlugin → reports and exit code.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { loadProviderConfig } from '../api/credentialprovider/config.ts';
 import type { CredentialProvider, CredentialProviderConfig } from '../api/credentialprovider/types.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
@@ -127,6 +127,8 @@ export const command: Command = {
     await requireExecutable(plugin);
     const config = await loadProviderConfig(configFile, { kubeVersion: kubeVersion.text });
     const provider = pickProvider(config, configFile, values.provider);
+    const warnings = nameWarnings(plugin, provider);
+    for (const w of warnings) ctx.log.warn(w);
     const images = chooseImages(provider, values.image ?? []);
     const annotations = parseAnnotations(provider, values['service-account-annotation'] ?? []);
     const registryFor = parseRegistryFor(values['registry-for'] ?? []);
@@ -202,6 +204,7 @@ export const command: Command = {
         kubeVersion: kubeVersion.text,
         timeout: values.timeout ?? '1m',
         ...(provider.tokenAttributes ? { tokenAttributes: provider.tokenAttributes } : {}),
+        ...(warnings.length ? { warnings } : {}),
         ...(sa ? { serviceAccountTokenClaims: sa.claims, serviceAccountAnnotations: sa.annotations } : {}),
         ...(Object.keys(registryFor).length ? { registryFor } : {}),
         ...(live
@@ -310,6 +313,19 @@ function parseAnnotations(provider: CredentialProvider, given: string[]): Record
     out[key] = kv.slice(eq + 1);
   }
   return out;
+}
+
+/**
+ * The kubelet runs <bin-dir>/<provider name>: a --plugin file under another
+ * name is certified as that name (credprov links it so), but installed as it
+ * is, the kubelet would not find it.
+ */
+export function nameWarnings(plugin: string, provider: CredentialProvider): string[] {
+  const file = basename(plugin);
+  if (file === provider.name) return [];
+  return [
+    `--plugin ${plugin} is named "${file}", but provider "${provider.name}" makes the kubelet run <image-credential-provider-bin-dir>/${provider.name}: install the plugin under that name (credprov runs it as ${provider.name})`,
+  ];
 }
 
 function pickProvider(config: CredentialProviderConfig, file: string, name: string | undefined): CredentialProvider {

@@ -15,15 +15,20 @@ export function printJson(ctx: Pick<CommandContext, 'stdout'>, value: unknown): 
 /** An error as a person reads it: `error: <reason>`, the detail indented, the hint; the stack only with --verbose. */
 export function printError(e: unknown, verbose: boolean, write: (s: string) => void): void {
   if (e instanceof CredprovError) {
-    write(`error: ${e.reason}\n`);
+    write(`error: ${withoutErrorPrefix(e.reason)}\n`);
     if (e.detail) write(`${e.detail.replace(/^/gm, '  ')}\n`);
     if (e.hint) write(`  hint: ${e.hint}\n`);
     if (verbose && e.stack) write(`${e.stack}\n`);
     return;
   }
-  write(`error: ${errorMessage(e)}\n`);
+  write(`error: ${withoutErrorPrefix(errorMessage(e))}\n`);
   if (verbose && e instanceof Error && e.stack) write(`${e.stack}\n`);
   else write('  (an unexpected harness error; rerun with --verbose for the stack)\n');
+}
+
+/** One `error:` prefix: a reason that already starts with one (a quoted tool's "error: …", Node's "Error: …") keeps its text only. */
+function withoutErrorPrefix(reason: string): string {
+  return reason.replace(/^(error|Error|ERROR):\s*/, '');
 }
 
 /** The --json form of an error: `error` is the same one line stderr starts with. */
@@ -37,7 +42,7 @@ export interface ErrorJson {
 }
 
 export function errorJson(e: unknown, exitCode: number): ErrorJson {
-  const out: ErrorJson = { error: errorMessage(e), exitCode };
+  const out: ErrorJson = { error: withoutErrorPrefix(errorMessage(e)), exitCode };
   if (e instanceof CredprovError) {
     if (e.detail !== undefined) out.detail = e.detail;
     if (e.hint !== undefined) out.hint = e.hint;

@@ -8,7 +8,7 @@ import { killMarked, markedAfter, newMarker, TEST_MARKER_ENV } from '../testing/
 import { useTempDir } from '../testing/tmp.ts';
 import { killRunningExecPlugins, runExecPlugin, type ExecPlugin } from './client-exec.ts';
 import { InvocationLog } from './invocation.ts';
-import { MAX_OUTPUT_BYTES } from './spawn.ts';
+import { MAX_STDOUT_BYTES } from './output-capture.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 const CREDENTIAL = `{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"tok-0123456789"}}`;
@@ -96,11 +96,11 @@ describe('runExecPlugin with hostile plugins', () => {
     expect(await markedAfter(marker)).toEqual([]);
   }, 20_000);
 
-  test('keeps the first 4 MiB of a 200 MB stdout and records the size', async () => {
+  test('keeps the first 64 MiB of a 200 MB stdout that could still be YAML to client-go, and records the size', async () => {
     const p = await plugin('huge', 'head -c 209715200 /dev/zero | tr "\\0" "x"');
     const inv = await run(p, 30_000);
     expect(inv.exitCode).toBe(0);
-    expect(inv.stdout.length).toBe(MAX_OUTPUT_BYTES);
+    expect(inv.stdout.length).toBe(MAX_STDOUT_BYTES);
     expect(inv.outputBytes).toEqual({ stdout: 209715200, stderr: 0 });
   }, 60_000);
 });

@@ -14,7 +14,7 @@ import type { ExecCluster, ExecConfig, ExecCredential, InteractiveMode } from '.
 import type { Redactor } from '../core/redact.ts';
 import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
 import { goExitCode, goForkExecError } from './go-exec.ts';
-import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess, type StdinMode } from './spawn.ts';
+import { abortRunningPlugins, runPluginProcess, type StdinMode } from './spawn.ts';
 
 export const EXEC_INFO_ENV = 'KUBERNETES_EXEC_INFO';
 
@@ -174,6 +174,9 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     startedAt: startedAt.toISOString(),
     configuredApiVersion: apiVersion,
     envKeys: [...plugin.config.env.map((e) => e.name), ...(opts.omitExecInfo ? [] : [EXEC_INFO_ENV])],
+    inheritedEnv: Object.keys(parentEnv).filter(
+      (k) => parentEnv[k] !== undefined && k !== EXEC_INFO_ENV && !plugin.config.env.some((e) => e.name === k),
+    ).length,
     stdout: '',
     stderr: '',
     timedOut: false,
@@ -257,6 +260,7 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     cwd: opts.cwd ?? process.cwd(),
     stdin: stdinMode,
     timeoutMs: opts.timeoutMs,
+    stdoutReader: 'json-or-yaml',
   });
   const timedOut = result.timedOut;
   const inv: ExecInvocation = {
@@ -271,7 +275,10 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
   };
   if (result.exitCode !== undefined) inv.exitCode = result.exitCode;
   if (result.signal) inv.signal = result.signal;
-  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES)
+  if (
+    result.outputBytes.stdout > Buffer.byteLength(result.stdout) ||
+    result.outputBytes.stderr > Buffer.byteLength(result.stderr)
+  )
     inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
   // The token and key it printed, even in output client-go refuses (YAML, noise around JSON), so no report shows them.
@@ -288,7 +295,7 @@ export async function runExecPlugin(plugin: ExecPlugin, opts: RunExecOptions): P
     // *exec.ExitError: ProcessState.ExitCode(), which is -1 when a signal ended the plugin.
     inv.decodeError = `exec: executable ${resolved.display} failed with exit code ${goExitCode(result)}`;
   } else if (cutResponse(inv)) {
-    // Not decoded: its errors would be about the cut at MAX_OUTPUT_BYTES, not the plugin.
+    // Not decoded: its errors would be about the cut at not the plugin.
     inv.decodeError = cutResponse(inv);
   } else {
     const decoded = decodeExecCredential(inv.stdout, apiVersion);

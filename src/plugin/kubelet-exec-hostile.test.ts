@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { killMarked, markedAfter, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { killRunningPlugins, runKubeletPlugin } from './kubelet-exec.ts';
-import { MAX_OUTPUT_BYTES } from './spawn.ts';
+import { NOISE_KEPT_BYTES } from './output-capture.ts';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 const request = { apiVersion: V1, kind: 'CredentialProviderRequest' as const, image: 'reg.example/app' };
@@ -103,12 +103,12 @@ describe('runKubeletPlugin with hostile plugins', () => {
     expect(await markedAfter(marker)).toEqual([]);
   }, 20_000);
 
-  test('reads 200 MB of stdout without keeping it: the first 4 MiB are kept and the size is recorded', async () => {
+  test('reads 200 MB of stdout without keeping it: what decides the verdict is kept (the first byte is not "{") and the size is recorded', async () => {
     const plugin = await script('huge', 'cat >/dev/null\nhead -c 209715200 /dev/zero | tr "\\0" "x"\necho');
     const before = process.memoryUsage().rss;
     const inv = await run(plugin, 30_000);
     expect(inv.exitCode).toBe(0);
-    expect(inv.stdout.length).toBe(MAX_OUTPUT_BYTES);
+    expect(inv.stdout.length).toBe(NOISE_KEPT_BYTES);
     expect(inv.outputBytes).toEqual({ stdout: 209715201, stderr: 0 });
     expect(inv.decodeError).toBeDefined();
     expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);

@@ -58,7 +58,9 @@ describe('runKubeletPlugin', () => {
       request,
     });
     expect(inv.stderr.trim()).toBe('A=parent B=config C=second');
-    expect(inv.envKeys).toEqual(['A', 'B', 'C', 'PATH']);
+    // The config's names only; the caller's own variables are counted, not listed.
+    expect(inv.envKeys).toEqual(['B', 'C']);
+    expect(inv.inheritedEnv).toBe(2);
     expect(inv.exitCode).toBe(3);
     expect(inv.response).toBeUndefined();
     expect(inv.decodeError).toBeUndefined();
@@ -84,16 +86,28 @@ describe('runKubeletPlugin', () => {
     expect(inv.decodeError).toBeDefined();
   });
 
-  test('does not decode a response cut at 4 MiB: the decode error says where it was cut, not what the cut broke', async () => {
+  test('decodes a 5 MiB answer whole, as the kubelet reads all of stdout', async () => {
     const head = `{"apiVersion":"${V1}","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.example":{"username":"u","password":"`;
     const plugin = await script(
-      'huge-valid',
+      'big-valid',
       `cat >/dev/null; printf '%s' '${head}'; head -c 5242880 /dev/zero | tr '\\0' p; printf '"}}}\\n'`,
     );
     const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 30_000 });
-    const total = head.length + 5242880 + 5;
+    expect(inv).not.toHaveProperty('outputBytes');
+    expect(inv.decodeError).toBeUndefined();
+    expect(inv.response).toBeDefined();
+  }, 30_000);
+
+  test("does not decode an answer still going at credprov's own 64 MiB limit: the decode error says where it was cut", async () => {
+    const head = `{"apiVersion":"${V1}","kind":"CredentialProviderResponse","cacheKeyType":"Registry","auth":{"reg.example":{"username":"u","password":"`;
+    const plugin = await script(
+      'huge-valid',
+      `cat >/dev/null; printf '%s' '${head}'; head -c 68157440 /dev/zero | tr '\\0' p; printf '"}}}\\n'`,
+    );
+    const inv = await runKubeletPlugin({ path: plugin, request, timeoutMs: 30_000 });
+    const total = head.length + 68157440 + 5;
     expect(inv.outputBytes).toEqual({ stdout: total, stderr: 0 });
-    expect(inv.decodeError).toBe(`stdout was cut at 4194304 bytes of ${total}`);
+    expect(inv.decodeError).toBe(`stdout was cut at 67108864 bytes of ${total}`);
     expect(inv).not.toHaveProperty('response');
   }, 30_000);
 

@@ -17,7 +17,7 @@ import type { CredentialProviderRequest, ExecEnvVar } from '../api/credentialpro
 import type { Redactor } from '../core/redact.ts';
 import { cutResponse, type Invocation, type InvocationLog } from './invocation.ts';
 import { goForkExecError } from './go-exec.ts';
-import { abortRunningPlugins, MAX_OUTPUT_BYTES, runPluginProcess } from './spawn.ts';
+import { abortRunningPlugins, runPluginProcess } from './spawn.ts';
 
 /** The kubelet's hard-coded plugin exec timeout. */
 export const KUBELET_PLUGIN_TIMEOUT_MS = 60_000;
@@ -76,7 +76,14 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
 
   const startedAt = new Date();
   const t0 = performance.now();
-  const result = await runPluginProcess({ file, args, env, stdin: { kind: 'data', data: stdin }, timeoutMs });
+  const result = await runPluginProcess({
+    file,
+    args,
+    env,
+    stdin: { kind: 'data', data: stdin },
+    timeoutMs,
+    stdoutReader: 'json',
+  });
   const durationMs = Math.round((performance.now() - t0) * 100) / 100;
 
   const inv: Invocation = {
@@ -85,13 +92,17 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     startedAt: startedAt.toISOString(),
     durationMs,
     argv: [file, ...args],
-    envKeys: Object.keys(env).sort(),
+    envKeys: [...new Set((run.env ?? []).map((e) => e.name))],
+    inheritedEnv: Object.keys(env).filter((k) => !(run.env ?? []).some((e) => e.name === k)).length,
     request,
     stdout: result.stdout,
     stderr: result.stderr,
     timedOut: result.timedOut,
   };
-  if (result.outputBytes.stdout > MAX_OUTPUT_BYTES || result.outputBytes.stderr > MAX_OUTPUT_BYTES)
+  if (
+    result.outputBytes.stdout > Buffer.byteLength(result.stdout) ||
+    result.outputBytes.stderr > Buffer.byteLength(result.stderr)
+  )
     inv.outputBytes = result.outputBytes;
   if (result.strays.length > 0) inv.strays = result.strays;
   const spawnError = result.spawnErrorCode ? goForkExecError(file, result.spawnErrorCode) : undefined;
@@ -103,7 +114,7 @@ export async function runKubeletPlugin(run: KubeletPluginRun): Promise<Invocatio
     if (result.signal) inv.signal = result.signal;
   }
   if (!spawnError && !result.timedOut && inv.exitCode === 0) {
-    // A response cut at MAX_OUTPUT_BYTES is not decoded: its errors would be about the cut, not the plugin.
+    // A response cut at credprov's limit is not decoded: its errors would be about the cut, not the plugin.
     const cut = cutResponse(inv);
     const decoded = cut ? undefined : decodeResponse(inv.stdout, apiVersion);
     if (decoded?.ok) inv.response = decoded.response;

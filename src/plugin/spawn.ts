@@ -22,6 +22,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
 import { execveFormatError, formatRefusalReason } from './exec-format.ts';
+import { Capture, MAX_STDERR_BYTES, MAX_STDOUT_BYTES, type StdoutReader } from './output-capture.ts';
 import { openPidWindow } from './pid-window.ts';
 import { fdTarget } from './proc-files.ts';
 import {
@@ -35,8 +36,6 @@ import {
 } from './strays.ts';
 import { sleep } from '../core/time.ts';
 
-/** Whole stdout/stderr are kept up to this size each; the rest is read and counted, not kept. */
-export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** After the plugin exited, how long its outputs may stay open before we look for who holds them. */
 export const WAIT_DELAY_MS = 250;
 /** After the kill at the timeout, how long the plugin may take to be reaped before the run ends anyway. */
@@ -63,12 +62,14 @@ export interface PluginProcess {
   cwd?: string;
   stdin: StdinMode;
   timeoutMs: number;
+  /** How the caller reads stdout: the kubelet JSON only, client-go JSON or YAML (output-capture.ts keeps what can decide it). */
+  stdoutReader: StdoutReader;
 }
 
 export interface ProcessResult {
   stdout: string;
   stderr: string;
-  /** Bytes the plugin wrote to each; more than MAX_OUTPUT_BYTES means the text was cut there. */
+  /** Bytes the plugin wrote to each; more than the text holds means it was cut (output-capture.ts). */
   outputBytes: { stdout: number; stderr: number };
   exitCode?: number;
   signal?: string;
@@ -159,8 +160,8 @@ export function runPluginProcess(p: PluginProcess): Promise<ProcessResult> {
       if (target) ours.set(target, name);
     }
 
-    const out = new Capture();
-    const err = new Capture();
+    const out = new Capture(MAX_STDOUT_BYTES, p.stdoutReader);
+    const err = new Capture(MAX_STDERR_BYTES);
     child.stdout!.on('data', (d: Buffer) => out.add(d));
     child.stderr!.on('data', (d: Buffer) => err.add(d));
     // Errors after a successful spawn (a kill racing an exit) change nothing.
@@ -284,21 +285,4 @@ export function longTimeout(fn: () => void, ms: number): () => void {
   };
   next();
   return () => clearTimeout(timer);
-}
-
-/** Keeps output up to MAX_OUTPUT_BYTES and counts the rest; the plugin is never blocked on a full pipe. */
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private kept = 0;
-  size = 0;
-  add(d: Buffer): void {
-    this.size += d.length;
-    if (this.kept >= MAX_OUTPUT_BYTES) return;
-    const part = d.length > MAX_OUTPUT_BYTES - this.kept ? d.subarray(0, MAX_OUTPUT_BYTES - this.kept) : d;
-    this.chunks.push(part);
-    this.kept += part.length;
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
 }

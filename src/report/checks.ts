@@ -17,6 +17,13 @@ export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({
   evidence,
   cause: 'subject',
 });
+/** The harness could not judge (a limit of its own): a failure on credprov's account, never the subject's (exit 3). */
+export const harnessFail = (message: string, evidence: Evidence[] = []): Outcome => ({
+  status: 'failed',
+  message,
+  evidence,
+  cause: 'harness',
+});
 export const skip = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skipped', message, evidence });
 
 export async function runCheck(

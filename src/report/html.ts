@@ -6,7 +6,7 @@
 // histogram. Like every writer it renders an already redacted RunReport and
 // nothing else.
 import { isDeepStrictEqual } from 'node:util';
-import type { CheckResult, Evidence, RunReport } from './model.ts';
+import { failedFirst, type CheckResult, type Evidence, type RunReport } from './model.ts';
 import { gridsOf } from './grid.ts';
 import { comparisonHtml } from './html-comparison.ts';
 import { esc, messageBesideComparison, pretty, rowMessage } from './html-text.ts';
@@ -36,7 +36,9 @@ ${(['passed', 'failed', 'skipped'] as const).map((s) => `<label><input type="che
 ${suites.length ? suiteTable(report) : ''}
 <table id="checks"><colgroup><col class="status"><col class="level">${suites.length ? '<col class="suite">' : ''}<col class="check"><col></colgroup>
 <thead><tr><th>status</th><th>level</th>${suites.length ? '<th>suite</th>' : ''}<th>check</th><th>message</th></tr></thead>
-<tbody>${report.checks.map((c, i) => row(c, i, suites.length > 0)).join('\n')}</tbody></table>
+<tbody>${failedFirst(report.checks)
+    .map((c, i) => row(c, i, suites.length > 0))
+    .join('\n')}</tbody></table>
 ${grids(report)}
 ${matrix(report)}
 ${durations.length ? histogram(durations, latencyIn(report.metrics?.latencyMs)) : ''}

@@ -1,4 +1,4 @@
-import type { CheckResult, RunReport } from './model.ts';
+import { failedFirst, type CheckResult, type RunReport } from './model.ts';
 import { gridsOf } from './grid.ts';
 
 const ICON: Record<CheckResult['status'], string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
@@ -23,7 +23,7 @@ export function toMarkdown(report: RunReport): string {
   if (report.metrics && Object.keys(report.metrics).length > 0) {
     lines.push('## Metrics (information only)', '', '```json', JSON.stringify(report.metrics, null, 2), '```', '');
   }
-  const failures = report.checks.filter((c) => c.status === 'failed');
+  const failures = failedFirst(report.checks).filter((c) => c.status === 'failed');
   if (failures.length > 0) {
     lines.push('## Failures', '');
     for (const c of failures) {
@@ -62,7 +62,9 @@ function checkTable(checks: CheckResult[]): string[] {
     '',
     '| status | level | id | title | message |',
     '|---|---|---|---|---|',
-    ...checks.map((c) => `| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`),
+    ...failedFirst(checks).map(
+      (c) => `| ${ICON[c.status]} | ${c.level} | ${cell(c.id)} | ${cell(c.title)} | ${cell(c.message)} |`,
+    ),
     '',
   ];
 }
@@ -84,7 +86,7 @@ function suiteSections(report: RunReport): string[] {
   }
   lines.push('');
   for (const s of report.suites ?? []) {
-    const cs = report.checks.filter((c) => c.suite === s.name);
+    const cs = failedFirst(report.checks.filter((c) => c.suite === s.name));
     lines.push(`## Suite ${s.name} (${(s.durationMs / 1000).toFixed(1)} s)`, '', s.summary, '');
     if (cs.some((c) => c.comparison)) {
       lines.push('| status | level | id | predicted | kubelet | message |', '|---|---|---|---|---|---|');

@@ -117,3 +117,12 @@ export function exitCodeFor(report: Pick<RunReport, 'checks'>): 0 | 1 | 3 {
   const subjectFailed = report.checks.some((c) => c.status === 'failed' && c.level === 'MUST' && c.cause !== 'harness');
   return subjectFailed ? 1 : 3;
 }
+
+/** The checks with the failed ones first (MUST before SHOULD), the rest in their order: what a reader of report.md and report.html looks for first. */
+export function failedFirst<T extends Pick<CheckResult, 'status' | 'level'>>(checks: readonly T[]): T[] {
+  const rank = (c: T) => (c.status !== 'failed' ? 2 : c.level === 'MUST' ? 0 : 1);
+  return checks
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map(({ c }) => c);
+}

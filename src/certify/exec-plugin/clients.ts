@@ -34,8 +34,7 @@ import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import type { Redactor } from '../../core/redact.ts';
 import { resolveExecCommand, type ExecInvocation, type ExecPlugin } from '../../plugin/client-exec.ts';
 import type { InvocationLog } from '../../plugin/invocation.ts';
-import { clipOutputs } from '../../plugin/invocation.ts';
-import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
+import { clipOutputs, cutResponse } from '../../plugin/invocation.ts';
 import { findStrays, killStrays, MARKER_ENV, newRunMarker, type StrayProcess } from '../../plugin/strays.ts';
 import type { Check, CheckResult, Comparison, Evidence } from '../../report/model.ts';
 import type { Observations } from './runs.ts';
@@ -98,9 +97,10 @@ export async function certifyThroughClients(
     return skipAll(
       `the plugin did not answer credprov's own run within ${formatMs(o.timeoutMs)}; every client would wait as long (see EP-TIMEOUT)`,
     );
-  if ((obs.main.outputBytes?.stdout ?? 0) > MAX_OUTPUT_BYTES) {
+  const cut = cutResponse(obs.main);
+  if (cut) {
     return skipAll(
-      `not judged: the plugin printed ${obs.main.outputBytes!.stdout} bytes on stdout, more than the ${MAX_OUTPUT_BYTES} credprov keeps (see EP-STDOUT-ONLY-JSON); every client would read all of it`,
+      `not judged: credprov's own run could not be judged (${cut}; see EP-STDOUT-ONLY-JSON), so there is no answer to predict from`,
     );
   }
   if (plugin.config.interactiveMode === 'Always') {

@@ -14,11 +14,10 @@ import {
 import { tokenFindings } from '../../clients/findings.ts';
 import { formatMs } from '../../core/duration.ts';
 import type { Check, CheckResult } from '../../report/model.ts';
-import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
+import { fail, harnessFail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { ExecInvocation } from '../../plugin/client-exec.ts';
 import { describeEnd, goExitCode } from '../../plugin/go-exec.ts';
-import { cutNote, cutResponse } from '../../plugin/invocation.ts';
-import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
+import { cutNote, cutResponse, OUTPUT_LIMITS, size } from '../../plugin/invocation.ts';
 import { answered, basisOf, formatRefusalHint, judgeCheck, whyNothing, type Basis } from '../kit.ts';
 import * as C from './checks.ts';
 import { answer, clip, configuredRuns, everyRun, evidence, status, str, whyNoAnswer, type Obj } from './observed.ts';
@@ -270,8 +269,9 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
           if (!inv || inv.exitCode !== 0 || inv.timedOut) continue;
           const cut = cutResponse(inv);
           if (cut) {
-            return fail(
-              `on the ${label} ${cut}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this ExecCredential (client-go reads all of it); a credential should be a few KiB`,
+            // credprov's own limit, not the plugin's fault: client-go reads all of stdout.
+            return harnessFail(
+              `on the ${label} ${cut}: credprov keeps at most ${size(OUTPUT_LIMITS.stdout)} of stdout, so it cannot judge this ExecCredential, which client-go reads whole`,
               [evidence(label, inv)],
             );
           }

@@ -23,7 +23,7 @@ describe('analyseResponse', () => {
   });
 
   test('judges nothing but stdout when stdout was cut inside what may be a valid response', () => {
-    const cut = 'stdout was cut at 4194304 bytes of 5349161';
+    const cut = 'stdout was cut at 67108864 bytes of 70000000';
     // The first balanced object in the kept part is an auth entry: judged as the response, it would be "apiVersion is missing" and "unknown field".
     const a = analyseResponse(text(good).slice(0, 90), V1, cut);
     expect(a).toMatchObject({ accepted: false, cut: true, kubeletError: cut });

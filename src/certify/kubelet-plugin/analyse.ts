@@ -2,7 +2,7 @@
 // aspect. The kubelet stops at the first problem; a vendor wants all of them
 // at once, so after the kubelet's own verdict (decodeResponse) each aspect is
 // also judged on its own, with earlier problems patched out.
-import { decodeResponse } from '../../api/credentialprovider/response.ts';
+import { decodeResponse, type DecodeResult } from '../../api/credentialprovider/response.ts';
 import { CACHE_KEY_TYPES } from '../../api/credentialprovider/types.ts';
 import { parseGoDuration } from '../../core/duration.ts';
 import { endOfFirstValue } from '../../core/json-text.ts';
@@ -28,7 +28,12 @@ const OK: Verdict = { ok: true };
 const STRICT_REASONS = new Set(['unknownField', 'duplicateField', 'type']);
 
 /** `cut`: cutResponse's "stdout was cut at …" when the runner kept only the start of the response; then nothing past stdout is judged. */
-export function analyseResponse(stdout: string, apiVersion: string, cut?: string): ResponseAnalysis {
+export function analyseResponse(
+  stdout: string,
+  apiVersion: string,
+  cut?: string,
+  decoded?: DecodeResult,
+): ResponseAnalysis {
   if (cut) {
     const unknown: Verdict = { ok: 'unknown', why: `${cut} (see KP-STDOUT-ONLY-JSON)` };
     return {
@@ -45,7 +50,8 @@ export function analyseResponse(stdout: string, apiVersion: string, cut?: string
       },
     };
   }
-  const kubelet = decodeResponse(stdout, apiVersion);
+  // The runner decoded it already (runKubeletPlugin): a 5 MiB answer is worth decoding once.
+  const kubelet = decoded ?? decodeResponse(stdout, apiVersion);
   const verdicts: Record<Aspect, Verdict> = {
     stdout: OK,
     apiVersion: OK,

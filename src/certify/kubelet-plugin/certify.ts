@@ -10,7 +10,11 @@
 import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CredentialProvider, CredentialProviderRequest } from '../../api/credentialprovider/types.ts';
+import type {
+  CredentialProvider,
+  CredentialProviderRequest,
+  CredentialProviderResponse,
+} from '../../api/credentialprovider/types.ts';
 import { CredprovError } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
@@ -124,7 +128,15 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       );
       const probe: Probe = { image, invocation };
       if (!invocation.spawnError && !invocation.timedOut && invocation.exitCode === 0) {
-        probe.analysis = analyseResponse(invocation.stdout, provider.apiVersion, cutResponse(invocation));
+        const cut = cutResponse(invocation);
+        probe.analysis = analyseResponse(
+          invocation.stdout,
+          provider.apiVersion,
+          cut,
+          invocation.response && !cut
+            ? { ok: true, response: invocation.response as CredentialProviderResponse }
+            : undefined,
+        );
       }
       return probe;
     };
@@ -148,6 +160,8 @@ export async function certifyKubeletPlugin(o: CertifyKubeletPluginOptions): Prom
       obs.concurrencySkipped = 'not run: the plugin already timed out when run alone (see KP-TIMEOUT)';
     else if (!obs.probes.some((p) => p.analysis))
       obs.concurrencySkipped = 'not run: no probe succeeded when run alone (see KP-EXEC)';
+    else if (obs.probes.every((p) => !p.analysis || p.analysis.cut))
+      obs.concurrencySkipped = `not run: credprov could not keep the answers whole when run alone (see KP-STDOUT-ONLY-JSON)`;
     else {
       const images = Array.from({ length: concurrency }, (_, i) => o.images[i % o.images.length]!);
       obs.concurrent = await step(progress, `${concurrency} concurrent invocations`, () =>

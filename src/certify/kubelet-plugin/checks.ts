@@ -22,6 +22,12 @@ export const KP_STDOUT = check(
   'stdout holds exactly one JSON response object and nothing else',
   'KEP-2133 / kubelet plugin.go: the whole of stdout is decoded as one CredentialProviderResponse; logs, banners or a second object make the decode fail',
 );
+export const KP_RESPONSE_SIZE = check(
+  'KP-RESPONSE-SIZE',
+  'SHOULD',
+  'the response stays under 1 MiB',
+  'kubelet plugin.go reads all of stdout into memory and caches the decoded auth map; on every pull of an image the provider matches, externalCredentialProviderKeyring.Lookup adds that map to a new BasicDockerKeyring (url.Parse of every key, then a sort) and matches the image against every key (keyring.go): the cost grows with the answer, pull after pull',
+);
 export const KP_APIVERSION = check(
   'KP-APIVERSION',
   'MUST',
@@ -99,6 +105,7 @@ export const KP_SA_TOKEN_NOT_ECHOED = check(
 export const KUBELET_PLUGIN_CHECKS: Check[] = [
   KP_EXEC,
   KP_STDOUT,
+  KP_RESPONSE_SIZE,
   KP_APIVERSION,
   KP_KIND,
   KP_STRICT,

@@ -99,3 +99,32 @@ describe('KP-STRICT-DECODE claims only the types it judges', () => {
     expect((await verdict(obs, C.KP_STRICT.id)).status).toBe('failed');
   });
 });
+
+describe("credprov's own output limit is never the plugin's failure", () => {
+  const big = answer(
+    Object.fromEntries(Array.from({ length: 40_001 }, (_, i) => [`m${i}.reg.io`, { username: 'u', password: 'p' }])),
+  );
+
+  test('a valid 5 MiB answer passes KP-STDOUT-ONLY-JSON (the kubelet reads all of stdout) and earns a SHOULD saying why', async () => {
+    const obs = observations({
+      probes: [probe('reg.io/app', { ...big, auth: { ...big.auth, 'reg.io': { username: 'u', password: 'p' } } })],
+    });
+    expect((await verdict(obs, C.KP_STDOUT.id)).status).toBe('passed');
+    const size = await verdict(obs, C.KP_RESPONSE_SIZE.id);
+    expect([size.status, size.level]).toEqual(['failed', 'SHOULD']);
+    expect(size.message).toMatch(/the answer is \d+(\.\d)? MiB with 40002 auth entries: the kubelet reads it whole/);
+  });
+
+  test('an answer still going at the 64 MiB limit is a harness failure, not the plugin’s', async () => {
+    const kept = JSON.stringify(big).slice(0, 1000);
+    const cut = `stdout was cut at ${kept.length} bytes of 70000000`;
+    const p: Probe = {
+      image: 'reg.io/app',
+      invocation: { ...probe('reg.io/app', kept).invocation, outputBytes: { stdout: 70_000_000, stderr: 0 } },
+      analysis: analyseResponse(kept, V1, cut),
+    };
+    const r = await verdict(observations({ probes: [p] }), C.KP_STDOUT.id);
+    expect([r.status, r.cause]).toEqual(['failed', 'harness']);
+    expect(r.message).toContain('credprov keeps at most 64 MiB of stdout, so it cannot judge this answer');
+  });
+});

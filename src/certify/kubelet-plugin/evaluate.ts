@@ -4,9 +4,8 @@
 import type { CredentialProvider } from '../../api/credentialprovider/types.ts';
 import { authKeyMatches } from '../../matching/url.ts';
 import { describeEnd, goProcessState } from '../../plugin/go-exec.ts';
-import { cutNote, type Invocation } from '../../plugin/invocation.ts';
-import { MAX_OUTPUT_BYTES } from '../../plugin/spawn.ts';
-import { fail, pass, skip, type Outcome } from '../../report/checks.ts';
+import { cutNote, OUTPUT_LIMITS, size, type Invocation } from '../../plugin/invocation.ts';
+import { fail, harnessFail, pass, skip, type Outcome } from '../../report/checks.ts';
 import type { KubeBehaviour } from '../../versions/table.ts';
 import { answered as ranToAnswer, basisOf, started, whyNothing, type Basis, type CertifyCheck } from '../kit.ts';
 import type { Aspect, ResponseAnalysis } from './analyse.ts';
@@ -89,8 +88,9 @@ export function evaluateAspect(obs: Observations, aspect: Aspect): Outcome {
   if (failing.length > 0) {
     const v = failing[0]!.analysis!.verdicts[aspect] as { problem: string };
     if (failing[0]!.analysis!.cut) {
-      return fail(
-        `for image ${failing[0]!.image}: ${v.problem}: credprov keeps ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB of each output, so it cannot judge this response (the kubelet reads all of it and holds it in memory); a credential response should be a few KiB`,
+      // credprov's own limit, not the plugin's fault: the kubelet reads all of stdout.
+      return harnessFail(
+        `for image ${failing[0]!.image}: ${v.problem}: credprov keeps at most ${size(OUTPUT_LIMITS.stdout)} of stdout, so it cannot judge this answer, which the kubelet reads whole (see KP-RESPONSE-SIZE)`,
         failing.slice(0, MAX_EVIDENCE).map((p) => invocationEvidence(p.invocation)),
       );
     }
@@ -105,6 +105,34 @@ export function evaluateAspect(obs: Observations, aspect: Aspect): Outcome {
     return skip(`not judged: ${(unknown[0]!.analysis!.verdicts[aspect] as { why: string }).why}`);
   const judged = probes.filter((p) => p.analysis!.verdicts[aspect].ok === true);
   return pass(`${judged.length} response(s): ${PASSED[aspect](judged, obs)}`);
+}
+
+/** An answer the kubelet has to read, parse and re-match on every pull should stay small. */
+export const RESPONSE_SIZE_LIMIT = 1024 * 1024;
+
+/** The bytes of the answer itself: all of stdout when it is one object (even one credprov could not keep whole). */
+function answerBytes(p: Probe): number | undefined {
+  const a = p.analysis;
+  if (!a) return undefined;
+  if (a.cut) return p.invocation.outputBytes?.stdout;
+  return a.verdicts.stdout.ok === true ? Buffer.byteLength(p.invocation.stdout) : undefined;
+}
+
+export function evaluateResponseSize(obs: Observations): Outcome {
+  const sized = obs.probes.filter((p) => answerBytes(p) !== undefined);
+  if (sized.length === 0) return skip(noAnswer(obs));
+  const big = sized.filter((p) => answerBytes(p)! > RESPONSE_SIZE_LIMIT);
+  if (big.length > 0) {
+    const p = big[0]!;
+    const auth = p.analysis!.object?.auth;
+    const entries = auth && typeof auth === 'object' ? Object.keys(auth).length : undefined;
+    return fail(
+      `for image ${p.image} the answer is ${size(answerBytes(p)!)}${entries !== undefined ? ` with ${entries} auth entries` : ''}: the kubelet reads it whole and caches it, and on every pull of a matching image parses, sorts and matches every auth key again; answer with the entries the requested image needs (its registry), under ${size(RESPONSE_SIZE_LIMIT)}`,
+      big.slice(0, MAX_EVIDENCE).map((x) => invocationEvidence(x.invocation)),
+    );
+  }
+  const largest = Math.max(...sized.map((p) => answerBytes(p)!));
+  return pass(`${sized.length} answer(s), the largest ${size(largest)}`);
 }
 
 export function evaluateAuthMatches(obs: Observations): Outcome {
@@ -374,6 +402,7 @@ const aspect = (check: CertifyCheck<Observations>['check'], a: Aspect): CertifyC
 export const KUBELET_PLUGIN_JUDGES: CertifyCheck<Observations>[] = [
   { check: C.KP_EXEC, basis: BASIS.probes, judge: evaluateExec },
   aspect(C.KP_STDOUT, 'stdout'),
+  { check: C.KP_RESPONSE_SIZE, basis: BASIS.answers, judge: evaluateResponseSize },
   aspect(C.KP_APIVERSION, 'apiVersion'),
   aspect(C.KP_KIND, 'kind'),
   aspect(C.KP_STRICT, 'strict'),

@@ -18,6 +18,7 @@ export function invocationEvidence(inv: Invocation, label = inv.id): Evidence {
       id: inv.id,
       argv: inv.argv,
       envKeys: inv.envKeys,
+      ...(inv.inheritedEnv !== undefined ? { inheritedEnv: inv.inheritedEnv } : {}),
       request: inv.request,
       durationMs: inv.durationMs,
       ...(inv.spawnError ? { spawnError: inv.spawnError } : {}),
