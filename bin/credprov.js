@@ -24,6 +24,30 @@ if (major < 22 || (major === 22 && minor < 18)) {
     process.stdout.write(`${JSON.stringify({ error: reason, hint, exitCode: 3 })}\n`);
   process.exit(3);
 }
+// The node modules: a checkout has none until `npm ci` (scripts/setup.sh runs
+// it); without them the first command would end in "Cannot find package …".
+// Resolving (not loading) each dependency costs a few milliseconds.
+const missing = [];
+const { readFileSync } = await import('node:fs');
+const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+for (const dep of Object.keys(manifest.dependencies ?? {})) {
+  try {
+    import.meta.resolve(dep);
+  } catch {
+    missing.push(dep);
+  }
+}
+if (missing.length > 0) {
+  const reason = `credprov's node modules are not installed (${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing)`;
+  const hint = inCheckout
+    ? `run npm ci in ${fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '')} (or scripts/setup.sh, which also installs a pinned Node), then run credprov again`
+    : 'reinstall credprov (npm install -g, or npm ci in the directory it was installed from)';
+  process.stderr.write(`error: ${reason}\n  hint: ${hint}\n`);
+  // --json: one JSON document on stdout, errors included (exit code 3: this machine lacks something).
+  if (process.argv.includes('--json'))
+    process.stdout.write(`${JSON.stringify({ error: reason, hint, exitCode: 3 })}\n`);
+  process.exit(3);
+}
 // Node's on-disk compile cache: compiling ~100 modules (and, from sources,
 // stripping their types) otherwise costs more than most commands (0.5s → 0.2s
 // for --help on a busy host).
