@@ -27,7 +27,14 @@ export type DecodeFailureReason =
   | 'type';
 
 export type DecodeResult =
-  { ok: true; response: CredentialProviderResponse } | { ok: false; error: string; reason: DecodeFailureReason };
+  | { ok: true; response: CredentialProviderResponse }
+  | {
+      ok: false;
+      error: string;
+      reason: DecodeFailureReason;
+      /** For reason cacheKeyType: the decoded response (the kubelet checks the token-as-password rule before it). */
+      response?: CredentialProviderResponse;
+    };
 
 /** The kubelet's log line for everything its strict decoder rejects; it hides the detail because it may hold secrets. */
 export const KUBELET_DECODE_ERROR = 'error decoding credential provider plugin response from stdout';
@@ -72,13 +79,17 @@ export function decodeResponse(stdout: string, expectedApiVersion: string): Deco
     return gvkFail('json', `stdout holds a JSON ${jsonTypeName(root)}, not an object`);
   }
 
-  // encoding/json: keys match case-insensitively, the last one wins, non-strings are a type error.
+  // json.DefaultMetaFactory.Interpret: encoding/json into {apiVersion, kind string}: keys match
+  // case-insensitively, the last one wins, and a non-string under either is a type error (found by the
+  // differential test against the kubelet's own code: a numeric kind fails here, before any apiVersion check).
   const pairs = root.type === 'object' ? root.pairs : [];
   let apiVersion = '';
   for (const [k, v] of pairs) {
-    if (k.toLowerCase() !== 'apiversion') continue;
-    if (v.type === 'string') apiVersion = v.value;
-    else if (v.type !== 'null') return gvkFail('json', `apiVersion must be a string, not a ${jsonTypeName(v)}`);
+    const field = k.toLowerCase();
+    if (field !== 'apiversion' && field !== 'kind') continue;
+    if (v.type !== 'string' && v.type !== 'null')
+      return gvkFail('json', `${field === 'kind' ? 'kind' : 'apiVersion'} must be a string, not a ${jsonTypeName(v)}`);
+    if (field === 'apiversion' && v.type === 'string') apiVersion = v.value;
   }
   if (apiVersion.split('/').length > 2)
     return fail('apiVersion', `error reading GVK from response: unexpected GroupVersion string: ${apiVersion}`);
@@ -112,10 +123,13 @@ export function decodeResponse(stdout: string, expectedApiVersion: string): Deco
   if (walked.strict) return hidden(walked.strict.reason, walked.strict.detail);
   const r = walked.response;
   if (!(CACHE_KEY_TYPES as readonly string[]).includes(r.cacheKeyType)) {
-    return fail(
-      'cacheKeyType',
-      `credential provider plugin did not return a valid cacheKeyType: ${r.cacheKeyType} (must be one of ${CACHE_KEY_TYPES.join(', ')}; the kubelet uses no credentials from this response)`,
-    );
+    return {
+      ...(fail(
+        'cacheKeyType',
+        `credential provider plugin did not return a valid cacheKeyType: ${r.cacheKeyType} (must be one of ${CACHE_KEY_TYPES.join(', ')}; the kubelet uses no credentials from this response)`,
+      ) as { ok: false; error: string; reason: DecodeFailureReason }),
+      response: r,
+    };
   }
   return { ok: true, response: r };
 }
