@@ -90,7 +90,7 @@ export const TOKEN_ROWS: readonly DecodingRow[] = [
   },
   {
     trait: 'token-leading-space',
-    answer: 'status.token starts with a space',
+    answer: 'status.token starts with a space (or is only blanks), and no certificate pair goes with it',
     contractCheck: 'EP-TOKEN-HEADER-VALUE',
     reproduce: { scenario: { token: ' credprov-fake-token' } },
     clients: {

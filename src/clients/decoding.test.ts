@@ -13,7 +13,7 @@ import { InvocationLog } from '../plugin/invocation.ts';
 import { runExecPlugin } from '../plugin/client-exec.ts';
 import { testIf } from '../testing/prerequisites.ts';
 import { useTempDir } from '../testing/tmp.ts';
-import { answerTraits, DECODING, INVOCATION, predictClient, type Verdict } from './decoding.ts';
+import { answerFindings, DECODING, INVOCATION, predictClient, type Verdict } from './decoding.ts';
 import { availableProbes } from './index.ts';
 import { writeProbeKubeconfig } from './kubeconfig.ts';
 import type { ClientName, ClientProbe } from './probe.ts';
@@ -166,8 +166,8 @@ describe("trait detection: credprov's own run of each row's plugin shows the row
           parentEnv: env,
         },
       );
-      const traits = answerTraits(inv, V1);
-      expect(traits).toContain(trait);
+      const traits = answerFindings(inv, V1);
+      expect(traits.map((f) => f.trait)).toContain(trait);
       // And the prediction for each client is that row's outcome, or an earlier one in its check order.
       for (const c of ['kubectl', 'client-go', 'client-node', 'python'] as const) {
         const p = predictClient(c, traits);

@@ -32,7 +32,7 @@ import { TOKEN_ROWS } from './decoding-tokens.ts';
 import type { Finding } from './findings.ts';
 
 export type { AnswerTrait, ClientOutcome, DecodingRow, Verdict } from './decoding-model.ts';
-export { answerFindings, answerTraits, type AnsweredRun, type Finding } from './findings.ts';
+export { answerFindings, answerTraits, clientFindings, type AnsweredRun, type Finding } from './findings.ts';
 
 export const DECODING: readonly DecodingRow[] = [
   {
@@ -228,6 +228,41 @@ export const DECODING: readonly DecodingRow[] = [
     why: { kubectl: CLIENT_GO_WHY, 'client-go': CLIENT_GO_WHY, 'client-node': NODE_EXEC, python: PY_EXEC },
   },
   {
+    trait: 'field-wrong-type',
+    answer:
+      'a field of the ExecCredential has a JSON type the Go struct does not have (here status.expirationTimestamp is an object)',
+    contractCheck: 'EP-EXPIRY-FORMAT',
+    reproduce: { scenario: { statusMerge: { expirationTimestamp: {} } } },
+    clients: {
+      ...goClients({ verdict: 'refuses', says: 'decoding stdout' }),
+      'client-node': { verdict: 'accepts', note: 'it reads no field types (expirationTimestamp only for its cache)' },
+      python: {
+        verdict: 'accepts',
+        note: 'it sets the token first, then fails to parse expirationTimestamp and logs it: the token goes out',
+      },
+    },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: the universal decoder into the typed ExecCredential (found by src/differential/exec.test.ts)`,
+      'client-node': NODE_EXEC,
+      python: `${PY_LOAD}: self.token is set before parse_rfc3339(status['expirationTimestamp'])`,
+    },
+  },
+  {
+    trait: 'answer-falsy',
+    answer: 'the answer is JSON null (or false, 0, "")',
+    reproduce: { scenario: { answerJson: null } },
+    clients: {
+      ...goClients({ verdict: 'refuses', says: 'plugin returned version client.authentication.k8s.io/__internal' }),
+      'client-node': { verdict: 'sends-no-credential', note: 'silently: `if (!credential) return`' },
+      python: { verdict: 'sends-no-credential', says: "argument of type 'NoneType' is not iterable" },
+    },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: YAML null decodes to an empty object`,
+      'client-node': `${NODE_EXEC}: applyAuthentication returns on a falsy credential (found by src/differential/exec.test.ts)`,
+      python: PY_EXEC,
+    },
+  },
+  {
     trait: 'status-missing',
     answer: 'the ExecCredential has no status',
     contractCheck: 'EP-STATUS',
@@ -246,6 +281,47 @@ export const DECODING: readonly DecodingRow[] = [
       'client-go': CLIENT_GO_WHY,
       'client-node': `${NODE_EXEC}: credential.status.clientCertificateData on an answer it cached before looking`,
       python: PY_EXEC,
+    },
+  },
+  {
+    trait: 'status-not-object',
+    answer: 'status is not an object but a string, a number or a list (here "x")',
+    contractCheck: 'EP-STATUS',
+    reproduce: { scenario: { answerMerge: { status: 'x' } } },
+    clients: {
+      ...goClients({ verdict: 'refuses', says: 'decoding stdout' }),
+      'client-node': {
+        verdict: 'sends-no-credential',
+        note: 'silently: "x".token is undefined, so there is nothing to send',
+      },
+      python: {
+        verdict: 'sends-no-credential',
+        says: 'exec: missing token or clientCertificateData field in plugin output',
+      },
+    },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: status decodes into *ExecCredentialStatus`,
+      'client-node': `${NODE_EXEC}: property reads on a non-object status (found by src/differential/exec.test.ts)`,
+      python: PY_LOAD,
+    },
+  },
+  {
+    trait: 'cert-or-key-not-string',
+    answer: 'clientCertificateData or clientKeyData is not a string (here clientCertificateData is 1.5)',
+    contractCheck: 'EP-CREDENTIAL-SHAPE',
+    reproduce: { scenario: { credential: 'cert', statusMerge: { clientCertificateData: 1.5 } } },
+    clients: {
+      ...goClients({ verdict: 'refuses', says: 'decoding stdout' }),
+      'client-node': { verdict: 'refuses', says: 'must be of type string' },
+      python: {
+        verdict: 'sends-no-credential',
+        note: 'writing the certificate to a file for urllib3 fails, and the error is logged',
+      },
+    },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: clientCertificateData decodes into a string`,
+      'client-node': `undici TLS options: cert and key must be strings or buffers (found by src/differential/exec.test.ts)`,
+      python: PY_LOAD,
     },
   },
   {
@@ -401,6 +477,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'no-answer',
     'exit-nonzero',
     'not-json',
+    'field-wrong-type',
     'apiVersion-missing',
     'apiVersion-unknown',
     'kind-wrong',
@@ -423,6 +500,7 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'no-answer',
     'exit-nonzero',
     'not-json',
+    'field-wrong-type',
     'apiVersion-missing',
     'apiVersion-unknown',
     'kind-wrong',
@@ -447,7 +525,10 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'bom',
     'not-json',
     'yaml',
+    'answer-falsy',
     'status-missing',
+    'status-not-object',
+    'cert-or-key-not-string',
     'no-credential',
     'token-falsy',
     'cert-without-key',
@@ -470,10 +551,12 @@ export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
     'status-missing',
     'apiVersion-unknown',
     'apiVersion-other',
+    'status-not-object',
     'no-credential',
     'token-empty-with-cert',
     'cert-without-key',
     'key-without-cert',
+    'cert-or-key-not-string',
     'cert-key-mismatch',
     'token-not-latin1',
     'token-ends-in-line-break',
@@ -500,7 +583,9 @@ export interface ClientPrediction {
  * quotes the answer; given bare traits, it falls back to the rows' words.
  */
 export function predictClient(client: ClientName, seen: readonly (AnswerTrait | Finding)[]): ClientPrediction {
-  const findings = seen.map((f): Finding => (typeof f === 'string' ? { trait: f, detail: rowOf(f).answer } : f));
+  const findings = seen
+    .map((f): Finding => (typeof f === 'string' ? { trait: f, detail: rowOf(f).answer } : f))
+    .filter((f) => !f.clients || f.clients.includes(client));
   for (const trait of CHECK_ORDER[client]) {
     const finding = findings.find((f) => f.trait === trait);
     if (!finding) continue;

@@ -97,7 +97,9 @@ describe('answerTraits: the token and the bytes around the answer', () => {
   test('a token of another type: a number or true is a token to some clients; null, false and 0 to Python only', () => {
     expect(traitsOf({ token: 12345 })).toEqual(['token-not-string']);
     expect(traitsOf({ token: true })).toEqual(['token-not-string']);
-    for (const token of [null, false, 0]) expect(traitsOf({ token })).toEqual(['token-falsy']);
+    expect(traitsOf({ token: null })).toEqual(['token-falsy']);
+    // false and 0 are also a JSON type client-go's string field refuses.
+    for (const token of [false, 0]) expect(traitsOf({ token })).toEqual(['token-not-string', 'token-falsy']);
     expect(traitsOf({ token: '', clientCertificateData: cert.certPem, clientKeyData: cert.keyPem })).toEqual([
       'cert-only',
       'token-empty-with-cert',
@@ -157,5 +159,95 @@ describe('predictions quote the answer, never a row example', () => {
     );
     expect(p({ token: 'ab\u0002cd' })).toContain('U+0002 at offset 2 of 5');
     expect(p({ token: 'ab\u0002cd' })).not.toContain('DEL');
+  });
+});
+
+// Each case here is a disagreement the differential test (src/differential/exec.test.ts) found between
+// credprov's prediction and the real client, on a generated answer; the readers (findings.ts) and the rows
+// (decoding.ts) now give the real client's verdict.
+describe('found by the differential test: each client reads the answer its own way', () => {
+  const pair = issueClientCertificate();
+  const other = issueClientCertificate();
+  const good = { apiVersion: V1, kind: 'ExecCredential' };
+  const verdicts = (stdout: string) => {
+    const f = answerFindings(run(stdout), V1);
+    return Object.fromEntries(
+      (['client-go', 'client-node', 'python'] as const).map((c) => [c, predictClient(c, f).verdict]),
+    );
+  };
+  const answerOf = (o: Record<string, unknown>) => JSON.stringify(o);
+  test.each([
+    [
+      'a token beside a certificate without its key: client-node and Python send the token, client-go refuses the pair',
+      answerOf({ ...good, status: { token: 'tok', clientCertificateData: pair.certPem } }),
+      { 'client-go': 'refuses', 'client-node': 'accepts', python: 'accepts' },
+    ],
+    [
+      'the answer null: client-node has no credential and says nothing',
+      'null',
+      { 'client-go': 'refuses', 'client-node': 'sends-no-credential', python: 'sends-no-credential' },
+    ],
+    [
+      'spec a number: a field of another type fails client-go’s typed decode only',
+      answerOf({ ...good, spec: 502, status: { token: 'tok' } }),
+      { 'client-go': 'refuses', 'client-node': 'accepts', python: 'accepts' },
+    ],
+    [
+      'expirationTimestamp an object: client-go refuses; Python has set the token before it fails to parse it',
+      answerOf({ ...good, status: { token: 'tok', expirationTimestamp: {} } }),
+      { 'client-go': 'refuses', 'client-node': 'accepts', python: 'accepts' },
+    ],
+    [
+      'status 1.5 (or false): client-node and Python find nothing in it',
+      answerOf({ ...good, status: 1.5 }),
+      { 'client-go': 'refuses', 'client-node': 'sends-no-credential', python: 'sends-no-credential' },
+    ],
+    [
+      'a token of one space beside a valid certificate pair: the certificate authenticates, except in Python (the token wins)',
+      answerOf({ ...good, status: { token: ' ', clientCertificateData: pair.certPem, clientKeyData: pair.keyPem } }),
+      { 'client-go': 'accepts', 'client-node': 'accepts', python: 'sends-no-credential' },
+    ],
+    [
+      'kind "": Python checks only that kind is there',
+      answerOf({ ...good, kind: '', status: { token: 'tok' } }),
+      { 'client-go': 'accepts', 'client-node': 'accepts', python: 'accepts' },
+    ],
+    [
+      'token null beside a certificate without its key: Python sends "Bearer None"',
+      answerOf({ ...good, status: { token: null, clientCertificateData: pair.certPem } }),
+      { 'client-go': 'refuses', 'client-node': 'sends-no-credential', python: 'accepts' },
+    ],
+    [
+      'clientKeyData "" beside a certificate: Python loads the certificate without a key, and TLS fails',
+      answerOf({ ...good, status: { clientCertificateData: pair.certPem, clientKeyData: '' } }),
+      { 'client-go': 'refuses', 'client-node': 'sends-no-credential', python: 'refuses' },
+    ],
+    [
+      'clientCertificateData 1.5 beside a token: client-node hands it to TLS, which wants a string',
+      answerOf({ ...good, status: { token: 'tok', clientCertificateData: 1.5, clientKeyData: pair.keyPem } }),
+      { 'client-go': 'refuses', 'client-node': 'refuses', python: 'accepts' },
+    ],
+    [
+      'clientKeyData [] beside a token and a certificate: an empty list is no key to client-node, and Python sends the token',
+      answerOf({ ...good, status: { token: 'tok', clientCertificateData: pair.certPem, clientKeyData: [] } }),
+      { 'client-go': 'refuses', 'client-node': 'accepts', python: 'accepts' },
+    ],
+    [
+      'clientKeyData "x" alone: client-node hands it to TLS, which cannot read it',
+      answerOf({ ...good, status: { clientKeyData: 'x' } }),
+      { 'client-go': 'refuses', 'client-node': 'refuses', python: 'sends-no-credential' },
+    ],
+    [
+      'a token of one tab beside a certificate without its key: fetch trims it away, and the API server reads no token',
+      answerOf({ ...good, status: { token: '\t', clientCertificateData: pair.certPem } }),
+      { 'client-go': 'refuses', 'client-node': 'sends-no-credential', python: 'sends-no-credential' },
+    ],
+    [
+      'clientCertificateData an object beside a key, no token: Python fails to write it to a file, and logs it',
+      answerOf({ ...good, status: { clientCertificateData: { a: 1 }, clientKeyData: other.keyPem } }),
+      { 'client-go': 'refuses', 'client-node': 'refuses', python: 'sends-no-credential' },
+    ],
+  ] as const)('%s', (_, stdout, expected) => {
+    expect(verdicts(stdout)).toEqual(expected);
   });
 });

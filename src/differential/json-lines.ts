@@ -2,6 +2,7 @@
 // each request carries an id, each answer the same id, and answers may come
 // back in any order (the probe answers concurrently). The first line the
 // probe prints says it is ready. One process judges thousands of cases.
+// What an answer means (an `error` may be the probe's or the client's) is the caller's to read.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -58,8 +59,7 @@ export async function startJsonLines(
     const p = msg.id !== undefined ? pending.get(msg.id) : undefined;
     if (!p) return;
     pending.delete(msg.id!);
-    if (msg.error) p.reject(new Error(`${name}: ${msg.error}`));
-    else p.resolve(msg);
+    p.resolve(msg);
   });
   const timer = setTimeout(
     () => notReady(new Error(`${name} did not say it was ready within ${READY_MS / 1000}s`)),

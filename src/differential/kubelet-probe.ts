@@ -204,7 +204,11 @@ export interface KubeletProbe {
 
 export async function startKubeletProbe(binary: string, o: { workers?: number } = {}): Promise<KubeletProbe> {
   const lines: JsonLines = await startJsonLines(binary, ['-workers', String(o.workers ?? 4)], 'kubelet-probe');
-  const ask = <T>(req: Record<string, unknown>) => lines.ask<T>(req);
+  const ask = async <T>(req: Record<string, unknown>): Promise<T> => {
+    const a = await lines.ask<T & { error?: string }>(req);
+    if (a.error) throw new Error(`kubelet-probe: ${a.error}`);
+    return a;
+  };
   return {
     answer: (provider, image, stdout, sa) =>
       ask<KubeletAnswer>({

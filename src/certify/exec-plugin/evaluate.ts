@@ -11,7 +11,6 @@ import {
   parseStdoutLikeClientGo,
   rfc3339Defect,
 } from '../../api/exec/credential.ts';
-import { tokenFindings } from '../../clients/findings.ts';
 import { formatMs } from '../../core/duration.ts';
 import type { Check, CheckResult } from '../../report/model.ts';
 import { fail, harnessFail, pass, skip, type Outcome } from '../../report/checks.ts';
@@ -172,9 +171,16 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
         const token = str(s, 'token');
         const cert = str(s, 'clientCertificateData');
         const key = str(s, 'clientKeyData');
-        const [odd] = tokenFindings(s, Boolean(cert && key)).filter(
-          (f) => f.trait === 'token-not-string' || f.trait === 'token-falsy',
-        );
+        const t = s.token;
+        const odd =
+          t !== undefined && t !== null && typeof t !== 'string' && t !== false && t !== 0
+            ? {
+                trait: 'token-not-string',
+                detail: `status.token is ${Array.isArray(t) ? 'an array' : `a ${typeof t}`} (${clip(JSON.stringify(t), 40)}), not a string`,
+              }
+            : (t === null || t === false || t === 0) && !(cert && key)
+              ? { trait: 'token-falsy', detail: `status.token is ${JSON.stringify(t)}, and there is no certificate` }
+              : undefined;
         if (odd?.trait === 'token-not-string')
           return fail(
             `${odd.detail}: client-go refuses the answer ("cannot unmarshal … into Go struct field ExecCredentialStatus.status.token of type string"), while client-node and the Python client send "Bearer ${clip(String(s.token), 40)}"; return the token as a JSON string`,

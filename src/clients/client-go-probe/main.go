@@ -22,6 +22,13 @@
 // With --terminal the probe gives itself a pseudo-terminal as stdin before
 // client-go sees it (client-go decides interactiveMode from os.Stdin when the
 // authenticator is built), and keeps reading requests from the original stdin.
+//
+// With --batch (credprov's differential tests, src/differential) each line
+// names its own kubeconfig, and each gets a client of its own, built as above,
+// so one process judges thousands of plugin answers, one after another:
+//
+//	in:  {"id":7,"kubeconfig":"/tmp/case-7.kubeconfig","path":"/version?case=7"}
+//	out: {"id":7,"status":200} or {"id":7,"error":"…"}
 package main
 
 import (
@@ -86,7 +93,12 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig to load")
 	context := flag.String("context", "", "context other than the current one")
 	terminal := flag.Bool("terminal", false, "give the client a pseudo-terminal as stdin")
+	batch := flag.Bool("batch", false, "one kubeconfig per request line, a client of its own for each")
 	flag.Parse()
+	if *batch {
+		runBatch()
+		return
+	}
 
 	in := io.Reader(os.Stdin)
 	if *terminal {
@@ -97,20 +109,9 @@ func main() {
 		in = protocol
 	}
 
-	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: *kubeconfig}
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: *context}
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	client, seen, err := newClient(*kubeconfig, *context)
 	if err != nil {
-		fatal("loading %s: %v", *kubeconfig, err)
-	}
-	config.UserAgent = rest.DefaultKubernetesUserAgent()
-	// No decoding of bodies is needed, only statuses: an empty scheme will do.
-	config.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
-	seen := &attempts{}
-	config.Wrap(func(rt http.RoundTripper) http.RoundTripper { seen.base = rt; return seen })
-	client, err := rest.UnversionedRESTClientFor(config)
-	if err != nil {
-		fatal("building the client: %v", err)
+		fatal("%v", err)
 	}
 
 	out := json.NewEncoder(os.Stdout)
@@ -127,6 +128,56 @@ func main() {
 		a := get(client, r.Path)
 		a.TransportErrors = seen.take()
 		_ = out.Encode(a)
+	}
+}
+
+// newClient loads the kubeconfig with clientcmd and builds one REST client from the rest.Config.
+func newClient(kubeconfig, context string) (*rest.RESTClient, *attempts, error) {
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %v", kubeconfig, err)
+	}
+	config.UserAgent = rest.DefaultKubernetesUserAgent()
+	// No decoding of bodies is needed, only statuses: an empty scheme will do.
+	config.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	seen := &attempts{}
+	config.Wrap(func(rt http.RoundTripper) http.RoundTripper { seen.base = rt; return seen })
+	client, err := rest.UnversionedRESTClientFor(config)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building the client: %v", err)
+	}
+	return client, seen, nil
+}
+
+// runBatch answers one request per line, each with a client of its own for the kubeconfig it names.
+func runBatch() {
+	out := json.NewEncoder(os.Stdout)
+	_ = out.Encode(map[string]string{"ready": "client-go"})
+	lines := bufio.NewScanner(os.Stdin)
+	lines.Buffer(make([]byte, 64*1024), 1024*1024)
+	for lines.Scan() {
+		var r struct {
+			ID         int    `json:"id"`
+			Kubeconfig string `json:"kubeconfig"`
+			Path       string `json:"path"`
+		}
+		if err := json.Unmarshal(lines.Bytes(), &r); err != nil {
+			_ = out.Encode(map[string]any{"error": fmt.Sprintf("client-go-probe: bad request line: %v", err)})
+			continue
+		}
+		client, seen, err := newClient(r.Kubeconfig, "")
+		if err != nil {
+			_ = out.Encode(map[string]any{"id": r.ID, "error": err.Error()})
+			continue
+		}
+		a := get(client, r.Path)
+		a.TransportErrors = seen.take()
+		_ = out.Encode(struct {
+			ID int `json:"id"`
+			answer
+		}{r.ID, a})
 	}
 }
 

@@ -14,6 +14,13 @@ The client logs a plugin it refuses with logging.error and carries on with no
 credential; those log lines are captured per request and returned as `error`
 next to the status the server gave the credential-less request.
 
+With --batch (credprov's differential tests, src/differential) each line
+names its own kubeconfig and gets a client of its own, loaded as above, so
+one process judges thousands of plugin answers, one after another:
+
+    in:  {"id": 7, "kubeconfig": "/tmp/case-7.kubeconfig", "path": "/version?case=7"}
+    out: {"id": 7, "status": 200} or {"id": 7, "status": 401, "error": "..."}
+
 The protocol runs on copies of the original stdin/stdout; fds 0 and 1 become
 what a user's script would have (move_protocol): /dev/null, or with
 --terminal a pseudo-terminal (the client decides `interactive` from
@@ -28,6 +35,7 @@ import sys
 import kubernetes
 from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
+from kubernetes.config import kube_config
 
 
 class Captured(logging.Handler):
@@ -70,10 +78,13 @@ def move_protocol(terminal):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--kubeconfig")
     parser.add_argument("--context")
     parser.add_argument("--terminal", action="store_true")
+    parser.add_argument("--batch", action="store_true")
     args = parser.parse_args()
+    if not args.batch and not args.kubeconfig:
+        parser.error("--kubeconfig is required (or --batch)")
 
     protocol_in, protocol_out, master = move_protocol(args.terminal)
 
@@ -89,16 +100,24 @@ def main():
     for line in protocol_in:
         captured.lines = []
         try:
-            path = json.loads(line)["path"]
+            request = json.loads(line)
+            path = request["path"]
         except (ValueError, KeyError) as e:
             answer({"error": "python-probe: bad request line: %s" % e})
             continue
         out = {}
+        if args.batch:
+            out["id"] = request.get("id")
+            api = None
+            # Each case as a fresh process sees it: the loader reuses temp files by content across loads
+            # (a certificate it failed to write once would be an empty file the next time).
+            kube_config._temp_files.clear()
         try:
             if api is None:
                 configuration = client.Configuration()
-                config.load_kube_config(config_file=args.kubeconfig, context=args.context,
-                                        client_configuration=configuration, persist_config=False)
+                config.load_kube_config(config_file=request["kubeconfig"] if args.batch else args.kubeconfig,
+                                        context=args.context, client_configuration=configuration,
+                                        persist_config=False)
                 api = client.ApiClient(configuration)
             method, url, headers, body, post = api.param_serialize(
                 method="GET", resource_path=path, header_params={"Accept": "application/json"},
@@ -116,6 +135,11 @@ def main():
         if captured.lines:
             logged = "; ".join(captured.lines)
             out["error"] = logged if "error" not in out else "%s; %s" % (logged, out["error"])
+        if args.batch and api is not None:
+            try:
+                api.close()
+            except Exception:  # closing the pool is housekeeping, not the verdict
+                pass
         answer(out)
 
 
