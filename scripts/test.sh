@@ -35,6 +35,10 @@ node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plu
 # build its probe against the default version's client-go once (cached under clients/).
 log "client-go probe for the exec-plugin client matrix"
 node -e 'Promise.all([import("./src/clients/client-go.ts"), import("./src/core/progress.ts")]).then(([c, p]) => c.ensureClientGoProbe({ progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
+# The differential tests (src/differential) ask the kubelet's own code: build the kubelet probe against
+# the default version's k8s.io/kubernetes once (cached under probes/).
+log "kubelet probe for the differential tests"
+node -e 'Promise.all([import("./src/differential/kubelet-probe.ts"), import("./src/core/progress.ts")]).then(([k, p]) => k.ensureKubeletProbe({ progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
 # The kind tier (test/e2e/kind.e2e.test.ts) builds its node image offline from kubeadm, etcd and kind,
 # each from the Go module proxy and cached; the image itself is built by the test's `credprov up`.
 log "kubeadm, etcd and the kind CLI for the kind tier"
