@@ -11,7 +11,8 @@ import { ensureClientGoProbe } from '../clients/client-go.ts';
 import { clientNodeProbe, clientNodeVersion } from '../clients/client-node.ts';
 import { clientGoVersionFor, defaultClientEnv } from '../clients/common.ts';
 import { writeProbeKubeconfig } from '../clients/kubeconfig.ts';
-import type { ClientName } from '../clients/probe.ts';
+import { kubectlProbe } from '../clients/kubectl.ts';
+import type { ClientName, ClientProbe } from '../clients/probe.ts';
 import { pinnedPythonClientVersion, PYTHON_PROBE_SCRIPT, pythonClientVenv, pythonProbe } from '../clients/python.ts';
 import { startScriptedEndpoint, verdictAtEndpoint, type ScriptedEndpoint } from '../clients/scripted-endpoint.ts';
 import type { Verdict } from '../clients/decoding-model.ts';
@@ -22,9 +23,14 @@ import { startJsonLines } from './json-lines.ts';
 export interface BatchClient {
   name: ClientName;
   version: string;
-  /** What reached this client's endpoint when it ran `/bin/sh -c 'cat answer; exit code'` as its exec plugin. */
-  judge(answerFile: string, exitCode: number, caseId: number): Promise<{ verdict: Verdict; error?: string }>;
+  /** What reached this client's endpoint when it ran `plugin` (a command and its args) as its exec plugin, once. */
+  judge(plugin: { command: string; args: string[] }, caseId: number): Promise<{ verdict: Verdict; error?: string }>;
   close(): Promise<void>;
+}
+
+/** A plugin that prints `answerFile` and exits `exitCode`: what the differential test runs. */
+export function printing(answerFile: string, exitCode: number): { command: string; args: string[] } {
+  return { command: '/bin/sh', args: ['-c', 'cat "$0"; exit "$1"', answerFile, String(exitCode)] };
 }
 
 /** Per request: an answer file printed by cat cannot hang, so this only catches a broken client. */
@@ -34,17 +40,16 @@ function kubeconfigFor(
   endpoint: ScriptedEndpoint,
   dir: string,
   name: string,
-  answerFile: string,
-  exitCode: number,
+  plugin: { command: string; args: string[] },
   id: number,
 ) {
   return writeProbeKubeconfig(join(dir, `${name}-${id}.kubeconfig`), {
     server: endpoint.server,
     caPem: endpoint.caPem,
-    resolvedCommand: '/bin/sh',
+    resolvedCommand: plugin.command,
     exec: {
-      command: '/bin/sh',
-      args: ['-c', 'cat "$0"; exit "$1"', answerFile, String(exitCode)],
+      command: plugin.command,
+      args: plugin.args,
       env: [],
       apiVersion: V1,
       interactiveMode: 'Never',
@@ -64,8 +69,8 @@ async function batchClient(
   return {
     name,
     version,
-    async judge(answerFile, exitCode, id) {
-      const kubeconfig = await kubeconfigFor(endpoint, dir, name, answerFile, exitCode, id);
+    async judge(plugin, id) {
+      const kubeconfig = await kubeconfigFor(endpoint, dir, name, plugin, id);
       const path = `/version?case=${id}`;
       const before = endpoint.rejections().length;
       let timer: NodeJS.Timeout | undefined;
@@ -92,64 +97,68 @@ export interface Unavailable {
 }
 
 /** Every batch client this machine can run; the others with why. */
+/** A client with one session per request (kubectl's nature; client-node, in credprov's process, is cheap). */
+function perRequest(
+  probe: ClientProbe,
+  env: NodeJS.ProcessEnv,
+): (kubeconfig: string, path: string) => Promise<{ status?: number; error?: string }> {
+  return async (kubeconfig, path) => {
+    const session = await probe.start({ kubeconfig }, { env, timeoutMs: CASE_TIMEOUT_MS });
+    try {
+      return await session.request(path);
+    } finally {
+      await session.close();
+    }
+  };
+}
+
+const nothing = async () => {};
+
+/** Starts the named clients this machine can run; the others are named with why. */
 export async function startBatchClients(
   dir: string,
   env: NodeJS.ProcessEnv = process.env,
+  names: readonly ClientName[] = ['kubectl', 'client-go', 'client-node', 'python'],
 ): Promise<{ clients: BatchClient[]; unavailable: Unavailable[] }> {
-  const clients: BatchClient[] = [];
-  const unavailable: Unavailable[] = [];
   const clientEnv = defaultClientEnv(env);
-
-  const goProbe = await ensureClientGoProbe({ cachedOnly: true, env });
-  if (goProbe) {
-    const lines = await startJsonLines(goProbe.path, ['--batch'], 'client-go-probe', clientEnv);
-    clients.push(
-      await batchClient(
-        'client-go',
-        clientGoVersionFor(DEFAULT_KUBE_VERSION),
+  const start: Record<ClientName, () => Promise<BatchClient | Unavailable>> = {
+    'client-go': async () => {
+      const probe = await ensureClientGoProbe({ cachedOnly: true, env });
+      if (!probe)
+        return {
+          name: 'client-go',
+          reason: 'the client-go probe is not built: run scripts/credprov clients ensure (scripts/test.sh builds it)',
+        };
+      const lines = await startJsonLines(probe.path, ['--batch'], 'client-go-probe', clientEnv);
+      const version = clientGoVersionFor(DEFAULT_KUBE_VERSION);
+      return batchClient('client-go', version, dir, (kubeconfig, path) => lines.ask({ kubeconfig, path }), lines.close);
+    },
+    kubectl: async () => {
+      const probe = kubectlProbe({ env });
+      const a = await probe.available();
+      return a.ok
+        ? batchClient('kubectl', a.version, dir, perRequest(probe, clientEnv), nothing)
+        : { name: 'kubectl', reason: a.reason };
+    },
+    'client-node': async () =>
+      batchClient(
+        'client-node',
+        await clientNodeVersion(),
         dir,
-        (kubeconfig, path) => lines.ask({ kubeconfig, path }),
-        () => lines.close(),
+        perRequest(clientNodeProbe({ env }), clientEnv),
+        nothing,
       ),
-    );
-  } else
-    unavailable.push({
-      name: 'client-go',
-      reason: `the client-go probe is not built: run scripts/credprov clients ensure (scripts/test.sh builds it)`,
-    });
-
-  const node = clientNodeProbe({ env });
-  const nodeVersion = await clientNodeVersion();
-  clients.push(
-    await batchClient(
-      'client-node',
-      nodeVersion,
-      dir,
-      async (kubeconfig, path) => {
-        const session = await node.start({ kubeconfig }, { env: clientEnv, timeoutMs: CASE_TIMEOUT_MS });
-        try {
-          return await session.request(path);
-        } finally {
-          await session.close();
-        }
-      },
-      async () => {},
-    ),
-  );
-
-  const python = await pythonProbe({ env }).available();
-  if (python.ok) {
-    const bin = join(pythonClientVenv(cacheDir(env), pinnedPythonClientVersion()), 'bin', 'python');
-    const lines = await startJsonLines(bin, ['-u', '-I', PYTHON_PROBE_SCRIPT, '--batch'], 'python-probe', clientEnv);
-    clients.push(
-      await batchClient(
-        'python',
-        python.version,
-        dir,
-        (kubeconfig, path) => lines.ask({ kubeconfig, path }),
-        () => lines.close(),
-      ),
-    );
-  } else unavailable.push({ name: 'python', reason: python.reason });
-  return { clients, unavailable };
+    python: async () => {
+      const a = await pythonProbe({ env }).available();
+      if (!a.ok) return { name: 'python', reason: a.reason };
+      const bin = join(pythonClientVenv(cacheDir(env), pinnedPythonClientVersion()), 'bin', 'python');
+      const lines = await startJsonLines(bin, ['-u', '-I', PYTHON_PROBE_SCRIPT, '--batch'], 'python-probe', clientEnv);
+      return batchClient('python', a.version, dir, (kubeconfig, path) => lines.ask({ kubeconfig, path }), lines.close);
+    },
+  };
+  const started = await Promise.all(names.map((n) => start[n]()));
+  return {
+    clients: started.filter((c): c is BatchClient => 'judge' in c),
+    unavailable: started.filter((c): c is Unavailable => !('judge' in c)),
+  };
 }

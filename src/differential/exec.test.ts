@@ -13,7 +13,7 @@ import { answerFindings, predictClient } from '../clients/decoding.ts';
 import { inCI, testIf } from '../testing/prerequisites.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { EXEC_V1, execAnswer, type GeneratedExecAnswer } from './exec-arbitraries.ts';
-import { startBatchClients, type BatchClient, type Unavailable } from './exec-clients.ts';
+import { printing, startBatchClients, type BatchClient, type Unavailable } from './exec-clients.ts';
 import { differential } from './run.ts';
 
 const tmp = useTempDir('credprov-diff-exec-');
@@ -24,7 +24,8 @@ const cert = { certPem: a.certPem, keyPem: a.keyPem, otherKeyPem: b.keyPem };
 let clients: BatchClient[] = [];
 let unavailable: Unavailable[] = [];
 beforeAll(async () => {
-  ({ clients, unavailable } = await startBatchClients(tmp()));
+  // kubectl is client-go, one process per request: client-go's probe judges for both.
+  ({ clients, unavailable } = await startBatchClients(tmp(), process.env, ['client-go', 'client-node', 'python']));
 }, 120_000);
 afterAll(async () => {
   for (const c of clients) await c.close();
@@ -40,7 +41,7 @@ async function compare(c: GeneratedExecAnswer) {
   const findings = answerFindings({ exitCode: c.exitCode, timedOut: false, stdout: c.stdout, stderr: '' }, EXEC_V1);
   const results = await Promise.all(
     clients.map(async (client) => {
-      const real = await client.judge(file, c.exitCode, id);
+      const real = await client.judge(printing(file, c.exitCode), id);
       const predicted = predictClient(client.name, findings);
       return predicted.verdict === real.verdict
         ? undefined
