@@ -27,6 +27,7 @@ import {
   verdictAtEndpoint,
   type RecordedRequest,
   type RejectedRequest,
+  type ScriptedEndpoint,
 } from '../../clients/scripted-endpoint.ts';
 import { formatMs } from '../../core/duration.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -112,21 +113,30 @@ export async function certifyThroughClients(
   if (!resolved.ok) return skipAll(`the command does not resolve (${resolved.error.split('\n')[0]}; see EP-EXEC)`);
 
   const asClientNode = obs.asClientNode;
-
-  const endpoint = await startScriptedEndpoint();
+  // Side by side when the plugin has shown it takes concurrent runs (EP-CONCURRENCY's 8 all answered): a hung
+  // or held answer then costs one timeout, not one per client. Otherwise one at a time, so a plugin that is not
+  // concurrency-safe is not failed by credprov's own overlap.
+  const sideBySide = obs.concurrent.length > 0 && obs.concurrent.every((i) => i.response);
   const dir = await mkdtemp(join(tmpdir(), 'credprov-clients-'));
+  // An endpoint per client: what it refused before reading (no path to tell it by) is that client's.
+  const endpoints: ScriptedEndpoint[] = [];
   try {
-    const kubeconfig = await writeProbeKubeconfig(join(dir, 'kubeconfig'), {
-      server: endpoint.server,
-      caPem: endpoint.caPem,
-      exec: plugin.config,
-      resolvedCommand: resolved.path,
-      ...(plugin.cluster?.config !== undefined ? { clusterConfig: plugin.cluster.config } : {}),
-    });
-    const checks: CheckResult[] = [];
+    const setups = await Promise.all(
+      o.clients.map(async (c) => {
+        const endpoint = await startScriptedEndpoint();
+        endpoints.push(endpoint);
+        const kubeconfig = await writeProbeKubeconfig(join(dir, `kubeconfig-${c.probe.name}`), {
+          server: endpoint.server,
+          caPem: endpoint.caPem,
+          exec: plugin.config,
+          resolvedCommand: resolved.path,
+          ...(plugin.cluster?.config !== undefined ? { clusterConfig: plugin.cluster.config } : {}),
+        });
+        return { c, endpoint, kubeconfig };
+      }),
+    );
     const timingsMs: ClientMatrixResult['timingsMs'] = {};
-    for (const c of o.clients) {
-      if (o.signal?.aborted) break;
+    const through = async ({ c, endpoint, kubeconfig }: (typeof setups)[number]) => {
       const name = c.probe.name;
       const run = name === 'client-node' && asClientNode ? asClientNode : obs.main;
       const prediction = predictClient(name, answerFindings(run, plugin.config.apiVersion));
@@ -143,53 +153,63 @@ export async function certifyThroughClients(
       // whatever a plugin leaves behind, even in a session of its own, is found and killed afterwards.
       const marker = newRunMarker();
       let leftBehind: StrayProcess[] = [];
-      const rejectedBefore = endpoint.rejections().length;
-      await step(progress, `through ${name} ${c.version}`, async () => {
+      try {
+        const session = await c.probe.start(
+          { kubeconfig },
+          {
+            timeoutMs: o.timeoutMs,
+            env: { ...(o.parentEnv ?? process.env), [MARKER_ENV]: marker },
+            ...(o.signal ? { signal: o.signal } : {}),
+            ...(o.redactor ? { redactor: o.redactor } : {}),
+          },
+        );
         try {
-          const session = await c.probe.start(
-            { kubeconfig },
-            {
-              timeoutMs: o.timeoutMs,
-              env: { ...(o.parentEnv ?? process.env), [MARKER_ENV]: marker },
-              ...(o.signal ? { signal: o.signal } : {}),
-              ...(o.redactor ? { redactor: o.redactor } : {}),
-            },
-          );
-          try {
-            response = await session.request(path);
-          } finally {
-            sessionLog = session.log();
-            await session.close();
-          }
-        } catch (e) {
-          harness = errorMessage(e);
+          response = await session.request(path);
         } finally {
-          leftBehind = findStrays({ marker, outputs: new Map() }).map(({ pgid: _, ...p }) => p);
-          killStrays(leftBehind);
+          sessionLog = session.log();
+          await session.close();
         }
-      });
-      // Tokens the client carried are the plugin's secrets too (random per run): no report may show them.
-      o.redactor?.add(...endpoint.tokensSeen());
+      } catch (e) {
+        harness = errorMessage(e);
+      } finally {
+        leftBehind = findStrays({ marker, outputs: new Map() }).map(({ pgid: _, ...p }) => p);
+        killStrays(leftBehind);
+      }
       timingsMs[name] = Math.round(performance.now() - t0);
-      const seen = endpoint.requests().filter((r) => r.url === path);
-      checks.push(
-        judgeClient(c, {
-          prediction,
-          run,
-          response,
-          seen,
-          rejected: endpoint.rejections().slice(rejectedBefore),
-          sessionLog,
-          harness,
-          startedAt,
-          redactor: o.redactor,
-          leftBehind,
-        }),
+      return { c, endpoint, prediction, run, response, path, sessionLog, harness, startedAt, leftBehind };
+    };
+    const observed: Array<Awaited<ReturnType<typeof through>>> = [];
+    if (sideBySide) {
+      const names = setups.map((x) => `${x.c.probe.name} ${x.c.version}`).join(', ');
+      observed.push(
+        ...(await step(progress, `through ${names}, side by side`, () => Promise.all(setups.map(through)))),
       );
+    } else {
+      for (const x of setups) {
+        if (o.signal?.aborted) break;
+        observed.push(await step(progress, `through ${x.c.probe.name} ${x.c.version}`, () => through(x)));
+      }
     }
+    // Tokens the clients carried are the plugin's secrets too (random per run): no report may show them.
+    for (const e of endpoints) o.redactor?.add(...e.tokensSeen());
+    const checks = observed.map((x) =>
+      judgeClient(x.c, {
+        prediction: x.prediction,
+        run: x.run,
+        response: x.response,
+        seen: x.endpoint.requests().filter((r) => r.url === x.path),
+        rejected: x.endpoint.rejections(),
+        sessionLog: x.sessionLog,
+        harness: x.harness,
+        startedAt: x.startedAt,
+        durationMs: timingsMs[x.c.probe.name] ?? 0,
+        redactor: o.redactor,
+        leftBehind: x.leftBehind,
+      }),
+    );
     return { checks, timingsMs };
   } finally {
-    await endpoint.stop();
+    await Promise.all(endpoints.map((e) => e.stop()));
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -204,6 +224,7 @@ interface ClientObservation {
   sessionLog: string;
   harness: string | undefined;
   startedAt: Date;
+  durationMs: number;
   redactor: Redactor | undefined;
   /** Processes still running after the client's session ended (killed; EP-NO-LEFTOVER-PROCESSES judges the plugin for them). */
   leftBehind: StrayProcess[];
@@ -213,7 +234,7 @@ function judgeClient(c: MatrixClient, ob: ClientObservation): CheckResult {
   const name = c.probe.name;
   const check = clientCheck(name, c.version);
   const redact = (s: string) => (ob.redactor ? ob.redactor.text(s) : s);
-  const base = { ...check, startedAt: ob.startedAt.toISOString(), durationMs: Date.now() - ob.startedAt.getTime() };
+  const base = { ...check, startedAt: ob.startedAt.toISOString(), durationMs: ob.durationMs };
   if (ob.harness) {
     return {
       ...base,
