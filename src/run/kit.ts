@@ -34,8 +34,7 @@ export {
 } from './pods.ts';
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
 export { mapPool } from '../core/pool.ts';
-export { credentialsSeen, type RegistryRequest } from '../../registry/access-log.ts';
-export type { RecordingProxy } from '../../registry/recording-proxy.ts';
+export { credentialsSeen, type RecordingProxy, type RegistryRequest } from '../../registry/index.ts';
 export { goDurationMs } from '../core/duration.ts';
 export type { Capability, Environment, KubeletFiles } from '../cluster/provider.ts';
 export type { Check, CheckResult, Evidence } from '../report/model.ts';

@@ -5,13 +5,19 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Auth, generatedUser, type User } from '../../registry/auth.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import type { BuiltImage } from '../../registry/image/build.ts';
-import { processProvider } from '../../registry/process.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
-import { registryRequests, type RegistryRequest } from '../../registry/access-log.ts';
-import { startRecordingProxy, type RecordingProxy } from '../../registry/recording-proxy.ts';
+import {
+  Auth,
+  type BuiltImage,
+  busyboxImage,
+  generatedUser,
+  processProvider,
+  type RecordingProxy,
+  type RegistryRequest,
+  registryRequests,
+  type StartedRegistry,
+  startRecordingProxy,
+  type User,
+} from '../../registry/index.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';

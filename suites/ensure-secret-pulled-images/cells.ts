@@ -11,7 +11,7 @@
 //   <root>/sa/<cell>    the service-account-mode provider            <root>/al/sa/<cell>
 // The kubelet asks a plugin for the repository without tag, so provider
 // cells get a repository each: the invocation log then names the cell.
-import type { BuiltImage } from '../../registry/image/build.ts';
+import type { BuiltImage } from '../../registry/index.ts';
 import type { PodCredentials, PodProvider, VerificationPolicy } from '../../src/model/ensure-secret-pulled.ts';
 import { variant } from './images.ts';
 

@@ -12,7 +12,7 @@
 // - The allowlist with familiar names (#137629): preloaded images, pods with
 //   Never and no credentials under NeverVerifyAllowlistedImages, one allowlist
 //   entry each, in the form the row's kubelet validates and matches.
-import type { BuiltImage } from '../../registry/image/build.ts';
+import type { BuiltImage } from '../../registry/index.ts';
 import {
   allowlistEntryValid,
   ensureImageExists,

@@ -2,8 +2,7 @@
 // command. Only the config (and so the manifest) differs, so every cell has
 // its own CRI image ID (records are keyed by it, k/k #138175) while the layer
 // is built, gzipped and stored once.
-import { blob, descriptor, MEDIA, type BuiltImage } from '../../registry/image/build.ts';
-import { tar, type TarEntry } from '../../registry/image/tar.ts';
+import { blob, type BuiltImage, descriptor, MEDIA, tar, type TarEntry } from '../../registry/index.ts';
 
 export function variant(base: BuiltImage, marker: string, name: string, tag: string): BuiltImage {
   const cfg = JSON.parse(base.config.data.toString('utf8')) as { config: { Cmd?: string[] } };

@@ -18,7 +18,7 @@
 // itself is checked (restart-cases.ts).
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { busyboxImage } from '../../registry/image/test-images.ts';
+import { busyboxImage } from '../../registry/index.ts';
 import { step } from '../../src/core/progress.ts';
 import { createNamespace } from '../../src/run/namespace.ts';
 import {

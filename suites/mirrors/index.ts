@@ -16,7 +16,7 @@ import {
   type Suite,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
+import { busyboxImage } from '../../registry/index.ts';
 import { mirrorCase } from './cases.ts';
 import { MIRRORS_CHECKS } from './checks.ts';
 import { CASES, imageHostOf, providersOf, repositoryOf, type Topology } from './plan.ts';

@@ -7,7 +7,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { JSONWebKeySet } from 'jose';
-import type { ClusterIdentity, OidcDiscovery, TokenReviewStatus } from '../../registry/sa-token-auth.ts';
+import type { ClusterIdentity, OidcDiscovery, TokenReviewStatus } from '../../registry/index.ts';
 import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
 import type { Environment } from '../../src/cluster/provider.ts';
 import { kubeletFilesOf, pullFailure } from '../../src/run/kit.ts';

@@ -4,7 +4,7 @@
 // online: TokenReview) and maps the SA to repositories. Then the tokens two
 // pods got are validated again after the pod, or the SA, is deleted.
 import { decodeJwt } from 'jose';
-import { EXCHANGE_USERNAME, type Validation } from '../../registry/sa-token-auth.ts';
+import { EXCHANGE_USERNAME, type Validation } from '../../registry/index.ts';
 import { kubeApi } from '../../src/cluster/api.ts';
 import { deletePod, harnessFailed, judge, poll, type Case, type CheckResult } from '../../src/run/kit.ts';
 import { EXCHANGE_ACCESS, EXCHANGE_REVOKED } from './checks.ts';

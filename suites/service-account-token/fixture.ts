@@ -6,8 +6,7 @@
 import { nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StartedRegistry } from '../../registry/provider.ts';
-import { ServiceAccountTokenAuth } from '../../registry/sa-token-auth.ts';
+import { ServiceAccountTokenAuth, type StartedRegistry } from '../../registry/index.ts';
 import { kubeApi } from '../../src/cluster/api.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';

@@ -3,8 +3,7 @@
 // containerd's hosts.toml), the audiences they ask tokens for, the service
 // accounts of the run, which audiences RBAC grants the node, and what the
 // exchange registry lets each service account pull. No I/O here.
-import type { AccessRule } from '../../registry/auth.ts';
-import type { ServiceAccountIdentity } from '../../registry/sa-token-auth.ts';
+import type { AccessRule, ServiceAccountIdentity } from '../../registry/index.ts';
 import type { TokenAttributes } from '../../src/api/credentialprovider/types.ts';
 import type { AudienceGrant } from '../../src/model/service-account-token.ts';
 

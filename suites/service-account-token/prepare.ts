@@ -7,11 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Auth } from '../../registry/auth.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { processProvider } from '../../registry/process.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
-import { EXCHANGE_USERNAME } from '../../registry/sa-token-auth.ts';
+import { Auth, busyboxImage, EXCHANGE_USERNAME, processProvider, type StartedRegistry } from '../../registry/index.ts';
 import { memoryLogger, type Logger } from '../../src/core/logger.ts';
 import {
   answer,

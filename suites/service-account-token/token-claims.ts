@@ -3,7 +3,7 @@
 // signature verified against the cluster's JWKS, the TokenRequest default
 // lifetime.
 import { decodeJwt } from 'jose';
-import { ServiceAccountTokenAuth } from '../../registry/sa-token-auth.ts';
+import { ServiceAccountTokenAuth } from '../../registry/index.ts';
 import { caseOf, judge, type Case } from '../../src/run/kit.ts';
 import { TOKEN_CLAIMS } from './checks.ts';
 import { clusterIdentity, createSaPod, observe } from './cluster.ts';

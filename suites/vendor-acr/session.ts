@@ -17,7 +17,7 @@ import {
   type WrappedInvocation,
 } from '../../src/plugin/vendors/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
+import type { StartedRegistry } from '../../registry/index.ts';
 import { reachFromPlugins, routeRegistry } from '../../src/run/kit.ts';
 import { runPod, type LabRegistry, type PodRun } from '../../src/run/lab.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';

@@ -3,7 +3,7 @@
 // runs the kubelet. up() is a list of named steps; restartKubelet() reruns the
 // tail of that same list.
 import { access, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { trustForContainerd } from '../../../registry/containerd-hosts.ts';
+import { trustForContainerd } from '../../engine/containerd-hosts.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEPT_FAILED_RUNS, pruneOldest } from './failed-runs.ts';
 import { join } from 'node:path';

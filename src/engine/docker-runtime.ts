@@ -9,7 +9,7 @@
 // removing a registry container (teardown from state) goes through testcontainers.
 import { request } from 'node:http';
 import type { ContainerRuntimeClient } from 'testcontainers';
-import { PrerequisiteError } from '../src/core/errors.ts';
+import { PrerequisiteError } from '../core/errors.ts';
 
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 

@@ -1,4 +1,4 @@
-// A private containerd for registry pull tests: its own root, state, socket
+// A private containerd for registry pull tests (registry/ e2e): its own root, state, socket
 // and certs.d under one temp dir, so it never meets the cluster's containerd.
 // Binaries: $CREDPROV_CONTAINERD_DIR, else the newest cached build
 // (<cacheDir>/containerd/<version>/), else containerd/ctr on PATH.
@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { cacheDir } from '../src/core/paths.ts';
-import { TimeoutError, tail } from '../src/core/errors.ts';
-import { stopChild } from '../src/core/stop-child.ts';
-import type { Credentials } from './client.ts';
+import { cacheDir } from '../core/paths.ts';
+import { TimeoutError, tail } from '../core/errors.ts';
+import { stopChild } from '../core/stop-child.ts';
 
 export interface ContainerdBins {
   dir: string;
@@ -142,7 +141,7 @@ export class PrivateContainerd {
   /** `ctr images pull` as containerd's resolver does it: hosts dir for TLS/plain http, --user for credentials. */
   async pull(
     ref: string,
-    o: { credentials?: Credentials; plainHttp?: boolean; local?: boolean } = {},
+    o: { credentials?: { username: string; password: string }; plainHttp?: boolean; local?: boolean } = {},
   ): Promise<PullResult> {
     const args = ['images', 'pull', '--hosts-dir', this.hostsDir];
     if (o.plainHttp) args.push('--plain-http');

@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { TimeoutError, tail } from '../src/core/errors.ts';
-import { noopLogger, type Logger } from '../src/core/logger.ts';
-import { isAlive, pidExists, terminatePid } from '../src/core/pids.ts';
-import { stopChild } from '../src/core/stop-child.ts';
+import { TimeoutError, tail } from '../core/errors.ts';
+import { noopLogger, type Logger } from '../core/logger.ts';
+import { isAlive, pidExists, terminatePid } from '../core/pids.ts';
+import { stopChild } from '../core/stop-child.ts';
 import { pingDocker } from './docker-runtime.ts';
 
 /** Debian's docker.io puts dockerd in /usr/sbin, docker-ce in /usr/bin. */

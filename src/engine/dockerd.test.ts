@@ -1,9 +1,9 @@
 import { describe, test, expect } from '@jest/globals';
 import { access, mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { memoryLogger } from '../src/core/logger.ts';
-import { isAlive } from '../src/core/pids.ts';
-import { useTempDir } from '../src/testing/tmp.ts';
+import { memoryLogger } from '../core/logger.ts';
+import { isAlive } from '../core/pids.ts';
+import { useTempDir } from '../testing/tmp.ts';
 import { daemonConfig, dockerdArgs, findDockerd, PrivateDockerd, sweepPrivateDockerds } from './dockerd.ts';
 
 describe('a private dockerd', () => {
