@@ -22,7 +22,7 @@ import type { CredentialProviderConfig, TokenAttributes } from '../api/credentia
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment } from '../cluster/provider.ts';
 import { pluginDir } from './plugin-dir.ts';
-import type { Rule, ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
+import type { Rule, ScenarioFile } from '../plugin/fake-provider-scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
 import type { Evidence } from '../report/model.ts';
 import {
@@ -126,7 +126,7 @@ export async function startLabRegistry(
   };
 }
 
-/** One fake provider of a fleet: its config entry and its scenario (fixtures/fake-credential-provider/scenario.ts). */
+/** One fake provider of a fleet: its config entry and its scenario (src/plugin/fake-provider-scenario.ts). */
 export interface FleetMember {
   name: string;
   matchImages: string[];

@@ -3,7 +3,7 @@
 // providers (one per plan, all under one kubelet config), and per case a
 // namespace, its provider's execs and its pods.
 import { randomBytes } from 'node:crypto';
-import type { ScenarioFile } from '../../fixtures/fake-credential-provider/scenario.ts';
+import type { ScenarioFile } from '../../src/plugin/fake-provider-scenario.ts';
 import { kubeApi } from '../../src/cluster/api.ts';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import {

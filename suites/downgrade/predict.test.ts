@@ -4,7 +4,7 @@
 // step whose answer is in another apiVersion, the record chain through the
 // gate toggle and the downgrade, and the cold cache after a restart.
 import { describe, expect, test } from '@jest/globals';
-import { validateScenario } from '../../fixtures/fake-credential-provider/scenario.ts';
+import { validateScenario } from '../../src/plugin/fake-provider-scenario.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import {
   IMAGE,

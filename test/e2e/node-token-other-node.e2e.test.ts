@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../../src/core/client-cert.ts';
 import { applyDefaults } from '../../src/api/spec/defaults.ts';
 import { kubeApi } from '../../src/cluster/api.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';

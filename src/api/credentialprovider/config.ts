@@ -12,7 +12,7 @@ import { readInputText } from '../../core/input-file.ts';
 import { yamlToJs } from '../../core/yaml.ts';
 import { parseSchemeless } from '../../matching/gourl.ts';
 import { patternWarning } from '../../matching/url.ts';
-import { configFileOrder } from '../../model/provider-config-load.ts';
+import { configFileOrder } from './config-files.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion, type KubeBehaviour } from '../../versions/table.ts';
 import { decodeAgainst, parseDocument, type DecodeProblem, type FieldType } from './decode.ts';
 import { formatGoDuration, parseGoDurationNs } from './goduration.ts';
