@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import { startEcrCertifyLab } from '../src/plugin/vendors/ecr-lab.ts';
+import { startEcrCertifyLab } from '../src/vendor-labs/ecr-lab.ts';
 
 const { values } = parseArgs({
   options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },

@@ -8,14 +8,13 @@ import type { CredentialProviderConfig } from '../../src/api/credentialprovider/
 import { kubeApi, type KubeApi } from '../../src/cluster/api.ts';
 import type { KubeTarget } from '../../src/cluster/kubectl.ts';
 import type { AzureJson } from '../../src/plugin/vendors/acr.ts';
-import type { FakeAzure, FakeAzureRequest } from '../../src/plugin/vendors/fake-azure.ts';
-import type { FakeAzureAd } from '../../src/plugin/vendors/fake-azure-ad.ts';
-import { clusterOidc } from '../../src/plugin/vendors/cluster-oidc.ts';
+import type { FakeAzure, FakeAzureAd, FakeAzureRequest } from '../../src/fake-clouds/azure/index.ts';
+import { clusterOidc } from '../../src/vendor-labs/cluster-oidc.ts';
 import {
   invocationEvidence,
   readWrappedInvocations,
   type WrappedInvocation,
-} from '../../src/plugin/vendors/recording-wrapper.ts';
+} from '../../src/plugin/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { StartedRegistry } from '../../registry/index.ts';
 import { reachFromPlugins, routeRegistry } from '../../src/run/kit.ts';

@@ -2,7 +2,7 @@
 // runs as (a profile the plugin signs with, or a token credprov presigns), the
 // token cases, and the times involved. Data only: no I/O.
 import type { TokenCommand } from '../../src/model/eks-token-commands.ts';
-import type { IamProfile } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
+import type { IamProfile } from '../../src/vendor-labs/iam-authenticator-lab.ts';
 import type { Check } from '../../src/report/model.ts';
 import {
   AWS_CLI_TOKEN_CHECKS,

@@ -3,9 +3,9 @@
 // authenticator's Verify, STS's checks or the mapping.
 import { describe, expect, test } from '@jest/globals';
 import type { AuthenticatorSetup } from '../../src/model/aws-iam-authenticator.ts';
-import type { AwsKeys, IamProfile } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
-import { presignGet } from '../../src/plugin/vendors/sigv4.ts';
-import type { RecordedExecRun } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import type { AwsKeys, IamProfile } from '../../src/vendor-labs/iam-authenticator-lab.ts';
+import { presignGet } from '../../src/api/aws/sigv4.ts';
+import type { RecordedExecRun } from '../../src/plugin/exec-recording-wrapper.ts';
 import { observedVerdict, type Attempt } from './observe.ts';
 import { CRAFTED_CASES, STS_SKEW_MS, TOKEN_COMMAND_PLANS, USERS, type TokenCasePlan } from './plan.ts';
 import {

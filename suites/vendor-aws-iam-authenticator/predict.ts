@@ -17,7 +17,7 @@ import {
   type TokenReviewVerdict,
 } from '../../src/model/aws-iam-authenticator.ts';
 import { TOKEN_COMMAND_MODELS, type TokenCommand } from '../../src/model/eks-token-commands.ts';
-import type { AwsKeys, IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
+import type { AwsKeys, IamAuthenticatorLab } from '../../src/vendor-labs/iam-authenticator-lab.ts';
 import type { Prediction } from '../../src/run/prediction.ts';
 import { CRAFTED, otherClusterId, type CraftedToken, type UserPlan } from './plan.ts';
 

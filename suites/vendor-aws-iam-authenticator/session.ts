@@ -12,7 +12,7 @@ import { apply, kubectl, type KubeTarget } from '../../src/cluster/kubectl.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { waitFor } from '../../src/core/time.ts';
 import { describeToken } from '../../src/model/aws-iam-authenticator.ts';
-import type { IamAuthenticatorLab } from '../../src/plugin/vendors/iam-authenticator-lab.ts';
+import type { IamAuthenticatorLab } from '../../src/vendor-labs/iam-authenticator-lab.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
 import { type Attempt } from './observe.ts';
@@ -21,7 +21,7 @@ import {
   readExecRuns,
   tokenOf,
   type RecordedExecRun,
-} from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+} from '../../src/plugin/exec-recording-wrapper.ts';
 import { kubectlOutcome } from '../../src/clients/kubectl-output.ts';
 import {
   KUBECTL_TIMEOUT_MS,

@@ -5,7 +5,7 @@ import { describeToken, showVerdict } from '../../src/model/aws-iam-authenticato
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { observedVerdict } from './observe.ts';
-import { tokenOf } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { PROBE_PATH, USERS, type TokenCasePlan } from './plan.ts';
 import { agreeVerdict, expectedToken, predictVerdict } from './predict.ts';
 import { attemptEvidence, type Session } from './session.ts';

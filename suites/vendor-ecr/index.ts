@@ -1,7 +1,7 @@
 // The vendor-ecr suite: the real ecr-credential-provider (kubernetes/cloud-provider-aws,
 // built unmodified from the Go module proxy) under the real kubelet.
 //
-// - Fake AWS on loopback (src/plugin/vendors/fake-aws.ts): ECR GetAuthorizationToken
+// - Fake AWS on loopback (src/fake-clouds/aws/): ECR GetAuthorizationToken
 //   (SigV4-verified; token lifetime per region) and STS AssumeRoleWithWebIdentity
 //   (the token verified against the API server's own OIDC discovery and JWKS).
 //   The provider entries' env points every AWS endpoint there and turns IMDS off.
@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { cacheDir } from '../../src/core/paths.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../../src/plugin/vendors/ecr.ts';
-import { FakeAws, newIamUser } from '../../src/plugin/vendors/fake-aws.ts';
-import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/vendors/recording-wrapper.ts';
+import { FakeAws, newIamUser } from '../../src/fake-clouds/aws/index.ts';
+import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/recording-wrapper.ts';
 import {
   pluginDir,
   runCases,

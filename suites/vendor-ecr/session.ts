@@ -5,15 +5,15 @@
 import { kubeApi, type KubeApi } from '../../src/cluster/api.ts';
 import type { KubeTarget } from '../../src/cluster/kubectl.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { clusterOidc } from '../../src/plugin/vendors/cluster-oidc.ts';
-import type { FakeAws, FakeAwsRequest } from '../../src/plugin/vendors/fake-aws.ts';
+import { clusterOidc } from '../../src/vendor-labs/cluster-oidc.ts';
+import type { FakeAws, FakeAwsRequest } from '../../src/fake-clouds/aws/index.ts';
 import type { FakeAwsEndpoints } from '../../src/plugin/vendors/ecr.ts';
 import { reachFromPlugins } from '../../src/run/kit.ts';
 import {
   invocationEvidence,
   readWrappedInvocations,
   type WrappedInvocation,
-} from '../../src/plugin/vendors/recording-wrapper.ts';
+} from '../../src/plugin/recording-wrapper.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import { runPod, type LabRegistry, type PodRun } from '../../src/run/lab.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';

@@ -5,9 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import { caseOf, judge, sleep, type Case } from '../../src/run/kit.ts';
-import { answerOf } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { answerOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { ADC_200, ASSERTION, BAD_ASSERTION, EXEC_INFO_V1, EXPIRY, NO_CACHE, REVOKED, WHOAMI } from './checks.ts';
-import { V1 } from '../../src/plugin/vendors/gke-lab.ts';
+import { V1 } from '../../src/vendor-labs/gke-lab.ts';
 import { AFTER_REVOKE_MS, PROBE_PATH } from './plan.ts';
 import {
   assertionAgrees,

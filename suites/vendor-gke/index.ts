@@ -3,13 +3,13 @@
 // - kubeconfig users exec `gke-gcloud-auth-plugin --use_application_default_credentials`
 //   (behind the exec recording wrapper) with GOOGLE_APPLICATION_CREDENTIALS naming a
 //   service-account key file whose token_uri is the fake Google token endpoint on
-//   loopback (src/plugin/vendors/fake-google-oauth.ts: RFC 7523 assertions verified);
+//   loopback (src/fake-clouds/google/: RFC 7523 assertions verified);
 // - kube-apiserver's token webhook is credprov's (src/authn/token-webhook.ts), reviewing
 //   with the fake's TokenBook: exactly the tokens it issued and has not revoked pass.
 // The kubectl cases run one at a time (each reads the plugin runs and grants of its own
 // window; the last revokes the viewer's tokens); the four client sessions run side by
 // side, each with its own account, wrapper and run dir. The gcloud cases (gcloud-cases.ts)
-// run the default provider with the real gcloud, kept on loopback (src/plugin/vendors/gcloud-sdk.ts).
+// run the default provider with the real gcloud, kept on loopback (src/vendor-labs/gcloud-sdk.ts).
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { ensureClientGoProbe } from '../../src/clients/client-go.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { cacheDir } from '../../src/core/paths.ts';
 import { GKE_PLUGIN_VERSION } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
-import { startGkeLab } from '../../src/plugin/vendors/gke-lab.ts';
+import { startGkeLab } from '../../src/vendor-labs/gke-lab.ts';
 import { notRun, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import {
   adc200Case,

@@ -7,7 +7,7 @@ import { EXEC_PLUGIN_GROUP, usernameFor } from '../../src/authn/token-webhook.ts
 import type { ClientName } from '../../src/clients/probe.ts';
 import { ApiServerAuthModel } from '../../src/model/apiserver-authn.ts';
 import { clientSessionModel, type ModelWorld } from '../../src/model/exec-credential-cache.ts';
-import { JWT_BEARER_GRANT, MAX_ASSERTION_LIFETIME_S } from '../../src/plugin/vendors/fake-google-oauth.ts';
+import { JWT_BEARER_GRANT, MAX_ASSERTION_LIFETIME_S } from '../../src/fake-clouds/google/index.ts';
 import { GKE_PLUGIN_SOURCE, GKE_SCOPES, GKE_TOKEN_TRIES } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
 import type { Prediction } from '../../src/run/prediction.ts';
 import { CLIENT_SESSION, plannedTimes, TOKEN_LIFETIME_MS, type SessionStep } from './plan.ts';

@@ -10,7 +10,7 @@ import {
   ACCESS_TOKEN_AUDIENCE,
   ID_TOKEN_LIFETIME_SEC,
   SHORT_ID_TOKEN_SEC,
-} from '../../src/plugin/vendors/kubelogin-lab.ts';
+} from '../../src/vendor-labs/kubelogin-lab.ts';
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge, type Prediction } from '../../src/run/prediction.ts';
 import type { Check, Evidence } from '../../src/report/model.ts';

@@ -10,7 +10,7 @@ import { writeProbeKubeconfig } from '../../src/clients/kubeconfig.ts';
 import type { ProbeAvailability } from '../../src/clients/index.ts';
 import type { ClientName } from '../../src/clients/probe.ts';
 import { errorMessage } from '../../src/core/errors.ts';
-import { readExecRuns } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { readExecRuns } from '../../src/plugin/exec-recording-wrapper.ts';
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
 import { harnessFailed, notRun } from '../../src/run/results.ts';

@@ -6,7 +6,7 @@
 //   (upstream's kubeconfig form; the plugin behind a recording wrapper) with
 //   the password or client-credentials grant, each with a token cache dir of its own;
 // - the identity provider: credprov's OIDC issuer with an OAuth2 token endpoint
-//   on the environment's webhook address (src/plugin/vendors/kubelogin-lab.ts),
+//   on the environment's webhook address (src/vendor-labs/kubelogin-lab.ts),
 //   checking client auth, passwords and refresh tokens, and recording every
 //   request without secrets;
 // - the API server: the issuer's JWTs with aud = a client id are accepted as
@@ -27,7 +27,7 @@ import { CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { errorMessage } from '../../src/core/errors.ts';
 import { cacheDir } from '../../src/core/paths.ts';
 import { KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
-import { LAB_CLIENT_IDS, startKubeloginLab, type KubeloginLab } from '../../src/plugin/vendors/kubelogin-lab.ts';
+import { LAB_CLIENT_IDS, startKubeloginLab, type KubeloginLab } from '../../src/vendor-labs/kubelogin-lab.ts';
 import { notRun, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import {
   accessTokenCase,

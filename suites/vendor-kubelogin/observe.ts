@@ -3,7 +3,7 @@
 // names when it failed, and the call's outcome in predict.ts's terms. Pure:
 // the recorded attempt comes in.
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
-import { tokenOf } from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+import { tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { WHOAMI_STATUS } from './plan.ts';
 import type { CallOutcome, RunOutcome } from './predict.ts';
 import { tokenCall, type Attempt } from './session.ts';

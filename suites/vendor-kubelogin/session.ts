@@ -10,16 +10,16 @@ import { decodeJwt } from 'jose';
 import { parse } from 'yaml';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
 import type { TokenRequestRecord } from '../../src/authn/oauth-token-endpoint.ts';
-import { redactArgs, type KubeloginExec, type KubeloginLab } from '../../src/plugin/vendors/kubelogin-lab.ts';
+import { redactArgs, type KubeloginExec, type KubeloginLab } from '../../src/vendor-labs/kubelogin-lab.ts';
 import type { Evidence } from '../../src/report/model.ts';
 import type { SuiteRun } from '../../src/run/suite.ts';
-import { writeUsersKubeconfig } from '../../src/plugin/vendors/users-kubeconfig.ts';
+import { writeUsersKubeconfig } from '../../src/vendor-labs/users-kubeconfig.ts';
 import {
   execRunEvidence,
   readExecRuns,
   tokenOf,
   type RecordedExecRun,
-} from '../../src/plugin/vendors/exec-recording-wrapper.ts';
+} from '../../src/plugin/exec-recording-wrapper.ts';
 import { kubectlOutcome, userInfoOf } from '../../src/clients/kubectl-output.ts';
 import { KUBECTL_TIMEOUT_MS, USERS, type UserName } from './plan.ts';
 

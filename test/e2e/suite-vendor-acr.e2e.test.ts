@@ -13,7 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
-import { acrCertifyArgv, startAcrCertifyLab } from '../../src/plugin/vendors/acr-lab.ts';
+import { acrCertifyArgv, startAcrCertifyLab } from '../../src/vendor-labs/acr-lab.ts';
 
 /** Every secret the suite registers (the lab's passwords, the identity header, each access token the fakes issued). */
 const redactor = new RecordingRedactor();

@@ -25,7 +25,7 @@ import {
   startIamAuthenticatorLab,
   writeCertifyKubeconfig,
   type IamAuthenticatorLab,
-} from '../../src/plugin/vendors/iam-authenticator-lab.ts';
+} from '../../src/vendor-labs/iam-authenticator-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';

@@ -21,7 +21,7 @@ import {
   startGkeLab,
   writeGkeCertifyKubeconfig,
   type GkeLab,
-} from '../../src/plugin/vendors/gke-lab.ts';
+} from '../../src/vendor-labs/gke-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runSuites, type RunOutcome } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
@@ -35,7 +35,7 @@ import {
   GCLOUD_STALE,
   VENDOR_GKE_CHECKS,
 } from '../../suites/vendor-gke/checks.ts';
-import { findGcloud } from '../../src/plugin/vendors/gcloud-sdk.ts';
+import { findGcloud } from '../../src/vendor-labs/gcloud-sdk.ts';
 import { vendorGkeSuite } from '../../suites/vendor-gke/index.ts';
 
 const available = await localProvider().isAvailable();

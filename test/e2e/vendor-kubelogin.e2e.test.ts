@@ -19,11 +19,8 @@ import { join } from 'node:path';
 import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
 import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
-import {
-  KUBELOGIN_CERTIFY_USERS,
-  writeKubeloginCertifyKubeconfig,
-} from '../../src/plugin/vendors/kubelogin-certify.ts';
-import { startKubeloginLab, type KubeloginLab } from '../../src/plugin/vendors/kubelogin-lab.ts';
+import { KUBELOGIN_CERTIFY_USERS, writeKubeloginCertifyKubeconfig } from '../../src/vendor-labs/kubelogin-certify.ts';
+import { startKubeloginLab, type KubeloginLab } from '../../src/vendor-labs/kubelogin-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';

@@ -1,8 +1,8 @@
 // The API server's service-account issuer as an OIDC provider: its discovery
 // document and JWKS, read with the admin kubeconfig (the same bytes a cloud's
 // IAM OIDC provider would fetch from <issuer>/.well-known/openid-configuration).
-import { kubectl, type KubeTarget } from '../../cluster/kubectl.ts';
-import type { OidcTrust } from './fake-aws.ts';
+import { kubectl, type KubeTarget } from '../cluster/kubectl.ts';
+import type { OidcTrust } from '../fake-clouds/aws/index.ts';
 
 export interface ClusterOidc extends OidcTrust {
   discovery: { issuer: string; jwks_uri: string; id_token_signing_alg_values_supported?: string[] };

@@ -10,9 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testIf } from '../../testing/prerequisites.ts';
 import { createCA, issueServerCert } from '../../core/tls.ts';
-import { ACR_PLUGIN_VERSION, ACR_RECIPE, acrLoginServer, predictAcrAnswer, type AzureJson } from './acr.ts';
-import { ensureVendorPlugin } from './build.ts';
-import { FakeAzure } from './fake-azure.ts';
+import {
+  ACR_PLUGIN_VERSION,
+  ACR_RECIPE,
+  acrLoginServer,
+  predictAcrAnswer,
+  type AzureJson,
+} from '../../plugin/vendors/acr.ts';
+import { ensureVendorPlugin } from '../../plugin/vendors/build.ts';
+import { FakeAzure } from './index.ts';
 
 const fakes: FakeAzure[] = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { expect, test } from '@jest/globals';
 import { execa } from 'execa';
 import { chmod, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDir } from '../../testing/tmp.ts';
+import { useTempDir } from '../testing/tmp.ts';
 import { installExecRecordingWrapper, readExecRuns } from './exec-recording-wrapper.ts';
 
 const dir = useTempDir('credprov-exec-wrapper-');

@@ -23,25 +23,24 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { createCA, issueServerCert } from '../../core/tls.ts';
-import { stopChild } from '../../core/stop-child.ts';
-import { freePort } from '../../core/ports.ts';
-import type { ExecEnvVar } from '../../api/credentialprovider/types.ts';
-import { CredprovError, tail } from '../../core/errors.ts';
-import { HostsFile } from '../../core/hosts.ts';
-import { noopLogger, type Logger } from '../../core/logger.ts';
-import { spawnTied } from '../../core/tied-child.ts';
-import { silentProgress, step, type Progress } from '../../core/progress.ts';
-import { TOKEN_PREFIX, type AuthenticatorSetup, type IdentityMapping } from '../../model/aws-iam-authenticator.ts';
-import type { TokenCommand } from '../../model/eks-token-commands.ts';
-import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from './aws-iam-authenticator.ts';
-import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
-import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
+import { stopChild } from '../core/stop-child.ts';
+import { freePort } from '../core/ports.ts';
+import type { ExecEnvVar } from '../api/credentialprovider/types.ts';
+import { CredprovError, tail } from '../core/errors.ts';
+import { HostsFile } from '../core/hosts.ts';
+import { noopLogger, type Logger } from '../core/logger.ts';
+import { spawnTied } from '../core/tied-child.ts';
+import { silentProgress, step, type Progress } from '../core/progress.ts';
+import { TOKEN_PREFIX, type AuthenticatorSetup, type IdentityMapping } from '../model/aws-iam-authenticator.ts';
+import type { TokenCommand } from '../model/eks-token-commands.ts';
+import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../plugin/vendors/aws-iam-authenticator.ts';
+import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
+import { installExecRecordingWrapper } from '../plugin/exec-recording-wrapper.ts';
 import { writeUsersKubeconfig } from './users-kubeconfig.ts';
-import { claimHostname, serveOnFreeLoopbackAddress } from './loopback-hostname.ts';
-import { FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
-import type { AwsCliInstall } from './aws-cli.ts';
-import { presignGet } from '../../api/aws/sigv4.ts';
+import { serveUnderHostnames } from '../fake-clouds/kit/index.ts';
+import { FakeAws, newIamUser, type IamUser } from '../fake-clouds/aws/index.ts';
+import type { AwsCliInstall } from '../plugin/vendors/aws-cli.ts';
+import { presignGet } from '../api/aws/sigv4.ts';
 
 /** The profiles of the lab's shared AWS files; `no-credentials` has a region and no keys. */
 export type IamProfile = 'mapped' | 'unmapped' | 'unknown-key' | 'wrong-secret' | 'no-credentials';
@@ -151,7 +150,6 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
   const mapping = o.mapping ?? { username: 'credprov-dev', groups: ['credprov:iam-viewers'] };
   const mappings: IdentityMapping[] = [{ arn: `arn:aws:iam::${account}:user/${mapped.name}`, ...mapping }];
   const hosts = o.hostsFile ?? new HostsFile();
-  const hostsOwner = `${HOSTS_OWNER_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`;
   let skewMs = 0;
   const fake = new FakeAws({
     users: [mapped, unmapped],
@@ -161,29 +159,31 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
 
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
   let server: ChildProcess | undefined;
-  let hostsAdded = false;
+  let unmap: (() => Promise<void>) | undefined;
   const stop = async () => {
     // Its first SIGTERM only cancels the server's context (sample-controller's signal handler); the
     // listener keeps serving until a second signal. It keeps nothing worth a graceful exit: 1 s, then SIGKILL.
     await stopChild(server, 1_000);
     await fake.stop();
-    if (hostsAdded) await hosts.remove(hostsOwner);
+    await unmap?.();
   };
   try {
     const endpoints = await fake.start();
     // STS over https on 443 of a loopback address of its own, under its real name.
-    const ca = await createCA(join(o.dir, 'ca'), 'credprov fake AWS CA');
-    const stsAddress = await step(progress, `fake STS on https://${stsHost}`, async () => {
-      const cert = await issueServerCert(ca, join(o.dir, 'ca'), [stsHost], 'sts');
-      const [certPem, keyPem] = await Promise.all([readFile(cert.certPath, 'utf8'), readFile(cert.keyPath, 'utf8')]);
-      const address = await serveOnFreeLoopbackAddress((addr) =>
-        fake.serveStsTls({ address: addr, port: 443, certPem, keyPem }),
-      );
-      await claimHostname(hosts, stsHost, HOSTS_OWNER_PREFIX);
-      await hosts.add({ address, hostnames: [stsHost], owner: hostsOwner });
-      hostsAdded = true;
-      return address;
-    });
+    const sts = await step(progress, `fake STS on https://${stsHost}`, () =>
+      serveUnderHostnames(
+        {
+          hostnames: [stsHost],
+          dir: o.dir,
+          caName: 'credprov fake AWS CA',
+          ownerPrefix: HOSTS_OWNER_PREFIX,
+          hostsFile: hosts,
+        },
+        (at) => fake.serveStsTls(at),
+      ),
+    );
+    unmap = sts.unmap;
+    const stsAddress = sts.address;
 
     // Shared AWS files: the SDK's usual sources, so the kubeconfig carries no secret.
     const awsDir = join(o.dir, 'aws');
@@ -273,7 +273,7 @@ export async function startIamAuthenticatorLab(o: IamAuthenticatorLabOptions): P
           PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
           HOME: o.dir,
           // Trust the lab CA (Go reads SSL_CERT_FILE instead of the system roots).
-          SSL_CERT_FILE: ca.certPath,
+          SSL_CERT_FILE: sts.caFile,
           // No AWS account: no credentials, no IMDS (its endpoint is the recording catch-all besides).
           AWS_EC2_METADATA_DISABLED: 'true',
           AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoints.other,

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
 import { TokenBook } from '../../authn/token-book.ts';
-import { JWT_BEARER_GRANT, startFakeGoogleOAuth, type FakeGoogleOAuth } from './fake-google-oauth.ts';
+import { JWT_BEARER_GRANT, startFakeGoogleOAuth, type FakeGoogleOAuth } from './index.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 const EMAIL = 'sa@p.iam.gserviceaccount.com';

@@ -1,8 +1,10 @@
-// The fake Azure AD: instance discovery and OpenID configuration as MSAL reads
-// them, and client assertions verified like a federated identity credential.
+// The fake Entra ID (Azure AD): instance discovery and OpenID configuration as
+// MSAL reads them, and client assertions verified like a federated identity
+// credential. Driven in process through the kit (FakeCloud.exchange), no socket.
 import { describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { AAD_HOST, FakeAzureAd } from './fake-azure-ad.ts';
+import { cloudRequest, FakeCloud, type CloudRecord } from '../kit/index.ts';
+import { AAD_HOST, FakeAzureAd, type EntraIdSeen } from './index.ts';
 
 const ISSUER = 'https://kubernetes.default.svc';
 const cred = { tenantId: 't1', clientId: 'app1', subject: 'system:serviceaccount:default:puller', audience: 'aud1' };
@@ -19,6 +21,22 @@ const mint = (o: { sub?: string; aud?: string; exp?: number; key?: typeof privat
     .setExpirationTime(o.exp ?? Math.floor(Date.now() / 1000) + 600)
     .sign(o.key ?? privateKey);
 
+type Seen = CloudRecord & EntraIdSeen;
+
+/** One call to Entra ID's endpoint, in process: its status, parsed body and what the record kept. */
+async function call(
+  aad: FakeAzureAd,
+  issue: Parameters<FakeAzureAd['endpoint']>[0],
+  method: string,
+  url: URL,
+  body = '',
+) {
+  const cloud = new FakeCloud<Seen>({ name: 'Entra ID' });
+  const req = cloudRequest({ method, target: url.pathname + url.search, headers: { host: AAD_HOST }, body });
+  const { reply, record } = await cloud.exchange(aad.endpoint<Seen>(issue), req);
+  return { status: reply.status, body: JSON.parse(String(reply.body)) as unknown, seen: record };
+}
+
 function fake() {
   const aad = new FakeAzureAd([cred]);
   aad.trustOidc({ issuer: ISSUER, jwks: { keys: [jwk] } });
@@ -28,7 +46,9 @@ function fake() {
     return { token: 'tok', expiresIn: 3600 };
   };
   const token = async (assertion: string, o: { tenant?: string; clientId?: string } = {}) =>
-    aad.handle(
+    call(
+      aad,
+      issue,
       'POST',
       new URL(`https://${AAD_HOST}/${o.tenant ?? 't1'}/oauth2/v2.0/token`),
       new URLSearchParams({
@@ -38,29 +58,28 @@ function fake() {
         client_assertion: assertion,
         scope: 'https://containerregistry.azure.net/.default',
       }).toString(),
-      issue,
     );
   return { aad, issued, token };
 }
 
-describe('fake Azure AD', () => {
+describe('fake Entra ID', () => {
   test('instance discovery and the OpenID configuration name the tenant', async () => {
     const { aad } = fake();
     const authorize = encodeURIComponent(`https://${AAD_HOST}/t1/oauth2/v2.0/authorize`);
-    const inst = await aad.handle(
+    const inst = await call(
+      aad,
+      () => ({ token: '', expiresIn: 0 }),
       'GET',
       new URL(`https://${AAD_HOST}/common/discovery/instance?api-version=1.1&authorization_endpoint=${authorize}`),
-      '',
-      () => ({ token: '', expiresIn: 0 }),
     );
     expect(inst.body).toMatchObject({
       tenant_discovery_endpoint: `https://${AAD_HOST}/t1/v2.0/.well-known/openid-configuration`,
     });
-    const oidc = await aad.handle(
+    const oidc = await call(
+      aad,
+      () => ({ token: '', expiresIn: 0 }),
       'GET',
       new URL(`https://${AAD_HOST}/t1/v2.0/.well-known/openid-configuration`),
-      '',
-      () => ({ token: '', expiresIn: 0 }),
     );
     expect(oidc.body).toMatchObject({
       issuer: `https://${AAD_HOST}/t1/v2.0`,

@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Auth, busyboxImage, processProvider, type StartedRegistry } from '../../../registry/index.ts';
-import type { CredentialProviderConfig } from '../../api/credentialprovider/types.ts';
-import type { Logger } from '../../core/logger.ts';
-import type { Progress } from '../../core/progress.ts';
-import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
-import { ECR_PLUGIN_VERSION, ECR_RECIPE, ecrHost, ecrPluginEnv, ecrProvider } from './ecr.ts';
-import { FakeAws, newIamUser } from './fake-aws.ts';
+import { Auth, busyboxImage, processProvider, type StartedRegistry } from '../../registry/index.ts';
+import type { CredentialProviderConfig } from '../api/credentialprovider/types.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Progress } from '../core/progress.ts';
+import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
+import { ECR_PLUGIN_VERSION, ECR_RECIPE, ecrHost, ecrPluginEnv, ecrProvider } from '../plugin/vendors/ecr.ts';
+import { FakeAws, newIamUser } from '../fake-clouds/aws/index.ts';
 
 /** The matchImages upstream's documentation gives for the plugin (cloud-provider-aws docs/credential_provider.md). */
 export const UPSTREAM_MATCH_IMAGES = [

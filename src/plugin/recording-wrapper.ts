@@ -8,10 +8,10 @@
 // One directory per invocation: <logDir>/<start ns>-<pid>/{argv,env,start,request,stdout,stderr,end,exit}.
 // `exit` is written last, so an invocation without it is still running (or was killed).
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { shellQuote as q, writeScript } from '../../core/shell-script.ts';
+import { shellQuote as q, writeScript } from '../core/shell-script.ts';
 import { basename, join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { claimsOf, type TokenClaims } from './fake-aws.ts';
+import { claimsOf, type TokenClaims } from '../core/token-claims.ts';
 
 export interface RecordingWrapperInstall {
   binDir: string;

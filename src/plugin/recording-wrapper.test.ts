@@ -4,7 +4,7 @@ import { describe, expect, test } from '@jest/globals';
 import { execa } from 'execa';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDir } from '../../testing/tmp.ts';
+import { useTempDir } from '../testing/tmp.ts';
 import { installRecordingWrapper, readWrappedInvocations, redactWrapperLog } from './recording-wrapper.ts';
 
 const dir = useTempDir('credprov-wrapper-');

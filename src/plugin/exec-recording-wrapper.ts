@@ -9,7 +9,7 @@
 // never the credential itself.
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { shellQuote as q, writeScript } from '../../core/shell-script.ts';
+import { shellQuote as q, writeScript } from '../core/shell-script.ts';
 
 /** Writes the wrapper at `path` (atomically); returns it. */
 export async function installExecRecordingWrapper(o: {

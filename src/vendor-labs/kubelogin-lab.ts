@@ -9,16 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExecConfig } from '../../api/exec/types.ts';
-import { clientSubject, type OAuthClient, type OAuthUser } from '../../authn/oauth-token-endpoint.ts';
-import { startOidcIssuer, type StartedOidcIssuer } from '../../authn/oidc-issuer.ts';
-import type { TokenWebhookFiles } from '../../authn/webhook-files.ts';
-import type { Logger } from '../../core/logger.ts';
-import type { Progress } from '../../core/progress.ts';
-import { createCA } from '../../core/tls.ts';
-import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
-import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
-import { KUBELOGIN, KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from './kubelogin.ts';
+import type { ExecConfig } from '../api/exec/types.ts';
+import { clientSubject, type OAuthClient, type OAuthUser } from '../authn/oauth-token-endpoint.ts';
+import { startOidcIssuer, type StartedOidcIssuer } from '../authn/oidc-issuer.ts';
+import type { TokenWebhookFiles } from '../authn/webhook-files.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Progress } from '../core/progress.ts';
+import { createCA } from '../core/tls.ts';
+import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
+import { installExecRecordingWrapper } from '../plugin/exec-recording-wrapper.ts';
+import { KUBELOGIN, KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../plugin/vendors/kubelogin.ts';
 
 /** The password client (a user's kubectl) and the client-credentials client (a robot). */
 export const LAB_CLIENT_IDS = { user: 'credprov-kubelogin', robot: 'credprov-kubelogin-robot' } as const;

@@ -5,9 +5,9 @@
 import { describe, expect, test, afterEach } from '@jest/globals';
 import { execa } from 'execa';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { ecrPluginEnv, ecrRegionOf, ECR_PLUGIN_VERSION, ECR_RECIPE } from './ecr.ts';
-import { ensureVendorPlugin } from './build.ts';
-import { ECR_TARGET, FakeAws, newIamUser, type IamUser } from './fake-aws.ts';
+import { ecrPluginEnv, ecrRegionOf, ECR_PLUGIN_VERSION, ECR_RECIPE } from '../../plugin/vendors/ecr.ts';
+import { ensureVendorPlugin } from '../../plugin/vendors/build.ts';
+import { ECR_TARGET, FakeAws, newIamUser, type IamUser } from './index.ts';
 import { parseSigV4, sigV4Signature } from '../../api/aws/sigv4.ts';
 import { testIf } from '../../testing/prerequisites.ts';
 

@@ -10,12 +10,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Auth, busyboxImage, processProvider, type StartedRegistry } from '../../../registry/index.ts';
-import type { CredentialProviderConfig } from '../../api/credentialprovider/types.ts';
-import type { Logger } from '../../core/logger.ts';
-import type { Progress } from '../../core/progress.ts';
-import { ACR_PLUGIN, ACR_PLUGIN_VERSION, ACR_RECIPE, ACR_REGISTRY_URLS, type AzureJson } from './acr.ts';
-import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
+import { Auth, busyboxImage, processProvider, type StartedRegistry } from '../../registry/index.ts';
+import type { CredentialProviderConfig } from '../api/credentialprovider/types.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Progress } from '../core/progress.ts';
+import {
+  ACR_PLUGIN,
+  ACR_PLUGIN_VERSION,
+  ACR_RECIPE,
+  ACR_REGISTRY_URLS,
+  type AzureJson,
+} from '../plugin/vendors/acr.ts';
+import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
 
 export const UPSTREAM_ACR_MATCH_IMAGES = [...ACR_REGISTRY_URLS, 'mcr.microsoft.com'];
 

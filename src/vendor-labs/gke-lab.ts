@@ -13,15 +13,15 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TokenBook } from '../../authn/token-book.ts';
-import { noopLogger, type Logger } from '../../core/logger.ts';
-import { silentProgress, type Progress } from '../../core/progress.ts';
-import { ensureVendorPlugin, type VendorPluginBinary } from './build.ts';
-import { installExecRecordingWrapper } from './exec-recording-wrapper.ts';
+import { TokenBook } from '../authn/token-book.ts';
+import { noopLogger, type Logger } from '../core/logger.ts';
+import { silentProgress, type Progress } from '../core/progress.ts';
+import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
+import { installExecRecordingWrapper } from '../plugin/exec-recording-wrapper.ts';
 import { writeUsersKubeconfig } from './users-kubeconfig.ts';
 import { activateServiceAccount, findGcloud, gcloudEnv, startCatchAll, type CatchAll } from './gcloud-sdk.ts';
-import { startFakeGoogleOAuth, type FakeGoogleOAuth } from './fake-google-oauth.ts';
-import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, GKE_SCOPES } from './gke-gcloud-auth-plugin.ts';
+import { startFakeGoogleOAuth, type FakeGoogleOAuth } from '../fake-clouds/google/index.ts';
+import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, GKE_SCOPES } from '../plugin/vendors/gke-gcloud-auth-plugin.ts';
 
 export const GKE_ACCOUNTS = [
   'viewer',
