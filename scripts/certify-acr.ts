@@ -23,7 +23,7 @@ const { values } = parseArgs({
 });
 const work = await mkdtemp(join(tmpdir(), 'credprov-certify-acr-'));
 const lab = await startAcrCertifyLab({ dir: work, progress: stderrProgress() });
-let code = 3;
+let code: number;
 try {
   const argv = [
     ...acrCertifyArgv(lab, values.image),

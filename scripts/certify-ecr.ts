@@ -19,7 +19,7 @@ const { values } = parseArgs({
 });
 const work = await mkdtemp(join(tmpdir(), 'credprov-certify-ecr-'));
 const lab = await startEcrCertifyLab({ dir: work, progress: stderrProgress() });
-let code = 3;
+let code: number;
 try {
   const argv = [
     'certify',

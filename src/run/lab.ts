@@ -20,7 +20,7 @@ import {
 } from '../../registry/index.ts';
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
-import type { Environment } from '../cluster/provider.ts';
+import type { Environment, RegistryRouteHandle } from '../cluster/provider.ts';
 import { pluginDir } from './plugin-dir.ts';
 import type { Rule, ScenarioFile } from '../plugin/fake-provider-scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
@@ -37,7 +37,6 @@ import {
 } from './pods.ts';
 import type { SuiteSetup } from './suite.ts';
 import { routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
-import type { RegistryRouteHandle } from '../cluster/provider.ts';
 
 export interface LabRegistry {
   registry: StartedRegistry;

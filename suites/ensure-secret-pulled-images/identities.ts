@@ -5,8 +5,7 @@
 // UIDs (records name secrets and service accounts by them).
 import { kubeApi } from '../../src/cluster/api.ts';
 import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
-import type { Environment } from '../../src/run/kit.ts';
-import { waitFor } from '../../src/run/kit.ts';
+import { type Environment, waitFor } from '../../src/run/kit.ts';
 import type { PodProvider } from '../../src/model/ensure-secret-pulled.ts';
 import type { Identities } from './cells.ts';
 import { NAMESPACE_READY_TIMEOUT_MS, READ_INTERVAL_MS, type Credentials } from './plan.ts';

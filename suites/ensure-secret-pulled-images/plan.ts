@@ -1,8 +1,7 @@
 // The suite's plan, as data: its two fake providers (as the fleet installs
 // them and as the model knows them), the kubelet config of each policy, and
 // how long it waits. The cells themselves are in cells.ts.
-import type { FleetMember } from '../../src/run/kit.ts';
-import { answer } from '../../src/run/kit.ts';
+import { answer, type FleetMember } from '../../src/run/kit.ts';
 import type { PodProvider } from '../../src/model/ensure-secret-pulled.ts';
 import { providerPatterns, type Layout, type Phase } from './cells.ts';
 

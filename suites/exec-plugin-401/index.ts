@@ -31,8 +31,17 @@ import { availableProbes } from '../../src/clients/index.ts';
 import { CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { allowGroupRead } from '../../src/cluster/rbac.ts';
 import { errorMessage } from '../../src/core/errors.ts';
-import { caseOf, harnessFailed, runCases, type Case, type CheckResult } from '../../src/run/kit.ts';
-import type { PreparedSuite, Suite, SuiteRun, SuiteSetup } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  harnessFailed,
+  runCases,
+  type PreparedSuite,
+  type Suite,
+  type SuiteRun,
+  type SuiteSetup,
+  type Case,
+  type CheckResult,
+} from '../../src/run/kit.ts';
 import { checkRevocationDelay, checkWebhookAuthenticates, type Target } from './apiserver.ts';
 import { BEHAVIOURS } from './behaviours.ts';
 import { EXEC401_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';

@@ -2,12 +2,11 @@
 // server's JWT rules (src/model/apiserver-authn.ts) replayed in request order,
 // then the requests JwtProbe really sent.
 import { harnessFailed, type Case } from '../../src/run/kit.ts';
-import { JWT_ACCEPTED, JWT_CHECKS } from './checks.ts';
+import { JWT_ACCEPTED, JWT_CHECKS, JWKS_KEY_REMOVED, JWT_EXPIRY } from './checks.ts';
 import { JwtProbe, MODEL, type Outcome, type Sent } from './jwt.ts';
 import { TOKEN_SUCCESS_CACHE_MS } from '../../src/model/apiserver-authn.ts';
 import type { CheckResult } from '../../src/report/model.ts';
 import { judge } from '../../src/run/prediction.ts';
-import { JWKS_KEY_REMOVED, JWT_EXPIRY } from './checks.ts';
 import { sleep, sleepUntil } from '../../src/core/time.ts';
 
 const observedOf = (sent: Sent[]): Outcome[] =>

@@ -3,12 +3,11 @@
 // effect before any case starts), the exchange registry's token server
 // validating SA tokens against this cluster, the model's predictor, and the
 // ways a case runs a pod and gathers its evidence.
-import { nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceAccountTokenAuth, type StartedRegistry } from '../../registry/index.ts';
 import { kubeApi } from '../../src/cluster/api.ts';
-import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
+import { allowNodesTokenAudience, nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
 import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import {

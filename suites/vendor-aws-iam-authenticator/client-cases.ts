@@ -4,11 +4,10 @@
 // token command (the Go plugin, then awscli's `aws eks get-token`).
 import { describeToken } from '../../src/model/aws-iam-authenticator.ts';
 import { TOKEN_COMMAND_MODELS } from '../../src/model/eks-token-commands.ts';
-import { readExecRuns, type RecordedExecRun } from '../../src/plugin/exec-recording-wrapper.ts';
+import { readExecRuns, type RecordedExecRun, answerOf, tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { amzDateToMs } from '../../src/api/aws/sigv4.ts';
 import { caseOf, type Case } from '../../src/run/cases.ts';
 import { judge } from '../../src/run/prediction.ts';
-import { answerOf, tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { userInfoOf } from '../../src/clients/kubectl-output.ts';
 import { PROBE_PATH, USERS, type TokenCommandPlan } from './plan.ts';
 import {

@@ -3,8 +3,7 @@
 // lifts it, the STS exchange the plugin makes with the token, and an audience
 // STS refuses. They share two service accounts and the grants, made here and
 // removed after the suite.
-import { nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
-import { allowNodesTokenAudience } from '../../src/cluster/rbac.ts';
+import { allowNodesTokenAudience, nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import { waitFor } from '../../src/core/time.ts';
 import type { AudienceGrant, PodState } from '../../src/model/service-account-token.ts';
 import { ECR_ROLE_ANNOTATION } from '../../src/plugin/vendors/ecr.ts';

@@ -202,7 +202,7 @@ export function predictClientSession(
   steps: readonly SessionStep[] = CLIENT_SESSION,
 ): { view: SessionView; because: string[] } {
   let grants = 0;
-  const { world, book, setClock } = tokenWorld((b, now) => {
+  const { world, book, setClock } = tokenWorld((b) => {
     grants++;
     return b.issue('session', { lifetimeMs: TOKEN_LIFETIME_MS }).token;
   });

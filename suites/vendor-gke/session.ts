@@ -8,12 +8,16 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { parse } from 'yaml';
 import { tokenFingerprint } from '../../src/authn/token-book.ts';
-import { readExecRuns, type RecordedExecRun } from '../../src/plugin/exec-recording-wrapper.ts';
+import {
+  readExecRuns,
+  type RecordedExecRun,
+  answerOf,
+  type PluginAnswer,
+} from '../../src/plugin/exec-recording-wrapper.ts';
 import type { GoogleTokenRequest } from '../../src/fake-clouds/google/index.ts';
 import { GKE_CACHE_FILE } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
 import { V1, type GkeAccount, type GkeLab } from '../../src/vendor-labs/gke-lab.ts';
 import type { Environment, Evidence, SuiteRun } from '../../src/run/kit.ts';
-import { answerOf, type PluginAnswer } from '../../src/plugin/exec-recording-wrapper.ts';
 import { kubectlOutcome } from '../../src/clients/kubectl-output.ts';
 import { KUBECTL_TIMEOUT_MS } from './plan.ts';
 

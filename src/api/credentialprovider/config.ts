@@ -176,7 +176,7 @@ function validateWith(cfg: CredentialProviderConfig, rules: Rules): FieldProblem
       // The kubelet's validation lets this through; exec.LookPath(binDir + "/") then fails and the kubelet exits.
       add(
         `${at}.name`,
-        'Required value: the kubelet then execs the bin dir itself and exits ("error inspecting binary executable : exec: \"<bin dir>\": is a directory")',
+        'Required value: the kubelet then execs the bin dir itself and exits ("error inspecting binary executable : exec: "<bin dir>": is a directory")',
       );
     }
     if (name.includes('/')) add(`${at}.name`, `Invalid value: ${q(name)}: provider name cannot contain '/'`);

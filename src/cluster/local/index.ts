@@ -13,18 +13,18 @@ import { stateDir, timestampDirName } from '../../core/paths.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import type {
-  RegistryRoute,
-  RegistryRouteHandle,
-  Availability,
-  Capabilities,
-  ComponentDeath,
-  Environment,
-  EnvironmentProvider,
-  EnvironmentStatus,
-  KubeletChange,
+import {
+  type RegistryRoute,
+  type RegistryRouteHandle,
+  type Availability,
+  type Capabilities,
+  type ComponentDeath,
+  type Environment,
+  type EnvironmentProvider,
+  type EnvironmentStatus,
+  type KubeletChange,
+  mirrorUrl,
 } from '../provider.ts';
-import { mirrorUrl } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
 import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
