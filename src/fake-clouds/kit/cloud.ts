@@ -79,17 +79,24 @@ export class FakeCloud<R extends CloudRecord> {
   /** Listens on a loopback address; a port already taken rejects (EADDRINUSE) and leaves nothing behind. */
   async listen(serve: Serve<R>, at: ListenAt = {}): Promise<Listening> {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.dispatch(serve, req, res);
+    const address = at.address ?? '127.0.0.1';
+    // A fake cloud answers this machine only.
+    if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) && address !== '::1')
+      throw new Error(`a fake cloud listens on loopback only, not on ${address}`);
     const server = at.tls
       ? createTlsServer({ cert: at.tls.certPem, key: at.tls.keyPem }, handler)
       : createServer(handler);
     this.servers.push(server);
-    const address = at.address ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) => {
+      const failed = (err: Error) => {
         this.servers.splice(this.servers.indexOf(server), 1);
         reject(err);
+      };
+      server.once('error', failed);
+      server.listen(at.port ?? 0, address, () => {
+        server.off('error', failed);
+        resolve();
       });
-      server.listen(at.port ?? 0, address, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
     return { address, port, url: `${at.tls ? 'https' : 'http'}://${address}:${port}` };
@@ -166,8 +173,12 @@ export class FakeCloud<R extends CloudRecord> {
       (err: unknown) =>
         ({ reply: { status: 500, body: `credprov fake ${this.o.name}: ${String(err)}` } }) as { reply: Reply },
     );
-    if (!res.headersSent) res.writeHead(reply.status, reply.headers ?? {});
-    res.end(reply.body ?? '');
+    try {
+      if (!res.headersSent) res.writeHead(reply.status, reply.headers ?? {});
+      res.end(reply.body ?? '');
+    } catch {
+      res.destroy(); // a reply Node cannot write (a bad header): the client sees the connection drop
+    }
   }
 }
 

@@ -153,6 +153,10 @@ describe('FakeCloud', () => {
     expect(cloudRequest({ target: '//host/p?q=1' }).url.pathname).toBe('//host/p');
   });
 
+  test('listens on loopback only', async () => {
+    await expect(cloud().listen(hello, { address: '0.0.0.0' })).rejects.toThrow('loopback only, not on 0.0.0.0');
+  });
+
   test('a port already taken rejects listen and leaves no listener behind', async () => {
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
