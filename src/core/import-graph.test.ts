@@ -238,7 +238,6 @@ const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
   'provider-config-directory',
   'pull-secrets',
   'service-account-token',
-  'smoke',
   'vendor-acr',
   'vendor-aws-iam-authenticator',
   'vendor-ecr',

@@ -1,23 +1,41 @@
-// The suite kit: everything a suite under suites/ needs, from one module.
+// The suite kit: everything a suite under suites/ may use, from one module.
 // docs/writing-a-suite.md walks through a suite written with it. A suite
+// imports this, src/model, src/matching, src/api and src/versions, and nothing
+// else of credprov's (src/core/import-graph.test.ts holds it to that): it
 // reaches the environment only through SuiteRun/CaseContext (fields and
 // capabilities of Environment), never through a provider's own modules.
+
+// ---- a suite, its cases and their verdicts -------------------------------------
 export type { PreparedSuite, Stoppable, Suite, SuiteRun, SuiteSetup } from './suite.ts';
 export { caseOf, runCases, type Case, type CaseContext, type RunCasesOptions } from './cases.ts';
 export { agrees, judge, type Judgement, type Prediction } from './prediction.ts';
 export { harnessFailed, notApplicable, notRun } from './results.ts';
+export type { Check, CheckResult, Evidence, Level } from '../report/model.ts';
+
+// ---- the environment: fields, capabilities, the kubelet --------------------------
+export type { Capability, Environment, KubeletChange, KubeletFiles } from '../cluster/provider.ts';
+export { kubeletFilesOf, clusterCAOf, kubeletVersionOf, twoNodesOf } from './environment-fields.ts';
+export { clusterOf, type ClusterView } from './cluster-view.ts';
+export { ensureKubelet } from './kubelet-builds.ts';
+export { tryRestartKubelet, type KubeletStart } from './kubelet-restart.ts';
+export { assertKubeletLoadedConfig, expectedConfigHash, observeConfigHash } from './config-loaded.ts';
+
+// ---- registries, fake providers, pods --------------------------------------------
 export {
   answer,
+  fleetMembers,
   kubeletEvidence,
   prepareFleet,
   pullFailure,
   runPod,
   startLabRegistry,
+  type FakeInvocation,
   type Fleet,
   type FleetMember,
   type LabRegistry,
   type PodRun,
   type PullResult,
+  type ScenarioFile,
 } from './lab.ts';
 export {
   containerLog,
@@ -32,14 +50,20 @@ export {
   type PodOptions,
   type PodOutcome,
 } from './pods.ts';
-export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
-export { mapPool } from '../core/pool.ts';
 export { credentialsSeen, type RecordingProxy, type RegistryRequest } from '../../registry/index.ts';
-export { goDurationMs } from '../core/duration.ts';
-export type { Capability, Environment, KubeletFiles } from '../cluster/provider.ts';
-export type { Check, CheckResult, Evidence } from '../report/model.ts';
-export { kubeletFilesOf, clusterCAOf, twoNodesOf } from './environment-fields.ts';
-export { ensureKubelet } from './kubelet-builds.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
-export { assertKubeletLoadedConfig, expectedConfigHash, observeConfigHash } from './config-loaded.ts';
+export {
+  createPullSecret,
+  dockerConfigJson,
+  pullSecret,
+  serviceAccount,
+  type Login,
+  type PullSecretSpec,
+} from './pull-secret.ts';
+
+// ---- time, waiting, windows --------------------------------------------------------
+export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
+export { mapPool } from '../core/pool.ts';
+export { goDurationMs } from '../core/duration.ts';
+export { since, type Window } from './window.ts';

@@ -24,6 +24,8 @@ import type { Environment, RegistryRouteHandle } from '../cluster/provider.ts';
 import { pluginDir } from './plugin-dir.ts';
 import type { Rule, ScenarioFile } from '../plugin/fake-provider-scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
+
+export type { FakeInvocation, ScenarioFile };
 import type { Evidence } from '../report/model.ts';
 import {
   createPod,
@@ -134,6 +136,32 @@ export interface FleetMember {
   /** KEP-4412 service-account token mode: copied into the provider's config entry as is. */
   tokenAttributes?: TokenAttributes;
   scenario: ScenarioFile;
+}
+
+/**
+ * The fleet for a provider config a plan already states (its predictions read
+ * the same config): each provider entry, with its scenario by name. A provider
+ * without a scenario is an error, so plan and fleet cannot drift apart.
+ */
+export function fleetMembers(
+  config: Pick<CredentialProviderConfig, 'providers'>,
+  scenarios: Record<string, ScenarioFile>,
+): FleetMember[] {
+  return config.providers.map((p) => {
+    const scenario = scenarios[p.name];
+    if (!scenario)
+      throw new Error(
+        `provider ${p.name} of the plan has no scenario (scenarios for: ${Object.keys(scenarios).join(', ')})`,
+      );
+    return {
+      name: p.name,
+      matchImages: p.matchImages,
+      defaultCacheDuration: p.defaultCacheDuration,
+      apiVersion: p.apiVersion,
+      ...(p.tokenAttributes ? { tokenAttributes: p.tokenAttributes } : {}),
+      scenario,
+    };
+  });
 }
 
 export interface Fleet {
