@@ -41,6 +41,7 @@ export {
   containerLog,
   createPod,
   deletePod,
+  podEventAt,
   podEvents,
   podOutcome,
   waitForPodEvents,
