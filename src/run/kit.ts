@@ -54,6 +54,7 @@ export {
 export { credentialsSeen, type RecordingProxy, type RegistryRequest } from '../../registry/index.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
+export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
 export {
   createPullSecret,
   dockerConfigJson,
