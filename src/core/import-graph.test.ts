@@ -234,7 +234,6 @@ const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
   'exec-plugin-401',
   'mirrors',
   'provider-config-directory',
-  'pull-secrets',
   'service-account-token',
   'vendor-acr',
   'vendor-aws-iam-authenticator',

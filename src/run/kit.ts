@@ -56,6 +56,16 @@ export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from
 export { pluginDir } from './plugin-dir.ts';
 export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
 export {
+  applyObjects,
+  mergePatchPod,
+  readPod,
+  readSecret,
+  readServiceAccount,
+  refusalOf,
+  uidOf,
+  type UpdateOutcome,
+} from './objects.ts';
+export {
   createPullSecret,
   dockerConfigJson,
   pullSecret,
@@ -66,6 +76,7 @@ export {
 
 // ---- time, waiting, windows --------------------------------------------------------
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
+export { CommandError, CredprovError, errorMessage, TimeoutError } from '../core/errors.ts';
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
 export { since, type Window } from './window.ts';

@@ -21,7 +21,6 @@ export function orderCases(fixture: Fixture): Case[] {
   return [
     // [wrong, right]: both for the same registry.
     caseOf(EVERY_SECRET_TRIED, async (ctx) => {
-      const startedAt = new Date();
       const pod = 'every';
       onFailureLogs(ctx, fixture, [pod], ['every']);
       const prediction = predictEverySecretTried(worldOf(fixture));
@@ -43,7 +42,6 @@ export function orderCases(fixture: Fixture): Case[] {
       return judge(EVERY_SECRET_TRIED, {
         prediction,
         observed: first.observed,
-        startedAt,
         show: (v) => `pull with imagePullSecrets [wrong, right]: ${v}${v === first.observed ? order : ''}`,
         evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['wrong', 'right'], repos: ['every'] }),
       });
@@ -51,7 +49,6 @@ export function orderCases(fixture: Fixture): Case[] {
 
     // Pull secrets and a provider for the same image; one of the two is wrong.
     caseOf(SECRET_AND_PROVIDER, async (ctx) => {
-      const startedAt = new Date();
       const pods = ['mix-a', 'mix-b'] as const;
       onFailureLogs(ctx, fixture, pods, pods);
       const prediction = predictSecretAndProvider(worldOf(fixture));
@@ -85,7 +82,6 @@ export function orderCases(fixture: Fixture): Case[] {
       return judge(SECRET_AND_PROVIDER, {
         prediction,
         observed,
-        startedAt,
         show: (v) =>
           `wrong secret + right provider: ${tried(v.wrongSecretRightProvider)}; ` +
           `right secret + wrong provider: ${tried(v.rightSecretWrongProvider)}`,

@@ -2,16 +2,18 @@
 // secret appeared, or the result of the kubelet's next retry. A pull the
 // registry refused is `failure`; any other failure is `error: <message>`, so a
 // routing or image error is never mistaken for the refusal a case predicts.
-import { TimeoutError } from '../../src/core/errors.ts';
 import {
   podEvents,
+  podOutcome,
+  TimeoutError,
+  waitForPodEvents,
+  watchPod,
   pullFailure,
   waitForPodOutcome,
   type Environment,
   type PodEvent,
   type PodOutcome,
 } from '../../src/run/kit.ts';
-import { podOutcome, waitForPodEvents, watchPod } from '../../src/run/pods.ts';
 import { FIRST_OUTCOME_MS, RECOVERY_MS } from './plan.ts';
 import type { Pull } from './predict.ts';
 
