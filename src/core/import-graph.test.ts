@@ -232,7 +232,6 @@ const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
   'downgrade',
   'ensure-secret-pulled-images',
   'exec-plugin-401',
-  'mirrors',
   'provider-config-directory',
   'service-account-token',
   'vendor-acr',

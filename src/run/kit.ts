@@ -51,7 +51,13 @@ export {
   type PodOptions,
   type PodOutcome,
 } from './pods.ts';
-export { credentialsSeen, type RecordingProxy, type RegistryRequest } from '../../registry/index.ts';
+export {
+  busyboxImage,
+  credentialsSeen,
+  type BuiltImage,
+  type RecordingProxy,
+  type RegistryRequest,
+} from '../../registry/index.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
 export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
