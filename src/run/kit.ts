@@ -36,6 +36,7 @@ export {
   type PodRun,
   type PullResult,
   type ScenarioFile,
+  validateScenario,
 } from './lab.ts';
 export {
   containerLog,
@@ -85,4 +86,5 @@ export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../co
 export { CommandError, CredprovError, errorMessage, TimeoutError } from '../core/errors.ts';
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
-export { since, type Window } from './window.ts';
+export { linesSince, since, type Window } from './window.ts';
+export { uniqueSuffix } from './names.ts';

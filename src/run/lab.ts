@@ -26,6 +26,7 @@ import type { Rule, ScenarioFile } from '../plugin/fake-provider-scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
 
 export type { FakeInvocation, ScenarioFile };
+export { validateScenario } from '../plugin/fake-provider-scenario.ts';
 import type { Evidence } from '../report/model.ts';
 import {
   createPod,
