@@ -238,7 +238,6 @@ const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
   'vendor-ecr',
   'vendor-gke',
   'vendor-kubelogin',
-  'version-skew',
 ]);
 
 function suiteBoundaryCrossings(g: Graph): string[] {

@@ -83,7 +83,7 @@ export {
 
 // ---- time, waiting, windows --------------------------------------------------------
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
-export { CommandError, CredprovError, errorMessage, TimeoutError } from '../core/errors.ts';
+export { CommandError, CredprovError, errorMessage, TimeoutError, type FieldProblem } from '../core/errors.ts';
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
 export { linesSince, since, type Window } from './window.ts';
