@@ -53,9 +53,10 @@ export {
   type PodOutcome,
 } from './pods.ts';
 export {
+  ACCEPTED_UNNAMED,
+  type BuiltImage,
   busyboxImage,
   credentialsSeen,
-  type BuiltImage,
   type RecordingProxy,
   type RegistryRequest,
 } from '../../registry/index.ts';

@@ -3,7 +3,7 @@
 // version table configDirectory), which providers it then execs and which
 // credentials the pull tries (src/model/pull-credentials.ts). Pure.
 import { matchImage } from '../../src/matching/url.ts';
-import { ACCEPTED_UNNAMED } from '../../registry/index.ts';
+import { ACCEPTED_UNNAMED } from '../../src/run/kit.ts';
 import {
   configFileOrder,
   predictConfigLoad,
