@@ -20,7 +20,31 @@ export { ensureKubelet } from './kubelet-builds.ts';
 export { tryRestartKubelet, type KubeletStart } from './kubelet-restart.ts';
 export { assertKubeletLoadedConfig, expectedConfigHash, observeConfigHash } from './config-loaded.ts';
 
-// ---- registries, fake providers, pods --------------------------------------------
+// ---- the node behind the kubelet's back, and the kubelet's own state (KEP-2535) ------
+export { importImages, imageNames, removeImage, removeImagesNamed } from './node-images.ts';
+export {
+  imageManagerDir,
+  IntentWatcher,
+  readRecord,
+  readRecords,
+  type RecordFile,
+  type RecordsListing,
+} from './pull-records.ts';
+export { parseMetrics, scrapeMetrics, type Metrics } from './kubelet-metrics.ts';
+export { kubeletBinaryOf, validateKubeletConfig, type ConfigValidation } from './kubelet-validation.ts';
+
+// ---- the cluster: namespaces, RBAC grants ----------------------------------------------
+export { createNamespace, type TestNamespace } from './namespace.ts';
+export {
+  grantGroupRead,
+  grantNodesAudience,
+  nodeMayCreateToken,
+  nodeMayRequestAudience,
+  type AudienceGrant,
+  type ReadGrant,
+} from './grants.ts';
+
+// ---- registries, images, fake providers, pods ---------------------------------------
 export {
   answer,
   fleetMembers,
@@ -60,6 +84,16 @@ export {
   type RecordingProxy,
   type RegistryRequest,
 } from '../../registry/index.ts';
+export {
+  containerOutcomeOf,
+  decisiveEvent,
+  deletePodBatch,
+  runPodBatch,
+  type BatchPod,
+  type BatchPodRun,
+  type ContainerRun,
+} from './pod-batch.ts';
+export { imageVariant, multiImageArchive } from './image-variants.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
 export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
@@ -84,6 +118,7 @@ export {
 
 // ---- time, waiting, windows --------------------------------------------------------
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
+export { step, type Progress } from '../core/progress.ts';
 export { CommandError, CredprovError, errorMessage, TimeoutError, type FieldProblem } from '../core/errors.ts';
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
