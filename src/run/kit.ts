@@ -77,11 +77,14 @@ export {
   type PodOutcome,
 } from './pods.ts';
 export {
+export {
   ACCEPTED_UNNAMED,
-  type BuiltImage,
+  type RecordingProxy,
+} from '../../registry/index.ts';
+  buildImage,
   busyboxImage,
   credentialsSeen,
-  type RecordingProxy,
+  type BuiltImage,
   type RegistryRequest,
 } from '../../registry/index.ts';
 export {

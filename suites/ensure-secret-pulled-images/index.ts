@@ -1,6 +1,6 @@
 // The ensure-secret-pulled-images suite: KEP-2535 on the real kubelet.
 //
-// Setup: one htpasswd registry, an image per cell (cells.ts), two recording
+// Setup: one htpasswd registry, an image per cell (plan-cells.ts), two recording
 // fake providers (a node-mode one, and a service-account-mode one with
 // tokenAttributes, its audience granted to nodes by RBAC), a namespace with
 // the secrets `right`, `right-copy` (the same credentials) and `wrong`, and
@@ -17,12 +17,14 @@
 // removed with ctr to see whether its record is pruned, and the restart
 // itself is checked (restart-cases.ts).
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { busyboxImage } from '../../registry/index.ts';
-import { step } from '../../src/core/progress.ts';
-import { createNamespace } from '../../src/run/namespace.ts';
 import {
-  kubeletFilesOf,
+  busyboxImage,
+  createNamespace,
+  grantNodesAudience,
+  imageManagerDir,
+  kubeletVersionOf,
+  removeImagesNamed,
+  step,
   mapPool,
   prepareFleet,
   runCases,
@@ -37,14 +39,13 @@ import {
 } from '../../src/run/kit.ts';
 import { kubeletOfMinor } from '../../src/model/ensure-secret-pulled.ts';
 import { parseKubeVersion } from '../../src/versions/table.ts';
-import { allowlistOf, buildCells, PHASES, type Cell, type Layout } from './cells.ts';
+import { allowlistOf, buildCells, PHASES, type Cell, type Layout } from './plan-cells.ts';
 import { ESPI_CHECKS } from './checks.ts';
 import { recordsFormatCase } from './first-pulls.ts';
-import { HUB_HOST, hubAllowlist, hubPlan, type HubPlan } from './hub.ts';
+import { HUB_HOST, hubAllowlist, hubPlan, type HubPlan } from './predict-hub.ts';
 import { hubAllowlistCase, hubCrossCase } from './hub-cases.ts';
-import { fillNamespace, grantAudience } from './identities.ts';
+import { fillNamespace } from './identities.ts';
 import { metricsCase, phaseCases, pluginPresentCase, recordsContentCase } from './matrix-cases.ts';
-import { removeImagesNamed } from './node.ts';
 import { fleetMembers, phaseConfig, podProviders } from './plan.ts';
 import { predictMatrix } from './predict.ts';
 import { pruneCase, restartCase } from './restart-cases.ts';
@@ -116,7 +117,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   const namespace = await createNamespace(env, `credprov-espi-${p.id}`);
   let failed = true;
   run.defer(async () => void (await namespace.finish(failed)));
-  run.defer(await grantAudience(env, p.audience, `credprov-espi-${p.id}`));
+  await grantNodesAudience(env, p.audience, { name: `credprov-espi-${p.id}` }, run);
   // This run's images (their IDs are unique to the run); their records stay, as the prune check shows they would.
   run.defer(async () => void (await removeImagesNamed(env, `/${p.layout.root}/`)));
   run.defer(async () => void (await removeImagesNamed(env, `/library/${p.layout.root}-`)));
@@ -130,7 +131,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     wrong,
     providers: podProviders(p.layout, right),
   });
-  const kubeletMinor = parseKubeVersion(env.kubeletVersion ?? env.kubeVersion).minor;
+  const kubeletMinor = parseKubeVersion(kubeletVersionOf(env)).minor;
   const kubelet = kubeletOfMinor(kubeletMinor);
   // The familiar-name entries this kubelet's validation accepts join the allowlist policy's list.
   const allowlist = [...allowlistOf(p.layout), ...hubAllowlist(p.hub, kubelet)];
@@ -140,7 +141,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     cells: p.cells,
     ids,
     allowlist,
-    imageManager: join(kubeletFilesOf(env).rootDir, 'image_manager'),
+    imageManager: imageManagerDir(env),
     kubeletMinor,
     kubelet,
     matrix: predictMatrix(p.cells, ids, allowlist, kubelet),

@@ -3,12 +3,18 @@
 // part before left, so the cases play them in order (concurrency 1), and a
 // part that broke leaves every later part unplayed: their checks fail as the
 // harness's, naming the part that broke.
-import { errorMessage } from '../../src/core/errors.ts';
 import type { EnsurePrediction, Kep2535Kubelet, PrunePrediction } from '../../src/model/ensure-secret-pulled.ts';
-import type { Environment, Evidence, Fleet, Prediction, SuiteRun } from '../../src/run/kit.ts';
-import { PHASES, type Cell, type Identities, type Phase } from './cells.ts';
-import type { RecordsListing } from './node.ts';
-import type { ContainerRun } from './pods.ts';
+import {
+  errorMessage,
+  type ContainerRun,
+  type Environment,
+  type Evidence,
+  type Fleet,
+  type Prediction,
+  type RecordsListing,
+  type SuiteRun,
+} from '../../src/run/kit.ts';
+import { PHASES, type Cell, type Identities, type Phase } from './plan-cells.ts';
 import type { PruneView, RestartView } from './predict-records.ts';
 import type { CellPrediction, MatrixPrediction, MetricsView } from './predict.ts';
 
@@ -33,7 +39,6 @@ export interface FirstPulls {
 
 export interface PhaseRun {
   phase: Phase;
-  startedAt: Date;
   cells: CellResult[];
   metrics: { policy: string; predicted: MetricsView; observed: MetricsView };
 }

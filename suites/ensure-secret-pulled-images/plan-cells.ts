@@ -11,9 +11,8 @@
 //   <root>/sa/<cell>    the service-account-mode provider            <root>/al/sa/<cell>
 // The kubelet asks a plugin for the repository without tag, so provider
 // cells get a repository each: the invocation log then names the cell.
-import type { BuiltImage } from '../../registry/index.ts';
 import type { PodCredentials, PodProvider, VerificationPolicy } from '../../src/model/ensure-secret-pulled.ts';
-import { variant } from './images.ts';
+import { imageVariant, type BuiltImage } from '../../src/run/kit.ts';
 
 export type Source =
   'none' | 'same-secret' | 'other-secret' | 'wrong-secret' | 'provider' | 'provider-sa-same' | 'provider-sa-other';
@@ -142,7 +141,7 @@ export function buildCells(l: Layout, base: BuiltImage): Cell[] {
               tag: name,
               ref: `${l.host}/${repo}:${name}`,
               // The run's root in the marker: a cell's image ID never repeats across runs on one node.
-              image: variant(base, `credprov ${l.root} ${name}`, repo, name),
+              image: imageVariant(base, `credprov ${l.root} ${name}`, repo, name),
               pod: name,
             });
           }

@@ -3,7 +3,7 @@
 // familiar Docker Hub names (k/k #137629), the cross-namespace story of
 // #137024, and which ref the record is keyed by (#135369/#136558).
 import { describe, expect, test } from '@jest/globals';
-import { buildImage } from '../../registry/index.ts';
+import { buildImage } from '../../src/run/kit.ts';
 import { kubeletOfMinor } from '../../src/model/ensure-secret-pulled.ts';
 import { cellView } from './predict.ts';
 import {
@@ -16,7 +16,7 @@ import {
   predictCrossViews,
   predictEntryValidation,
   type CrossNamespacePods,
-} from './hub.ts';
+} from './predict-hub.ts';
 
 const base = buildImage({
   name: 'credprov/busybox',

@@ -12,7 +12,6 @@
 // - The allowlist with familiar names (#137629): preloaded images, pods with
 //   Never and no credentials under NeverVerifyAllowlistedImages, one allowlist
 //   entry each, in the form the row's kubelet validates and matches.
-import type { BuiltImage } from '../../registry/index.ts';
 import {
   allowlistEntryValid,
   ensureImageExists,
@@ -21,8 +20,7 @@ import {
   type PodCredentials,
 } from '../../src/model/ensure-secret-pulled.ts';
 import { CONTAINERD_PULL_REF, recordKeys, type ImageIds, type RecordKeys } from '../../src/model/pull-record-keys.ts';
-import type { Prediction } from '../../src/run/kit.ts';
-import { variant } from './images.ts';
+import { imageVariant, type BuiltImage, type Prediction } from '../../src/run/kit.ts';
 import { MODEL } from './plan.ts';
 
 export const HUB_HOST = 'docker.io';
@@ -61,7 +59,7 @@ function hubImage(base: BuiltImage, root: string, suffix: string, ref: 'familiar
     repo,
     full: `${HUB_HOST}/${repo}:${tag}`,
     // The run's root in the marker: an image ID of its own.
-    image: variant(base, `credprov ${root} hub ${suffix}`, repo, tag),
+    image: imageVariant(base, `credprov ${root} hub ${suffix}`, repo, tag),
   };
 }
 
