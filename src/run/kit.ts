@@ -44,6 +44,40 @@ export {
   type ReadGrant,
 } from './grants.ts';
 
+// ---- service-account tokens (KEP-4412): pods, the API server as an issuer, tokens as a kubelet ----
+export {
+  createSaPod,
+  mirrorPodName,
+  observePod,
+  removeStaticPod,
+  writeStaticPod,
+  type ObservedPod,
+  type PullOutcome,
+  type SaPod,
+} from './sa-pods.ts';
+export { clusterIdentity } from './cluster-identity.ts';
+export {
+  refusalStage,
+  requestPodToken,
+  whoAmI,
+  type Identity,
+  type NodeTokenView,
+  type PodTokenAnswer,
+  type PodTokenRequest,
+} from './node-tokens.ts';
+export { klogErr, kubeletLogLines } from './kubelet-log.ts';
+export { startTokenRegistry } from './token-registry.ts';
+export {
+  EXCHANGE_USERNAME,
+  grantedAccess,
+  ServiceAccountTokenAuth,
+  type AccessRule,
+  type ServiceAccountIdentity,
+  type StartedRegistry,
+  type Validation,
+} from '../../registry/index.ts';
+export { Redactor } from '../core/redact.ts';
+
 // ---- registries, images, fake providers, pods ---------------------------------------
 export {
   answer,
@@ -102,7 +136,10 @@ export { pluginDir } from './plugin-dir.ts';
 export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
 export {
   applyObjects,
+  deleteServiceAccount,
+  listServiceAccounts,
   mergePatchPod,
+  readNode,
   readPod,
   readSecret,
   readServiceAccount,

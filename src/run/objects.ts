@@ -5,6 +5,7 @@
 import {
   PatchStrategy,
   setHeaderOptions,
+  type V1Node,
   type V1Pod,
   type V1Secret,
   type V1ServiceAccount,
@@ -32,6 +33,19 @@ export async function readSecret(env: ApiTarget, name: string, namespace: string
 
 export async function readServiceAccount(env: ApiTarget, name: string, namespace: string): Promise<V1ServiceAccount> {
   return (await kubeApi(env)).core.readNamespacedServiceAccount({ name, namespace });
+}
+
+export async function listServiceAccounts(env: ApiTarget, namespace: string): Promise<V1ServiceAccount[]> {
+  return (await (await kubeApi(env)).core.listNamespacedServiceAccount({ namespace })).items;
+}
+
+/** Deletes a service account (its tokens then fail TokenReview); a failure is thrown. */
+export async function deleteServiceAccount(env: ApiTarget, name: string, namespace: string): Promise<void> {
+  await (await kubeApi(env)).core.deleteNamespacedServiceAccount({ name, namespace });
+}
+
+export async function readNode(env: ApiTarget, name: string): Promise<V1Node> {
+  return (await kubeApi(env)).core.readNode({ name });
 }
 
 /** The UID of an object of `kind` once it exists (the controller-manager makes some: a namespace's default ServiceAccount). */

@@ -18,8 +18,7 @@
 // Files: plan.ts (the data), predict.ts (the predictions, unit-tested),
 // prepare.ts (registries and fakes), fixture.ts (the cluster side), one file
 // per group of cases.
-import { createNamespace } from '../../src/run/namespace.ts';
-import { runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
+import { createNamespace, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { annotationsCase } from './annotations.ts';
 import { audienceCase } from './audience.ts';
 import { cacheCase } from './cache.ts';

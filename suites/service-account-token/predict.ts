@@ -3,7 +3,7 @@
 // and the version table, driven through each case's planned pods. What the
 // cluster decides at run time (the SAs' UIDs, the issuer, the pod's UID, the
 // node, whether a captured token has expired) comes in as arguments.
-import { grantedAccess } from '../../registry/index.ts';
+import { grantedAccess } from '../../src/run/kit.ts';
 import {
   predictToken,
   ServiceAccountTokenModel,

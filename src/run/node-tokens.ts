@@ -1,10 +1,20 @@
-// What SA-TOKEN-OTHER-NODE asks the API server as a kubelet: who a kubelet
+// What a suite asks the API server as a kubelet (SA-TOKEN-OTHER-NODE): who a kubelet
 // kubeconfig authenticates as (SelfSubjectReview), the TokenRequest the
 // kubelet makes for a pod's plugin (POST serviceaccounts/<sa>/token, bound to
 // the pod), read as its HTTP status and message.
-import type { Redactor } from '../../src/core/redact.ts';
-import { kubeApi } from '../../src/cluster/api.ts';
-import type { NodeTokenView } from './views.ts';
+import { kubeApi } from '../cluster/api.ts';
+import type { Redactor } from '../core/redact.ts';
+
+/** The API server's answer to one kubelet's TokenRequest for a pod. */
+export interface NodeTokenView {
+  status: number;
+  /** Who refused it: the authorization layer (its "cannot create resource" message) or admission (NodeRestriction). */
+  refusedBy?: 'node authorizer' | 'NodeRestriction' | undefined;
+  /** Predicted: the reason the API server's message must carry; observed: its whole message. */
+  says?: string | undefined;
+  /** An issued token's pod and node claims: `<pod> on <node>`. */
+  boundTo?: string | undefined;
+}
 
 export interface Identity {
   username: string;

@@ -1,39 +1,19 @@
-// What the service-account-token suite asks of the cluster besides pods:
-// the issuer as a relying party sees it (OIDC discovery, JWKS, TokenReview,
-// through the API client with the admin kubeconfig), SubjectAccessReviews as the
-// node (is the audience grant in effect yet?), pods with an SA and without a
-// token volume, static pods, and the kubelet's log lines.
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+// Pods as service-account-token (KEP-4412) suites run them: an API pod bound
+// to the node with its service account but no token volume (the plugin's token
+// is then the kubelet's own request), possibly pulling its image twice (an init
+// container, then the main one); a static pod from the kubelet's
+// staticPodPath, seen through its mirror pod; and the outcome of either, a
+// pull the registry refused told apart from any other failure.
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { JSONWebKeySet } from 'jose';
-import type { ClusterIdentity, OidcDiscovery, TokenReviewStatus } from '../../registry/index.ts';
-import { kubeApi, type ApiTarget } from '../../src/cluster/api.ts';
-import type { Environment } from '../../src/cluster/provider.ts';
-import { kubeletFilesOf, pullFailure } from '../../src/run/kit.ts';
-import { PULL_FAILURES, podEvents, watchPod, type PodEvent, type PodOutcome } from '../../src/run/pods.ts';
-import type { PullOutcome } from './views.ts';
+import { kubeApi } from '../cluster/api.ts';
+import type { Environment } from '../cluster/provider.ts';
+import { pullFailure } from './lab.ts';
+import { PULL_FAILURES, podEvents, watchPod, type PodEvent, type PodOutcome } from './pods.ts';
 
-/** The API server as an OIDC issuer and TokenReview endpoint, via the admin kubeconfig. */
-export function clusterIdentity(t: ApiTarget): ClusterIdentity {
-  let discovered: OidcDiscovery | undefined;
-  return {
-    async discovery() {
-      discovered = JSON.parse(await (await kubeApi(t)).raw('/.well-known/openid-configuration')) as OidcDiscovery;
-      return discovered;
-    },
-    async jwks() {
-      const path = discovered ? new URL(discovered.jwks_uri).pathname : '/openid/v1/jwks';
-      return JSON.parse(await (await kubeApi(t)).raw(path)) as JSONWebKeySet;
-    },
-    async tokenReview(token, audiences) {
-      // The token goes in the request body only; an error names the call, never the body.
-      const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } };
-      const review = await (await kubeApi(t)).authentication.createTokenReview({ body });
-      return (review.status ?? {}) as TokenReviewStatus;
-    },
-  };
-}
+/** `success`, `failure` (the registry refused the pull: no or wrong credentials) or `error: <the kubelet's message>`. */
+export type PullOutcome = 'success' | 'failure' | `error: ${string}`;
 
 export interface SaPod {
   name: string;
@@ -96,7 +76,7 @@ export async function removeStaticPod(dir: string, name: string): Promise<void> 
   await rm(join(dir, `${name}.yaml`), { force: true });
 }
 
-export interface Ran {
+export interface ObservedPod {
   name: string;
   observed: PullOutcome;
   events: PodEvent[];
@@ -120,7 +100,7 @@ function saPodOutcome(pod: V1Pod): PodOutcome | undefined {
 }
 
 /** Waits until the pod's main container terminated or any of its pulls failed; tolerates a pod that does not exist yet (mirror pods). */
-export async function observe(env: Environment, name: string, ns: string, timeoutMs: number): Promise<Ran> {
+export async function observePod(env: Environment, name: string, ns: string, timeoutMs: number): Promise<ObservedPod> {
   const outcome = await watchPod(env, name, ns, timeoutMs, saPodOutcome, {
     mayNotExistYet: true,
     timeoutMessage: (last) =>
@@ -137,19 +117,4 @@ export async function observe(env: Environment, name: string, ns: string, timeou
   }
   const uid = outcome.pod.metadata?.uid;
   return { name, observed, events, ...(uid ? { uid } : {}) };
-}
-
-/** Kubelet log lines that contain every one of `needles` (the suite's namespace makes them this run's); needs capability kubeletFiles. */
-export async function kubeletLines(env: Environment, needles: string[], max = 6): Promise<string[]> {
-  const text = await readFile(kubeletFilesOf(env).log, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((l) => needles.every((n) => l.includes(n)))
-    .slice(-max);
-}
-
-/** The error text of a kubelet structured log line (err="…"), unescaped. */
-export function errText(line: string): string | undefined {
-  const m = /\berr="((?:[^"\\]|\\.)*)"/.exec(line);
-  return m ? m[1]!.replace(/\\"/g, '"').replace(/\\\\/g, '\\') : undefined;
 }
