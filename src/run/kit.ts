@@ -78,6 +78,24 @@ export {
 } from '../../registry/index.ts';
 export { Redactor } from '../core/redact.ts';
 
+// ---- clients of exec credential plugins (KEP-541) --------------------------------------
+export {
+  clientLogEvidence,
+  clientNotRun,
+  kubectlAs,
+  runsDuring,
+  startClientSession,
+  stepTimes,
+  type ClientName,
+  type ClientSession,
+  type ClientSessionOptions,
+  type ClientStep,
+  type KubectlAttempt,
+  type ObservedStep,
+  type ProbeAvailability,
+  type ProbeResponse,
+} from './client-session.ts';
+
 // ---- registries, images, fake providers, pods ---------------------------------------
 export {
   answer,
