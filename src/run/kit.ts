@@ -140,6 +140,14 @@ export {
   type RegistryRequest,
 } from '../../registry/index.ts';
 export {
+  countEvents,
+  firstPull,
+  pullAfterRetry,
+  pullOutcomeOf,
+  pullRecovered,
+  type ObservedPull,
+} from './pod-pulls.ts';
+export {
   containerOutcomeOf,
   decisiveEvent,
   deletePodBatch,

@@ -2,11 +2,11 @@
 // every pull secret of the pod, then the credential provider's, until one
 // works. The registry's log says what was offered (each wrong credential has
 // a user of its own).
-import { caseOf, createPod, judge, type Case, type CaseContext } from '../../src/run/kit.ts';
+import { caseOf, createPod, firstPull, judge, type Case, type CaseContext } from '../../src/run/kit.ts';
 import { EVERY_SECRET_TRIED, SECRET_AND_PROVIDER } from './checks.ts';
 import { evidenceOf, onFailureLogs } from './evidence.ts';
 import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
-import { PROVIDER, imageOf, repositoryOf } from './plan.ts';
+import { FIRST_OUTCOME_MS, PROVIDER, imageOf, repositoryOf } from './plan.ts';
 import {
   MIX_SECRETS,
   predictEverySecretTried,
@@ -14,7 +14,6 @@ import {
   providerSource,
   secretSource,
 } from './predict.ts';
-import { firstOutcome } from './pulls.ts';
 import { authTrail, triedBy } from './registry-log.ts';
 
 export function orderCases(fixture: Fixture): Case[] {
@@ -33,7 +32,7 @@ export function orderCases(fixture: Fixture): Case[] {
         pullPolicy: 'Always',
         imagePullSecrets: ['wrong', 'right'],
       });
-      const first = await firstOutcome(ctx.environment, pod, namespace);
+      const first = await firstPull(ctx.environment, pod, namespace, FIRST_OUTCOME_MS);
       const trail = await authTrail(fixture.lab, repositoryOf('every'));
       const seen = trail.map((a) =>
         a.ok ? 'accepted' : `${a.user === fixture.accounts.right.username ? 'the registry user' : a.user} refused`,
@@ -111,5 +110,5 @@ async function pull(ctx: CaseContext, fixture: Fixture, namespace: string, repo:
     pullPolicy: 'Always',
     imagePullSecrets: [MIX_SECRETS[repo]],
   });
-  return firstOutcome(ctx.environment, repo, namespace);
+  return firstPull(ctx.environment, repo, namespace, FIRST_OUTCOME_MS);
 }

@@ -4,20 +4,23 @@
 import {
   applyObjects,
   caseOf,
+  countEvents,
   createPod,
+  firstPull,
   judge,
+  pullAfterRetry,
   mergePatchPod,
   podEvents,
   readPod,
   serviceAccount,
   type Case,
+  type ObservedPull,
 } from '../../src/run/kit.ts';
 import { EXPLICIT_NOT_MERGED, IMMUTABLE, SA_LATE_NOT_ADOPTED } from './checks.ts';
 import { evidenceOf, onFailureLogs } from './evidence.ts';
 import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
-import { IMMUTABLE_SECRETS, imageOf } from './plan.ts';
+import { FIRST_OUTCOME_MS, IMMUTABLE_SECRETS, imageOf, RECOVERY_MS } from './plan.ts';
 import { predictExplicitNotMerged, predictImmutable, predictServiceAccountSecretNotAdopted } from './predict.ts';
-import { afterRetry, countEvents, firstOutcome, type Attempted } from './pulls.ts';
 
 export function podSpecCases(fixture: Fixture): Case[] {
   return [
@@ -77,7 +80,7 @@ export function podSpecCases(fixture: Fixture): Case[] {
         serviceAccountName,
       });
       const created = await readPod(env, pod, namespace);
-      const first = await firstOutcome(env, pod, namespace);
+      const first = await firstPull(env, pod, namespace, FIRST_OUTCOME_MS);
       const observed = {
         podImagePullSecrets: (created.spec?.imagePullSecrets ?? []).map((s) => s.name),
         pull: first.observed,
@@ -107,12 +110,12 @@ export function podSpecCases(fixture: Fixture): Case[] {
         pullPolicy: 'Always',
         serviceAccountName: 'late',
       });
-      const first = await firstOutcome(env, pod, namespace);
-      let retry: Attempted = first;
+      const first = await firstPull(env, pod, namespace, FIRST_OUTCOME_MS);
+      let retry: ObservedPull = first;
       if (first.observed === 'failure') {
         const pullsBefore = countEvents(await podEvents(env, pod, namespace), 'Pulling');
         await applyObjects(env, [serviceAccount(namespace, 'late', ['right'])]);
-        retry = await afterRetry(env, pod, namespace, pullsBefore);
+        retry = await pullAfterRetry(env, pod, namespace, pullsBefore, RECOVERY_MS);
       }
       const now = await readPod(env, pod, namespace);
       const observed = {

@@ -1,13 +1,12 @@
 // Cases where the pod's secret is not usable at first and becomes usable after
 // the pod's first failed pull: the kubelet reads the pod's secrets again on
 // each retry, so the pod recovers on its own.
-import { caseOf, createPod, createPullSecret, judge, type Case } from '../../src/run/kit.ts';
+import { caseOf, createPod, createPullSecret, firstPull, judge, pullRecovered, type Case } from '../../src/run/kit.ts';
 import { MISSING_THEN_CREATED, PLACEHOLDER_FILLED } from './checks.ts';
 import { onFailureLogs, evidenceOf } from './evidence.ts';
 import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
-import { LATE_SECRET, imageOf } from './plan.ts';
+import { FIRST_OUTCOME_MS, LATE_SECRET, RECOVERY_MS, imageOf } from './plan.ts';
 import { predictMissingThenCreated, predictPlaceholderFilled } from './predict.ts';
-import { firstOutcome, recovered } from './pulls.ts';
 
 export function secretLaterCases(fixture: Fixture): Case[] {
   return [
@@ -25,14 +24,14 @@ export function secretLaterCases(fixture: Fixture): Case[] {
         pullPolicy: 'Always',
         imagePullSecrets: [LATE_SECRET],
       });
-      const first = await firstOutcome(env, pod, namespace);
+      const first = await firstPull(env, pod, namespace, FIRST_OUTCOME_MS);
       if (first.observed === 'failure')
         await createPullSecret(env, {
           name: LATE_SECRET,
           namespace,
           auths: { [fixture.host]: fixture.accounts.right },
         });
-      const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
+      const later = first.observed === 'failure' ? await pullRecovered(env, pod, namespace, RECOVERY_MS) : first;
       return judge(MISSING_THEN_CREATED, {
         prediction,
         observed: { whileMissing: first.observed, onceCreated: later.observed },
@@ -50,14 +49,14 @@ export function secretLaterCases(fixture: Fixture): Case[] {
       const env = ctx.environment;
       const image = imageOf(fixture.host, 'placeholder');
       await createPod(env, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['placeholder'] });
-      const first = await firstOutcome(env, pod, namespace);
+      const first = await firstPull(env, pod, namespace, FIRST_OUTCOME_MS);
       if (first.observed === 'failure')
         await createPullSecret(env, {
           name: 'placeholder',
           namespace,
           auths: { [fixture.host]: fixture.accounts.right },
         });
-      const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
+      const later = first.observed === 'failure' ? await pullRecovered(env, pod, namespace, RECOVERY_MS) : first;
       return judge(PLACEHOLDER_FILLED, {
         prediction,
         observed: { empty: first.observed, filled: later.observed },
