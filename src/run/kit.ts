@@ -189,4 +189,5 @@ export { CommandError, CredprovError, errorMessage, TimeoutError, type FieldProb
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
 export { linesSince, since, type Window } from './window.ts';
+export { PartsInOrder } from './parts-in-order.ts';
 export { uniqueSuffix } from './names.ts';
