@@ -34,7 +34,7 @@ export { parseMetrics, scrapeMetrics, type Metrics } from './kubelet-metrics.ts'
 export { kubeletBinaryOf, validateKubeletConfig, type ConfigValidation } from './kubelet-validation.ts';
 
 // ---- the cluster: namespaces, RBAC grants ----------------------------------------------
-export { createNamespace, type TestNamespace } from './namespace.ts';
+export { createNamespace, runNamespace, type RunNamespace, type TestNamespace } from './namespace.ts';
 export {
   grantGroupRead,
   grantNodesAudience,
@@ -171,6 +171,7 @@ export {
   readServiceAccount,
   refusalOf,
   uidOf,
+  uidsOf,
   type UpdateOutcome,
 } from './objects.ts';
 export {

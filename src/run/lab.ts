@@ -21,6 +21,7 @@ import {
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment, RegistryRouteHandle } from '../cluster/provider.ts';
+import { mapPool } from '../core/pool.ts';
 import { pluginDir } from './plugin-dir.ts';
 import type { Rule, ScenarioFile } from '../plugin/fake-provider-scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
@@ -52,6 +53,11 @@ export interface LabRegistry {
   push(repository: string, tag?: string): Promise<string>;
   /** The marker image's manifest digest (the same under every name it is pushed as). */
   digest(): Promise<string>;
+  /** Pushes images of the suite's own (variants, a matrix's cells) as `<repository>:<tag>`, `concurrency` at a time. */
+  pushImages(
+    images: Array<{ image: BuiltImage; repository: string; tag: string }>,
+    concurrency?: number,
+  ): Promise<void>;
   /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries); `mirrors` are tried first. */
   serveAs(run: RouteTarget, imageHost: string, o?: { mirrors?: MirrorOf[] }): Promise<void>;
   /** The requests the registry answered, with the credential each carried (a user name or none, never the secret), from its own log. */
@@ -102,6 +108,12 @@ export async function startLabRegistry(
     async digest() {
       image ??= await busyboxImage({ marker });
       return image.manifest.digest;
+    },
+    async pushImages(images, concurrency = 8) {
+      const client = registry.client(registry.admin);
+      const pushed = await mapPool(images, concurrency, (i) => client.push(i.image, i.repository, i.tag));
+      const failed = pushed.find((p) => p.status === 'rejected');
+      if (failed) throw failed.reason;
     },
     async serveAs(run, imageHost, so = {}) {
       routed.push(await routeRegistry(run, registry, imageHost, so));

@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { ApiError, kubeApi, type ApiTarget } from '../cluster/api.ts';
 import { CredprovError, errorMessage } from '../core/errors.ts';
+import { waitFor } from '../core/time.ts';
 
 type Manifest = Record<string, unknown> & { kind?: string; metadata?: { name?: string; namespace?: string } };
 
@@ -62,6 +63,22 @@ export async function uidOf(
     ConfigMap: () => api.core.readNamespacedConfigMap({ name, namespace }),
   }[kind];
   return (await read().catch(() => undefined))?.metadata?.uid;
+}
+
+/**
+ * Waits until every object exists and returns their UIDs, keyed `<Kind>/<name>` (KEP-2535 records name a secret
+ * and a service account by UID; the controller-manager makes some, such as a namespace's default ServiceAccount).
+ */
+export async function uidsOf(
+  env: ApiTarget,
+  namespace: string,
+  objects: Array<{ kind: 'Secret' | 'ServiceAccount' | 'ConfigMap'; name: string }>,
+  o: { timeoutMs: number; intervalMs?: number },
+): Promise<Record<string, string>> {
+  const uids: Record<string, string> = {};
+  for (const { kind, name } of objects)
+    uids[`${kind}/${name}`] = await waitFor(`${kind} ${namespace}/${name}`, () => uidOf(env, kind, name, namespace), o);
+  return uids;
 }
 
 export interface UpdateOutcome {

@@ -3,7 +3,7 @@
 // service accounts sa-a and sa-b. The model needs their UIDs (records name
 // secrets and service accounts by them).
 import type { PodProvider } from '../../src/model/ensure-secret-pulled.ts';
-import { applyObjects, pullSecret, serviceAccount, uidOf, waitFor, type Environment } from '../../src/run/kit.ts';
+import { applyObjects, pullSecret, serviceAccount, uidsOf, type Environment } from '../../src/run/kit.ts';
 import type { Identities } from './plan-cells.ts';
 import { NAMESPACE_READY_TIMEOUT_MS, READ_INTERVAL_MS, type Credentials } from './plan.ts';
 
@@ -26,26 +26,28 @@ export async function fillNamespace(env: Environment, o: NamespaceContent): Prom
     serviceAccount(ns, 'sa-a'),
     serviceAccount(ns, 'sa-b'),
   ]);
-  const wait = { timeoutMs: NAMESPACE_READY_TIMEOUT_MS, intervalMs: READ_INTERVAL_MS };
-  const uid = (kind: 'Secret' | 'ServiceAccount', name: string) =>
-    waitFor(`${kind} ${ns}/${name}`, () => uidOf(env, kind, name, ns), wait);
-  // The root CA comes from the controller-manager, some time after the namespace; a pod's token volume needs it.
-  await waitFor(`kube-root-ca.crt in ${ns}`, () => uidOf(env, 'ConfigMap', 'kube-root-ca.crt', ns), wait);
+  // kube-root-ca.crt comes from the controller-manager, some time after the namespace; a pod's token volume needs it.
+  const uid = await uidsOf(
+    env,
+    ns,
+    [
+      ...['right', 'right-copy', 'wrong'].map((name) => ({ kind: 'Secret' as const, name })),
+      ...['default', 'sa-a', 'sa-b'].map((name) => ({ kind: 'ServiceAccount' as const, name })),
+      { kind: 'ConfigMap', name: 'kube-root-ca.crt' },
+    ],
+    { timeoutMs: NAMESPACE_READY_TIMEOUT_MS, intervalMs: READ_INTERVAL_MS },
+  );
   return {
     namespace: ns,
     host: o.host,
     right: o.right,
     wrong: o.wrong,
     providers: o.providers,
-    secretUids: {
-      right: await uid('Secret', 'right'),
-      'right-copy': await uid('Secret', 'right-copy'),
-      wrong: await uid('Secret', 'wrong'),
-    },
+    secretUids: { right: uid['Secret/right']!, 'right-copy': uid['Secret/right-copy']!, wrong: uid['Secret/wrong']! },
     saUids: {
-      default: await uid('ServiceAccount', 'default'),
-      'sa-a': await uid('ServiceAccount', 'sa-a'),
-      'sa-b': await uid('ServiceAccount', 'sa-b'),
+      default: uid['ServiceAccount/default']!,
+      'sa-a': uid['ServiceAccount/sa-a']!,
+      'sa-b': uid['ServiceAccount/sa-b']!,
     },
   };
 }

@@ -19,13 +19,12 @@
 import { randomBytes } from 'node:crypto';
 import {
   busyboxImage,
-  createNamespace,
+  runNamespace,
   grantNodesAudience,
   imageManagerDir,
   kubeletVersionOf,
   removeImagesNamed,
   step,
-  mapPool,
   prepareFleet,
   runCases,
   startLabRegistry,
@@ -51,9 +50,6 @@ import { predictMatrix } from './predict.ts';
 import { pruneCase, restartCase } from './restart-cases.ts';
 import { Story } from './story.ts';
 
-/** Cell images pushed at once. */
-const PUSH_CONCURRENCY = 8;
-
 export const ensureSecretPulledImagesSuite: Suite = {
   name: 'ensure-secret-pulled-images',
   summary:
@@ -69,7 +65,9 @@ export const ensureSecretPulledImagesSuite: Suite = {
     const base = await busyboxImage({ marker: `credprov-espi-${id}` });
     const cells = buildCells(layout, base);
     const hub = hubPlan(layout.root, base);
-    await step(ctx.progress, `push ${cells.length + 1} images`, () => pushAll(lab, cells, hub));
+    // The cells' images, and the one image of the field bugs the kubelet pulls (through docker.io); the others are preloaded.
+    const images = [...cells, hub.cross].map((c) => ({ image: c.image, repository: c.repo, tag: c.image.tag }));
+    await step(ctx.progress, `push ${images.length} images`, () => lab.pushImages(images));
     const right = { username: lab.user.username, password: lab.user.password };
     const audience = `credprov-espi-${id}`;
     const fleet = await prepareFleet(ctx, fleetMembers(layout, right, audience));
@@ -89,15 +87,6 @@ export const ensureSecretPulledImagesSuite: Suite = {
   },
 };
 
-/** The cells' images, and the one image of the field bugs the kubelet pulls (through docker.io); the others are preloaded. */
-async function pushAll(lab: LabRegistry, cells: Cell[], hub: HubPlan): Promise<void> {
-  const client = lab.registry.client(lab.registry.admin);
-  const images = [...cells, { image: hub.cross.image, repo: hub.cross.repo, tag: hub.cross.image.tag }];
-  const pushed = await mapPool(images, PUSH_CONCURRENCY, (c) => client.push(c.image, c.repo, c.tag));
-  const failed = pushed.find((p) => p.status === 'rejected');
-  if (failed) throw failed.reason;
-}
-
 interface Prepared {
   id: string;
   lab: LabRegistry;
@@ -114,9 +103,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   // The field bugs' images have familiar Docker Hub names: the lab answers as docker.io (nothing leaves loopback).
   await p.lab.serveAs(run, HUB_HOST);
   // One namespace for the whole story: the second pods' secrets and service accounts must be those the first pulls recorded.
-  const namespace = await createNamespace(env, `credprov-espi-${p.id}`);
-  let failed = true;
-  run.defer(async () => void (await namespace.finish(failed)));
+  const namespace = await runNamespace(run, `credprov-espi-${p.id}`);
   await grantNodesAudience(env, p.audience, { name: `credprov-espi-${p.id}` }, run);
   // This run's images (their IDs are unique to the run); their records stay, as the prune check shows they would.
   run.defer(async () => void (await removeImagesNamed(env, `/${p.layout.root}/`)));
@@ -162,7 +149,5 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     recordsContentCase(story),
     metricsCase(story),
   ];
-  const results = await runCases(run, cases, { concurrency: 1 });
-  failed = results.some((r) => r.status === 'failed');
-  return results;
+  return namespace.settle(await runCases(run, cases, { concurrency: 1 }));
 }

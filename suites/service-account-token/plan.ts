@@ -55,7 +55,7 @@ export const requestImage = (ref: string): string => ref.replace(/:[^/:]+$/, '')
 export const repositoryOf = (ref: string): string => requestImage(ref).split('/').slice(1).join('/');
 
 /** The namespace of a run: its service accounts, pods and the Role of one grant. */
-export const runNamespace = (runId: string): string => `credprov-sa-${runId}`;
+export const namespaceOfRun = (runId: string): string => `credprov-sa-${runId}`;
 
 /** The audiences of a run; the run id keeps runs on one cluster apart. */
 export interface Audiences {
