@@ -157,6 +157,7 @@ export {
   type ContainerRun,
 } from './pod-batch.ts';
 export { imageVariant, multiImageArchive } from './image-variants.ts';
+export { execsOf, runPodWatching, type PodWindow } from './pod-window.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
 export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
