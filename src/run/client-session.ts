@@ -9,18 +9,21 @@
 // run it, in an environment of nothing but PATH and HOME.
 import { execa } from 'execa';
 import type { ExecConfig } from '../api/exec/types.ts';
-import type { ProbeAvailability } from '../clients/index.ts';
+import { ensureClientGoProbe } from '../clients/client-go.ts';
+import { availableProbes, type ProbeAvailability } from '../clients/index.ts';
 import { writeProbeKubeconfig } from '../clients/kubeconfig.ts';
 import { kubectlOutcome } from '../clients/kubectl-output.ts';
-import type { ClientName, ClientProbe, ProbeResponse } from '../clients/probe.ts';
+import { CLIENT_NAMES, type ClientName, type ClientProbe, type ProbeResponse } from '../clients/probe.ts';
 import type { Environment } from '../cluster/provider.ts';
+import { errorMessage } from '../core/errors.ts';
 import type { Redactor } from '../core/redact.ts';
 import { sleep, systemClock, type Clock } from '../core/time.ts';
 import type { Check, CheckResult, Evidence } from '../report/model.ts';
 import type { ClusterView } from './cluster-view.ts';
 import { notRun } from './results.ts';
+import type { SuiteRun } from './suite.ts';
 
-export type { ClientName, ProbeAvailability, ProbeResponse };
+export { CLIENT_NAMES, type ClientName, type ProbeAvailability, type ProbeResponse };
 
 /** The check not run (skipped, or failed under CI) when `client` cannot run here; undefined when it can. */
 export function clientNotRun(
@@ -189,4 +192,19 @@ export async function kubectlAs(
     stderr: String(r.stderr).slice(-4000),
     ...kubectlOutcome(String(r.stderr)),
   };
+}
+
+/**
+ * Every client credprov knows, by name, with whether this machine can run it.
+ * The client-go probe is built against the cluster's client-go first; a failed
+ * build leaves client-go unavailable, with the reason.
+ */
+export async function clientProbes(
+  run: Pick<SuiteRun, 'environment' | 'processEnv' | 'progress' | 'log'>,
+): Promise<Map<ClientName, ProbeAvailability>> {
+  const kubeVersion = run.environment.kubeVersion;
+  await ensureClientGoProbe({ kubeVersion, env: run.processEnv, progress: run.progress }).catch((e: unknown) =>
+    run.log.warn(`building the client-go probe: ${errorMessage(e)}`),
+  );
+  return new Map((await availableProbes({ kubeVersion, env: run.processEnv })).map((p) => [p.probe.name, p]));
 }

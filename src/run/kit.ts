@@ -80,8 +80,10 @@ export { Redactor } from '../core/redact.ts';
 
 // ---- clients of exec credential plugins (KEP-541) --------------------------------------
 export {
+  CLIENT_NAMES,
   clientLogEvidence,
   clientNotRun,
+  clientProbes,
   kubectlAs,
   runsDuring,
   startClientSession,
@@ -95,6 +97,21 @@ export {
   type ProbeAvailability,
   type ProbeResponse,
 } from './client-session.ts';
+export { probeKubeconfig } from '../clients/kubeconfig.ts';
+export type { ClientProbe } from '../clients/probe.ts';
+export { bearerRequest, selfSubjectReview, type BearerAnswer } from './bearer.ts';
+export {
+  ensureAuthenticationConfig,
+  EXEC_PLUGIN_GROUP,
+  jwtUsernameFor,
+  startOidcIssuer,
+  startTokenWebhookFor,
+  TokenBook,
+  tokenFingerprint,
+  type StartedOidcIssuer,
+  type StartedTokenWebhook,
+  type TokenWebhookFiles,
+} from './apiserver-authn.ts';
 
 // ---- registries, images, fake providers, pods ---------------------------------------
 export {

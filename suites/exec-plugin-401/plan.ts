@@ -1,11 +1,11 @@
-// The exec-plugin-401 suite's behaviours: each a few scripted sessions (what
+// The exec-plugin-401 suite's plan, its behaviours: each a few scripted sessions (what
 // the kubeconfig says, whether the client has a terminal, what the fake
 // plugin answers, and when requests and revocations happen), run the same way
 // by every client. One check per behaviour and client; the report draws them
 // as the client × behaviour table.
 import { V1, V1BETA1, type ExecApiVersion, type InteractiveMode } from '../../src/api/exec/types.ts';
 import type { ExecUserModel } from '../../src/model/exec-info.ts';
-import type { Level } from '../../src/report/model.ts';
+import type { Level } from '../../src/run/kit.ts';
 
 /** What the fake exec plugin answers on every run of a session. */
 export type PluginPlan =
