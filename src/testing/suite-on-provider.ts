@@ -24,6 +24,8 @@ const PROVIDERS: Record<TableProvider, () => EnvironmentProvider> = { local: loc
 
 export interface SuitesOnProvider {
   provider: TableProvider;
+  /** The environment the run uses (a second run of the same name reuses it). */
+  envName: string;
   /** `test` when root and the provider can run here (else a skip, or a failure in CI). */
   it: TestFn;
   /** Tears down what the run left (`keep`, a run that threw half way) and removes its artifacts; idempotent. */
@@ -97,6 +99,7 @@ export function suitesRun(suites: Suite | Suite[], o: SuitesOnProviderOptions, i
   const result = async (id: string) => (await run()).report.checks.find((c) => c.id === id);
   return {
     provider: o.provider,
+    envName: o.envName,
     it,
     run,
     redactor,

@@ -4,16 +4,22 @@
 import { expect } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { OIDC_ISSUER_PORT, tokenWebhookAddress, TOKEN_WEBHOOK_PORT } from '../../src/authn/webhook-files.ts';
+import { CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { layoutFor } from '../../src/cluster/local/layout.ts';
 import { Redactor } from '../../src/core/redact.ts';
+import { toMarkdown } from '../../src/report/markdown.ts';
 import { exitCodeFor } from '../../src/report/model.ts';
 import { writeReports } from '../../src/report/write.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { filesUnder, leaks, type RecordingRedactor } from '../../src/testing/secret-scan.ts';
-import type { SuitesOnProvider } from '../../src/testing/suite-on-provider.ts';
+import { suitesRun, type SuitesOnProvider } from '../../src/testing/suite-on-provider.ts';
+import { CLIENT_TABLE, EXEC401_CHECKS } from '../../suites/exec-plugin-401/checks.ts';
+import { execPlugin401Suite } from '../../suites/exec-plugin-401/index.ts';
 
 const JWT = /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\./;
 
@@ -195,5 +201,87 @@ export function downgradeExtras(h: SuitesOnProvider, timeoutMs: number): void {
       expect(existsSync(join(layoutFor(e2eEnvName('downgrade')).kubeletRoot, 'config.json'))).toBe(false);
     },
     timeoutMs,
+  );
+}
+
+/** Files under `dir` whose text matches `secret`. */
+async function leaking(dir: string, secret: RegExp): Promise<string[]> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+  expect(files.length).toBeGreaterThan(10);
+  const out: string[] = [];
+  for (const f of files) if (secret.test(await readFile(f, 'utf8'))) out.push(f);
+  return out;
+}
+
+export function exec401Extras(h: SuitesOnProvider, timeoutMs: number): void {
+  h.it(
+    'EX401-TABLE: report.md has the client × behaviour table, one column per client, a cell per check',
+    async () => {
+      const { report } = await h.run();
+      const md = toMarkdown(report);
+      expect(md).toContain(`### ${CLIENT_TABLE}`);
+      expect(md).toContain(`| | ${CLIENT_NAMES.join(' | ')} |`);
+      const cells = report.checks.filter((c) => c.cell);
+      expect(cells).toHaveLength(EXEC401_CHECKS.filter((c) => c.cell).length);
+      expect(cells.every((c) => c.cell!.text && c.cell!.text.length > 0)).toBe(true);
+    },
+    timeoutMs,
+  );
+  h.it(
+    'EX401-SECRETS: no token the webhook issued or the plugin returned reaches the report or the artifacts',
+    async () => {
+      const { report } = await h.run();
+      const token = /cp401\.[A-Za-z0-9_.-]{20,}/;
+      expect(JSON.stringify(report)).not.toMatch(token);
+      expect(await leaking(h.dir(), token)).toEqual([]);
+    },
+    timeoutMs,
+  );
+  h.it(
+    'EX401-JWT-SECRETS: no JWT the issuer signed reaches the report or the artifacts (fingerprints only)',
+    async () => {
+      const { report } = await h.run();
+      // A compact JWS whose header is ES256 JSON: eyJ… . eyJ… . signature.
+      const jwt = /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/;
+      const jwtChecks = report.checks.filter((c) => c.id.startsWith('EX401-JWT') || c.id.startsWith('EX401-JWKS'));
+      expect(jwtChecks).toHaveLength(3);
+      expect(JSON.stringify(jwtChecks)).toMatch(/tokenFingerprint/);
+      expect(JSON.stringify(report)).not.toMatch(jwt);
+      expect(await leaking(h.dir(), jwt)).toEqual([]);
+    },
+    timeoutMs,
+  );
+  // The first run keeps its environment (the row's keep); a second run of the same name must reuse it.
+  const second = suitesRun(
+    execPlugin401Suite,
+    { provider: h.provider, envName: h.envName, redactor: h.redactor },
+    h.it,
+  );
+  h.it(
+    'EX401-REUSE: a second run reuses the running environment (same API server, same webhook and issuer address) and passes again; its webhook and issuer are stopped afterwards',
+    async () => {
+      const a = await h.run();
+      const b = await second.run();
+      try {
+        expect(b.environment?.startedAt).toBe(a.environment?.startedAt);
+        expect(b.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+        const open = (port: number) =>
+          new Promise<boolean>((resolve) => {
+            const s = connect({ host: tokenWebhookAddress(h.envName), port });
+            s.once('connect', () => {
+              s.destroy();
+              resolve(true);
+            });
+            s.once('error', () => resolve(false));
+          });
+        expect(await open(TOKEN_WEBHOOK_PORT)).toBe(false);
+        expect(await open(OIDC_ISSUER_PORT)).toBe(false);
+      } finally {
+        await second.down();
+      }
+    },
+    timeoutMs * 2,
   );
 }

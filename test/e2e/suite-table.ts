@@ -10,8 +10,10 @@ import type { Suite } from '../../src/run/suite.ts';
 import type { SuitesOnProvider, SuitesOnProviderOptions, TableProvider } from '../../src/testing/suite-on-provider.ts';
 import { skewProblem } from '../../src/versions/skew.ts';
 import { DEFAULT_KUBE_VERSION, parseKubeVersion } from '../../src/versions/table.ts';
+import { availableProbes } from '../../src/clients/index.ts';
 import { cacheSuite } from '../../suites/cache/index.ts';
 import { downgradeSuite } from '../../suites/downgrade/index.ts';
+import { execPlugin401Suite } from '../../suites/exec-plugin-401/index.ts';
 import { ensureSecretPulledImagesSuite } from '../../suites/ensure-secret-pulled-images/index.ts';
 import { matchingSuite } from '../../suites/matching/index.ts';
 import { mirrorsSuite } from '../../suites/mirrors/index.ts';
@@ -21,7 +23,15 @@ import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
 import { versionSkewSuite } from '../../suites/version-skew/index.ts';
-import { downgradeExtras, espiExtras, matchingExtras, mirrorsExtras, saExtras, teardownExtra } from './suite-extras.ts';
+import {
+  downgradeExtras,
+  espiExtras,
+  exec401Extras,
+  matchingExtras,
+  mirrorsExtras,
+  saExtras,
+  teardownExtra,
+} from './suite-extras.ts';
 
 /** What a check must read: `passed` (with the prediction agreeing), or this "<status>: <message>". */
 export type Expected = { passed: true } | { reads: RegExp };
@@ -49,6 +59,11 @@ const cannot = (provider: TableProvider, capability: string): Expected => ({
 });
 
 const apiMinor = parseKubeVersion(DEFAULT_KUBE_VERSION).minor;
+
+/** The real clients the exec-plugin suites drive, but client-go (whose probe they build): each must be there. */
+const CLIENTS_BUT_CLIENT_GO = (await availableProbes())
+  .filter((p) => p.probe.name !== 'client-go')
+  .map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
 
 export const SUITE_TABLE: SuiteRow[] = [
   { suite: smokeSuite, env: 'smoke', kind: true, extras: teardownExtra('SMOKE'), timeoutMs: 240_000 },
@@ -130,6 +145,17 @@ export const SUITE_TABLE: SuiteRow[] = [
     timeoutMs: 900_000,
   },
   { suite: providerConfigDirectorySuite, env: 'cfgdir', kind: true, timeoutMs: 400_000 },
+  {
+    suite: execPlugin401Suite,
+    env: 'exec-plugin-401',
+    // kube-apiserver's token webhook and authentication config, and client certificates from the cluster CA.
+    kind: false,
+    // keep: a second run must reuse the environment (EX401-REUSE). The suite builds the client-go probe itself;
+    // the other clients come from setup (python) and npm (client-node).
+    local: { keep: true, prerequisites: CLIENTS_BUT_CLIENT_GO },
+    extras: exec401Extras,
+    timeoutMs: 600_000,
+  },
 ];
 
 /** The service-account-token checks that read the kubelet's log on this host (capability kubeletFiles). */
