@@ -146,14 +146,12 @@ export {
   type PodOutcome,
 } from './pods.ts';
 export {
-export {
   ACCEPTED_UNNAMED,
-  type RecordingProxy,
-} from '../../registry/index.ts';
   buildImage,
   busyboxImage,
   credentialsSeen,
   type BuiltImage,
+  type RecordingProxy,
   type RegistryRequest,
 } from '../../registry/index.ts';
 export {
