@@ -231,7 +231,6 @@ const SUITE_MAY_IMPORT = [/^src\/run\/kit\.ts$/, /^src\/(model|matching|api|vers
 const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
   'vendor-acr',
   'vendor-aws-iam-authenticator',
-  'vendor-ecr',
   'vendor-gke',
   'vendor-kubelogin',
 ]);

@@ -208,3 +208,86 @@ export { goDurationMs } from '../core/duration.ts';
 export { linesSince, since, type Window } from './window.ts';
 export { PartsInOrder } from './parts-in-order.ts';
 export { uniqueSuffix } from './names.ts';
+
+// ---- vendor plugins (unmodified), their labs and fake clouds, recording wrappers ----
+export { vendorPlugin } from './vendor-plugins.ts';
+export { cacheDir } from '../core/paths.ts';
+export { parseGoDuration } from '../core/duration.ts';
+export {
+  installRecordingWrapper,
+  invocationEvidence,
+  readWrappedInvocations,
+  redactWrapperLog,
+  type WrappedInvocation,
+} from '../plugin/recording-wrapper.ts';
+export {
+  answerOf,
+  execRunEvidence,
+  readExecRuns,
+  tokenOf,
+  type PluginAnswer,
+  type RecordedExecRun,
+} from '../plugin/exec-recording-wrapper.ts';
+export {
+  ECR_PLUGIN,
+  ECR_PLUGIN_VERSION,
+  ECR_RECIPE,
+  ECR_ROLE_ANNOTATION,
+  ECR_SOURCE,
+  ecrHost,
+  ecrPluginEnv,
+  ecrProvider,
+  ecrRegionOf,
+  ecrTokenAttributes,
+  type FakeAwsEndpoints,
+} from '../plugin/vendors/ecr.ts';
+export {
+  ACR_CLIENT_ID_ANNOTATION,
+  ACR_PLUGIN,
+  ACR_PLUGIN_VERSION,
+  ACR_RECIPE,
+  ACR_RESOURCE,
+  ACR_SOURCE,
+  ACR_TENANT_ID_ANNOTATION,
+  ACR_TOKEN_USERNAME,
+  predictAcrAnswer,
+  type AcrAnswer,
+  type AzureJson,
+} from '../plugin/vendors/acr.ts';
+export { AWS_CLI_SOURCE, AWS_CLI_VERSION, ensureAwsCli } from '../plugin/vendors/aws-cli.ts';
+export { IAM_AUTHENTICATOR_VERSION } from '../plugin/vendors/aws-iam-authenticator.ts';
+export {
+  GKE_CACHE_FILE,
+  GKE_PLUGIN_SOURCE,
+  GKE_PLUGIN_VERSION,
+  GKE_SCOPES,
+  GKE_TOKEN_TRIES,
+} from '../plugin/vendors/gke-gcloud-auth-plugin.ts';
+export { KUBELOGIN_SOURCE, KUBELOGIN_VERSION } from '../plugin/vendors/kubelogin.ts';
+export { FakeAws, newIamUser, type FakeAwsRequest } from '../fake-clouds/aws/index.ts';
+export { FakeAzure, FakeAzureAd, serveFakeLoginServer, type FakeAzureRequest } from '../fake-clouds/azure/index.ts';
+export { JWT_BEARER_GRANT, MAX_ASSERTION_LIFETIME_S, type GoogleTokenRequest } from '../fake-clouds/google/index.ts';
+export { clusterOidc } from '../vendor-labs/cluster-oidc.ts';
+export { gcloudInvocations } from '../vendor-labs/gcloud-sdk.ts';
+export { startGkeLab, V1, type GcloudSetup, type GkeAccount, type GkeLab } from '../vendor-labs/gke-lab.ts';
+export {
+  startIamAuthenticatorLab,
+  type AwsKeys,
+  type IamAuthenticatorLab,
+  type IamProfile,
+} from '../vendor-labs/iam-authenticator-lab.ts';
+export {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_LIFETIME_SEC,
+  ID_TOKEN_LIFETIME_SEC,
+  LAB_CLIENT_IDS,
+  redactArgs,
+  SHORT_ID_TOKEN_SEC,
+  startKubeloginLab,
+  type KubeloginExec,
+  type KubeloginLab,
+} from '../vendor-labs/kubelogin-lab.ts';
+export { writeUsersKubeconfig } from '../vendor-labs/users-kubeconfig.ts';
+export { kubectlOutcome, userInfoOf } from '../clients/kubectl-output.ts';
+export { usernameFor } from '../authn/token-webhook.ts';
+export type { TokenRequestRecord } from '../authn/oauth-token-endpoint.ts';

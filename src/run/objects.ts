@@ -14,7 +14,7 @@ import { ApiError, kubeApi, type ApiTarget } from '../cluster/api.ts';
 import { CredprovError, errorMessage } from '../core/errors.ts';
 import { waitFor } from '../core/time.ts';
 
-type Manifest = Record<string, unknown> & { kind?: string; metadata?: { name?: string; namespace?: string } };
+type Manifest = Record<string, unknown> & { kind?: string };
 
 /** Server-side applies the objects, in order (a namespace before what goes in it); returns them as stored. */
 export async function applyObjects(
