@@ -122,6 +122,7 @@ export {
   pullFailure,
   runPod,
   startLabRegistry,
+  startPublicRegistry,
   type FakeInvocation,
   type Fleet,
   type FleetMember,
@@ -172,6 +173,15 @@ export {
   type ContainerRun,
 } from './pod-batch.ts';
 export { imageVariant, multiImageArchive } from './image-variants.ts';
+export {
+  authTrail,
+  parseAuthTrail,
+  parsePullAttempts,
+  pullAttemptsSince,
+  registryExcerpt,
+  type AuthAttempt,
+  type PullAttempt,
+} from './registry-auth-log.ts';
 export { execsOf, runPodWatching, type PodWindow } from './pod-window.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';

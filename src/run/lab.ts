@@ -140,6 +140,30 @@ export async function startLabRegistry(
   };
 }
 
+/**
+ * A registry without auth, standing in for a public one (mcr.microsoft.com):
+ * a pull with no credentials succeeds. The marker image under `repositories`
+ * (tag v1); stopped after the suite.
+ */
+export async function startPublicRegistry(
+  ctx: SuiteSetup,
+  name: string,
+  repositories: string[],
+): Promise<StartedRegistry> {
+  const registry = await ctx.own(
+    processProvider({ logger: ctx.log }).start({
+      name,
+      auth: Auth.none(),
+      tls: true,
+      logger: ctx.log,
+      progress: ctx.progress,
+    }),
+  );
+  const image = await busyboxImage({ marker: `credprov-${name}` });
+  for (const repository of repositories) await registry.push(image, { name: repository, tag: 'v1' });
+  return registry;
+}
+
 /** One fake provider of a fleet: its config entry and its scenario (src/plugin/fake-provider-scenario.ts). */
 export interface FleetMember {
   name: string;

@@ -3,17 +3,18 @@
 // registry's authentications per repository; and, only when the case fails,
 // the kubelet's and the registry's log lines about its pods and repositories.
 import {
+  authTrail,
   errorMessage,
   kubeletEvidence,
   podEvents,
   readSecret,
   readServiceAccount,
+  registryExcerpt,
   type CaseContext,
   type Evidence,
 } from '../../src/run/kit.ts';
 import { repositoryOf, type Repo } from './plan.ts';
 import type { Fixture } from './fixture.ts';
-import { authTrail, registryExcerpt } from './registry-log.ts';
 
 export interface Shown {
   secrets?: string[];

@@ -2,7 +2,7 @@
 // every pull secret of the pod, then the credential provider's, until one
 // works. The registry's log says what was offered (each wrong credential has
 // a user of its own).
-import { caseOf, createPod, firstPull, judge, type Case, type CaseContext } from '../../src/run/kit.ts';
+import { authTrail, caseOf, createPod, firstPull, judge, type Case, type CaseContext } from '../../src/run/kit.ts';
 import { EVERY_SECRET_TRIED, SECRET_AND_PROVIDER } from './checks.ts';
 import { evidenceOf, onFailureLogs } from './evidence.ts';
 import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
@@ -14,7 +14,7 @@ import {
   providerSource,
   secretSource,
 } from './predict.ts';
-import { authTrail, triedBy } from './registry-log.ts';
+import { triedBy } from './registry-log.ts';
 
 export function orderCases(fixture: Fixture): Case[] {
   return [
