@@ -102,6 +102,7 @@ export type { ClientProbe } from '../clients/probe.ts';
 export { bearerRequest, selfSubjectReview, type BearerAnswer } from './bearer.ts';
 export {
   ensureAuthenticationConfig,
+  ensureTokenWebhookFiles,
   EXEC_PLUGIN_GROUP,
   jwtUsernameFor,
   startOidcIssuer,
