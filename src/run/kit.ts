@@ -36,8 +36,10 @@ export { kubeletBinaryOf, validateKubeletConfig, type ConfigValidation } from '.
 // ---- the cluster: namespaces, RBAC grants ----------------------------------------------
 export { createNamespace, runNamespace, type RunNamespace, type TestNamespace } from './namespace.ts';
 export {
+  bindClusterRole,
   grantGroupRead,
   grantNodesAudience,
+  userMay,
   nodeMayCreateToken,
   nodeMayRequestAudience,
   type AudienceGrant,
