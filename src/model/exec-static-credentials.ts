@@ -3,7 +3,7 @@
 // the client run the plugin, and whose credential goes out? (k/k #87369,
 // #91745, #102175, #107410; test/cmd/authentication.sh covers kubectl's
 // --token only.) Read in the clients credprov drives; seen live through each
-// with a recording endpoint (docs/findings.md, finding 18):
+// with a recording endpoint (docs/findings.md, findings 19 and 20):
 //
 // - client-go v0.37.1 (kubectl too): exec.go UpdateTransportConfig (313-322)
 //   installs nothing when the transport already has a bearer token, a token
