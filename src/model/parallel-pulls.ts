@@ -30,8 +30,7 @@
 //   HandleCrash re-panics (apimachinery ReallyCrash), so the kubelet exits; the
 //   plugin was already exec'd (the lookup comes first).
 // - The fix (v1.37.0 locks.go:24-28,40) clamps N to [1, 31].
-import type { KubeBehaviour, KubeVersion } from '../versions/table.ts';
-import { behaviourFor, parseKubeVersion } from '../versions/table.ts';
+import { behaviourFor, parseKubeVersion, type KubeBehaviour, type KubeVersion } from '../versions/table.ts';
 
 /** The number of mutexes old kubelets allocate at most, and the size the fix clamps to. */
 export const STRIPED_LOCKS_MAX = 31;
