@@ -100,7 +100,7 @@ export interface KubeBehaviour {
    * v1.38.0-beta.0, whose table backdates it to "1.36". An image volume is pulled by the same
    * EnsureImageExists as a container image, with the pod's pull secrets, sandbox and service account
    * (kuberuntime_manager.go getImageVolumes, v1.37.1:2054), so providers, KEP-4412 tokens and KEP-2535
-   * records apply to it as to a container (src/model/image-volume.ts).
+   * records apply to it as to a container (src/model/image-volume.ts). Seen live on v1.36.5 and v1.37.1.
    */
   imageVolume: { enabledByDefault: boolean; stage: 'beta' | 'ga' };
   /**
@@ -113,6 +113,7 @@ export interface KubeBehaviour {
    * v1.36.5; the fix is in v1.37.0, v1.37.1, v1.37.2, v1.38.0-alpha.0 and v1.38.0-beta.0. The Go module
    * proxy refuses v1.35.7, v1.36.6 and v1.36.7 (403), so no 1.35 or 1.36 patch is known to carry it.
    * `fixedFromPatch`: the first patch of the minor that carries it; absent: none of `readPatches` does.
+   * Seen live (docs/findings.md 21): v1.36.5 crashes on the predicted image name, v1.37.1 does not.
    */
   stripedLockFix: { fixedFromPatch?: number; readPatches: number[] };
   /**
@@ -120,7 +121,7 @@ export interface KubeBehaviour {
    * alternative #138211): absent in every release read (pullmanager/*.go identical in v1.36.5 through
    * v1.38.0-beta.0), so a pull of another name sharing a preloaded image's digest writes a pulled record
    * under the shared image ID, and the preloaded name then counts as "pulled by the kubelet" without a
-   * credential mapping of its own (k/k #138175, open).
+   * credential mapping of its own (k/k #138175, open). Seen live on v1.36.5 and v1.37.1 (findings 22).
    */
   preloadedImageRecords: boolean;
   /**
