@@ -48,6 +48,8 @@ log "type-checking"
 npx tsc --noEmit -p .
 log "checking the format (prettier; npx prettier --write . fixes it)"
 npx prettier --check . >/dev/null || { npx prettier --list-different . >&2; die "files above are not formatted: run npx prettier --write ."; }
+log "linting (eslint; npx eslint --fix . fixes most)"
+npx eslint . >&2 || die "eslint found the problems above: run npx eslint --fix . and fix the rest"
 log "running tests"
 exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js \
   --json --outputFile=reports/jest-results.json "$@"

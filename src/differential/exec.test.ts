@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../core/client-cert.ts';
 import { answerFindings, predictClient } from '../clients/decoding.ts';
 import { inCI, testIf } from '../testing/prerequisites.ts';
 import { useTempDir } from '../testing/tmp.ts';

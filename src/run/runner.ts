@@ -26,7 +26,7 @@ import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
 import { harnessFailed, notRun, reconcile } from './results.ts';
 import { Scope } from './scope.ts';
 import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
-import { stopInProcessRegistries } from '../../registry/started.ts';
+import { stopInProcessRegistries } from '../../registry/index.ts';
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();

@@ -34,8 +34,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import type { Redactor } from '../../core/redact.ts';
 import { resolveExecCommand, type ExecInvocation, type ExecPlugin } from '../../plugin/client-exec.ts';
-import type { InvocationLog } from '../../plugin/invocation.ts';
-import { clipOutputs, cutResponse } from '../../plugin/invocation.ts';
+import { type InvocationLog, clipOutputs, cutResponse } from '../../plugin/invocation.ts';
 import { findStrays, killStrays, MARKER_ENV, newRunMarker, type StrayProcess } from '../../plugin/strays.ts';
 import type { Check, CheckResult, Comparison, Evidence } from '../../report/model.ts';
 import type { Observations } from './runs.ts';
@@ -152,7 +151,7 @@ export async function certifyThroughClients(
       // Marks the client and every plugin process it starts, as credprov's own runs are marked (strays.ts):
       // whatever a plugin leaves behind, even in a session of its own, is found and killed afterwards.
       const marker = newRunMarker();
-      let leftBehind: StrayProcess[] = [];
+      let leftBehind: StrayProcess[];
       try {
         const session = await c.probe.start(
           { kubeconfig },

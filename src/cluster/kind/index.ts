@@ -32,7 +32,7 @@ import { afterLastCluster, noteLibModules } from './last-cluster.ts';
 import { kubeletKubeconfigFor } from './kubelet-kubeconfig.ts';
 import { ensureNodeImage } from './node-image/ensure.ts';
 import { writeNodeFiles } from './node-files.ts';
-import { restartNodeKubelet } from './node-kubelet.ts';
+import { restartNodeKubelet, specAfterKubeletChange } from './node-kubelet.ts';
 import { KindRegistryRoutes } from './registry-route.ts';
 import { execaRunner, must, type Runner } from './tools.ts';
 import { ensureKind, locateKind } from './builds/kind-cli.ts';
@@ -166,6 +166,7 @@ class KindProvider implements EnvironmentProvider {
         ),
       );
       const nodes = await this.nodesOf(name);
+      const sandboxImage = await this.sandboxImageOf(nodes[0]!);
       const kube = this.opts.kubeBinaries
         ? await this.opts.kubeBinaries(spec.kubeVersion, progress)
         : await resolveKubeBinaries({ version: spec.kubeVersion, cacheDir: cacheDir(this.env), progress });
@@ -184,6 +185,7 @@ class KindProvider implements EnvironmentProvider {
         startedAt: new Date().toISOString(),
         pluginBinDir: inputs.pluginBinDir,
         ...(spec.credentialProvider ? { credentialProviderConfig: inputs.providerConfigRoot } : {}),
+        ...(sandboxImage ? { sandboxImage } : {}),
       };
       await writeFile(join(root, 'env.json'), `${JSON.stringify(env, null, 2)}\n`);
       return env;
@@ -211,6 +213,17 @@ class KindProvider implements EnvironmentProvider {
     return built.ref;
   }
 
+  /** The pause image the node's containerd holds (pinned in every kind node image): a record-free image every pod has. */
+  private async sandboxImageOf(node: string): Promise<string | undefined> {
+    const r = await this.run('docker', ['exec', node, 'ctr', '--namespace', 'k8s.io', 'images', 'ls', '-q']);
+    return r.exitCode === 0
+      ? r.stdout
+          .split('\n')
+          .map((l) => l.trim())
+          .find((ref) => /\/pause:[^@]+$/.test(ref))
+      : undefined;
+  }
+
   /** The cluster's node containers, control plane first. */
   private async nodesOf(cluster: string): Promise<string[]> {
     const out = await must(this.run, `list the nodes of ${cluster}`, 'kind', ['get', 'nodes', '--name', cluster]);
@@ -233,11 +246,7 @@ class KindProvider implements EnvironmentProvider {
         hint: 'use the local provider for version skew',
       });
     await this.engineHost(false);
-    const spec = { ...env.spec, kubelet: { ...env.spec.kubelet, ...change.kubelet } } as EnvironmentSpec;
-    if (change.featureGates)
-      spec.featureGates = { ...spec.featureGates, kubelet: { ...spec.featureGates.kubelet, ...change.featureGates } };
-    if (change.credentialProvider === null) delete spec.credentialProvider;
-    else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
+    const spec = specAfterKubeletChange(env.spec, change);
     const inputs = await step(progress, 'rewrite plugins and provider config', () =>
       // The node image only matters to a cluster config, which a restart does not write.
       writeNodeFiles({

@@ -3,7 +3,7 @@
 // runs the kubelet. up() is a list of named steps; restartKubelet() reruns the
 // tail of that same list.
 import { access, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { trustForContainerd } from '../../../registry/containerd-hosts.ts';
+import { trustForContainerd } from '../../engine/containerd-hosts.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEPT_FAILED_RUNS, pruneOldest } from './failed-runs.ts';
 import { join } from 'node:path';
@@ -13,18 +13,18 @@ import { stateDir, timestampDirName } from '../../core/paths.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import type {
-  RegistryRoute,
-  RegistryRouteHandle,
-  Availability,
-  Capabilities,
-  ComponentDeath,
-  Environment,
-  EnvironmentProvider,
-  EnvironmentStatus,
-  KubeletChange,
+import {
+  type RegistryRoute,
+  type RegistryRouteHandle,
+  type Availability,
+  type Capabilities,
+  type ComponentDeath,
+  type Environment,
+  type EnvironmentProvider,
+  type EnvironmentStatus,
+  type KubeletChange,
+  mirrorUrl,
 } from '../provider.ts';
-import { mirrorUrl } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
 import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
