@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
+import { decodeResponse } from '../api/credentialprovider/response.ts';
 import { behaviourFor } from '../versions/table.ts';
 import { kubeletAnswerVerdict, stepOf } from './kubelet-answer.ts';
 
@@ -50,5 +52,21 @@ describe("the kubelet's steps, in its order", () => {
       behaviour: behaviourFor('1.37'),
     });
     expect(v).toMatchObject({ ok: false, step: 'gvk' });
+  });
+});
+
+// The outputs kubelet v1.37.1 was given (src/api's recorded testdata): where it refused one, its message names the step
+// (reading the GVK, the apiVersion, the strict decode, cacheKeyType), and credprov's decode refuses at the same step.
+// (Here, not beside the decoder: src/api does not import models.)
+describe('the recorded kubelet v1.37.1 refusals, step by step', () => {
+  const recorded = JSON.parse(
+    readFileSync(new URL('../api/credentialprovider/testdata/kubelet-v1.37.1-responses.json', import.meta.url), 'utf8'),
+  ) as { cases: { name: string; stdout: string; kubeletError: string | null }[] };
+  const refused = recorded.cases.filter((c) => c.kubeletError !== null);
+  test.each(refused.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const r = decodeResponse(c.stdout, 'credentialprovider.kubelet.k8s.io/v1');
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(stepOf(r.error)).toBe(stepOf(c.kubeletError!));
   });
 });
