@@ -5,7 +5,7 @@ import { describe, expect } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
-import { SA_TOKEN_CHECKS, TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
+import { SA_TOKEN_CHECKS } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 
@@ -15,15 +15,8 @@ const { it, run, dir, verdict, result } = await suiteOnLocalCluster(serviceAccou
 });
 
 describe('service-account-token suite on a local cluster', () => {
-  // The local provider has one node: the two-node check says so, skipped even under CI=true (secondNode is a
-  // shape of the environment, not a prerequisite). It runs on kind with a worker (test/e2e/kind.e2e.test.ts).
-  it(`${TOKEN_OTHER_NODE.id}: not run on one node, with the capability it needs as the reason`, async () => {
-    expect(await verdict(TOKEN_OTHER_NODE.id)).toMatch(
-      /^skipped: needs what provider local cannot do: secondNode \(run a second node with its own kubelet identity\)$/,
-    );
-  }, 420_000);
-
-  for (const check of SA_TOKEN_CHECKS.filter((c) => c !== TOKEN_OTHER_NODE)) {
+  // SA-TOKEN-OTHER-NODE among them: the local provider's second node is a kubelet of its own.
+  for (const check of SA_TOKEN_CHECKS) {
     it(`${check.id}: the kubelet agrees with the model`, async () => {
       expect(await verdict(check.id)).toMatch(/^passed: /);
       expect((await result(check.id))?.comparison?.agree).toBe(true);

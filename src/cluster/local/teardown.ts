@@ -14,7 +14,7 @@ import type { LocalState } from './context.ts';
 import { cgroupHierarchies } from './steps/createCgroupRoot.ts';
 import { HostsFile } from '../../core/hosts.ts';
 import { pruneOrphanedRegistries, pruneRegistryHosts } from '../../../registry/index.ts';
-import { hostIdentity } from './identity.ts';
+import { hostIdentity, nodeIdentities } from './identity.ts';
 import { cniStateFiles, environmentProcesses, mountsUnder, podNetns } from './leftovers.ts';
 
 export async function teardown(layout: Layout, state: LocalState | undefined, log: Logger): Promise<string[]> {
@@ -36,9 +36,14 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   // through containerd (a ctr call per container took 27 s after the default run's ~150 pods): containerd and
   // the shims are killed, the pods' processes are found by their cgroup and killed, and their network
   // namespaces are known from libcni's result cache.
-  await attempt('stopping kubelet', () => stopDaemon(layout.pids, 'kubelet'));
-  await attempt('stopping containerd', () => stopDaemon(layout.pids, 'containerd'));
-  await attempt('killing leftover shims', () => killShims(layout.containerdSocket));
+  // Both nodes' daemons, whatever the state says: a run that died before saving it may have started them.
+  await attempt('stopping the kubelets', () =>
+    Promise.all(['kubelet', 'kubelet-b'].map((name) => stopDaemon(layout.pids, name))),
+  );
+  await attempt('stopping containerd', () =>
+    Promise.all(['containerd', 'containerd-b'].map((name) => stopDaemon(layout.pids, name))),
+  );
+  await attempt('killing leftover shims', () => killShims([layout.containerdSocket, layout.second.containerdSocket]));
   // Everything it stored is removed below, so the control plane gets no graceful shutdown (kube-apiserver's takes a second).
   await attempt('stopping the control plane', () =>
     Promise.all(CONTROL_PLANE.map((name) => stopDaemon(layout.pids, name, 0))),
@@ -47,7 +52,9 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   // file yet), plugins the kubelet was running.
   await attempt("killing the environment's remaining processes", () => killEnvironmentProcesses(layout.name));
   const netns = new Set<string>();
-  await attempt('finding pod network namespaces', async () => (await podNetns(id)).forEach((p) => netns.add(p)));
+  await attempt('finding pod network namespaces', async () =>
+    (await Promise.all(nodeIdentities(id).map(podNetns))).flat().forEach((p) => netns.add(p)),
+  );
   await attempt('unmounting', () => unmountUnder([layout.root, ...netns]));
   await attempt('removing pod network namespaces', () => Promise.all([...netns].map((ns) => rm(ns, { force: true }))));
   // Nothing below depends on another: the state dir (containerd's content and snapshots, etcd: over a second
@@ -55,12 +62,17 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   await Promise.all([
     attempt('removing the state dir', () => rm(layout.root, { recursive: true, force: true, maxRetries: 3 })),
     (async () => {
-      await attempt('removing the CNI bridge', () => removeLink(state?.cniBridge ?? id.cniBridge));
+      await attempt('removing the CNI bridges', () =>
+        Promise.all(
+          [state?.cniBridge ?? id.cniBridge, state?.secondNode?.cniBridge ?? id.second.cniBridge].map(removeLink),
+        ),
+      );
       await attempt('removing the node address link', () => removeLink(state?.nodeLink ?? id.nodeLink));
       // Sandboxes are killed, not stopped through CRI, so CNI DEL never ran: its IPAM and result cache are ours to clear.
-      await attempt('removing CNI state', async () =>
-        Promise.all((await cniStateFiles(id)).map((f) => rm(f, { recursive: true, force: true }))),
-      );
+      await attempt('removing CNI state', async () => {
+        const files = (await Promise.all(nodeIdentities(id).map(cniStateFiles))).flat();
+        await Promise.all(files.map((f) => rm(f, { recursive: true, force: true })));
+      });
       await attempt('removing the cgroup root', () => removeCgroupRoot(id.cgroupRoot));
       // Registries a suite run started die with it, but a SIGKILLed run leaves them running: clear any whose run is gone.
       await attempt('removing registries of runs that died', async () => {
@@ -94,18 +106,14 @@ async function killEnvironmentProcesses(envName: string): Promise<void> {
 
 const CONTROL_PLANE = ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
 
-export function cniNetworkName(envName: string): string {
-  return hostIdentity(envName).cniNetwork;
-}
-
-/** Shims outlive containerd; ours are the ones whose -address is our socket. */
-async function killShims(socket: string): Promise<void> {
+/** Shims outlive containerd; ours are the ones whose -address is one of our sockets. */
+async function killShims(sockets: string[]): Promise<void> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
     const argv = cmdline.split('\0');
-    if (argv[0]?.endsWith('containerd-shim-runc-v2') && argv.includes(socket)) pids.push(Number(entry));
+    if (argv[0]?.endsWith('containerd-shim-runc-v2') && sockets.some((s) => argv.includes(s))) pids.push(Number(entry));
   }
   for (const pid of pids) {
     try {
