@@ -1,0 +1,157 @@
+// Everything the project's tests need built, as one list of named builds
+// (`credprov binaries ensure --for tests`): the default kube binaries and
+// containerd, the older kubelets of the version-skew tests, the unmodified
+// vendor plugins, the client-go probe, and kubeadm, etcd and the kind CLI for
+// the kind tier. Each is cached on its own (a warm run takes seconds). They
+// run a few at a time; those that compile the same Kubernetes packages wait
+// for the kube build, whose Go build cache they then reuse instead of
+// compiling those packages a second time beside it.
+import { ensureContainerd } from '../cluster/binaries/containerd.ts';
+import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
+import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
+import { ensureEtcd, etcdOfKubeadm, ensureKind } from '../cluster/kind/builds/index.ts';
+import { ensureClientGoProbe } from '../clients/client-go.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Progress } from '../core/progress.ts';
+import { errorMessage } from '../core/errors.ts';
+import { ACR_PLUGIN_VERSION, ACR_RECIPE } from '../plugin/vendors/acr.ts';
+import { ensureAwsCli } from '../plugin/vendors/aws-cli.ts';
+import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../plugin/vendors/aws-iam-authenticator.ts';
+import { ensureVendorPlugin, type VendorPluginRecipe } from '../plugin/vendors/build.ts';
+import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../plugin/vendors/ecr.ts';
+import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION } from '../plugin/vendors/gke-gcloud-auth-plugin.ts';
+import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../plugin/vendors/kubelogin.ts';
+import { SKEW_KUBELET_VERSIONS } from '../versions/skew.ts';
+import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
+
+export interface BuildContext {
+  progress: Progress;
+  log: Logger;
+  signal?: AbortSignal;
+}
+
+export interface TestBuild {
+  /** Its name in the progress lines and the timing table. */
+  name: string;
+  /** The tests that need it. */
+  for: string;
+  /** Builds to finish first (by name). */
+  after?: string[];
+  run(ctx: BuildContext): Promise<unknown>;
+}
+
+export interface BuildTiming {
+  name: string;
+  startedAt: number;
+  endedAt: number;
+  error?: string;
+}
+
+const KUBE = 'kube binaries';
+
+export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): TestBuild[] {
+  // What the kube build resolved (1.37 → v1.37.1): the builds after it use the exact release.
+  let kubeVersion = kubeVersionSpec;
+  const common = (c: BuildContext) => ({ progress: c.progress, log: c.log, ...(c.signal ? { signal: c.signal } : {}) });
+  const vendor = (recipe: VendorPluginRecipe, version: string, why: string): TestBuild => ({
+    name: recipe.binary,
+    for: why,
+    after: [KUBE],
+    run: (c) => ensureVendorPlugin(recipe, { version, ...common(c) }),
+  });
+  return [
+    {
+      name: KUBE,
+      for: `every cluster test (kube ${kubeVersionSpec})`,
+      run: async (c) => {
+        kubeVersion = (await resolveKubeBinaries({ version: kubeVersionSpec, ...common(c) })).version;
+      },
+    },
+    {
+      name: 'containerd',
+      for: 'every cluster test',
+      run: (c) => ensureContainerd({ kubeVersion: kubeVersionSpec, ...common(c) }),
+    },
+    {
+      name: 'client-go probe',
+      for: 'the exec-plugin client matrix (unit and e2e)',
+      after: [KUBE],
+      run: (c) => ensureClientGoProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
+    },
+    ...SKEW_KUBELET_VERSIONS.map((minor): TestBuild => ({
+      name: `kubelet ${minor}`,
+      for: 'the version-skew tests (the newest also the downgrade suite)',
+      after: [KUBE],
+      run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
+    })),
+    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests'),
+    vendor(IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION, 'the exec-plugin vendor tests (client and server)'),
+    { name: 'awscli', for: '`aws eks get-token` in the exec-plugin vendor tests', run: (c) => ensureAwsCli(common(c)) },
+    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests'),
+    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests'),
+    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests'),
+    {
+      name: 'kubeadm',
+      for: 'the kind tier (its node image)',
+      after: [KUBE],
+      run: (c) => ensureKubeadm({ kubeVersion, ...common(c) }),
+    },
+    {
+      name: 'etcd',
+      for: "the kind tier (the etcd kubeadm's control plane runs)",
+      after: ['kubeadm'],
+      run: async (c) => {
+        const kubeadm = await ensureKubeadm({ kubeVersion, ...common(c) });
+        return ensureEtcd({ version: (await etcdOfKubeadm(kubeadm, kubeVersion)).version, ...common(c) });
+      },
+    },
+    { name: 'kind CLI', for: 'the kind tier', run: (c) => ensureKind(common(c)) },
+  ];
+}
+
+/**
+ * Runs `builds`, up to `concurrency` at a time, each once the builds it comes
+ * after have ended (a failed one too: its dependants then report their own
+ * error). A failure does not stop the others; every build's times come back.
+ */
+export async function runBuilds(
+  builds: TestBuild[],
+  ctx: BuildContext,
+  concurrency: number,
+  onEnd: (t: BuildTiming) => void = () => {},
+): Promise<BuildTiming[]> {
+  const ended = new Map<string, BuildTiming>();
+  const pending = [...builds];
+  const running = new Set<Promise<void>>();
+  const ready = (b: TestBuild) => (b.after ?? []).every((a) => ended.has(a) || !builds.some((x) => x.name === a));
+  while (pending.length > 0 || running.size > 0) {
+    // Interrupted: start nothing more, and say so for each build that never started.
+    if (ctx.signal?.aborted)
+      for (const b of pending.splice(0)) {
+        const now = Date.now();
+        ended.set(b.name, { name: b.name, startedAt: now, endedAt: now, error: 'not started: interrupted' });
+      }
+    if (pending.length === 0 && running.size === 0) break;
+    const next = running.size < Math.max(1, concurrency) ? pending.findIndex(ready) : -1;
+    if (next < 0) {
+      await Promise.race(running);
+      continue;
+    }
+    const [b] = pending.splice(next, 1) as [TestBuild];
+    const startedAt = Date.now();
+    const p: Promise<void> = b.run(ctx).then(
+      () => {
+        ended.set(b.name, { name: b.name, startedAt, endedAt: Date.now() });
+      },
+      (err: unknown) => {
+        ended.set(b.name, { name: b.name, startedAt, endedAt: Date.now(), error: errorMessage(err) });
+      },
+    );
+    const tracked: Promise<void> = p.finally(() => {
+      running.delete(tracked);
+      onEnd(ended.get(b.name)!);
+    });
+    running.add(tracked);
+  }
+  return builds.map((b) => ended.get(b.name)!);
+}
