@@ -11,7 +11,7 @@ import { stderrProgress } from '../core/progress.ts';
 import type { Command, CommandContext } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
-import { runBuilds, testBuilds, type BuildTiming } from '../testing/test-builds.ts';
+import { lateTests, runBuilds, testBuilds, type BuildStage, type BuildTiming } from '../testing/test-builds.ts';
 
 const SOURCES: KubeSource[] = ['dir', 'download', 'build'];
 const TARGETS = ['kind', 'tests'] as const;
@@ -20,7 +20,7 @@ export const command: Command = {
   path: ['binaries', 'ensure'],
   summary: 'fetch or build kubelet, kube-apiserver and kubectl of a version into the cache',
   usage: `Usage: credprov binaries ensure [--kube-version V] [--only NAME]... [--for kind] [--source dir|download|build]... [--dir D] [--download-base-url U]
-       credprov binaries ensure --for tests [--kube-version V] [--concurrency N] [--timings FILE]
+       credprov binaries ensure --for tests [--stage early|late] [--kube-version V] [--concurrency N] [--timings FILE] [--list-tests]
 
 Resolves kube binaries of one exact release, in this order: a directory you
 name (--dir; its binaries must report the version), the cache, the official
@@ -38,6 +38,8 @@ kubelogin, gke-gcloud-auth-plugin, acr-credential-provider), the client-go
 probe, and kubeadm, etcd and the kind CLI; up to --concurrency at a time
 (default 2), each build's start and end in --timings (tab-separated, ms since
 the epoch). It goes on past a failed build and exits 3 if any failed.
+--stage early builds what the unit tests and most end-to-end files need;
+--stage late the rest, which only the end-to-end files --list-tests prints need.
 
 Flags:
   --kube-version V        1.37.1, 1.37 or 1.37.x (newest patch that a source can deliver); default ${DEFAULT_KUBE_VERSION}
@@ -52,6 +54,8 @@ Flags:
   --skip-containerd       only the kube binaries
   --concurrency N         --for tests: builds at a time (default 2)
   --timings FILE          --for tests: append "<name>\t<start ms>\t<end ms>\t<ok|failed>" per build
+  --stage early|late      --for tests: only that stage's builds (default both)
+  --list-tests            --for tests: print the end-to-end files that need the late stage, build nothing
 `,
   async run(argv, ctx) {
     const { values } = parseFlags<{
@@ -65,6 +69,8 @@ Flags:
       for?: string;
       concurrency?: string;
       timings?: string;
+      stage?: string;
+      'list-tests'?: boolean;
     }>('binaries ensure', argv, {
       'kube-version': { type: 'string' },
       source: { type: 'string', multiple: true },
@@ -76,6 +82,8 @@ Flags:
       for: { type: 'string' },
       concurrency: { type: 'string' },
       timings: { type: 'string' },
+      stage: { type: 'string' },
+      'list-tests': { type: 'boolean' },
     });
     if (values.for !== undefined && !(TARGETS as readonly string[]).includes(values.for))
       throw new UsageError(`binaries ensure: --for ${values.for} is not one of ${TARGETS.join(', ')}`);
@@ -85,6 +93,12 @@ Flags:
       ).filter((f) => values[f] !== undefined);
       if (clash.length > 0)
         throw new UsageError(`binaries ensure: --for tests builds a fixed list; drop --${clash.join(', --')}`);
+      if (values.stage !== undefined && values.stage !== 'early' && values.stage !== 'late')
+        throw new UsageError(`binaries ensure: --stage ${values.stage} is not one of early, late`);
+      if (values['list-tests']) {
+        for (const f of lateTests(testBuilds())) ctx.stdout(`${f}\n`);
+        return 0;
+      }
       const concurrency = Number(values.concurrency ?? 2);
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new UsageError(`binaries ensure: --concurrency ${values.concurrency} is not a whole number above 0`);
@@ -92,9 +106,10 @@ Flags:
         kubeVersion: values['kube-version'] ?? ctx.env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION,
         concurrency,
         ...(values.timings ? { timings: values.timings } : {}),
+        ...(values.stage ? { stage: values.stage } : {}),
       });
-    } else if (values.concurrency !== undefined || values.timings !== undefined)
-      throw new UsageError('binaries ensure: --concurrency and --timings go with --for tests');
+    } else if ([values.concurrency, values.timings, values.stage, values['list-tests']].some((v) => v !== undefined))
+      throw new UsageError('binaries ensure: --concurrency, --timings, --stage and --list-tests go with --for tests');
     const sources = values.source?.map((s) => {
       if (!SOURCES.includes(s as KubeSource))
         throw new UsageError(`binaries ensure: --source ${s} is not one of ${SOURCES.join(', ')}`);
@@ -147,14 +162,14 @@ Flags:
 /** --for tests: every build, a table of their times on stderr, the same as JSON on stdout; 3 when any failed. */
 async function ensureForTests(
   ctx: CommandContext,
-  o: { kubeVersion: string; concurrency: number; timings?: string },
+  o: { kubeVersion: string; concurrency: number; timings?: string; stage?: BuildStage },
 ): Promise<number> {
   const progress = stderrProgress();
   // As each build ends: a run cut short still has the times of what finished.
   const record = (t: BuildTiming) => {
     if (o.timings) appendFileSync(o.timings, `${t.name}\t${t.startedAt}\t${t.endedAt}\t${t.error ? 'failed' : 'ok'}\n`);
   };
-  const builds = testBuilds(o.kubeVersion);
+  const builds = testBuilds(o.kubeVersion).filter((b) => !o.stage || b.stage === o.stage);
   const timings = await withInterrupt((signal) =>
     runBuilds(builds, { progress, log: ctx.log, signal }, o.concurrency, record),
   );

@@ -1,7 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { noopLogger } from '../core/logger.ts';
 import { silentProgress } from '../core/progress.ts';
-import { runBuilds, testBuilds, type TestBuild } from './test-builds.ts';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lateTests, runBuilds, testBuilds, type TestBuild } from './test-builds.ts';
 
 const ctx = { progress: silentProgress, log: noopLogger };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -10,6 +12,7 @@ function fake(name: string, ms: number, log: string[], o: { after?: string[]; fa
   return {
     name,
     for: 'a test',
+    stage: 'early',
     ...(o.after ? { after: o.after } : {}),
     async run() {
       log.push(`+${name}`);
@@ -88,5 +91,26 @@ describe('testBuilds', () => {
         'kind CLI',
       ]),
     );
+  });
+});
+
+describe('the late stage', () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  test('names end-to-end files that exist, and every one that uses a late build', () => {
+    const late = lateTests(testBuilds());
+    expect(late.length).toBeGreaterThan(0);
+    for (const f of late) expect(existsSync(join(ROOT, f))).toBe(true);
+    // What a late build makes, as the files that use it name it.
+    const usesLate =
+      /\b(SKEW_KUBELET_VERSIONS?|versionSkewSuite|KUBELOGIN_[A-Z]+|GKE_PLUGIN_[A-Z]+|AWS_CLI_VERSION|ensureAwsCli)\b/;
+    const users = readdirSync(join(ROOT, 'test', 'e2e'))
+      .map((f) => `test/e2e/${f}`)
+      .filter((f) => usesLate.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(late).toEqual(expect.arrayContaining(users));
+  });
+
+  test('no unit test needs a late build: those run beside them', () => {
+    const late = testBuilds().filter((b) => b.stage === 'late');
+    expect(late.every((b) => (b.tests ?? []).every((t) => t.startsWith('test/e2e/')))).toBe(true);
   });
 });

@@ -6,6 +6,11 @@
 // run a few at a time; those that compile the same Kubernetes packages wait
 // for the kube build, whose Go build cache they then reuse instead of
 // compiling those packages a second time beside it.
+//
+// Two stages: `early` is what the unit tests and most end-to-end files need;
+// `late` is needed only by the end-to-end files each late build names, so the
+// test command builds it beside the unit tests and the other end-to-end files
+// and runs those files last.
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
@@ -30,11 +35,16 @@ export interface BuildContext {
   signal?: AbortSignal;
 }
 
+export type BuildStage = 'early' | 'late';
+
 export interface TestBuild {
   /** Its name in the progress lines and the timing table. */
   name: string;
   /** The tests that need it. */
   for: string;
+  stage: BuildStage;
+  /** A late build: the end-to-end files that need it (the only ones that may), run after the late builds. */
+  tests?: string[];
   /** Builds to finish first (by name). */
   after?: string[];
   run(ctx: BuildContext): Promise<unknown>;
@@ -53,16 +63,18 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
   // What the kube build resolved (1.37 → v1.37.1): the builds after it use the exact release.
   let kubeVersion = kubeVersionSpec;
   const common = (c: BuildContext) => ({ progress: c.progress, log: c.log, ...(c.signal ? { signal: c.signal } : {}) });
-  const vendor = (recipe: VendorPluginRecipe, version: string, why: string): TestBuild => ({
+  const vendor = (recipe: VendorPluginRecipe, version: string, why: string, late?: { tests: string[] }): TestBuild => ({
     name: recipe.binary,
     for: why,
     after: [KUBE],
+    ...(late ? { stage: 'late', tests: late.tests } : { stage: 'early' }),
     run: (c) => ensureVendorPlugin(recipe, { version, ...common(c) }),
   });
   return [
     {
       name: KUBE,
       for: `every cluster test (kube ${kubeVersionSpec})`,
+      stage: 'early',
       run: async (c) => {
         kubeVersion = (await resolveKubeBinaries({ version: kubeVersionSpec, ...common(c) })).version;
       },
@@ -70,43 +82,68 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     {
       name: 'containerd',
       for: 'every cluster test',
+      stage: 'early',
       run: (c) => ensureContainerd({ kubeVersion: kubeVersionSpec, ...common(c) }),
     },
     {
       name: 'client-go probe',
       for: 'the exec-plugin client matrix (unit and e2e)',
+      stage: 'early',
       after: [KUBE],
       run: (c) => ensureClientGoProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
     },
     ...SKEW_KUBELET_VERSIONS.map((minor): TestBuild => ({
       name: `kubelet ${minor}`,
-      for: 'the version-skew tests (the newest also the downgrade suite)',
+      for: 'the version-skew tests (the newest also the downgrade suite, which waits for it if need be)',
+      stage: 'late',
+      tests: ['test/e2e/suite-version-skew.e2e.test.ts', 'test/e2e/local-restart.e2e.test.ts'],
       after: [KUBE],
       run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
     })),
-    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests'),
-    vendor(IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION, 'the exec-plugin vendor tests (client and server)'),
-    { name: 'awscli', for: '`aws eks get-token` in the exec-plugin vendor tests', run: (c) => ensureAwsCli(common(c)) },
-    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests'),
-    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests'),
-    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests'),
+    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests (unit and e2e)'),
+    vendor(
+      IAM_AUTHENTICATOR_RECIPE,
+      IAM_AUTHENTICATOR_VERSION,
+      'the exec-plugin vendor tests (client and server; unit and e2e)',
+    ),
+    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests (unit and e2e)'),
+    {
+      name: 'awscli',
+      for: '`aws eks get-token` in the exec-plugin vendor tests',
+      stage: 'late',
+      tests: ['test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
+      run: (c) => ensureAwsCli(common(c)),
+    },
+    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', {
+      tests: ['test/e2e/vendor-kubelogin.e2e.test.ts'],
+    }),
+    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', {
+      tests: ['test/e2e/vendor-gke.e2e.test.ts'],
+    }),
     {
       name: 'kubeadm',
       for: 'the kind tier (its node image)',
+      stage: 'early',
       after: [KUBE],
       run: (c) => ensureKubeadm({ kubeVersion, ...common(c) }),
     },
     {
       name: 'etcd',
-      for: "the kind tier (the etcd kubeadm's control plane runs)",
+      for: "the kind tier (the etcd kubeadm's control plane runs; a unit test starts it)",
+      stage: 'early',
       after: ['kubeadm'],
       run: async (c) => {
         const kubeadm = await ensureKubeadm({ kubeVersion, ...common(c) });
         return ensureEtcd({ version: (await etcdOfKubeadm(kubeadm, kubeVersion)).version, ...common(c) });
       },
     },
-    { name: 'kind CLI', for: 'the kind tier', run: (c) => ensureKind(common(c)) },
+    { name: 'kind CLI', for: 'the kind tier (a unit test runs it)', stage: 'early', run: (c) => ensureKind(common(c)) },
   ];
+}
+
+/** The end-to-end files that must wait for the late builds. */
+export function lateTests(builds: TestBuild[]): string[] {
+  return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.tests ?? []))].sort();
 }
 
 /**
