@@ -27,12 +27,17 @@ describe('laneEnvironmentName', () => {
 describe('drainOnLanes', () => {
   test('a free lane takes the next item; every item runs once', async () => {
     const log: string[] = [];
-    await drainOnLanes([30, 5, 5, 5], 2, async (ms, lane) => {
-      log.push(`${lane}:${ms}`);
-      await new Promise((r) => setTimeout(r, ms));
+    // The long item ends only once the short ones have: the order is the queue's, whatever the load.
+    let shortDone = 0;
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    await drainOnLanes(['long', 'a', 'b', 'c'], 2, async (item, lane) => {
+      log.push(`${lane}:${item}`);
+      if (item === 'long') return released;
+      await new Promise((r) => setTimeout(r, 1));
+      if (++shortDone === 3) release();
     });
-    // Lane 0 holds the long item while lane 1 takes the three short ones.
-    expect(log).toEqual(['0:30', '1:5', '1:5', '1:5']);
+    expect(log).toEqual(['0:long', '1:a', '1:b', '1:c']);
   });
 
   test('no more lanes than items', async () => {

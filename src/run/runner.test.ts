@@ -262,9 +262,11 @@ describe('runSuites', () => {
   });
 
   test('on two lanes: each lane brings up its own environment, both run at once, the report keeps the order asked for, and both are torn down', async () => {
-    const running = new Set<string>();
-    let together = 0;
-    const slow = (name: string, ms: number): Suite => {
+    // a and b each wait until both have started: on one lane this never happens, and the test times out.
+    let arrived = 0;
+    let bothStarted = () => {};
+    const barrier = new Promise<void>((r) => (bothStarted = r));
+    const slow = (name: string, waits: boolean): Suite => {
       const s = suite({ name });
       return {
         ...s,
@@ -273,10 +275,10 @@ describe('runSuites', () => {
           return {
             ...prepared,
             run: async (r) => {
-              running.add(r.environment.name);
-              together = Math.max(together, running.size);
-              await new Promise((resolve) => setTimeout(resolve, ms));
-              running.delete(r.environment.name);
+              if (waits) {
+                if (++arrived === 2) bothStarted();
+                await barrier;
+              }
               return [await runCheck({ ...CHECK, id: `T-${name}` }, () => pass(`on ${r.environment.name}`))];
             },
           };
@@ -284,8 +286,10 @@ describe('runSuites', () => {
         checks: [{ ...CHECK, id: `T-${name}` }],
       };
     };
-    const { report, tornDown } = await runSuites([slow('a', 50), slow('b', 200), slow('c', 50)], opts({ lanes: 2 }));
-    expect(together).toBe(2);
+    const { report, tornDown } = await runSuites(
+      [slow('a', true), slow('b', true), slow('c', false)],
+      opts({ lanes: 2 }),
+    );
     expect(report.checks.map((c) => c.id)).toEqual(['T-a', 'T-b', 'T-c']);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
     // Each suite ran wholly on one environment, x or x-2.
