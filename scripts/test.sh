@@ -4,8 +4,8 @@
 # build cached: the early stage first, with the type check and the format check
 # beside it, the late stage niced beside the tests); runs the unit project in
 # parallel jest workers, then the end-to-end project one file at a time (its
-# files share this host's clusters, cgroups and lock), the files that need a
-# late build last. Each jest run writes its JSON results; reports/jest-results.json
+# files share this host's clusters, cgroups and lock), and last the files that
+# need a late build. Each jest run writes its JSON results; reports/jest-results.json
 # holds them merged. reports/phases.tsv and reports/builds.tsv record each
 # phase's and each build's start and end (ms since the epoch), for the table
 # .ci/run prints.
@@ -19,7 +19,7 @@ cd "$CREDPROV_ROOT"
 mkdir -p reports
 PHASES=reports/phases.tsv
 BUILDS=reports/builds.tsv
-rm -f "$PHASES" "$BUILDS" reports/jest-unit.json reports/jest-e2e.json reports/jest-e2e-late.json
+rm -f "$PHASES" "$BUILDS" reports/jest-unit.json reports/jest-e2e.json reports/jest-late.json
 
 now_ms() { date +%s%3N; }
 # phase NAME COMMAND...: runs it and records NAME, start, end and exit code.
@@ -63,36 +63,37 @@ if [ $# -gt 0 ]; then
   exit $?
 fi
 
-# What the unit tests and most end-to-end files need, first; the late builds (older kubelets, a few vendor
-# tools) only some end-to-end files need, so they build niced beside the tests, and those files run last.
+# What most test files need first (kube binaries, containerd, the client-go probe); the late builds (older
+# kubelets, vendor plugins, the kind tier's) only the files they name need, so they build niced beside the
+# other files, and those files run last.
 log "building what the tests need (credprov binaries ensure --for tests --stage early; each build cached)"
 phase "early builds" ensure --stage early
 built=$?
 wait $checks || die "the type check or the format check failed (see above)"
 [ $built -eq 0 ] || die "a build the tests need failed (see above)"
-log "building the rest beside the tests (--stage late, niced)"
+log "building the rest beside the tests (--stage late, niced; its log: reports/late-builds.log)"
 phase "late builds" nice -n 10 node bin/credprov.js binaries ensure --for tests --stage late --timings "$BUILDS" \
   >/dev/null 2>reports/late-builds.log &
 late=$!
-late_tests=$(node bin/credprov.js binaries ensure --for tests --list-tests | sed 's/\./\\./g' | paste -sd'|')
-[ -n "$late_tests" ] || die "credprov binaries ensure --list-tests named no end-to-end file"
+late_files=$(node bin/credprov.js binaries ensure --for tests --list-tests | sed 's/\./\\./g' | paste -sd'|')
+[ -n "$late_files" ] || die "credprov binaries ensure --list-tests named no test file"
 
 # Unit files are independent of each other and of the host: as many at a time as there are cores.
 log "running the unit tests (${CREDPROV_UNIT_WORKERS:-2} workers)"
 phase "unit tests" jest --selectProjects unit --maxWorkers="${CREDPROV_UNIT_WORKERS:-2}" \
-  --json --outputFile=reports/jest-unit.json
+  --testPathIgnorePatterns "$late_files" --json --outputFile=reports/jest-unit.json
 unit=$?
 # End-to-end files bring up clusters, registries and dockerds on this host: one at a time.
-log "running the end-to-end tests that need no late build (one file at a time)"
-phase "e2e tests" jest --selectProjects e2e --runInBand --testPathIgnorePatterns "$late_tests" \
+log "running the end-to-end tests (one file at a time)"
+phase "e2e tests" jest --selectProjects e2e --runInBand --testPathIgnorePatterns "$late_files" \
   --json --outputFile=reports/jest-e2e.json
 e2e=$?
-log "waiting for the late builds (their log: reports/late-builds.log)"
-wait $late || { cat reports/late-builds.log >&2; log "a late build failed (above): the files that need it will say so"; }
-log "running the end-to-end tests that need a late build"
-phase "e2e tests after the late builds" jest --selectProjects e2e --runInBand --testPathPatterns "$late_tests" \
-  --json --outputFile=reports/jest-e2e-late.json
-e2e_late=$?
+log "waiting for the late builds"
+wait $late || { tail -n 40 reports/late-builds.log >&2; log "a late build failed (above): the files that need it say so"; }
+log "running the test files that need a late build (one at a time)"
+phase "tests after the late builds" jest --runInBand --testPathPatterns "$late_files" \
+  --json --outputFile=reports/jest-late.json
+after=$?
 node scripts/ci-report.ts merge reports/jest-results.json reports/jest-unit.json reports/jest-e2e.json \
-  reports/jest-e2e-late.json
-[ $unit -eq 0 ] && [ $e2e -eq 0 ] && [ $e2e_late -eq 0 ]
+  reports/jest-late.json
+[ $unit -eq 0 ] && [ $e2e -eq 0 ] && [ $after -eq 0 ]

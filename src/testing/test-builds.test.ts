@@ -96,21 +96,42 @@ describe('testBuilds', () => {
 
 describe('the late stage', () => {
   const ROOT = join(import.meta.dirname, '..', '..');
-  test('names end-to-end files that exist, and every one that uses a late build', () => {
+  const testFiles = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.test.ts') && !e.parentPath.includes('node_modules'))
+      .map((e) => join(e.parentPath, e.name).slice(ROOT.length + 1));
+  // What each late build makes, as the test files that use it name it.
+  const USES: Record<string, RegExp> = {
+    kubelets: /\b(SKEW_KUBELET_VERSIONS?|versionSkewSuite)\b/,
+    ecr: /\b(ECR_RECIPE|ECR_PLUGIN_VERSION|vendorEcrSuite)\b/,
+    iam: /\bIAM_AUTHENTICATOR_(RECIPE|VERSION)\b/,
+    acr: /\b(ACR_RECIPE|ACR_PLUGIN_VERSION|vendorAcrSuite)\b/,
+    kubelogin: /\bKUBELOGIN_(RECIPE|VERSION)\b/,
+    gke: /\bGKE_PLUGIN_(RECIPE|VERSION)\b/,
+    // The install in credprov's own cache (a test of ensureAwsCli itself passes a cacheDir of its own).
+    awscli: /ensureAwsCli\(\{ cachedOnly: true \}\)/,
+    // The real etcd and kind CLI in credprov's cache, and a kind cluster end to end.
+    kind: /\b(etcdRoot|builtEtcds)\b|defaultCacheDir\(\), 'kind'|from '\.\.\/\.\.\/src\/cluster\/kind\/index\.ts'/,
+  };
+
+  test('names test files that exist, and every one that uses what a late build makes', () => {
     const late = lateTests(testBuilds());
     expect(late.length).toBeGreaterThan(0);
-    for (const f of late) expect(existsSync(join(ROOT, f))).toBe(true);
-    // What a late build makes, as the files that use it name it.
-    const usesLate =
-      /\b(SKEW_KUBELET_VERSIONS?|versionSkewSuite|KUBELOGIN_[A-Z]+|GKE_PLUGIN_[A-Z]+|AWS_CLI_VERSION|ensureAwsCli)\b/;
-    const users = readdirSync(join(ROOT, 'test', 'e2e'))
-      .map((f) => `test/e2e/${f}`)
-      .filter((f) => usesLate.test(readFileSync(join(ROOT, f), 'utf8')));
-    expect(late).toEqual(expect.arrayContaining(users));
+    for (const f of late) expect({ f, exists: existsSync(join(ROOT, f)) }).toEqual({ f, exists: true });
+    const all = ['src', 'suites', 'registry', 'fixtures', 'scripts', 'examples', 'test']
+      .flatMap(testFiles)
+      .filter((f) => f !== 'src/testing/test-builds.test.ts');
+    for (const [what, uses] of Object.entries(USES)) {
+      const users = all.filter((f) => uses.test(readFileSync(join(ROOT, f), 'utf8')));
+      expect({ what, missing: users.filter((u) => !late.includes(u)) }).toEqual({ what, missing: [] });
+    }
   });
 
-  test('no unit test needs a late build: those run beside them', () => {
-    const late = testBuilds().filter((b) => b.stage === 'late');
-    expect(late.every((b) => (b.tests ?? []).every((t) => t.startsWith('test/e2e/')))).toBe(true);
+  test('the early stage is what nearly every file needs: the kube binaries, containerd, the client-go probe', () => {
+    expect(
+      testBuilds()
+        .filter((b) => b.stage === 'early')
+        .map((b) => b.name),
+    ).toEqual(['kube binaries', 'containerd', 'client-go probe']);
   });
 });

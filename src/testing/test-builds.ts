@@ -7,10 +7,10 @@
 // for the kube build, whose Go build cache they then reuse instead of
 // compiling those packages a second time beside it.
 //
-// Two stages: `early` is what the unit tests and most end-to-end files need;
-// `late` is needed only by the end-to-end files each late build names, so the
-// test command builds it beside the unit tests and the other end-to-end files
-// and runs those files last.
+// Two stages: `early` (the kube binaries, containerd, the client-go probe) is
+// what most test files need; `late` (older kubelets, vendor plugins, the kind
+// tier's builds) is needed only by the test files each late build names, so
+// the test command builds it niced beside the other files and runs those last.
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
@@ -43,7 +43,7 @@ export interface TestBuild {
   /** The tests that need it. */
   for: string;
   stage: BuildStage;
-  /** A late build: the end-to-end files that need it (the only ones that may), run after the late builds. */
+  /** A late build: the test files that need it (the only ones that may), run after the late builds. */
   tests?: string[];
   /** Builds to finish first (by name). */
   after?: string[];
@@ -63,17 +63,27 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
   // What the kube build resolved (1.37 → v1.37.1): the builds after it use the exact release.
   let kubeVersion = kubeVersionSpec;
   const common = (c: BuildContext) => ({ progress: c.progress, log: c.log, ...(c.signal ? { signal: c.signal } : {}) });
-  const vendor = (recipe: VendorPluginRecipe, version: string, why: string, late?: { tests: string[] }): TestBuild => ({
+  const vendor = (recipe: VendorPluginRecipe, version: string, why: string, tests: string[]): TestBuild => ({
     name: recipe.binary,
     for: why,
-    after: [KUBE],
-    ...(late ? { stage: 'late', tests: late.tests } : { stage: 'early' }),
+    stage: 'late',
+    tests,
     run: (c) => ensureVendorPlugin(recipe, { version, ...common(c) }),
   });
+  const [newestSkew, ...olderSkew] = SKEW_KUBELET_VERSIONS;
+  const skew = (minor: string): TestBuild => ({
+    name: `kubelet ${minor}`,
+    for: `the version-skew tests${minor === newestSkew ? ' and the downgrade suite (which waits for it, or builds it)' : ''}`,
+    stage: 'late',
+    tests: ['test/e2e/suite-version-skew.e2e.test.ts', 'test/e2e/local-restart.e2e.test.ts'],
+    after: [KUBE],
+    run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
+  });
   return [
+    // Early: what the unit tests and most end-to-end files need.
     {
       name: KUBE,
-      for: `every cluster test (kube ${kubeVersionSpec})`,
+      for: `every cluster test, and kubectl of the client matrix (kube ${kubeVersionSpec})`,
       stage: 'early',
       run: async (c) => {
         kubeVersion = (await resolveKubeBinaries({ version: kubeVersionSpec, ...common(c) })).version;
@@ -92,21 +102,53 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       after: [KUBE],
       run: (c) => ensureClientGoProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
     },
-    ...SKEW_KUBELET_VERSIONS.map((minor): TestBuild => ({
-      name: `kubelet ${minor}`,
-      for: 'the version-skew tests (the newest also the downgrade suite, which waits for it if need be)',
+    // Late, in the order they are started: the downgrade suite's kubelet first (an early end-to-end file waits
+    // for it), then the longest builds.
+    ...(newestSkew ? [skew(newestSkew)] : []),
+    vendor(IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION, 'the exec-plugin vendor tests (client and server)', [
+      'src/plugin/vendors/fake-aws-caller-identity.test.ts',
+      'test/e2e/vendor-aws-iam-authenticator.e2e.test.ts',
+    ]),
+    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests', [
+      'src/plugin/vendors/fake-azure.test.ts',
+      'test/e2e/suite-vendor-acr.e2e.test.ts',
+    ]),
+    ...olderSkew.map(skew),
+    {
+      name: 'kubeadm',
+      for: 'the kind tier (its node image)',
       stage: 'late',
-      tests: ['test/e2e/suite-version-skew.e2e.test.ts', 'test/e2e/local-restart.e2e.test.ts'],
+      tests: ['test/e2e/kind.e2e.test.ts'],
       after: [KUBE],
-      run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
-    })),
-    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests (unit and e2e)'),
-    vendor(
-      IAM_AUTHENTICATOR_RECIPE,
-      IAM_AUTHENTICATOR_VERSION,
-      'the exec-plugin vendor tests (client and server; unit and e2e)',
-    ),
-    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests (unit and e2e)'),
+      run: (c) => ensureKubeadm({ kubeVersion, ...common(c) }),
+    },
+    {
+      name: 'etcd',
+      for: "the kind tier (the etcd kubeadm's control plane runs; a unit test starts it)",
+      stage: 'late',
+      tests: ['src/cluster/kind/builds/etcd.test.ts', 'test/e2e/kind.e2e.test.ts'],
+      after: ['kubeadm'],
+      run: async (c) => {
+        const kubeadm = await ensureKubeadm({ kubeVersion, ...common(c) });
+        return ensureEtcd({ version: (await etcdOfKubeadm(kubeadm, kubeVersion)).version, ...common(c) });
+      },
+    },
+    {
+      name: 'kind CLI',
+      for: 'the kind tier (a unit test runs it)',
+      stage: 'late',
+      tests: ['src/cluster/kind/builds/kind-cli.test.ts', 'test/e2e/kind.e2e.test.ts'],
+      run: (c) => ensureKind(common(c)),
+    },
+    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests and certify --live', [
+      'src/plugin/vendors/fake-aws.test.ts',
+      'test/e2e/suite-vendor-ecr.e2e.test.ts',
+      'test/e2e/certify-live.e2e.test.ts',
+    ]),
+    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', [
+      'test/e2e/vendor-kubelogin.e2e.test.ts',
+    ]),
+    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', ['test/e2e/vendor-gke.e2e.test.ts']),
     {
       name: 'awscli',
       for: '`aws eks get-token` in the exec-plugin vendor tests',
@@ -114,34 +156,10 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       tests: ['test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
       run: (c) => ensureAwsCli(common(c)),
     },
-    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', {
-      tests: ['test/e2e/vendor-kubelogin.e2e.test.ts'],
-    }),
-    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', {
-      tests: ['test/e2e/vendor-gke.e2e.test.ts'],
-    }),
-    {
-      name: 'kubeadm',
-      for: 'the kind tier (its node image)',
-      stage: 'early',
-      after: [KUBE],
-      run: (c) => ensureKubeadm({ kubeVersion, ...common(c) }),
-    },
-    {
-      name: 'etcd',
-      for: "the kind tier (the etcd kubeadm's control plane runs; a unit test starts it)",
-      stage: 'early',
-      after: ['kubeadm'],
-      run: async (c) => {
-        const kubeadm = await ensureKubeadm({ kubeVersion, ...common(c) });
-        return ensureEtcd({ version: (await etcdOfKubeadm(kubeadm, kubeVersion)).version, ...common(c) });
-      },
-    },
-    { name: 'kind CLI', for: 'the kind tier (a unit test runs it)', stage: 'early', run: (c) => ensureKind(common(c)) },
   ];
 }
 
-/** The end-to-end files that must wait for the late builds. */
+/** The test files that must wait for the late builds (each late build names those that use what it makes). */
 export function lateTests(builds: TestBuild[]): string[] {
   return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.tests ?? []))].sort();
 }
