@@ -121,26 +121,35 @@ Flags:
       return n as KubeBinaryName;
     });
     const progress = stderrProgress();
+    const version = values['kube-version'] ?? ctx.env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION;
     const result = await withInterrupt(async (signal) => {
-      const kube = await resolveKubeBinaries({
-        version: values['kube-version'] ?? ctx.env.CREDPROV_KUBE_VERSION ?? DEFAULT_KUBE_VERSION,
-        ...(sources ? { sources } : {}),
-        ...(names ? { names } : {}),
-        ...(values.dir ? { dir: values.dir } : {}),
-        ...(values['download-base-url'] ? { downloadBaseUrl: values['download-base-url'] } : {}),
-        progress,
-        log: ctx.log,
-        signal,
-      });
-      const containerd = values['skip-containerd']
-        ? undefined
-        : await ensureContainerd({
-            kubeVersion: kube.version,
-            ...(values['containerd-version'] ? { version: values['containerd-version'] } : {}),
-            progress,
-            log: ctx.log,
-            signal,
-          });
+      // containerd's line follows from the kube minor alone: it builds beside the kube binaries (a cold main
+      // job's two longest builds), and each waits for the other before any error is thrown.
+      const [kubeResult, containerdResult] = await Promise.allSettled([
+        resolveKubeBinaries({
+          version,
+          ...(sources ? { sources } : {}),
+          ...(names ? { names } : {}),
+          ...(values.dir ? { dir: values.dir } : {}),
+          ...(values['download-base-url'] ? { downloadBaseUrl: values['download-base-url'] } : {}),
+          progress,
+          log: ctx.log,
+          signal,
+        }),
+        values['skip-containerd']
+          ? undefined
+          : ensureContainerd({
+              kubeVersion: version,
+              ...(values['containerd-version'] ? { version: values['containerd-version'] } : {}),
+              progress,
+              log: ctx.log,
+              signal,
+            }),
+      ]);
+      if (kubeResult.status === 'rejected') throw kubeResult.reason;
+      if (containerdResult.status === 'rejected') throw containerdResult.reason;
+      const kube = kubeResult.value;
+      const containerd = containerdResult.value;
       const forKind =
         values.for === 'kind'
           ? await ensureKindBuilds({ kubeVersion: kube.version, progress, log: ctx.log, signal })
