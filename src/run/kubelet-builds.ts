@@ -6,7 +6,8 @@
 // check for a prerequisite credprov can make itself. A run starts the builds
 // its suites declare (Suite.kubelets) at once, niced, beside the suites before
 // them (startKubeletBuilds); the case then waits for that build, not for a new one.
-import { resolveKubeBinaries, systemGo } from '../cluster/binaries/index.ts';
+import { kubeCacheRoot, listEntries, resolveKubeBinaries, systemGo } from '../cluster/binaries/index.ts';
+import { parseKubeVersion } from '../versions/table.ts';
 import type { Logger } from '../core/logger.ts';
 import { cacheDir } from '../core/paths.ts';
 import { step, type Progress } from '../core/progress.ts';
@@ -52,6 +53,15 @@ export function startKubeletBuilds(ctx: KubeletBuildContext, minors: string[], w
       () => inFlight.delete(key(ctx, minor)),
     );
   }
+}
+
+/** Whether a kubelet of every one of `minors` ("1.36") is in credprov's cache already (no build to wait for). */
+export async function kubeletsCached(ctx: Pick<KubeletBuildContext, 'processEnv'>, minors: string[]): Promise<boolean> {
+  if (minors.length === 0) return true;
+  const cached = (await listEntries(kubeCacheRoot(cacheDir(ctx.processEnv)), ['kubelet'])).map(
+    (m) => parseKubeVersion(m.version).minor,
+  );
+  return minors.every((m) => cached.includes(parseKubeVersion(m).minor));
 }
 
 /** The exact version of the `minor` ("1.36") kubelet now in credprov's cache, built there first if it is not. */

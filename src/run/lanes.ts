@@ -24,7 +24,7 @@ const DEFAULT_COST_S = 30;
 
 export interface Queued {
   name: string;
-  /** Whether it waits for a build the run started (Suite.kubelets): it goes last, so the build has the whole run. */
+  /** Whether it waits for a build the run started (Suite.kubelets, not cached yet): it goes last, so the build has the whole run. */
   waitsForBuild?: boolean;
 }
 

@@ -30,7 +30,7 @@ import { Scope } from './scope.ts';
 import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
 import { stopInProcessRegistries } from '../../registry/started.ts';
 import { drainOnLanes, laneEnvironmentName, queueOrder } from './lanes.ts';
-import { startKubeletBuilds } from './kubelet-builds.ts';
+import { kubeletsCached, startKubeletBuilds } from './kubelet-builds.ts';
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();
@@ -104,12 +104,17 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   /** Each suite's results, by its place in `suites`: the report lists them in the order asked for, whichever lane ran them. */
   const done: Array<{ checks: CheckResult[]; timing: SuiteTiming } | undefined> = suites.map(() => undefined);
 
-  // Kubelets that suites swap in are built from now on, beside the suites before them.
+  // Kubelets that suites swap in are built from now on, beside the suites before them; a suite whose
+  // kubelets are not cached yet goes last, so the build has the whole run.
   const kubeVersion = applyDefaults(o.baseSpec).kubeVersion;
-  for (const suite of suites)
-    startKubeletBuilds({ progress, log, processEnv }, suite.kubelets?.(kubeVersion) ?? [], `suite ${suite.name}`);
-
-  const items = suites.map((suite, at) => ({ name: suite.name, suite, at, waitsForBuild: !!suite.kubelets }));
+  const items = await Promise.all(
+    suites.map(async (suite, at) => {
+      const minors = suite.kubelets?.(kubeVersion) ?? [];
+      const waitsForBuild = !(await kubeletsCached({ processEnv }, minors).catch(() => false));
+      startKubeletBuilds({ progress, log, processEnv }, minors, `suite ${suite.name}`);
+      return { name: suite.name, suite, at, waitsForBuild };
+    }),
+  );
   await drainOnLanes(lanes === 1 ? items : queueOrder(items), lanes, async ({ suite, at }, lane) => {
     if (interrupted) return;
     const t0 = Date.now();
