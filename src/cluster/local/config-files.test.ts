@@ -235,6 +235,9 @@ describe('the second node', () => {
     expect(toml).toContain('state = "/state/env/t/run/b/containerd"');
     expect(toml).toContain('address = "/state/env/t/run/cd-b.sock"');
     expect(toml).toContain('conf_dir = "/state/env/t/config/b/cni"');
+    // NRI's host-wide default socket would let one containerd's start fail on the other's.
+    expect(toml).toContain('socket_path = "/state/env/t/run/cd-b.sock.nri"');
+    expect(containerdConfig(ctx())).toContain('socket_path = "/state/env/t/run/cd.sock.nri"');
   });
 
   test("runs a plain kubelet: none of the first node's provider, fragments, flags or gates", () => {

@@ -25,6 +25,11 @@ export function containerdConfig(ctx: StepContext): string {
     '[ttrpc]',
     `  address = ${q(`${l.containerdSocket}.ttrpc`)}`,
     '',
+    // NRI's socket is host-wide by default (/var/run/nri/nri.sock): a second containerd (the other node's, another
+    // environment's) failed its CRI start with "address already in use". Each containerd gets its own.
+    '[plugins."io.containerd.nri.v1.nri"]',
+    `  socket_path = ${q(`${l.containerdSocket}.nri`)}`,
+    '',
     `[${cri}]`,
     `  sandbox_image = ${q(ctx.state.sandboxImageRef)}`,
     '  stream_server_address = "127.0.0.1"',
