@@ -32,15 +32,22 @@ const env = { ...process.env, CREDPROV_ENV_NAME: 'bench-suites' };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-async function run(args: string[]): Promise<{ wallMs: number; report: RunReport; code: number; stderr: string }> {
+async function run(
+  args: string[],
+  verbose = false,
+): Promise<{ wallMs: number; report: RunReport; code: number; stderr: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'credprov-bench-suites-'));
   try {
     const t0 = performance.now();
-    const r = await execa(process.execPath, [cli, 'run', ...args, '--report-dir', dir], {
-      env,
-      reject: false,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const r = await execa(
+      process.execPath,
+      [cli, ...(verbose ? ['--verbose'] : []), 'run', ...args, '--report-dir', dir],
+      {
+        env,
+        reject: false,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const wallMs = performance.now() - t0;
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as RunReport;
     if (r.exitCode !== 0) {
@@ -85,16 +92,22 @@ for (const suite of values['only-default-run'] ? [] : suites) {
 }
 await execa(process.execPath, [cli, 'down'], { env, reject: false });
 for (let i = 0; !values['skip-default-run'] && i < Number(values['default-runs']); i++) {
-  const { wallMs, report, stderr } = await run(values.parallel ? ['--parallel', values.parallel] : []);
+  // --verbose: each teardown phase's time (`down: <phase>: <ms>`) goes to stderr too.
+  const { wallMs, report, stderr } = await run(values.parallel ? ['--parallel', values.parallel] : [], true);
   const { passed, failed, skipped } = report.summary;
   rows.push([
     `default run from nothing (up, ${DEFAULT_SUITES.join(' + ')}, down): ${passed} passed, ${failed} failed, ${skipped} skipped`,
     fmt(wallMs),
   ]);
   const show = (m: Map<string, number>) => [...m].map(([env, ms]) => `${env} ${fmt(ms)}`).join(', ') || 'none seen';
-  rows.push(['  bring-up (resolve binaries to node Ready), per environment', show(stepTimes(stderr, /bring up/))]);
+  rows.push([
+    '  bring-up (binaries resolved, to both nodes Ready), per environment',
+    show(stepTimes(stderr, /bring up local environment/)),
+  ]);
   rows.push(['  teardown, per environment', show(stepTimes(stderr, /tear down local environment/))]);
   rows.push(['  suites', (report.suites ?? []).map((x) => `${x.name} ${fmt(x.durationMs)}`).join(', ')]);
+  const phases = [...stderr.matchAll(/down: ([^:\n]+): (\d+)ms/g)].filter((m) => Number(m[2]) >= 100);
+  rows.push(['  teardown phases of 100 ms or more', phases.map((m) => `${m[1]} ${m[2]} ms`).join(', ') || 'none']);
 }
 const width = Math.max(...rows.map(([k]) => k.length));
 for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
