@@ -6,7 +6,7 @@ import { readdir, readFile, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../../core/logger.ts';
-import { isAlive } from '../../core/pids.ts';
+import { isAlive, isZombie } from '../../core/pids.ts';
 import { stopDaemon } from './daemon.ts';
 import { sleep } from '../../core/time.ts';
 import type { Layout } from './layout.ts';
@@ -158,8 +158,9 @@ async function killShims(sockets: string[]): Promise<void> {
       // gone already
     }
   }
+  // A zombie holds nothing: waiting for init to reap it took over a second under load.
   const deadline = Date.now() + 3000;
-  while (pids.some(isAlive) && Date.now() < deadline) await sleep(50);
+  while (pids.some((p) => isAlive(p) && !isZombie(p)) && Date.now() < deadline) await sleep(20);
 }
 
 /** Unmounts everything below `roots`, deepest first, in one umount call; what stays busy is detached (umount -l). */
