@@ -114,17 +114,21 @@ const COMPONENTS = new Set([
  */
 export async function environmentProcesses(
   envName: string,
-  o: { marker?: { name: string; value: string }; env?: NodeJS.ProcessEnv; owned?: boolean } = {},
+  o: {
+    marker?: { name: string; value: string };
+    env?: NodeJS.ProcessEnv;
+    owned?: boolean;
+    /** False: skip the cgroup test (down kills the cgroup tree's processes itself, and this scan is then a third as long). */
+    byCgroup?: boolean;
+  } = {},
 ): Promise<HostProcess[]> {
   const root = layoutFor(envName, o.env).root;
   const cgroup = `/${hostIdentity(envName).cgroupRoot}`;
   const marker = o.marker ? Buffer.from(`${o.marker.name}=${o.marker.value}\0`) : undefined;
-  const out: HostProcess[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  const entries = (await readdir('/proc')).filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
+  // Several reads at once: one after another, a look at every process took seconds on a loaded host.
+  const found = await mapPool(entries, 16, async (entry): Promise<HostProcess | undefined> => {
     const read = (f: string) => readFile(`/proc/${entry}/${f}`, 'utf8').catch(() => '');
-    const stat = await read('stat');
-    if (!stat || /\) [ZX] /.test(stat)) continue;
     const argv = (await read('cmdline')).split('\0').filter(Boolean);
     const cmdline = argv.join(' ');
     const namesRoot = argv.some((arg) => arg === root || arg.includes(`${root}/`));
@@ -134,16 +138,21 @@ export async function environmentProcesses(
       argv.slice(0, 2).some((a) => a.startsWith(`${root}/`)) || COMPONENTS.has(exe.slice(exe.lastIndexOf('/') + 1));
     const ours =
       (namesRoot && (!o.owned || owned)) ||
-      (await read('cgroup')).split('\n').some((l) => {
-        const path = l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1);
-        return path === cgroup || path.startsWith(`${cgroup}/`);
-      }) ||
+      (o.byCgroup !== false &&
+        (await read('cgroup')).split('\n').some((l) => {
+          const path = l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1);
+          return path === cgroup || path.startsWith(`${cgroup}/`);
+        })) ||
       (!o.owned &&
         marker !== undefined &&
         (await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0))).includes(marker));
-    if (ours) out.push({ pid: Number(entry), cmdline });
-  }
-  return out;
+    if (!ours) return undefined;
+    // Zombies hold nothing (and a process gone meanwhile has no stat).
+    const stat = await read('stat');
+    if (!stat || /\) [ZX] /.test(stat)) return undefined;
+    return { pid: Number(entry), cmdline };
+  });
+  return found.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
 }
 
 /** Mount points at or below any of `roots`, deepest first (from a mountinfo text). */
