@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { CredprovError } from '../src/core/errors.ts';
 import { silentProgress, step, type Progress } from '../src/core/progress.ts';
-import type { DockerRuntime } from './docker-runtime.ts';
+import type { DockerRuntime } from '../src/engine/docker-runtime.ts';
 
 export const REGISTRY_IMAGE = 'credprov/registry';
 /** Where the binary sits in the image, whatever its path on this machine. */

@@ -3,7 +3,7 @@
 // captured it until then). Started detached, recorded in the registry's state
 // like the token server, so teardown stops it; it also ends by itself when the
 // container goes. Usage: container-log-main.ts DOCKER_HOST CONTAINER_ID LOG_FILE
-import { dockerRuntime } from './docker-runtime.ts';
+import { dockerRuntime } from '../src/engine/docker-runtime.ts';
 import { LogCapture } from './container-logs.ts';
 
 const [host, id, file] = process.argv.slice(2);

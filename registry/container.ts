@@ -33,7 +33,7 @@ import {
   removeById,
   type DockerRuntime,
   type Testcontainers,
-} from './docker-runtime.ts';
+} from '../src/engine/docker-runtime.ts';
 import { DEFAULT_BINARY } from './process.ts';
 import type { Availability, RegistryProvider } from './provider.ts';
 import { LISTENING, type RegistryRunner, type RunHandle } from './runner.ts';

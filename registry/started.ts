@@ -40,7 +40,7 @@ import {
   writeState,
   type RegistryState,
 } from './state.ts';
-import { trustForContainerd } from './containerd-hosts.ts';
+import { trustForContainerd } from '../src/engine/containerd-hosts.ts';
 import { createCA, createSigningPair, issueServerCert } from '../src/core/tls.ts';
 import { MemoryUsers, TokenServer } from './token-server.ts';
 import type { TokenServerConfig } from './token-server-main.ts';

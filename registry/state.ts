@@ -10,7 +10,7 @@ import { HostsFile } from '../src/core/hosts.ts';
 import { isOurs, pidExists, terminate, type OwnedProcess } from '../src/core/pids.ts';
 import { noopLogger, type Logger } from '../src/core/logger.ts';
 import type { AuthMode } from './auth.ts';
-import { containerRunning, dockerHost, removeContainer } from './docker-runtime.ts';
+import { containerRunning, dockerHost, removeContainer } from '../src/engine/docker-runtime.ts';
 
 export interface RegistryState {
   name: string;

@@ -1,9 +1,8 @@
 import { describe, test, expect, beforeAll, afterAll } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, importX509, jwtVerify } from 'jose';
-import { readFile } from 'node:fs/promises';
 import { send, basicAuth } from '../src/core/http.ts';
 import { createSigningPair, type KeyPair } from '../src/core/tls.ts';
 import { globMatch, grantedAccess, MemoryUsers, TokenServer } from './token-server.ts';
@@ -37,7 +36,7 @@ describe('TokenServer', () => {
   let signing: KeyPair;
   let server: TokenServer;
   const users = new MemoryUsers([{ username: 'alice', password: 'pw' }]);
-  let now = Date.UTC(2030, 0, 1);
+  const now = Date.UTC(2030, 0, 1);
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'credprov-token-'));

@@ -9,14 +9,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { Auth, type AuthSpec } from '../registry/auth.ts';
-import { containerProvider } from '../registry/container.ts';
-import { ensureRegistryImage } from '../registry/container-image.ts';
-import { dockerRuntime } from '../registry/docker-runtime.ts';
-import { PrivateDockerd } from '../registry/dockerd.ts';
-import { busyboxImage } from '../registry/image/test-images.ts';
-import { DEFAULT_BINARY, processProvider } from '../registry/process.ts';
-import type { RegistryProvider, StartedRegistry } from '../registry/provider.ts';
+import {
+  Auth,
+  busyboxImage,
+  containerProvider,
+  DEFAULT_BINARY,
+  ensureRegistryImage,
+  processProvider,
+  type AuthSpec,
+  type RegistryProvider,
+  type StartedRegistry,
+} from '../registry/index.ts';
+import { dockerRuntime } from '../src/engine/docker-runtime.ts';
+import { PrivateDockerd } from '../src/engine/dockerd.ts';
 
 const flag = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const runs = Number(flag('--runs')) || 5;

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import { acrCertifyArgv, startAcrCertifyLab } from '../src/plugin/vendors/acr-lab.ts';
+import { acrCertifyArgv, startAcrCertifyLab } from '../src/vendor-labs/acr-lab.ts';
 
 const { values } = parseArgs({
   options: {
@@ -23,7 +23,7 @@ const { values } = parseArgs({
 });
 const work = await mkdtemp(join(tmpdir(), 'credprov-certify-acr-'));
 const lab = await startAcrCertifyLab({ dir: work, progress: stderrProgress() });
-let code = 3;
+let code: number;
 try {
   const argv = [
     ...acrCertifyArgv(lab, values.image),

@@ -24,7 +24,7 @@ import {
   startIamAuthenticatorLab,
   writeCertifyKubeconfig,
   type IamAuthenticatorLab,
-} from '../src/plugin/vendors/iam-authenticator-lab.ts';
+} from '../src/vendor-labs/iam-authenticator-lab.ts';
 
 const { values } = parseArgs({
   options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },

@@ -12,14 +12,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import { startEcrCertifyLab } from '../src/plugin/vendors/ecr-lab.ts';
+import { startEcrCertifyLab } from '../src/vendor-labs/ecr-lab.ts';
 
 const { values } = parseArgs({
   options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },
 });
 const work = await mkdtemp(join(tmpdir(), 'credprov-certify-ecr-'));
 const lab = await startEcrCertifyLab({ dir: work, progress: stderrProgress() });
-let code = 3;
+let code: number;
 try {
   const argv = [
     'certify',

@@ -3,7 +3,7 @@
 // plugin: `credprov certify exec-plugin` on a kubeconfig whose user execs
 // `gke-gcloud-auth-plugin --use_application_default_credentials` with a
 // service-account key file whose token_uri is the fake Google token endpoint
-// on loopback (src/plugin/vendors/gke-lab.ts). No Google account, no cluster.
+// on loopback (src/vendor-labs/gke-lab.ts). No Google account, no cluster.
 // With --live it then runs the suite vendor-gke (local cluster CREDPROV_ENV_NAME,
 // default 'default', brought up and down).
 // Run: node scripts/certify-gke-gcloud-auth-plugin.ts [--report-dir DIR] [--live]
@@ -15,12 +15,7 @@ import { parseArgs } from 'node:util';
 import { main } from '../src/cli/main.ts';
 import { onInterrupt } from '../src/cli/signals.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import {
-  GKE_CERTIFY_USERS,
-  startGkeLab,
-  writeGkeCertifyKubeconfig,
-  type GkeLab,
-} from '../src/plugin/vendors/gke-lab.ts';
+import { GKE_CERTIFY_USERS, startGkeLab, writeGkeCertifyKubeconfig, type GkeLab } from '../src/vendor-labs/gke-lab.ts';
 
 const { values } = parseArgs({
   options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },

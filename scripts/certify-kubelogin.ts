@@ -15,8 +15,8 @@ import { ensureTokenWebhookFiles } from '../src/authn/webhook-files.ts';
 import { main } from '../src/cli/main.ts';
 import { onInterrupt } from '../src/cli/signals.ts';
 import { stderrProgress } from '../src/core/progress.ts';
-import { KUBELOGIN_CERTIFY_USERS, writeKubeloginCertifyKubeconfig } from '../src/plugin/vendors/kubelogin-certify.ts';
-import { startKubeloginLab, type KubeloginLab } from '../src/plugin/vendors/kubelogin-lab.ts';
+import { KUBELOGIN_CERTIFY_USERS, writeKubeloginCertifyKubeconfig } from '../src/vendor-labs/kubelogin-certify.ts';
+import { startKubeloginLab, type KubeloginLab } from '../src/vendor-labs/kubelogin-lab.ts';
 
 const { values } = parseArgs({
   options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },

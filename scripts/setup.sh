@@ -44,7 +44,7 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# The container registry tier's tests start a private dockerd (registry/dockerd.ts). Any dockerd
+# The container registry tier's tests start a private dockerd (src/engine/dockerd.ts). Any dockerd
 # will do, so a machine with Docker already keeps it (docker-ce and docker.io conflict). Debian's
 # docker.io comes without its recommends (needrestart would hook every later apt run) but with
 # apparmor, which dockerd needs where the kernel enforces AppArmor. A fresh install is kept from

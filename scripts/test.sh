@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The project's tests. Installs what they need, idempotently (scripts/setup.sh
 # --tests); builds what they need (`credprov binaries ensure --for tests`, each
-# build cached: the early stage first, with the type check and the format check
-# beside it, the late stage niced beside the tests); runs the unit project in
-# parallel jest workers, then the end-to-end project one file at a time (its
-# files share this host's clusters, cgroups and lock), and last the files that
-# need a late build. Each jest run writes its JSON results; reports/jest-results.json
+# build cached: the early stage first, with the type check, the format check
+# and the linter beside it, the late stage niced beside the tests); runs the
+# unit project in parallel jest workers, then the end-to-end project one file
+# at a time (its files share this host's clusters, cgroups and lock), and last
+# the files that need a late build. Each jest run writes its JSON results; reports/jest-results.json
 # holds them merged. reports/phases.tsv and reports/builds.tsv record each
 # phase's and each build's start and end (ms since the epoch), for the table
 # .ci/run prints.
@@ -36,7 +36,7 @@ phase() {
 phase setup "$CREDPROV_ROOT/scripts/setup.sh" --tests || die "scripts/setup.sh --tests failed (see above)"
 use_node
 
-# The type check and the format check need none of the builds: they run beside them.
+# The type check, the format check and the linter need none of the builds: they run beside them.
 static_checks() {
   log "type-checking"
   npx tsc --noEmit -p . || return 1
@@ -46,8 +46,13 @@ static_checks() {
     printf 'error: files above are not formatted: run npx prettier --write .\n' >&2
     return 1
   }
+  log "linting (eslint; npx eslint --fix . fixes most)"
+  npx eslint . >&2 || {
+    printf 'error: eslint found the problems above: run npx eslint --fix . and fix the rest\n' >&2
+    return 1
+  }
 }
-phase "type check and format" static_checks &
+phase "type check, format and lint" static_checks &
 checks=$!
 ensure() { node bin/credprov.js binaries ensure --for tests --timings "$BUILDS" "$@" >/dev/null; }
 jest() { node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "$@"; }
@@ -56,7 +61,7 @@ if [ $# -gt 0 ]; then
   log "building what the tests need (credprov binaries ensure --for tests; each build cached)"
   phase builds ensure
   built=$?
-  wait $checks || die "the type check or the format check failed (see above)"
+  wait $checks || die "the type check, the format check or the linter failed (see above)"
   [ $built -eq 0 ] || die "a build the tests need failed (see above)"
   log "running tests: jest $*"
   phase jest jest --json --outputFile=reports/jest-results.json "$@"
@@ -69,7 +74,7 @@ fi
 log "building what the tests need (credprov binaries ensure --for tests --stage early; each build cached)"
 phase "early builds" ensure --stage early
 built=$?
-wait $checks || die "the type check or the format check failed (see above)"
+wait $checks || die "the type check, the format check or the linter failed (see above)"
 [ $built -eq 0 ] || die "a build the tests need failed (see above)"
 log "building the rest beside the tests (--stage late, niced; its log: reports/late-builds.log)"
 phase "late builds" nice -n 10 node bin/credprov.js binaries ensure --for tests --stage late --timings "$BUILDS" \

@@ -13,8 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { Logger } from '../core/logger.ts';
-import { noopLogger } from '../core/logger.ts';
+import { type Logger, noopLogger } from '../core/logger.ts';
 import { GRANT_TYPES, TOKEN_PATH, TokenEndpoint, type TokenEndpointOptions } from './oauth-token-endpoint.ts';
 
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';

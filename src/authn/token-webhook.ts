@@ -9,8 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import type { Logger } from '../core/logger.ts';
-import { noopLogger } from '../core/logger.ts';
+import { type Logger, noopLogger } from '../core/logger.ts';
 import { TokenBook, tokenFingerprint, type Verdict } from './token-book.ts';
 
 export const TOKEN_REVIEW_PATH = '/authenticate';

@@ -3,10 +3,9 @@
 import { loadProviderConfig } from '../api/credentialprovider/config.ts';
 import { ConfigError, UsageError } from '../core/errors.ts';
 import { normalizeImage } from '../matching/image.ts';
-import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
+import { DEFAULT_KUBE_VERSION, NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import { explainLive } from './explain-live.ts';
 import { providersForImage, type ProvidersForImage } from '../matching/providers.ts';
-import { NEWEST_MINOR, parseKubeVersion } from '../versions/table.ts';
 import type { Command } from './command.ts';
 import { parseFlags, requireFlag } from './flags.ts';
 import { parseFeatureGates } from './validate-config.ts';

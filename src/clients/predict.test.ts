@@ -1,6 +1,6 @@
 // From a plugin's answer to each client's predicted verdict (decoding.ts), without running anything.
 import { describe, expect, test } from '@jest/globals';
-import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../core/client-cert.ts';
 import { answerTraits, predictClient } from './decoding.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';

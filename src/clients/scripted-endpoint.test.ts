@@ -2,7 +2,7 @@
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../core/client-cert.ts';
 import { clientGoVersionFor, defaultClientEnv, exactKubeVersion } from './common.ts';
 import {
   KUBE_APISERVER_MAX_HEADER_BYTES,

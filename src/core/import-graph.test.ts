@@ -1,14 +1,19 @@
 // The import graph of credprov's own TypeScript, read from the files' relative
-// imports (static, re-exports, dynamic import() of a literal): no module is
-// part of an import circle; a model never imports the fake it predicts; and
-// registry/ depends on the core only (one direction, as the design has it).
+// imports (static, re-exports, dynamic import() of a literal), and the rooms'
+// rules over it (one direction, as the design has it):
+// - no module is part of an import circle;
+// - a model never imports the fake it predicts (fake clouds, vendor labs, fixtures);
+// - registry/ depends on the core and the container engines only, and the rest
+//   reaches it through its one entry, registry/index.ts;
+// - wire types (src/api) never import models (src/model);
+// - nothing in src/ imports fixtures/ (fixtures use src/, not the other way).
 import { describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const TREES = ['src', 'registry', 'suites', 'fixtures', 'scripts'];
+const TREES = ['src', 'registry', 'suites', 'fixtures', 'scripts', 'test'];
 
 type Graph = Map<string, string[]>;
 
@@ -156,28 +161,102 @@ describe('the import graph', () => {
     expect(importCircles(graph).map((c) => c.join(' → '))).toEqual([]);
   });
 
-  test('a model never imports the fakes it predicts (src/plugin/vendors, fixtures)', () => {
-    const offending = [...graph]
-      .filter(([f]) => f.startsWith('src/model/'))
-      .flatMap(([f, deps]) =>
-        deps.filter((d) => d.startsWith('src/plugin/vendors/') || d.startsWith('fixtures/')).map((d) => `${f} → ${d}`),
-      );
-    expect(offending).toEqual([]);
+  test('a model never imports the fake it predicts (src/fake-clouds, src/vendor-labs, src/plugin/vendors, fixtures)', () => {
+    const fakes = ['src/fake-clouds/', 'src/vendor-labs/', 'src/plugin/vendors/', 'fixtures/'];
+    expect(
+      offending(
+        (f) => f.startsWith('src/model/'),
+        (d) => fakes.some((x) => d.startsWith(x)),
+      ),
+    ).toEqual([]);
   });
 
-  test('registry/ depends on the core only (src/core, and src/testing in tests), never on the rest of src/ or on suites/', () => {
-    const offending = [...graph]
-      .filter(([f]) => f.startsWith('registry/'))
-      .flatMap(([f, deps]) =>
-        deps
-          .filter(
-            (d) =>
-              !d.startsWith('registry/') &&
-              !d.startsWith('src/core/') &&
-              !(f.endsWith('.test.ts') && d.startsWith('src/testing/')),
-          )
-          .map((d) => `${f} → ${d}`),
-      );
-    expect(offending).toEqual([]);
+  test('registry/ depends on the core and the container engines only (src/core, src/engine; src/testing in tests)', () => {
+    expect(
+      offending(
+        (f) => f.startsWith('registry/'),
+        (d, f) =>
+          !d.startsWith('registry/') &&
+          !d.startsWith('src/core/') &&
+          !d.startsWith('src/engine/') &&
+          !(f.endsWith('.test.ts') && d.startsWith('src/testing/')),
+      ),
+    ).toEqual([]);
+  });
+
+  test('code outside registry/ reaches it only through registry/index.ts', () => {
+    expect(
+      offending(
+        (f) => !f.startsWith('registry/'),
+        (d) => d.startsWith('registry/') && d !== 'registry/index.ts',
+      ),
+    ).toEqual([]);
+  });
+
+  test('wire types (src/api) never import models (src/model)', () => {
+    expect(
+      offending(
+        (f) => f.startsWith('src/api/'),
+        (d) => d.startsWith('src/model/'),
+      ),
+    ).toEqual([]);
+  });
+
+  test('nothing in src/ imports fixtures/ (tests included: fixtures build on src/, not the other way)', () => {
+    expect(
+      offending(
+        (f) => f.startsWith('src/'),
+        (d) => d.startsWith('fixtures/'),
+      ),
+    ).toEqual([]);
+  });
+});
+
+/** `importer → imported` for every import of a file `from` selects that `to` selects (`to` also sees the importer). */
+function offending(from: (f: string) => boolean, to: (d: string, f: string) => boolean): string[] {
+  return [...graph]
+    .filter(([f]) => from(f))
+    .flatMap(([f, deps]) => deps.filter((d) => to(d, f)).map((d) => `${f} → ${d}`));
+}
+
+/**
+ * What a suite may import: the suite kit (one module), the models, the
+ * matching oracle, the wire types and the version table, and its own folder
+ * (suites/index.ts lists the suites). Anything else a suite needs becomes kit
+ * API, so a newcomer reads in src/run/kit.ts what a suite may touch.
+ */
+const SUITE_MAY_IMPORT = [/^src\/run\/kit\.ts$/, /^src\/(model|matching|api|versions)\//];
+
+function suiteBoundaryCrossings(g: Graph): string[] {
+  return [...g].flatMap(([f, deps]) => {
+    const m = /^suites\/([^/]+)\//.exec(f);
+    if (!f.startsWith('suites/')) return [];
+    return deps
+      .filter(
+        (d) =>
+          !SUITE_MAY_IMPORT.some((re) => re.test(d)) &&
+          !(m ? d.startsWith(`suites/${m[1]}/`) : /^suites\/[^/]+\/index\.ts$/.test(d)),
+      )
+      .map((d) => `${f} → ${d}`);
+  });
+}
+
+describe('the suite boundary', () => {
+  test('is read from the graph: a suite file importing a core module past the kit is a crossing', () => {
+    const g: Graph = new Map([
+      ['suites/a/cases.ts', ['src/run/kit.ts', 'src/model/x.ts', 'suites/a/plan.ts', 'src/cluster/api.ts']],
+      ['suites/a/plan.ts', ['suites/b/plan.ts', 'src/versions/table.ts']],
+      ['suites/index.ts', ['suites/a/index.ts', 'src/run/suite.ts']],
+      ['src/run/kit.ts', ['src/cluster/api.ts']],
+    ]);
+    expect(suiteBoundaryCrossings(g)).toEqual([
+      'suites/a/cases.ts → src/cluster/api.ts',
+      'suites/a/plan.ts → suites/b/plan.ts',
+      'suites/index.ts → src/run/suite.ts',
+    ]);
+  });
+
+  test('no suite imports past the kit, src/model, src/matching, src/api and src/versions', () => {
+    expect(suiteBoundaryCrossings(graph)).toEqual([]);
   });
 });

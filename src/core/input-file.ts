@@ -3,9 +3,8 @@
 // the read ends at once: a FIFO would block open() and read() forever, a
 // device never ends, and a 20 MB "config" is a mistake, so each is refused
 // with an InputFileError naming the file (exit 2).
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
 import { InputFileError } from './errors.ts';
 
 /** Configs, kubeconfigs, specs and CA files are kilobytes; anything past this is refused. */

@@ -150,7 +150,7 @@ function jsonPass(text: string, found: string[]): string {
     const raw = text.slice(start, end);
     if ((raw.startsWith('{') && CONTAINER_KEY.test(key)) || /^(true|false|null)$/.test(raw) || raw === `"${REDACTED}"`)
       continue;
-    let value: unknown = raw;
+    let value: unknown;
     try {
       value = JSON.parse(raw);
     } catch {

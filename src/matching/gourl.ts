@@ -33,7 +33,6 @@ export function parseGoUrl(raw: string): GoUrlResult {
     ok: false,
     error: `parse ${goQuote(url)}: ${msg}`,
   });
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(withoutFragment)) return fail('net/url: invalid control character in URL');
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(withoutFragment);
   if (!scheme) return fail('missing protocol scheme');

@@ -270,7 +270,7 @@ export function allowlistPattern(
   try {
     image = names === 'as-written' ? trimImageTagDigest(trimmed) : recordImageName(trimmed, names);
   } catch (err) {
-    throw new Error(`failed to parse as an image name: ${(err as Error).message}`);
+    throw new Error(`failed to parse as an image name: ${(err as Error).message}`, { cause: err });
   }
   if (image !== trimmed) throw new Error(`neither tag nor digest is accepted in an image reference: ${pattern}`);
   return { pattern: trimmed, wildcard };

@@ -18,34 +18,13 @@
 // logs "Failed to register CRI auth plugins" with the error and exits 1
 // (pkg/kubelet/kuberuntime/kuberuntime_manager.go).
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { behaviourFor, type KubeBehaviour } from '../versions/table.ts';
 
-export const CONFIG_EXTENSIONS = ['.json', '.yaml', '.yml'] as const;
+// Which files, in which order: the wire-level reading of the directory, shared with
+// the config loader (src/api), which must not depend on this model.
+export { CONFIG_EXTENSIONS, configFileOrder, type DirEntry } from '../api/credentialprovider/config-files.ts';
+
 export const REGISTER_FAILED = 'Failed to register CRI auth plugins';
-
-export interface DirEntry {
-  name: string;
-  isDirectory: boolean;
-}
-
-/** The files of a config directory the kubelet reads, in its order (full paths). */
-export function configFileOrder(dir: string, entries: DirEntry[]): string[] {
-  return entries
-    .filter((e) => !e.isDirectory && CONFIG_EXTENSIONS.some((x) => extensionOf(e.name) === x))
-    .map((e) => join(dir, e.name))
-    .sort(byteOrder);
-}
-
-/** Go's filepath.Ext: from the last dot of the last element (".yaml"; "" without one). */
-function extensionOf(name: string): string {
-  const i = name.lastIndexOf('.');
-  return i < 0 ? '' : name.slice(i);
-}
-
-function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
 
 /** The hash the kubelet publishes as kubelet_credential_provider_config_info{hash}. */
 export function configHash(files: readonly Uint8Array[]): string {

@@ -155,7 +155,7 @@ export class ServiceAccountTokenModel {
     let saKey = '';
     let annotations: Record<string, string> = {};
     let tokenPresent = false;
-    let tokenId = '';
+    let tokenId: string;
     const none = (why: string, extra: Partial<PullPrediction> = {}): PullPrediction => ({
       tokenRequested: false,
       tokenDenied: false,

@@ -153,7 +153,6 @@ export function notFoundMessage(display: string, installHint?: string): string {
 }
 
 export function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\u001b\][^\u0007]*\u0007/g, '');
 }
 

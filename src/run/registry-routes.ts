@@ -2,7 +2,7 @@
 // through the environment's provider (capability hostRegistries): the local
 // provider writes containerd's hosts.toml on this host; kind also forwards the
 // registry's address into each node.
-import type { StartedRegistry } from '../../registry/provider.ts';
+import type { StartedRegistry } from '../../registry/index.ts';
 import { CredprovError } from '../core/errors.ts';
 import type {
   Endpoint,

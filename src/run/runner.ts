@@ -28,7 +28,7 @@ import { readEnvironment, resolveProvider } from '../cluster/detect.ts';
 import { harnessFailed, notRun, reconcile } from './results.ts';
 import { Scope } from './scope.ts';
 import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
-import { stopInProcessRegistries } from '../../registry/started.ts';
+import { stopInProcessRegistries } from '../../registry/index.ts';
 import { drainOnLanes, laneEnvironmentName, queueOrder } from './lanes.ts';
 import { kubeletsCached, startKubeletBuilds } from './kubelet-builds.ts';
 

@@ -1,11 +1,11 @@
 // The vendor-acr suite: the real acr-credential-provider (kubernetes-sigs/cloud-provider-azure,
 // built unmodified from the Go module proxy) under the real kubelet.
 //
-// - Fake Azure on loopback (src/plugin/vendors/fake-azure.ts): the App Service managed
+// - Fake Azure on loopback (src/fake-clouds/azure/): the App Service managed
 //   identity endpoint (IDENTITY_ENDPOINT/IDENTITY_HEADER); for the two login servers the plugin
 //   calls, their /v2/ challenge and /oauth2/exchange, and Azure AD (login.microsoftonline.com,
-//   fake-azure-ad.ts: client assertions verified against the cluster's JWKS), over https on 443
-//   under their real names (acr-login-server.ts: lab CA, one /etc/hosts line).
+//   entra-id.ts: client assertions verified against the cluster's JWKS), over https on 443
+//   under their real names (login-server.ts: lab CA, one /etc/hosts line).
 // - Two lab registries (htpasswd + TLS) stand in for ACR: `acr` accepts the service principal
 //   and the exchanged refresh token (user 00000000-…); `other` accepts neither. A third, without
 //   auth, stands in for the public mcr.microsoft.com. containerd routes the ACR-shaped hosts and
@@ -14,12 +14,11 @@
 //
 // The lab is in lab.ts, the providers in plan.ts, the predictions in predict.ts. The cases run one at a
 // time: each pod's window of plugin execs and Azure requests must be its own.
-import { ACR_PLUGIN_VERSION } from '../../src/plugin/vendors/acr.ts';
-import { runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { acrCases } from './cases.ts';
 import { VENDOR_ACR_CHECKS } from './checks.ts';
 import { startAcrLab } from './lab.ts';
 import { openSession } from './session.ts';
+import { ACR_PLUGIN_VERSION, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 
 export const vendorAcrSuite: Suite = {
   name: 'vendor-acr',

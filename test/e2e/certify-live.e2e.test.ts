@@ -15,7 +15,7 @@ import { localProvider } from '../../src/cluster/local/index.ts';
 import { noopLogger } from '../../src/core/logger.ts';
 import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../../src/plugin/vendors/ecr.ts';
 import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
-import { startEcrCertifyLab } from '../../src/plugin/vendors/ecr-lab.ts';
+import { startEcrCertifyLab } from '../../src/vendor-labs/ecr-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';

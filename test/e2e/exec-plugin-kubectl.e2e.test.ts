@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { execa } from 'execa';
-import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../../src/core/client-cert.ts';
 import { InvocationLog } from '../../src/plugin/invocation.ts';
 import { runExecPlugin, type ExecPlugin } from '../../src/plugin/client-exec.ts';
 import { loadKubeconfigExecUser } from '../../src/api/exec/kubeconfig.ts';

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { issueClientCertificate } from '../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../../src/core/client-cert.ts';
 import { applyDefaults } from '../../src/api/spec/defaults.ts';
 import { kubeApi } from '../../src/cluster/api.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';
@@ -23,12 +23,10 @@ import { allowNodesTokenAudience, nodeMayCreateToken } from '../../src/cluster/r
 import { silentProgress } from '../../src/core/progress.ts';
 import { Redactor } from '../../src/core/redact.ts';
 import { nodeMayRequestToken, type BoundPod, type NodeTokenDecision } from '../../src/model/node-token-request.ts';
-import { clusterCAOf, poll } from '../../src/run/kit.ts';
+import { clusterCAOf, createSaPod, poll, requestPodToken, whoAmI, type PodTokenAnswer } from '../../src/run/kit.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
-import { createSaPod } from '../../suites/service-account-token/cluster.ts';
-import { requestPodToken, whoAmI, type PodTokenAnswer } from '../../suites/service-account-token/node-tokens.ts';
 import { nodeTokenAgrees, type NodeTokenView } from '../../suites/service-account-token/views.ts';
 
 const ENV_NAME = e2eEnvName('othernode');

@@ -10,19 +10,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { Auth } from '../../registry/auth.ts';
-import { RegistryClient } from '../../registry/client.ts';
-import { containerProvider, OWNER_LABEL, REGISTRY_LABEL } from '../../registry/container.ts';
-import { registryImageInputs } from '../../registry/container-image.ts';
-import { containerRunning, dockerRuntime, type DockerRuntime } from '../../registry/docker-runtime.ts';
-import { PrivateDockerd, sweepPrivateDockerds } from '../../registry/dockerd.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { DEFAULT_BINARY, processProvider } from '../../registry/process.ts';
-import type { RegistryProvider, StartedRegistry } from '../../registry/provider.ts';
-import { isOurs } from '../../src/core/pids.ts';
-import { pruneRegistryHosts, readState } from '../../registry/state.ts';
+import {
+  Auth,
+  busyboxImage,
+  containerProvider,
+  DEFAULT_BINARY,
+  OWNER_LABEL,
+  processProvider,
+  pruneRegistryHosts,
+  readState,
+  REGISTRY_LABEL,
+  RegistryClient,
+  registryImageInputs,
+  type RegistryProvider,
+  type StartedRegistry,
+} from '../../registry/index.ts';
+import { containerRunning, dockerRuntime, type DockerRuntime } from '../../src/engine/docker-runtime.ts';
+import { PrivateDockerd, sweepPrivateDockerds } from '../../src/engine/dockerd.ts';
+import { isAlive, isOurs } from '../../src/core/pids.ts';
 import { HostsFile } from '../../src/core/hosts.ts';
-import { isAlive } from '../../src/core/pids.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real daemons on a shared, busy machine: generous per-test time.
@@ -195,8 +201,7 @@ describe('container provider (testcontainers, private dockerd)', () => {
   it('REG-CONTAINER-ORPHAN: the container of a test process that was killed is removed when the next container registry starts', async () => {
     const child = await holder(
       `
-      const { containerProvider } = await import(${JSON.stringify(join(ROOT, 'registry/container.ts'))});
-      const { Auth } = await import(${JSON.stringify(join(ROOT, 'registry/auth.ts'))});
+      const { containerProvider, Auth } = await import(${JSON.stringify(join(ROOT, 'registry/index.ts'))});
       const reg = await containerProvider().start({ name: 'hcontainers-orphan', hostname: 'hcontainers-orphan.registry.test', auth: Auth.none() });
       console.log(JSON.stringify({ dir: reg.dir }));`,
       { DOCKER_HOST: dockerd.host },
@@ -270,9 +275,8 @@ describe('container provider (testcontainers, private dockerd)', () => {
   it('REG-CONTAINER-DOCKERD-SWEEP: a private dockerd whose owner was killed is stopped with its container, unmounted and removed by the next start', async () => {
     const child = await holder(
       `
-      const { PrivateDockerd } = await import(${JSON.stringify(join(ROOT, 'registry/dockerd.ts'))});
-      const { containerProvider } = await import(${JSON.stringify(join(ROOT, 'registry/container.ts'))});
-      const { Auth } = await import(${JSON.stringify(join(ROOT, 'registry/auth.ts'))});
+      const { PrivateDockerd } = await import(${JSON.stringify(join(ROOT, 'src/engine/dockerd.ts'))});
+      const { containerProvider, Auth } = await import(${JSON.stringify(join(ROOT, 'registry/index.ts'))});
       const d = await PrivateDockerd.start();
       const reg = await containerProvider({ dockerHost: d.host }).start({ name: 'hcontainers-swept', hostname: 'hcontainers-swept.registry.test', auth: Auth.none() });
       console.log(JSON.stringify({ dockerdDir: d.dir, registryDir: reg.dir }));`,

@@ -3,11 +3,8 @@
 // image runs; without credentials it fails. Proves registries, token server,
 // image builder and certs.d trust work for the component the kubelet drives.
 import { describe, expect, afterAll, beforeAll, jest } from '@jest/globals';
-import { Auth, type AuthSpec } from '../../registry/auth.ts';
-import { findContainerd, PrivateContainerd } from '../../registry/containerd.ts';
-import { busyboxImage } from '../../registry/image/test-images.ts';
-import { processProvider } from '../../registry/process.ts';
-import type { StartedRegistry } from '../../registry/provider.ts';
+import { Auth, busyboxImage, processProvider, type AuthSpec, type StartedRegistry } from '../../registry/index.ts';
+import { findContainerd, PrivateContainerd } from '../../src/engine/containerd.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 
 // Real processes on a shared, busy machine: generous per-test time.

@@ -1,5 +1,5 @@
 // STS's own rules that both credprov's model of aws-iam-authenticator
-// (src/model) and the fake STS (src/plugin/vendors/fake-aws.ts) follow: how
+// (src/model) and the fake STS (src/fake-clouds/aws/) follow: how
 // long a presigned GetCallerIdentity is honoured, and which region an STS
 // hostname names. The fake and the model import these; neither imports the other.
 

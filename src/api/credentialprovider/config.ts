@@ -12,7 +12,7 @@ import { readInputText } from '../../core/input-file.ts';
 import { yamlToJs } from '../../core/yaml.ts';
 import { parseSchemeless } from '../../matching/gourl.ts';
 import { patternWarning } from '../../matching/url.ts';
-import { configFileOrder } from '../../model/provider-config-load.ts';
+import { configFileOrder } from './config-files.ts';
 import { behaviourFor, NEWEST_MINOR, parseKubeVersion, type KubeBehaviour } from '../../versions/table.ts';
 import { decodeAgainst, parseDocument, type DecodeProblem, type FieldType } from './decode.ts';
 import { formatGoDuration, parseGoDurationNs } from './goduration.ts';
@@ -176,7 +176,7 @@ function validateWith(cfg: CredentialProviderConfig, rules: Rules): FieldProblem
       // The kubelet's validation lets this through; exec.LookPath(binDir + "/") then fails and the kubelet exits.
       add(
         `${at}.name`,
-        'Required value: the kubelet then execs the bin dir itself and exits ("error inspecting binary executable : exec: \"<bin dir>\": is a directory")',
+        'Required value: the kubelet then execs the bin dir itself and exits ("error inspecting binary executable : exec: "<bin dir>": is a directory")',
       );
     }
     if (name.includes('/')) add(`${at}.name`, `Invalid value: ${q(name)}: provider name cannot contain '/'`);

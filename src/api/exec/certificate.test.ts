@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { issueClientCertificate } from '../../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../../core/client-cert.ts';
 import { inspectClientCertificate } from './certificate.ts';
 
 describe('inspectClientCertificate', () => {

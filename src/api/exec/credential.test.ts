@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { issueClientCertificate } from '../../../fixtures/fake-exec-plugin/cert.ts';
+import { issueClientCertificate } from '../../core/client-cert.ts';
 import { decodeExecCredential, findEmbeddedJsonObject, isRfc3339 } from './credential.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';

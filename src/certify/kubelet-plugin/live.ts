@@ -24,7 +24,7 @@ import {
   readWrappedInvocations,
   redactWrapperLog,
   type WrappedInvocation,
-} from '../../plugin/vendors/recording-wrapper.ts';
+} from '../../plugin/recording-wrapper.ts';
 import { skipped } from '../../report/checks.ts';
 import type { Check, CheckResult, Evidence } from '../../report/model.ts';
 import { kubeletEvidence, runPod, type PodRun } from '../../run/lab.ts';

@@ -141,7 +141,7 @@ export async function verifyEntry(dir: string, manifest: KubeManifest): Promise<
 
 /** Complete entries under `root` (kube by default; containerd passes its own binary names). */
 export async function listEntries(root: string, binaries: readonly string[] = KUBE_BINARIES): Promise<KubeManifest[]> {
-  let names: string[] = [];
+  let names: string[];
   try {
     names = await readdir(root);
   } catch {
@@ -241,7 +241,7 @@ export async function makeWritable(dir: string): Promise<void> {
 
 /** Leftovers of interrupted runs whose process is gone. */
 export async function removeStaleStaging(root: string): Promise<void> {
-  let names: string[] = [];
+  let names: string[];
   try {
     names = await readdir(root);
   } catch {

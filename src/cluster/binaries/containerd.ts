@@ -7,11 +7,9 @@ import { execa } from 'execa';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
-import type { Logger } from '../../core/logger.ts';
-import { noopLogger } from '../../core/logger.ts';
+import { type Logger, noopLogger } from '../../core/logger.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
-import type { Progress } from '../../core/progress.ts';
-import { silentProgress, step } from '../../core/progress.ts';
+import { type Progress, silentProgress, step } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
 import {
   buildEntry,

@@ -4,8 +4,7 @@
 // can fall back to another patch release or say what is available.
 import { execa } from 'execa';
 import { CommandError, PrerequisiteError } from '../../core/errors.ts';
-import type { Logger } from '../../core/logger.ts';
-import { noopLogger } from '../../core/logger.ts';
+import { type Logger, noopLogger } from '../../core/logger.ts';
 
 export type ProxyFailure = 'refused' | 'unknown-version' | 'no-checksum' | 'network' | 'other';
 
@@ -99,7 +98,7 @@ export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string; 
     },
     async download(module, version) {
       const r = await query(['mod', 'download', '-json', `${module}@${version}`]);
-      let parsed: { Dir?: string; GoMod?: string; Sum?: string; Error?: string } = {};
+      let parsed: { Dir?: string; GoMod?: string; Sum?: string; Error?: string };
       try {
         parsed = JSON.parse(r.stdout);
       } catch {

@@ -6,10 +6,8 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
-import type { Logger } from '../../core/logger.ts';
-import { noopLogger } from '../../core/logger.ts';
-import type { Progress } from '../../core/progress.ts';
-import { silentProgress } from '../../core/progress.ts';
+import { type Logger, noopLogger } from '../../core/logger.ts';
+import { type Progress, silentProgress } from '../../core/progress.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
 import { parseKubeVersion, type KubeVersion } from '../../versions/table.ts';
 import {
@@ -105,7 +103,7 @@ export async function resolveKubeBinaries(opts: ResolveOptions = {}): Promise<Ku
     }
   }
   const go = opts.go ?? systemGo({ log });
-  let candidates = await candidateVersions(spec, go).catch((err: unknown) => {
+  const candidates = await candidateVersions(spec, go).catch((err: unknown) => {
     log.warn(`cannot ask the Go module proxy for ${spec.text} releases: ${(err as Error).message}`);
     return [] as string[];
   });

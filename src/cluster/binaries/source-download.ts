@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CredprovError } from '../../core/errors.ts';
-import type { Logger } from '../../core/logger.ts';
-import { noopLogger } from '../../core/logger.ts';
+import { type Logger, noopLogger } from '../../core/logger.ts';
 import type { BinaryRecord } from './cache.ts';
 
 export const DEFAULT_DOWNLOAD_BASE_URL = 'https://dl.k8s.io/release';

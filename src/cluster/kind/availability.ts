@@ -7,7 +7,7 @@
 // - the node image: the one the spec names must be present (kind would pull
 //   it otherwise); credprov's own is present or buildable offline (mmdebstrap).
 import { delimiter } from 'node:path';
-import { findDockerd, findExecutable } from '../../../registry/dockerd.ts';
+import { findDockerd, findExecutable } from '../../engine/dockerd.ts';
 import type { Availability } from '../provider.ts';
 import { boundingSetHasSysResource, resolveEngine, type Engine } from './engine.ts';
 import { nodeImageFor, publishedImageFor } from './images.ts';

@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { spawnTied } from '../../core/tied-child.ts';
 import { CredprovError } from '../../core/errors.ts';
 import { mirrorUrl, type Endpoint, type RegistryRoute, type RegistryRouteHandle } from '../provider.ts';
-import { hostsTomlText } from '../../../registry/containerd-hosts.ts';
+import { hostsTomlText } from '../../engine/containerd-hosts.ts';
 import { NODE_PATHS } from './config.ts';
 import { must, type Runner } from './tools.ts';
 

@@ -3,8 +3,7 @@
 // is the one on PATH, else credprov's own build (binaries ensure --for kind).
 import { execa } from 'execa';
 import { CommandError } from '../../core/errors.ts';
-import type { Logger } from '../../core/logger.ts';
-import { noopLogger } from '../../core/logger.ts';
+import { type Logger, noopLogger } from '../../core/logger.ts';
 import { locateKind } from './builds/kind-cli.ts';
 
 export interface RunResult {

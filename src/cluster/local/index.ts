@@ -5,7 +5,7 @@
 // beside each node's containerd, then each node's kubelet; restartKubelet()
 // reruns the first node's kubelet steps.
 import { access, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { trustForContainerd } from '../../../registry/containerd-hosts.ts';
+import { trustForContainerd } from '../../engine/containerd-hosts.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEPT_FAILED_RUNS, pruneOldest } from './failed-runs.ts';
 import { join } from 'node:path';
@@ -15,18 +15,18 @@ import { stateDir, timestampDirName } from '../../core/paths.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { behaviourFor } from '../../versions/table.ts';
-import type {
-  RegistryRoute,
-  RegistryRouteHandle,
-  Availability,
-  Capabilities,
-  ComponentDeath,
-  Environment,
-  EnvironmentProvider,
-  EnvironmentStatus,
-  KubeletChange,
+import {
+  type RegistryRoute,
+  type RegistryRouteHandle,
+  type Availability,
+  type Capabilities,
+  type ComponentDeath,
+  type Environment,
+  type EnvironmentProvider,
+  type EnvironmentStatus,
+  type KubeletChange,
+  mirrorUrl,
 } from '../provider.ts';
-import { mirrorUrl } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
 import {
   loadState,

@@ -16,7 +16,11 @@
 //   base64 "user:password" token, cacheDuration = floor((expiresAt - now) / 2) seconds, or 0s when
 //   the token has no expiry, or no cacheDuration at all (nil) when that half is not positive.
 import type { CredentialProvider, ExecEnvVar, TokenAttributes } from '../../api/credentialprovider/types.ts';
+import type { FakeAwsEndpoints } from '../../fake-clouds/aws/index.ts';
 import type { VendorPluginRecipe } from './build.ts';
+
+/** Where the lab sends the plugin's SDK (fake AWS's services on loopback). */
+export type { FakeAwsEndpoints };
 
 export const ECR_PLUGIN = 'ecr-credential-provider';
 export const ECR_MODULE = 'k8s.io/cloud-provider-aws';
@@ -45,15 +49,6 @@ export function ecrRegionOf(host: string): string | undefined {
 
 export function ecrHost(account: string, region: string): string {
   return `${account}.dkr.ecr.${region}.amazonaws.com`;
-}
-
-export interface FakeAwsEndpoints {
-  /** http://127.0.0.1:PORT of the fake ECR API. */
-  ecr: string;
-  /** http://127.0.0.1:PORT of the fake STS. */
-  sts: string;
-  /** Everything else (ECR public, SSO, …): a recording endpoint that refuses every call. */
-  other: string;
 }
 
 /**

@@ -2,7 +2,7 @@
 // unmodified: GKE's client-go exec credential plugin. What it does, read from
 // the source at d74b2e1d6653 (cmd/gke-gcloud-auth-plugin/*.go) and its pinned
 // golang.org/x/oauth2 v0.23.0, and confirmed by running it against credprov's
-// fake Google token endpoint (fake-google-oauth.ts):
+// fake Google token endpoint (src/fake-clouds/google/):
 // - `--use_application_default_credentials` (cred.go:130-133) takes its token from
 //   google.DefaultTokenSource with the scopes cloud-platform and userinfo.email
 //   (default_credentials_token_provider.go:17-19). With GOOGLE_APPLICATION_CREDENTIALS

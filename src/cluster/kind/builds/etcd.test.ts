@@ -178,21 +178,22 @@ describe(`cached etcd builds (${builtEtcds.join(', ') || 'none'})`, () => {
           ],
           { reject: false, all: true },
         );
+        let health: unknown;
+        let out: Awaited<typeof etcd>;
         try {
-          let health: unknown;
           for (const deadline = Date.now() + 5000; Date.now() < deadline && health === undefined;) {
             health = await fetch(`http://127.0.0.1:${client}/health`)
               .then((r) => r.json())
               .catch(() => new Promise((r) => setTimeout(() => r(undefined), 100)));
           }
-          expect(health).toEqual({ health: 'true', reason: '' });
         } finally {
           etcd.kill('SIGTERM');
-          const out = await etcd;
+          out = await etcd;
           rmSync(dataDir, { recursive: true, force: true });
-          // A flag etcd refused would have ended it before /health; its output says which.
-          if (out.exitCode !== null && out.signal !== 'SIGTERM' && out.exitCode !== 0) throw new Error(String(out.all));
         }
+        // A flag etcd refused would have ended it before /health; its output says which.
+        if (out.exitCode !== null && out.signal !== 'SIGTERM' && out.exitCode !== 0) throw new Error(String(out.all));
+        expect(health).toEqual({ health: 'true', reason: '' });
       },
       15_000,
     );

@@ -2,8 +2,7 @@
 // containerd: kubeadm of the release, the etcd its kubeadm runs, and the kind
 // CLI with its module source. Each is cached on its own; a warm call takes seconds.
 import type { Logger } from '../../../core/logger.ts';
-import type { Progress } from '../../../core/progress.ts';
-import { step } from '../../../core/progress.ts';
+import { type Progress, step } from '../../../core/progress.ts';
 import { ensureKubeadm } from '../../binaries/kubeadm.ts';
 import { ensureEtcd, etcdOfKubeadm, etcdVersionForKube, type EtcdVersion } from './etcd.ts';
 import { ensureKind, type KindCli } from './kind-cli.ts';

@@ -5,11 +5,9 @@
 import { execa } from 'execa';
 import { join } from 'node:path';
 import { CredprovError } from '../../../core/errors.ts';
-import type { Logger } from '../../../core/logger.ts';
-import { noopLogger } from '../../../core/logger.ts';
+import { type Logger, noopLogger } from '../../../core/logger.ts';
 import { cacheDir as defaultCacheDir } from '../../../core/paths.ts';
-import type { Progress } from '../../../core/progress.ts';
-import { step } from '../../../core/progress.ts';
+import { type Progress, step } from '../../../core/progress.ts';
 import { which } from '../../local/binaries.ts';
 import { systemGo, type GoTool } from '../../binaries/go.ts';
 import { builtManifest, cachedTool, ensureTool } from './tool-cache.ts';

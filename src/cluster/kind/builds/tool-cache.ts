@@ -4,8 +4,7 @@
 // cached entry answers without Go or the network.
 import { join } from 'node:path';
 import { CredprovError } from '../../../core/errors.ts';
-import type { Progress } from '../../../core/progress.ts';
-import { silentProgress } from '../../../core/progress.ts';
+import { type Progress, silentProgress } from '../../../core/progress.ts';
 import type { GoTool } from '../../binaries/go.ts';
 import {
   buildEntry,

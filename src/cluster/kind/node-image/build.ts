@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { cp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { exportImageTar } from '../../../../registry/image/export.ts';
+import { exportImageTar } from '../../../../registry/index.ts';
 import { step, type Progress } from '../../../core/progress.ts';
 import { must, type Runner } from '../tools.ts';
 import { binaryImage, type KubeadmImages } from './control-plane-images.ts';

@@ -6,7 +6,7 @@
 // kube-proxy are left out: the cluster config skips both addons (no Services
 // are used by credential tests, and their images cannot be built here).
 import { readFile } from 'node:fs/promises';
-import { buildImage, type BuiltImage } from '../../../../registry/image/build.ts';
+import { buildImage, type BuiltImage } from '../../../../registry/index.ts';
 
 /** kubeadm's image names, by the component each runs. */
 export interface KubeadmImages {

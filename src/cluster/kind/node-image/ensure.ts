@@ -4,7 +4,7 @@
 // the image unless one with the same inputs is there already.
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { pauseBinary } from '../../../../registry/image/test-images.ts';
+import { pauseBinary } from '../../../../registry/index.ts';
 import { cacheDir as defaultCacheDir } from '../../../core/paths.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { step, type Progress } from '../../../core/progress.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listTar } from '../../../../registry/image/tar.ts';
+import { listTar } from '../../../../registry/index.ts';
 import { gunzipSync } from 'node:zlib';
 import { useTempDir } from '../../../testing/tmp.ts';
 import { inputsHash, REQUIRED_BINARIES, type NodeImageInputs } from './build.ts';
