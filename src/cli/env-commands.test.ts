@@ -31,7 +31,7 @@ describe('credprov run / up / down', () => {
     expect(stray.code).toBe(2);
     const listed = await cli(['binaries', 'ensure', '--for', 'tests', '--list-tests']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout.split('\n')).toContain('test/e2e/suite-version-skew.e2e.test.ts');
+    expect(listed.stdout.split('\n')).toContain('test/e2e/suites-local-late.e2e.test.ts');
   });
 
   test('up reports every problem of a bad spec file, with field paths, as an input error', async () => {

@@ -3,7 +3,7 @@ import { noopLogger } from '../core/logger.ts';
 import { silentProgress } from '../core/progress.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lateTests, runBuilds, testBuilds, type TestBuild } from './test-builds.ts';
+import { lateSuites, lateTests, runBuilds, testBuilds, type TestBuild } from './test-builds.ts';
 
 const ctx = { progress: silentProgress, log: noopLogger };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -123,6 +123,23 @@ describe('the late stage', () => {
       .filter((f) => f !== 'src/testing/test-builds.test.ts');
     for (const [what, uses] of Object.entries(USES)) {
       const users = all.filter((f) => uses.test(readFileSync(join(ROOT, f), 'utf8')));
+      expect({ what, missing: users.filter((u) => !late.includes(u)) }).toEqual({ what, missing: [] });
+    }
+  });
+
+  test('names every suite that uses what a late build makes (the e2e table runs those after it), and only suites', () => {
+    const late = lateSuites(testBuilds());
+    const suites = readdirSync(join(ROOT, 'suites'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(late.filter((s) => !suites.includes(s))).toEqual([]);
+    const sourceOf = (suite: string) =>
+      readdirSync(join(ROOT, 'suites', suite), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => readFileSync(join(ROOT, 'suites', suite, f), 'utf8'))
+        .join('\n');
+    for (const [what, uses] of Object.entries(USES)) {
+      const users = suites.filter((s) => uses.test(sourceOf(s)));
       expect({ what, missing: users.filter((u) => !late.includes(u)) }).toEqual({ what, missing: [] });
     }
   });

@@ -11,6 +11,8 @@
 // what most test files need; `late` (older kubelets, vendor plugins, the kind
 // tier's builds) is needed only by the test files each late build names, so
 // the test command builds it niced beside the other files and runs those last.
+// A suite that needs a late build is named too: the e2e table's local leg runs
+// it in its late file (test/e2e/suites-local-late.e2e.test.ts).
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
@@ -45,6 +47,8 @@ export interface TestBuild {
   stage: BuildStage;
   /** A late build: the test files that need it (the only ones that may), run after the late builds. */
   tests?: string[];
+  /** A late build: the suites whose runs need it (the e2e table runs them in its late file). */
+  suites?: string[];
   /** Builds to finish first (by name). */
   after?: string[];
   run(ctx: BuildContext): Promise<unknown>;
@@ -63,11 +67,20 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
   // What the kube build resolved (1.37 → v1.37.1): the builds after it use the exact release.
   let kubeVersion = kubeVersionSpec;
   const common = (c: BuildContext) => ({ progress: c.progress, log: c.log, ...(c.signal ? { signal: c.signal } : {}) });
-  const vendor = (recipe: VendorPluginRecipe, version: string, why: string, tests: string[]): TestBuild => ({
+  // The e2e table's local leg for the suites that need a late build.
+  const LOCAL_LATE = 'test/e2e/suites-local-late.e2e.test.ts';
+  const vendor = (
+    recipe: VendorPluginRecipe,
+    version: string,
+    why: string,
+    suite: string,
+    tests: string[],
+  ): TestBuild => ({
     name: recipe.binary,
     for: why,
     stage: 'late',
-    tests,
+    tests: [...tests, LOCAL_LATE],
+    suites: [suite],
     run: (c) => ensureVendorPlugin(recipe, { version, ...common(c) }),
   });
   const [newestSkew, ...olderSkew] = SKEW_KUBELET_VERSIONS;
@@ -75,7 +88,8 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     name: `kubelet ${minor}`,
     for: `the version-skew tests${minor === newestSkew ? ' and the downgrade suite (which waits for it, or builds it)' : ''}`,
     stage: 'late',
-    tests: ['test/e2e/suite-version-skew.e2e.test.ts', 'test/e2e/local-restart.e2e.test.ts'],
+    tests: [LOCAL_LATE, 'test/e2e/local-restart.e2e.test.ts'],
+    suites: ['version-skew'],
     after: [KUBE],
     run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
   });
@@ -105,13 +119,17 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     // Late, in the order they are started: the downgrade suite's kubelet first (an early end-to-end file waits
     // for it), then the longest builds.
     ...(newestSkew ? [skew(newestSkew)] : []),
-    vendor(IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION, 'the exec-plugin vendor tests (client and server)', [
-      'src/plugin/vendors/fake-aws-caller-identity.test.ts',
-      'test/e2e/vendor-aws-iam-authenticator.e2e.test.ts',
-    ]),
-    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests', [
-      'src/plugin/vendors/fake-azure.test.ts',
-      'test/e2e/suite-vendor-acr.e2e.test.ts',
+    vendor(
+      IAM_AUTHENTICATOR_RECIPE,
+      IAM_AUTHENTICATOR_VERSION,
+      'the exec-plugin vendor tests (client and server)',
+      'vendor-aws-iam-authenticator',
+      ['src/fake-clouds/aws/caller-identity.test.ts', 'test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
+    ),
+    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests', 'vendor-acr', [
+      'src/fake-clouds/azure/fake-azure.test.ts',
+      'test/e2e/vendor-acr.e2e.test.ts',
+      'test/e2e/kind.e2e.test.ts',
     ]),
     ...olderSkew.map(skew),
     {
@@ -140,20 +158,23 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       tests: ['src/cluster/kind/builds/kind-cli.test.ts', 'test/e2e/kind.e2e.test.ts'],
       run: (c) => ensureKind(common(c)),
     },
-    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests and certify --live', [
-      'src/plugin/vendors/fake-aws.test.ts',
-      'test/e2e/suite-vendor-ecr.e2e.test.ts',
+    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests and certify --live', 'vendor-ecr', [
+      'src/fake-clouds/aws/fake-aws.test.ts',
       'test/e2e/certify-live.e2e.test.ts',
+      'test/e2e/kind.e2e.test.ts',
     ]),
-    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', [
+    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', 'vendor-kubelogin', [
       'test/e2e/vendor-kubelogin.e2e.test.ts',
     ]),
-    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', ['test/e2e/vendor-gke.e2e.test.ts']),
+    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', 'vendor-gke', [
+      'test/e2e/vendor-gke.e2e.test.ts',
+    ]),
     {
       name: 'awscli',
       for: '`aws eks get-token` in the exec-plugin vendor tests',
       stage: 'late',
-      tests: ['test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
+      tests: ['test/e2e/vendor-aws-iam-authenticator.e2e.test.ts', LOCAL_LATE],
+      suites: ['vendor-aws-iam-authenticator'],
       run: (c) => ensureAwsCli(common(c)),
     },
   ];
@@ -162,6 +183,11 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
 /** The test files that must wait for the late builds (each late build names those that use what it makes). */
 export function lateTests(builds: TestBuild[]): string[] {
   return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.tests ?? []))].sort();
+}
+
+/** The suites whose runs need a late build: the e2e table's local leg runs them in its late file. */
+export function lateSuites(builds: TestBuild[]): string[] {
+  return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.suites ?? []))].sort();
 }
 
 /**
