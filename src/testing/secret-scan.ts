@@ -25,8 +25,8 @@ export async function filesUnder(dir: string): Promise<string[]> {
 
 /**
  * Files under `dir` holding any of `secrets` (8 characters or more: shorter ones would
- * match by chance) or matching any of `shapes`, each named with what it holds, never the
- * secret itself.
+ * match by chance) or matching any of `shapes`, each named with what it holds and where
+ * (the text around it, every secret and shape in it masked), never the secret itself.
  */
 export async function leaks(dir: string, secrets: string[], shapes: RegExp[] = [JWT]): Promise<string[]> {
   const found: string[] = [];
@@ -34,8 +34,22 @@ export async function leaks(dir: string, secrets: string[], shapes: RegExp[] = [
     const text = await readFile(f, 'utf8');
     for (const shape of shapes) if (shape.test(text)) found.push(`${f}: matches ${shape.source.slice(0, 30)}`);
     secrets.forEach((s, i) => {
-      if (s.length >= 8 && text.includes(s)) found.push(`${f}: secret #${i}`);
+      if (s.length >= 8 && text.includes(s)) found.push(`${f}: secret #${i} in ${around(text, i, secrets, shapes)}`);
     });
   }
   return found;
+}
+
+const CONTEXT = 40;
+
+/** The text around secret #i, one line, every secret and shape masked first (so the cut never shows part of one). */
+function around(text: string, i: number, secrets: string[], shapes: RegExp[]): string {
+  let masked = text;
+  secrets.forEach((s, j) => {
+    if (s.length >= 8) masked = masked.replaceAll(s, `<secret #${j}>`);
+  });
+  for (const shape of shapes) masked = masked.replace(new RegExp(shape.source, 'g'), '<shape>');
+  const marker = `<secret #${i}>`;
+  const at = masked.indexOf(marker);
+  return JSON.stringify(masked.slice(Math.max(0, at - CONTEXT), at + marker.length + CONTEXT));
 }
