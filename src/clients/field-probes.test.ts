@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { V1, type ExecConfig } from '../api/exec/types.ts';
+import { V1BETA1, type ExecConfig } from '../api/exec/types.ts';
 import { killMarked, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
 import { testIf } from '../testing/prerequisites.ts';
 import { useTempDir } from '../testing/tmp.ts';
@@ -52,7 +52,7 @@ async function setup(name: string, scenario: Record<string, unknown>, exec: Part
     command: FAKE,
     args: ['--scenario', JSON.stringify({ ...scenario, log })],
     env: [],
-    apiVersion: V1,
+    apiVersion: V1BETA1,
     interactiveMode: 'Never',
     provideClusterInfo: false,
     ...exec,
@@ -101,7 +101,7 @@ function describeClient(probe: FieldClientProbe, availability: { ok: boolean; re
         expect(runs()).toHaveLength(RUNS_AT_START[c]);
         const info = runs()[0]!.execInfo;
         if (rules.behaviour.execInfo.startsWith('never')) expect(info).toBeNull();
-        else expect(JSON.parse(info!)).toMatchObject({ apiVersion: V1, kind: 'ExecCredential' });
+        else expect(JSON.parse(info!)).toMatchObject({ apiVersion: V1BETA1, kind: 'ExecCredential' });
       } finally {
         await session.close();
       }
@@ -111,7 +111,11 @@ function describeClient(probe: FieldClientProbe, availability: { ok: boolean; re
     for (const [trait, row] of rows) {
       const hangs = row.says === 'no answer within';
       it(`${c}: ${trait} → ${row.verdict}${row.says ? ` ("${row.says}")` : ''}`, async () => {
-        const { kubeconfig } = await setup(`${c}-${trait}`, row.scenario!);
+        const { kubeconfig } = await setup(
+          `${c}-${trait}`,
+          row.scenario!,
+          row.execApiVersion ? { apiVersion: row.execApiVersion as ExecConfig['apiVersion'] } : {},
+        );
         const path = `/version?client=${c}&trait=${trait}`;
         const before = endpoint.rejections().length;
         const session = await probe.start({ kubeconfig }, { env, timeoutMs: hangs ? 5_000 : 60_000 });

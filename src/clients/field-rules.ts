@@ -8,13 +8,15 @@ import type { AnswerTrait, ClientOutcome } from './decoding-model.ts';
 import type { FieldClientName } from './field-client.ts';
 
 /** Traits the shared table does not name yet, met first in these clients. */
-export type FieldTrait = AnswerTrait | 'stderr-output' | 'reads-stdin';
+export type FieldTrait = AnswerTrait | 'stderr-output' | 'reads-stdin' | 'exec-info-default-under-v1';
 
 export interface FieldRow extends ClientOutcome {
   /** The client source that explains the outcome (file and line, at the pinned version). */
   why: string;
   /** The fake-plugin scenario that shows it (fixtures/fake-exec-plugin), when one does. */
   scenario?: Record<string, unknown>;
+  /** The kubeconfig's exec apiVersion for the scenario (default v1beta1, what AKS, GKE and OKE write). */
+  execApiVersion?: string;
 }
 
 export interface FieldBehaviour {

@@ -25,9 +25,9 @@ export const FABRIC8_RULES: FieldClientRules = {
     },
     'exit-nonzero': {
       verdict: 'sends-no-credential',
-      says: 'Error unmarshalling ExecCredential',
-      note: 'the exit code only logs the output as a warning; an answer printed before a non-zero exit is still used',
-      why: `${KCU}:353-355 (logger.warn(output)), then the parse`,
+      says: 'Wrong apiVersion null vs.',
+      note: "the exit code only logs the output as a warning, then the output is parsed anyway: the plugin's error line (stderr, merged) reads as a YAML scalar without apiVersion; an answer printed before a non-zero exit would be used",
+      why: `${KCU}:353-355 (logger.warn(output)), then ${KCU}:363-366`,
       scenario: { exitCode: 3 },
     },
     'stderr-output': {
@@ -59,7 +59,15 @@ export const FABRIC8_RULES: FieldClientRules = {
       verdict: 'sends-no-credential',
       says: 'Wrong apiVersion',
       why: `${KCU}:365-366`,
-      scenario: { apiVersion: 'client.authentication.k8s.io/v1beta1' },
+      scenario: { apiVersion: 'client.authentication.k8s.io/v1' },
+    },
+    'exec-info-default-under-v1': {
+      verdict: 'sends-no-credential',
+      says: 'Wrong apiVersion client.authentication.k8s.io/v1beta1 vs. client.authentication.k8s.io/v1',
+      note: 'it never sets KUBERNETES_EXEC_INFO, so a plugin that follows it answers its default, v1beta1 (Azure kubelogin, awscli, int128 kubelogin do): under an apiVersion v1 kubeconfig fabric8 then refuses every answer of a well-behaved plugin',
+      why: `${KCU}:335-376 (no KUBERNETES_EXEC_INFO in the environment; the apiVersion must equal the kubeconfig's)`,
+      scenario: {},
+      execApiVersion: 'client.authentication.k8s.io/v1',
     },
     'kind-missing': {
       verdict: 'accepts',

@@ -48,7 +48,7 @@ export const KUBE_RS_RULES: FieldClientRules = {
       verdict: 'accepts',
       note: 'apiVersion is never checked',
       why: `${AUTH}:340-372`,
-      scenario: { apiVersion: 'client.authentication.k8s.io/v1beta1' },
+      scenario: { apiVersion: 'client.authentication.k8s.io/v1' },
     },
     'kind-missing': { verdict: 'accepts', why: `${AUTH}:340-372`, scenario: { omitKind: true } },
     'status-missing': {

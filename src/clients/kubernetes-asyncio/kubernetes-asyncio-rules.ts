@@ -46,7 +46,7 @@ export const KUBERNETES_ASYNCIO_RULES: FieldClientRules = {
       verdict: 'refuses',
       says: 'does not match',
       why: `${EXEC}:110-113`,
-      scenario: { apiVersion: 'client.authentication.k8s.io/v1beta1' },
+      scenario: { apiVersion: 'client.authentication.k8s.io/v1' },
     },
     'kind-missing': {
       verdict: 'refuses',
