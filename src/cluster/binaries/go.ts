@@ -54,11 +54,14 @@ export function classifyProxyError(text: string): ProxyFailure {
 }
 
 /** Go run outside any module so queries never touch (or need) a go.mod. */
-export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string } = {}): GoTool {
+export function systemGo(
+  opts: { goBinary?: string; log?: Logger; cwd?: string; env?: Record<string, string> } = {},
+): GoTool {
   const go = opts.goBinary ?? 'go';
   const log = opts.log ?? noopLogger;
   const queryCwd = opts.cwd ?? '/';
-  const baseEnv = { GOFLAGS: '-mod=mod', GO111MODULE: 'on' };
+  // opts.env: e.g. GOTOOLCHAIN for a module that needs a newer Go than the machine's.
+  const baseEnv = { GOFLAGS: '-mod=mod', GO111MODULE: 'on', ...opts.env };
 
   async function query(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
     log.debug(`go ${args.join(' ')}`);
