@@ -8,8 +8,12 @@
 // GOTOOLCHAIN=go1.27.3, the one newer toolchain the Go module proxy serves
 // here (golang.org/toolchain, ~76 MB, fetched once into the module cache).
 // The toolchain builds the vendor's source unchanged.
-import type { VendorPluginBinary, VendorPluginOptions, VendorPluginRecipe } from './build.ts';
-import { ensureVendorPlugin } from './build.ts';
+import {
+  ensureVendorPlugin,
+  type VendorPluginBinary,
+  type VendorPluginOptions,
+  type VendorPluginRecipe,
+} from './build.ts';
 import { systemGo } from '../../cluster/binaries/go.ts';
 
 export const AZURE_KUBELOGIN = 'kubelogin';
