@@ -28,25 +28,23 @@
 // within 5 minutes of now (OCI refuses a signed request whose Date is further
 // off). How OKE maps the key to a Kubernetes user is OCI's (the user's OCID);
 // that and OKE's own window are UNCONFIRMED here.
-import { createPublicKey, verify } from 'node:crypto';
+import {
+  OCI_GET_SIGNED_HEADERS,
+  OCI_SIGNATURE_SKEW_MS,
+  parseSignatureHeader,
+  signatureVerifies,
+  signingString,
+  type OciSignature,
+} from '../api/oci/request-signature.ts';
 
+export { OCI_SIGNATURE_SKEW_MS, parseSignatureHeader, signingString, type OciSignature };
 export const OCI_EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
 /** The expiry the plugin claims (:78): the client refreshes before the signature's window closes. */
 export const OCI_TOKEN_CLAIMED_LIFETIME_MS = 4 * 60_000;
-/** OCI's signed-request clock window. */
-export const OCI_SIGNATURE_SKEW_MS = 5 * 60_000;
-export const OCI_SIGNED_HEADERS = ['date', '(request-target)', 'host'] as const;
+export const OCI_SIGNED_HEADERS = OCI_GET_SIGNED_HEADERS;
 
 export function clusterRequestUrl(region: string, clusterId: string): string {
   return `https://containerengine.${region}.oraclecloud.com/cluster_request/${clusterId}`;
-}
-
-export interface OciSignature {
-  version: string;
-  keyId: string;
-  algorithm: string;
-  headers: string[];
-  signature: string;
 }
 
 export interface OciTokenParts {
@@ -58,23 +56,6 @@ export interface OciTokenParts {
   authorization: OciSignature;
   date: string;
   oboToken?: string;
-}
-
-/** The Authorization header's parameters (`Signature k="v",…`). */
-export function parseSignatureHeader(header: string): OciSignature | undefined {
-  const m = /^Signature\s+(.*)$/.exec(header.trim());
-  if (!m) return undefined;
-  const params = new Map<string, string>();
-  for (const p of m[1]!.matchAll(/([a-zA-Z]+)="([^"]*)"/g)) params.set(p[1]!, p[2]!);
-  const get = (k: string) => params.get(k);
-  if (!get('keyId') || !get('signature') || !get('headers')) return undefined;
-  return {
-    version: get('version') ?? '',
-    keyId: get('keyId')!,
-    algorithm: get('algorithm') ?? '',
-    headers: get('headers')!.split(' '),
-    signature: get('signature')!,
-  };
 }
 
 /** What a token says (signature included: it is not a secret once verified, but reports show describe()). */
@@ -103,18 +84,6 @@ export function parseOciToken(token: string): OciTokenParts | { malformed: strin
     date,
     ...(obo ? { oboToken: obo } : {}),
   };
-}
-
-/** The draft-cavage signing string for a GET of `path` on `host` with these header values, in `headers` order. */
-export function signingString(headers: readonly string[], v: { path: string; host: string; date: string }): string {
-  return headers
-    .map((h) => {
-      if (h === '(request-target)') return `(request-target): get ${v.path}`;
-      if (h === 'host') return `host: ${v.host}`;
-      if (h === 'date') return `date: ${v.date}`;
-      return `${h}: `;
-    })
-    .join('\n');
 }
 
 export interface OciValidation {
@@ -146,8 +115,8 @@ export function validateOciToken(token: string, v: OciValidation): OciVerdict {
   if (Math.abs(v.now - date) > OCI_SIGNATURE_SKEW_MS)
     return { ok: false, reason: `date ${t.date} is more than 5 minutes from now` };
   const input = signingString(sig.headers, { path: t.path, host: t.host, date: t.date });
-  const good = verify('sha256', Buffer.from(input), createPublicKey(pem), Buffer.from(sig.signature, 'base64'));
-  if (!good) return { ok: false, reason: `the signature does not verify with ${sig.keyId}'s key` };
+  if (!signatureVerifies(input, sig.signature, pem))
+    return { ok: false, reason: `the signature does not verify with ${sig.keyId}'s key` };
   return { ok: true, keyId: sig.keyId, user: sig.keyId.split('/')[1] ?? sig.keyId };
 }
 
