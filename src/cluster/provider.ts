@@ -5,6 +5,9 @@
 // vars or spec files themselves.
 import type { Progress } from '../core/progress.ts';
 import type { CredentialProviderSpec, EnvironmentSpec, KubeletSpec, ProviderName } from '../api/spec/types.ts';
+import type { NodeHostname } from './node-hostnames.ts';
+
+export type { NodeHostname } from './node-hostnames.ts';
 
 export type Availability = { ok: true } | { ok: false; reason: string };
 
@@ -218,8 +221,11 @@ export interface EnvironmentProvider {
    * become [host."…"] entries tried first (each trusted with its own CA).
    */
   routeRegistry?(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle>;
-  /** Capability pluginsReachHost: servers on this host's loopback answer at the same address and port inside every node. */
-  reachFromNodes?(env: Environment, endpoints: Endpoint[]): Promise<RegistryRouteHandle>;
+  /**
+   * Capability pluginsReachHost: servers on this host's loopback answer at the same address and port inside
+   * every node, and `names` resolve to their loopback address there (a plugin whose cloud URL is a fixed name).
+   */
+  reachFromNodes?(env: Environment, endpoints: Endpoint[], names?: NodeHostname[]): Promise<RegistryRouteHandle>;
   /**
    * Resolves when one of the environment's components dies (not when the
    * provider itself restarts it), and never otherwise; rejects once `signal`
