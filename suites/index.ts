@@ -1,6 +1,6 @@
 // The suites `credprov run` knows, by name. The default list is what
 // scripts/run.sh runs when no --suite is given.
-import type { Suite } from '../src/run/suite.ts';
+import type { Suite } from '../src/run/kit.ts';
 import { cacheSuite } from './cache/index.ts';
 import { smokeSuite } from './smoke/index.ts';
 import { matchingSuite } from './matching/index.ts';

@@ -218,3 +218,56 @@ function offending(from: (f: string) => boolean, to: (d: string, f: string) => b
     .filter(([f]) => from(f))
     .flatMap(([f, deps]) => deps.filter((d) => to(d, f)).map((d) => `${f} → ${d}`));
 }
+
+/**
+ * What a suite may import: the suite kit (one module), the models, the
+ * matching oracle, the wire types and the version table, and its own folder
+ * (suites/index.ts lists the suites). Anything else a suite needs becomes kit
+ * API, so a newcomer reads in src/run/kit.ts what a suite may touch.
+ */
+const SUITE_MAY_IMPORT = [/^src\/run\/kit\.ts$/, /^src\/(model|matching|api|versions)\//];
+
+/** Suites still being rewritten on the kit (issue 32): their crossings are known; a new one elsewhere fails. */
+const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
+  'vendor-aws-iam-authenticator',
+  'vendor-gke',
+  'vendor-kubelogin',
+]);
+
+function suiteBoundaryCrossings(g: Graph): string[] {
+  return [...g].flatMap(([f, deps]) => {
+    const m = /^suites\/([^/]+)\//.exec(f);
+    if (!f.startsWith('suites/')) return [];
+    return deps
+      .filter(
+        (d) =>
+          !SUITE_MAY_IMPORT.some((re) => re.test(d)) &&
+          !(m ? d.startsWith(`suites/${m[1]}/`) : /^suites\/[^/]+\/index\.ts$/.test(d)),
+      )
+      .map((d) => `${f} → ${d}`);
+  });
+}
+
+describe('the suite boundary', () => {
+  test('is read from the graph: a suite file importing a core module past the kit is a crossing', () => {
+    const g: Graph = new Map([
+      ['suites/a/cases.ts', ['src/run/kit.ts', 'src/model/x.ts', 'suites/a/plan.ts', 'src/cluster/api.ts']],
+      ['suites/a/plan.ts', ['suites/b/plan.ts', 'src/versions/table.ts']],
+      ['suites/index.ts', ['suites/a/index.ts', 'src/run/suite.ts']],
+      ['src/run/kit.ts', ['src/cluster/api.ts']],
+    ]);
+    expect(suiteBoundaryCrossings(g)).toEqual([
+      'suites/a/cases.ts → src/cluster/api.ts',
+      'suites/a/plan.ts → suites/b/plan.ts',
+      'suites/index.ts → src/run/suite.ts',
+    ]);
+  });
+
+  test('no suite imports past the kit, src/model, src/matching, src/api and src/versions', () => {
+    const crossings = suiteBoundaryCrossings(graph);
+    const suiteOf = (c: string) => /^suites\/([^/]+)\//.exec(c)?.[1] ?? c;
+    expect(crossings.filter((c) => !NOT_YET_BEHIND_THE_BOUNDARY.has(suiteOf(c)))).toEqual([]);
+    // A suite rewritten on the kit leaves this list (issue 32 empties it).
+    expect([...NOT_YET_BEHIND_THE_BOUNDARY].filter((s) => !crossings.some((c) => suiteOf(c) === s))).toEqual([]);
+  });
+});

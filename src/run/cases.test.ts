@@ -200,3 +200,31 @@ test('something that finishes starting after its scope closed is stopped at once
   await new Promise((r) => setImmediate(r));
   expect(stopped).toBe(true);
 });
+
+test("the kit times every case on its clock: each result carries the case's start and duration, a throw's too", async () => {
+  const { ManualClock } = await import('../core/time.ts');
+  const clock = new ManualClock(Date.parse('2026-01-02T03:04:05.000Z'));
+  let seen: Date | undefined;
+  const results = await runCases(
+    suiteRun(),
+    [
+      caseOf(A, async (ctx) => {
+        seen = ctx.startedAt;
+        const sleeping = ctx.clock.sleep(1500);
+        await clock.advance(1500);
+        await sleeping;
+        return agreeing(A);
+      }),
+      caseOf(B, async () => {
+        throw new Error('broke');
+      }),
+    ],
+    { clock },
+  );
+  expect(seen?.toISOString()).toBe('2026-01-02T03:04:05.000Z');
+  expect(results.map((r) => [r.id, r.startedAt])).toEqual([
+    ['A', '2026-01-02T03:04:05.000Z'],
+    ['B', '2026-01-02T03:04:05.000Z'],
+  ]);
+  expect(results[0]!.durationMs).toBe(1500);
+});

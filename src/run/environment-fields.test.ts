@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { Environment } from '../cluster/provider.ts';
-import { twoNodesOf } from './environment-fields.ts';
+import { kubeletVersionOf, twoNodesOf } from './environment-fields.ts';
 
 const env = (o: Partial<Environment>) => ({ name: 'e', provider: 'kind', nodeName: 'cp', ...o }) as Environment;
 
@@ -16,4 +16,9 @@ describe('twoNodesOf (capability secondNode)', () => {
       expect(() => twoNodesOf(e)).toThrow(/environment e \(provider kind\) has no second node .*capability secondNode/);
     }
   });
+});
+
+test("kubeletVersionOf: a swapped kubelet's version, else the cluster's", () => {
+  expect(kubeletVersionOf(env({ kubeVersion: 'v1.37.1' }))).toBe('v1.37.1');
+  expect(kubeletVersionOf(env({ kubeVersion: 'v1.37.1', kubeletVersion: 'v1.35.9' }))).toBe('v1.35.9');
 });

@@ -31,3 +31,8 @@ export function twoNodesOf(env: Environment): [nodeA: string, nodeB: string] {
   if (!other) throw missing(env, 'second node (Environment.nodes)', 'secondNode');
   return [env.nodeName, other];
 }
+
+/** The version of the kubelet the environment runs now (a skewed or swapped one), else the cluster's. */
+export function kubeletVersionOf(env: Pick<Environment, 'kubeletVersion' | 'kubeVersion'>): string {
+  return env.kubeletVersion ?? env.kubeVersion;
+}

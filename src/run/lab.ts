@@ -21,9 +21,13 @@ import {
 import type { CredentialProviderConfig, TokenAttributes } from '../api/credentialprovider/types.ts';
 import type { PartialSpec } from '../api/spec/defaults.ts';
 import type { Environment, RegistryRouteHandle } from '../cluster/provider.ts';
+import { mapPool } from '../core/pool.ts';
 import { pluginDir } from './plugin-dir.ts';
 import type { Rule, ScenarioFile } from '../plugin/fake-provider-scenario.ts';
 import { installFakeProvider, readFakeInvocations, type FakeInvocation } from '../plugin/fake-provider.ts';
+
+export type { FakeInvocation, ScenarioFile };
+export { validateScenario } from '../plugin/fake-provider-scenario.ts';
 import type { Evidence } from '../report/model.ts';
 import {
   createPod,
@@ -49,6 +53,11 @@ export interface LabRegistry {
   push(repository: string, tag?: string): Promise<string>;
   /** The marker image's manifest digest (the same under every name it is pushed as). */
   digest(): Promise<string>;
+  /** Pushes images of the suite's own (variants, a matrix's cells) as `<repository>:<tag>`, `concurrency` at a time. */
+  pushImages(
+    images: Array<{ image: BuiltImage; repository: string; tag: string }>,
+    concurrency?: number,
+  ): Promise<void>;
   /** Routes pulls of `imageHost` (docker.io, a.reg.test, reg.test:443 …) to this registry on every node (capability hostRegistries); `mirrors` are tried first. */
   serveAs(run: RouteTarget, imageHost: string, o?: { mirrors?: MirrorOf[] }): Promise<void>;
   /** The requests the registry answered, with the credential each carried (a user name or none, never the secret), from its own log. */
@@ -100,6 +109,12 @@ export async function startLabRegistry(
       image ??= await busyboxImage({ marker });
       return image.manifest.digest;
     },
+    async pushImages(images, concurrency = 8) {
+      const client = registry.client(registry.admin);
+      const pushed = await mapPool(images, concurrency, (i) => client.push(i.image, i.repository, i.tag));
+      const failed = pushed.find((p) => p.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
     async serveAs(run, imageHost, so = {}) {
       routed.push(await routeRegistry(run, registry, imageHost, so));
     },
@@ -125,6 +140,30 @@ export async function startLabRegistry(
   };
 }
 
+/**
+ * A registry without auth, standing in for a public one (mcr.microsoft.com):
+ * a pull with no credentials succeeds. The marker image under `repositories`
+ * (tag v1); stopped after the suite.
+ */
+export async function startPublicRegistry(
+  ctx: SuiteSetup,
+  name: string,
+  repositories: string[],
+): Promise<StartedRegistry> {
+  const registry = await ctx.own(
+    processProvider({ logger: ctx.log }).start({
+      name,
+      auth: Auth.none(),
+      tls: true,
+      logger: ctx.log,
+      progress: ctx.progress,
+    }),
+  );
+  const image = await busyboxImage({ marker: `credprov-${name}` });
+  for (const repository of repositories) await registry.push(image, { name: repository, tag: 'v1' });
+  return registry;
+}
+
 /** One fake provider of a fleet: its config entry and its scenario (src/plugin/fake-provider-scenario.ts). */
 export interface FleetMember {
   name: string;
@@ -134,6 +173,32 @@ export interface FleetMember {
   /** KEP-4412 service-account token mode: copied into the provider's config entry as is. */
   tokenAttributes?: TokenAttributes;
   scenario: ScenarioFile;
+}
+
+/**
+ * The fleet for a provider config a plan already states (its predictions read
+ * the same config): each provider entry, with its scenario by name. A provider
+ * without a scenario is an error, so plan and fleet cannot drift apart.
+ */
+export function fleetMembers(
+  config: Pick<CredentialProviderConfig, 'providers'>,
+  scenarios: Record<string, ScenarioFile>,
+): FleetMember[] {
+  return config.providers.map((p) => {
+    const scenario = scenarios[p.name];
+    if (!scenario)
+      throw new Error(
+        `provider ${p.name} of the plan has no scenario (scenarios for: ${Object.keys(scenarios).join(', ')})`,
+      );
+    return {
+      name: p.name,
+      matchImages: p.matchImages,
+      defaultCacheDuration: p.defaultCacheDuration,
+      apiVersion: p.apiVersion,
+      ...(p.tokenAttributes ? { tokenAttributes: p.tokenAttributes } : {}),
+      scenario,
+    };
+  });
 }
 
 export interface Fleet {

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { kubeApi, type ApiTarget } from '../cluster/api.ts';
 import { waitFor } from '../core/time.ts';
-import type { Evidence } from '../report/model.ts';
+import type { CheckResult, Evidence } from '../report/model.ts';
+import type { SuiteRun } from './suite.ts';
 
 export interface TestNamespace {
   name: string;
@@ -76,6 +77,30 @@ export async function createNamespace(
           data: events,
         },
       ];
+    },
+  };
+}
+
+export interface RunNamespace {
+  name: string;
+  /** The suite's results, returned as they are once they decide the namespace's fate: kept when one failed. */
+  settle(results: CheckResult[]): CheckResult[];
+}
+
+/**
+ * A namespace for a whole suite run (a story whose later pods need what the
+ * first ones recorded), deleted after the suite; kept, with its events, when
+ * a check failed or the run broke before settle().
+ */
+export async function runNamespace(run: Pick<SuiteRun, 'environment' | 'defer'>, name: string): Promise<RunNamespace> {
+  const ns = await createNamespace(run.environment, name);
+  let failed = true;
+  run.defer(async () => void (await ns.finish(failed)));
+  return {
+    name: ns.name,
+    settle(results) {
+      failed = results.some((r) => r.status === 'failed');
+      return results;
     },
   };
 }

@@ -150,6 +150,19 @@ export async function podEvents(env: ApiTarget, name: string, namespace = 'defau
   return (await podEventObjects(env, name, namespace)).items.map(asPodEvent);
 }
 
+/** When the kubelet first emitted `reason` for the pod (ms, the API's second precision); undefined while it has not. */
+export async function podEventAt(
+  env: ApiTarget,
+  name: string,
+  namespace: string,
+  reason: string,
+): Promise<number | undefined> {
+  const list = await podEventObjects(env, name, namespace).catch(() => undefined);
+  const event = list?.items.find((e) => e.reason === reason);
+  const at = (event?.firstTimestamp ?? event?.eventTime)?.getTime();
+  return at === undefined || Number.isNaN(at) ? undefined : at;
+}
+
 async function podEventObjects(t: ApiTarget, name: string, namespace: string): Promise<CoreV1EventList> {
   const api = await kubeApi(t);
   return api.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });

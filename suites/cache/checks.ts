@@ -2,7 +2,7 @@
 // answers (cacheKeyType, cacheDuration, expiry, rotation, singleflight). Every
 // case states the cache model's prediction (src/model/credential-cache.ts)
 // before its pods run; the real kubelet then agrees or not.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 const PLUGIN_GO = 'pkg/credentialprovider/plugin/plugin.go (v1.37.1)';
 

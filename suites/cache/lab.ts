@@ -3,22 +3,22 @@
 // providers (one per plan, all under one kubelet config), and per case a
 // namespace, its provider's execs and its pods.
 import { randomBytes } from 'node:crypto';
-import type { ScenarioFile } from '../../src/plugin/fake-provider-scenario.ts';
-import { kubeApi } from '../../src/cluster/api.ts';
-import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import {
   answer,
   kubeletEvidence,
+  podEventAt,
   prepareFleet,
   runPod,
   startLabRegistry,
   type CaseContext,
-  type Environment,
+  type Clock,
   type Evidence,
+  type FakeInvocation,
   type Fleet,
   type LabRegistry,
   type PodRun,
   type RouteTarget,
+  type ScenarioFile,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
 import { ALL_PLANS, glob, HOST_LABELS, host, POD_TIMEOUT_MS, REPOSITORIES, type Plan } from './plan.ts';
@@ -93,6 +93,8 @@ export interface TimedPod {
 /** One case's provider and pods, in the case's own namespace. */
 export interface ProviderCase {
   plan: Plan;
+  /** The case's clock: the schedule's waits and times. */
+  clock: Clock;
   /** This provider's plugin execs so far. */
   execs(): Promise<FakeInvocation[]>;
   pod(ref: string, name?: string): Promise<PodRun>;
@@ -111,16 +113,17 @@ export async function providerCase(ctx: CaseContext, lab: CacheLab, p: Plan): Pr
     runPod(env, { name, namespace, image: ref, pullPolicy: 'Always', timeoutMs: POD_TIMEOUT_MS });
   return {
     plan: p,
+    clock: ctx.clock,
     execs,
     pod,
     async timedPod(ref) {
       // The lookup happened after the pod's creation, and no later than its
       // "Pulling" event (emitted right after the lookup, before the serial
       // puller; second precision, so +1s) or, without one, its outcome.
-      const createdAt = Date.now();
+      const createdAt = ctx.clock.now();
       const run = await pod(ref);
-      const outcomeAt = Date.now();
-      const pulling = await pullingEventAt(env, namespace, run.name);
+      const outcomeAt = ctx.clock.now();
+      const pulling = await podEventAt(env, run.name, namespace, 'Pulling');
       return { run, createdAt, lookedUpBy: pulling === undefined ? outcomeAt : Math.min(outcomeAt, pulling + 1000) };
     },
     async evidence(pods) {
@@ -137,16 +140,6 @@ export async function providerCase(ctx: CaseContext, lab: CacheLab, p: Plan): Pr
       ];
     },
   };
-}
-
-/** When the kubelet emitted a pod's "Pulling" event (ms, truncated to the second); undefined if there is none yet. */
-async function pullingEventAt(env: Environment, namespace: string, pod: string): Promise<number | undefined> {
-  const list = await kubeApi(env)
-    .then((api) => api.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${pod}` }))
-    .catch(() => undefined);
-  const event = list?.items.find((e) => e.reason === 'Pulling');
-  const at = (event?.firstTimestamp ?? event?.eventTime)?.getTime();
-  return at === undefined || Number.isNaN(at) ? undefined : at;
 }
 
 /** Why a pod's pull failed, in one line: the kubelet's last Failed event, else the outcome. */

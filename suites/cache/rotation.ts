@@ -14,7 +14,6 @@ const RETRY_PAUSE_MS = 1000;
 
 export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
   caseOf(check, async (ctx) => {
-    const startedAt = new Date();
     const provider = await providerCase(ctx, lab, p);
     const one = image(p, 'a', REPOSITORIES.one);
     const { expiryMs, prediction } = predictRotation(p, one.request);
@@ -33,7 +32,6 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
         show,
         agree: rotationAgrees,
         evidence: await provider.evidence(runs),
-        startedAt,
         invalidBecause: `the first pull (before any rotation) ${what}: cannot test rotation`,
       });
     }
@@ -43,7 +41,7 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
     ctx.redactor.add(newPassword);
     await lab.rotation.registry.users.rotate(user.username, newPassword);
     await lab.fleet.rescript(p.name, scenarioFor(p, { username: user.username, password: newPassword }));
-    const rotatedAt = Date.now();
+    const rotatedAt = ctx.clock.now();
     if (rotatedAt - t0 >= expiryMs) {
       const late = `the rotation came ${secs(rotatedAt - t0)} after the first exec, after the entry's ${secs(expiryMs)} life`;
       throw new Error(`${late}: nothing cached to test`);
@@ -57,7 +55,7 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
       async () => {
         const execsBefore = (await provider.execs()).length;
         const run = await provider.pod(one.ref);
-        const seenAt = Date.now();
+        const seenAt = ctx.clock.now();
         runs.push(run);
         const newExec = (await provider.execs()).length > execsBefore;
         if (run.pull === 'success') {
@@ -70,7 +68,8 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
         return undefined;
       },
       {
-        timeoutMs: t0 + expiryMs + ROTATION_TOLERANCE_MS + ROTATION_GIVE_UP_MS - Date.now(),
+        timeoutMs: t0 + expiryMs + ROTATION_TOLERANCE_MS + ROTATION_GIVE_UP_MS - ctx.clock.now(),
+        clock: ctx.clock,
         intervalMs: RETRY_PAUSE_MS,
       },
     );
@@ -107,6 +106,5 @@ export const rotationCase = (lab: CacheLab, check: Check, p: Plan): Case =>
         ...(await provider.evidence(shown)),
         { kind: 'data', label: 'rotation recovery figures (seconds)', data: figures },
       ],
-      startedAt,
     });
   });

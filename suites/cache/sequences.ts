@@ -32,7 +32,6 @@ export const expiryCase = (lab: CacheLab, check: Check, p: Plan): Case =>
 
 /** Pulls one after another, each after the previous pod finished; execs are counted per pull, times from the first pod's creation. */
 async function sequential(check: Check, provider: ProviderCase, pulls: Pull[]): Promise<CheckResult> {
-  const startedAt = new Date();
   const seen: PullSeen[] = [];
   const runs: PodRun[] = [];
   const done: Window[] = [];
@@ -45,11 +44,10 @@ async function sequential(check: Check, provider: ProviderCase, pulls: Pull[]): 
     runs.push(timedPod.run);
     seen.push({ label: pull.label, execs: (await provider.execs()).length - before });
   }
-  return verdict(check, provider, pulls, done, seen, runs, startedAt);
+  return verdict(check, provider, pulls, done, seen, runs);
 }
 
 async function timed(check: Check, provider: ProviderCase): Promise<CheckResult> {
-  const startedAt = new Date();
   const p = provider.plan;
   const pulls = expiryPulls(p);
   const [firstPull, withinLife, afterLife] = pulls as [Pull, Pull, Pull];
@@ -57,24 +55,20 @@ async function timed(check: Check, provider: ProviderCase): Promise<CheckResult>
   const first = provider.pod(firstPull.ref);
   // Awaited below; until then a failure must not be an unhandled rejection.
   void first.catch(() => undefined);
-  const firstExec = await poll(async () => (await provider.execs())[0], { timeoutMs: POD_TIMEOUT_MS, intervalMs: 150 });
+  const firstExec = await poll(async () => (await provider.execs())[0], {
+    timeoutMs: POD_TIMEOUT_MS,
+    intervalMs: 150,
+    clock: provider.clock,
+  });
   if (!firstExec) {
     const run = await first;
-    return verdict(
-      check,
-      provider,
-      pulls,
-      [{ fromMs: 0, toMs: 0 }],
-      [{ label: firstPull.label, execs: 0 }],
-      [run],
-      startedAt,
-    );
+    return verdict(check, provider, pulls, [{ fromMs: 0, toMs: 0 }], [{ label: firstPull.label, execs: 0 }], [run]);
   }
   const t0 = Date.parse(firstExec.time);
   // The second pod at once, without waiting for the first to finish.
   const [firstRun, second] = await Promise.all([first, provider.timedPod(withinLife.ref)]);
   const afterSecond = (await provider.execs()).length;
-  await sleepUntil(t0 + 2 * entryLifeMs(p));
+  await sleepUntil(t0 + 2 * entryLifeMs(p), provider.clock);
   const third = await provider.timedPod(afterLife.ref);
   const afterThird = (await provider.execs()).length;
   const seen: PullSeen[] = [
@@ -86,7 +80,7 @@ async function timed(check: Check, provider: ProviderCase): Promise<CheckResult>
     { fromMs: 0, toMs: 0 },
     ...[second, third].map((t) => ({ fromMs: t.createdAt - t0, toMs: t.lookedUpBy - t0 })),
   ];
-  return verdict(check, provider, pulls, done, seen, [firstRun, second.run, third.run], startedAt);
+  return verdict(check, provider, pulls, done, seen, [firstRun, second.run, third.run]);
 }
 
 /**
@@ -101,7 +95,6 @@ async function verdict(
   done: Window[],
   seen: PullSeen[],
   runs: PodRun[],
-  startedAt: Date,
 ): Promise<CheckResult> {
   const failed = runs.filter((r) => r.pull === 'failure');
   const why = failed.map((r) => `${r.name}: ${failedMessage(r)}`).join('; ');
@@ -127,7 +120,6 @@ async function verdict(
     observed: seen,
     show: showPulls,
     evidence: [schedule, ...(await provider.evidence(runs))],
-    startedAt,
     invalidBecause: slippedSchedule(provider.plan, pulls, done),
     problems: failures ? [failures] : [],
     onDisagree: failures,

@@ -1,15 +1,13 @@
 // CACHE-SINGLEFLIGHT: several pods of one image created together while the
 // plugin takes its delay to answer share one exec, even with cacheDuration 0s
 // (nothing is stored for later pulls) and serializeImagePulls: true.
-import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
-import { caseOf, judge, type Case, type Check } from '../../src/run/kit.ts';
+import { caseOf, judge, type Case, type Check, type FakeInvocation } from '../../src/run/kit.ts';
 import { failedMessage, providerCase, type CacheLab } from './lab.ts';
 import { image, REPOSITORIES, SINGLEFLIGHT_PODS, type Plan } from './plan.ts';
 import { predictSingleflight } from './predict.ts';
 
 export const singleflightCase = (lab: CacheLab, check: Check, p: Plan): Case =>
   caseOf(check, async (ctx) => {
-    const startedAt = new Date();
     const provider = await providerCase(ctx, lab, p);
     const one = image(p, 'a', REPOSITORIES.one);
     const prediction = predictSingleflight(p, one.request, SINGLEFLIGHT_PODS);
@@ -26,7 +24,6 @@ export const singleflightCase = (lab: CacheLab, check: Check, p: Plan): Case =>
       observed: execs.length,
       show: (n) => `${n} exec${n === 1 ? '' : 's'} for ${SINGLEFLIGHT_PODS} pods of ${one.request} created together`,
       evidence: await provider.evidence(runs),
-      startedAt,
       problems: failed.length > 0 ? [failures] : [],
       onDisagree: howExecsRan(execs),
     });

@@ -1,7 +1,7 @@
 // The downgrade suite's checks: the rollback paths KEP-2133, KEP-4412 and
 // KEP-2535 promise, each as what a user sees (the kubelet's error, pod
 // states, credentials used) next to credprov's prediction.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 export const SA_GATE_OFF_REFUSED: Check = {
   id: 'DOWN-SA-GATE-OFF-REFUSED',

@@ -4,7 +4,17 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normalizeImage } from '../../src/matching/image.ts';
-import { caseOf, judge, kubeletEvidence, kubeletFilesOf, runPod, type Case } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  dockerConfigJson,
+  judge,
+  kubeletEvidence,
+  kubeletFilesOf,
+  runPod,
+  since,
+  uniqueSuffix,
+  type Case,
+} from '../../src/run/kit.ts';
 import { NO_PROVIDER_FALLBACK } from './checks.ts';
 import { resetKubelet, type DowngradeSetting } from './node.ts';
 import { IMAGE, OTHER } from './plan.ts';
@@ -15,20 +25,15 @@ export function fallbackCase(s: DowngradeSetting): Case {
     NO_PROVIDER_FALLBACK,
     async (ctx) => {
       const env = await resetKubelet(ctx, s);
-      const startedAt = new Date();
-      const { username, password } = s.lab.user;
-      const prediction = predictFallback(username);
+      const execs = await since(() => s.fleet.invocations());
+      const prediction = predictFallback(s.lab.user.username);
       // Removed again after the case: it would leak into every later suite.
       const nodeConfig = join(kubeletFilesOf(env).rootDir, 'config.json');
-      const nodeAuth = {
-        auths: {
-          [normalizeImage(IMAGE).registry]: { auth: Buffer.from(`${username}:${password}`).toString('base64') },
-        },
-      };
+      const nodeAuth = dockerConfigJson({ [normalizeImage(IMAGE).registry]: s.lab.user });
       ctx.defer(() => rm(nodeConfig, { force: true }));
       await writeFile(nodeConfig, JSON.stringify(nodeAuth), { mode: 0o600 });
       const images = [IMAGE, OTHER];
-      const tag = Date.now().toString(36);
+      const tag = uniqueSuffix(ctx.clock);
       const before = await Promise.all(
         images.map((image, i) => runPod(env, { name: `down-before-${i}-${tag}`, image, pullPolicy: 'Always' })),
       );
@@ -38,7 +43,7 @@ export function fallbackCase(s: DowngradeSetting): Case {
           runPod(withoutConfig, { name: `down-after-${i}-${tag}`, image, pullPolicy: 'Always' }),
         ),
       );
-      const execsAfter = (await s.fleet.invocations()).filter((i) => i.time >= startedAt.toISOString()).length;
+      const execsAfter = (await execs.added()).length;
       return judge(NO_PROVIDER_FALLBACK, {
         prediction,
         observed: images.map((image, i) => ({ image, before: `${before[i]!.pull}`, after: `${after[i]!.pull}` })),
@@ -53,7 +58,6 @@ export function fallbackCase(s: DowngradeSetting): Case {
           },
           ...(await kubeletEvidence(env, ['config.json', 'credential provider'])),
         ],
-        startedAt,
       });
     },
     { needs: ['kubeletFiles'] },

@@ -1,10 +1,19 @@
 // KEP-4412 rolled back: the SA-token gate turned off under a config that
 // still has tokenAttributes (the kubelet must refuse to start), the
 // documented fix (drop tokenAttributes), and a pod that ran all along.
-import { errorMessage } from '../../src/core/errors.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
-import { judge, runPod, type Case, type Evidence } from '../../src/run/kit.ts';
-import { createPod, deletePod } from '../../src/run/pods.ts';
+import {
+  createPod,
+  deletePod,
+  errorMessage,
+  judge,
+  kubeletVersionOf,
+  runPod,
+  since,
+  uniqueSuffix,
+  type Case,
+  type Evidence,
+} from '../../src/run/kit.ts';
 import { PODS_KEEP_RUNNING, SA_GATE_OFF_FIX, SA_GATE_OFF_REFUSED } from './checks.ts';
 import { tryStart, waitRunning, type DowngradeSetting } from './node.ts';
 import { IMAGE, withTokenAttributes } from './plan.ts';
@@ -15,13 +24,13 @@ export function gateOffCase(s: DowngradeSetting): Case {
   return {
     checks: [SA_GATE_OFF_REFUSED, SA_GATE_OFF_FIX, PODS_KEEP_RUNNING],
     async run(ctx) {
-      const startedAt = new Date();
       const env = ctx.environment;
-      const kubeletVersion = env.kubeletVersion ?? env.kubeVersion;
+      const kubeletVersion = kubeletVersionOf(env);
+      const execs = await since(() => s.fleet.invocations());
       // A record-free image every node has: the pod runs whatever the provider config says.
       if (!env.sandboxImage)
         throw new Error(`environment ${env.name} names no sandbox image for the pod that must keep running`);
-      const pod = `down-running-${Date.now().toString(36)}`;
+      const pod = `down-running-${uniqueSuffix(ctx.clock)}`;
       await createPod(env, { name: pod, image: env.sandboxImage, pullPolicy: 'Never' });
       ctx.defer(() => deletePod(env, pod));
       const before = await waitRunning(env, pod);
@@ -39,33 +48,30 @@ export function gateOffCase(s: DowngradeSetting): Case {
             text: refused.error || '(none: it started)',
           },
         ],
-        startedAt,
       });
 
       // 2. the documented fix: drop tokenAttributes, gate still off.
       const fixed = await tryStart(ctx, env, s.fleet.config, GATE_OFF);
       const pull =
         fixed.outcome === 'starts'
-          ? await runPod(fixed.env, { name: `down-fix-${Date.now().toString(36)}`, image: IMAGE, pullPolicy: 'Always' })
+          ? await runPod(fixed.env, { name: `down-fix-${uniqueSuffix(ctx.clock)}`, image: IMAGE, pullPolicy: 'Always' })
           : undefined;
-      const since = startedAt.toISOString();
       const repository = normalizeImage(IMAGE).repository;
-      const execs = (await s.fleet.invocations()).filter((i) => i.time >= since && i.image === repository);
+      const fixExecs = (await execs.added()).filter((i) => i.image === repository);
       const fixEvidence: Evidence[] = [
         ...(pull?.evidence ?? []),
         {
           kind: 'invocation',
           label: 'plugin invocations after the fix',
-          data: execs.map((i) => ({ image: i.image, tokenPresent: i.tokenPresent, exitCode: i.response.exitCode })),
+          data: fixExecs.map((i) => ({ image: i.image, tokenPresent: i.tokenPresent, exitCode: i.response.exitCode })),
         },
         ...(fixed.error ? [{ kind: 'text' as const, label: 'kubelet error', text: fixed.error }] : []),
       ];
       const fixResult = judge(SA_GATE_OFF_FIX, {
         prediction: predictGateOffFix(s.fleet.config, kubeletVersion),
-        observed: `${fixed.outcome}; pull ${pull?.pull ?? 'not tried'}${execs.some((i) => i.tokenPresent) ? ' with a token' : ' without a token'}`,
+        observed: `${fixed.outcome}; pull ${pull?.pull ?? 'not tried'}${fixExecs.some((i) => i.tokenPresent) ? ' with a token' : ' without a token'}`,
         show: String,
         evidence: fixEvidence,
-        startedAt,
       });
 
       // 3. the pod that ran all along.
@@ -84,7 +90,6 @@ export function gateOffCase(s: DowngradeSetting): Case {
         },
         show: (v) => `running ${v.running}, same container ${v.sameContainer}, restarts ${v.restartCount}`,
         evidence: [{ kind: 'data', label: 'container before and after', data: { before, after } }],
-        startedAt,
       });
       return [refusedResult, fixResult, keptResult];
     },

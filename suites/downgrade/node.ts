@@ -5,12 +5,19 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import type { CredentialProviderSpec } from '../../src/api/spec/types.ts';
-import { kubeApi } from '../../src/cluster/api.ts';
-import { errorMessage } from '../../src/core/errors.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import type { ContainerOutcome } from '../../src/model/ensure-secret-pulled.ts';
-import type { CaseContext, Environment, Fleet, LabRegistry, PodRun } from '../../src/run/kit.ts';
-import { watchPod } from '../../src/run/pods.ts';
+import {
+  createPullSecret,
+  tryRestartKubelet,
+  watchPod,
+  type CaseContext,
+  type Environment,
+  type Fleet,
+  type KubeletStart,
+  type LabRegistry,
+  type PodRun,
+} from '../../src/run/kit.ts';
 import { PULL_SECRET } from './plan.ts';
 
 export interface DowngradeSetting {
@@ -57,29 +64,17 @@ export async function waitRunning(env: Environment, name: string, timeoutMs = 60
   });
 }
 
-export interface StartAttempt {
-  outcome: 'starts' | 'refuses to start';
-  /** The kubelet's own error when it refused. */
-  error: string;
-  /** The restarted environment, or the one given when it refused. */
-  env: Environment;
-}
-
 /** Starts the kubelet with a config and gates: 'refuses to start' with the kubelet's own error, or 'starts'. */
-export async function tryStart(
+export const tryStart = (
   ctx: CaseContext,
   env: Environment,
   config: CredentialProviderConfig,
   gates: Record<string, boolean>,
-): Promise<StartAttempt> {
-  const credentialProvider = { ...env.spec.credentialProvider!, config: config as unknown as Record<string, unknown> };
-  try {
-    const next = await ctx.provider.restartKubelet(env, { credentialProvider, featureGates: gates }, ctx.progress);
-    return { outcome: 'starts', error: '', env: next };
-  } catch (err) {
-    return { outcome: 'refuses to start', error: errorMessage(err), env };
-  }
-}
+): Promise<KubeletStart> =>
+  tryRestartKubelet(ctx, env, {
+    credentialProvider: { ...env.spec.credentialProvider!, config: config as unknown as Record<string, unknown> },
+    featureGates: gates,
+  });
 
 /** What the pod did, in the ensure-secret-pulled model's words. */
 export function outcomeOf(p: PodRun): ContainerOutcome | string {
@@ -92,30 +87,9 @@ export function outcomeOf(p: PodRun): ContainerOutcome | string {
 }
 
 /** A dockerconfigjson secret in `default` whose one auth key is the image's own host (the lab registry stands in for it); deleted after the case. */
-export async function createPullSecret(
-  ctx: CaseContext,
-  env: Environment,
-  lab: LabRegistry,
-  image: string,
-): Promise<{ name: string; uid: string }> {
-  const { username, password } = lab.user;
-  const auth = Buffer.from(`${username}:${password}`).toString('base64');
-  const config = { auths: { [normalizeImage(image).registry]: { username, password, auth } } };
-  const api = await kubeApi(env);
-  const [stored] = await api.apply([
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/dockerconfigjson',
-      metadata: { name: PULL_SECRET, namespace: 'default' },
-      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
-    },
-  ]);
-  ctx.defer(() =>
-    api.core.deleteNamespacedSecret({ name: PULL_SECRET, namespace: 'default' }).then(
-      () => undefined,
-      () => undefined,
-    ),
+export const createImageSecret = (ctx: CaseContext, env: Environment, lab: LabRegistry, image: string) =>
+  createPullSecret(
+    env,
+    { name: PULL_SECRET, namespace: 'default', auths: { [normalizeImage(image).registry]: lab.user } },
+    ctx,
   );
-  return { name: PULL_SECRET, uid: stored?.metadata?.uid ?? '' };
-}

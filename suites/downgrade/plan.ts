@@ -2,10 +2,9 @@
 // *.down.test, the images each case pulls (records and the cache get their
 // own, so earlier cases leave no record for them), the fake's scenarios, and
 // the steps of the apiVersion and KEP-2535 gate cases.
-import type { ScenarioFile } from '../../src/plugin/fake-provider-scenario.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
-import { answer } from '../../src/run/kit.ts';
+import { answer, type ScenarioFile } from '../../src/run/kit.ts';
 
 export const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 export const V1BETA1 = 'credentialprovider.kubelet.k8s.io/v1beta1';

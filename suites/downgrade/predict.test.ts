@@ -4,8 +4,8 @@
 // step whose answer is in another apiVersion, the record chain through the
 // gate toggle and the downgrade, and the cold cache after a restart.
 import { describe, expect, test } from '@jest/globals';
-import { validateScenario } from '../../src/plugin/fake-provider-scenario.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
+import { validateScenario } from '../../src/run/kit.ts';
 import {
   IMAGE,
   MATCH_IMAGES,

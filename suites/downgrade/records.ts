@@ -4,10 +4,21 @@
 // ensure-secret-pulled model through each pod, and the cache model for the
 // plugin's execs (predict.ts).
 import { normalizeImage } from '../../src/matching/image.ts';
-import { caseOf, ensureKubelet, judge, notRun, runPod, type Case, type Evidence } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  ensureKubelet,
+  judge,
+  kubeletVersionOf,
+  notRun,
+  runPod,
+  since,
+  uniqueSuffix,
+  type Case,
+  type Evidence,
+} from '../../src/run/kit.ts';
 import { parseKubeVersion, SUPPORTED_MINORS } from '../../src/versions/table.ts';
 import { ENSURE_GATE_TOGGLE, KUBELET_ONE_MINOR } from './checks.ts';
-import { createPullSecret, outcomeOf, resetKubelet, type DowngradeSetting } from './node.ts';
+import { createImageSecret, outcomeOf, resetKubelet, type DowngradeSetting } from './node.ts';
 import { ENSURE_GATE, GATE_TOGGLE_STEPS, RECORDED, RECORDED_MINOR, VIA_PLUGIN } from './plan.ts';
 import { podWithSecret, predictGateToggle, predictOneMinor } from './predict.ts';
 
@@ -18,15 +29,14 @@ import { podWithSecret, predictGateToggle, predictOneMinor } from './predict.ts'
 export function gateToggleCase(s: DowngradeSetting): Case {
   return caseOf(ENSURE_GATE_TOGGLE, async (ctx) => {
     let env = await resetKubelet(ctx, s);
-    const startedAt = new Date();
-    const secret = await createPullSecret(ctx, env, s.lab, RECORDED);
+    const secret = await createImageSecret(ctx, env, s.lab, RECORDED);
     const { prediction, degenerate } = predictGateToggle(RECORDED, podWithSecret(RECORDED, secret, s.lab.user));
     if (degenerate) throw new Error(`degenerate scenario: ${degenerate}`);
     // The next case expects the gates at their defaults.
     ctx.defer(async () => {
       await ctx.provider.restartKubelet(ctx.environment, { featureGates: {} }, ctx.progress);
     });
-    const tag = Date.now().toString(36);
+    const tag = uniqueSuffix(ctx.clock);
     const observed: string[] = [];
     const evidence: Evidence[] = [];
     for (const [i, step] of GATE_TOGGLE_STEPS.entries()) {
@@ -40,7 +50,7 @@ export function gateToggleCase(s: DowngradeSetting): Case {
       observed.push(`${step.label}: ${outcomeOf(pod)}`);
       evidence.push(...pod.evidence);
     }
-    return judge(ENSURE_GATE_TOGGLE, { prediction, observed, show: (v) => v.join('; '), evidence, startedAt });
+    return judge(ENSURE_GATE_TOGGLE, { prediction, observed, show: (v) => v.join('; '), evidence });
   });
 }
 
@@ -61,34 +71,32 @@ export function kubeletOneMinorCase(s: DowngradeSetting): Case {
         return notRun(KUBELET_ONE_MINOR, why, ctx.ci);
       }
       const older = await ensureKubelet(ctx, `1.${olderMinor}`, KUBELET_ONE_MINOR.id);
-      const startedAt = new Date();
-      const secret = await createPullSecret(ctx, env, s.lab, RECORDED_MINOR);
+      const secret = await createImageSecret(ctx, env, s.lab, RECORDED_MINOR);
       const prediction = predictOneMinor(RECORDED_MINOR, VIA_PLUGIN, podWithSecret(RECORDED_MINOR, secret, s.lab.user));
       // An explicit undefined puts the control plane's kubelet back.
       ctx.defer(async () => {
         await ctx.provider.restartKubelet(env, { kubelet: { version: undefined } }, ctx.progress);
       });
-      const tag = Date.now().toString(36);
+      const tag = uniqueSuffix(ctx.clock);
       const repository = normalizeImage(VIA_PLUGIN).repository;
-      const execs = async (since: string) =>
-        (await s.fleet.invocations()).filter((r) => r.time >= since && r.image === repository).length;
+      const pluginExecs = () => since(async () => (await s.fleet.invocations()).filter((r) => r.image === repository));
       const pullRecorded = { image: RECORDED_MINOR, pullPolicy: 'IfNotPresent' as const };
       const pullViaPlugin = { image: VIA_PLUGIN, pullPolicy: 'Always' as const };
-      const newestStart = new Date().toISOString();
+      const onNewest = await pluginExecs();
       const p1 = await runPod(env, { name: `down-minor-rec-${tag}`, ...pullRecorded, imagePullSecrets: [secret.name] });
       const p2 = await runPod(env, { name: `down-minor-a-${tag}`, ...pullViaPlugin });
       const p3 = await runPod(env, { name: `down-minor-b-${tag}`, ...pullViaPlugin });
-      const execsOnNewest = await execs(newestStart);
+      const execsOnNewest = (await onNewest.added()).length;
       const downgraded = await ctx.provider.restartKubelet(env, { kubelet: { version: older } }, ctx.progress);
-      const olderStart = new Date().toISOString();
+      const onOlder = await pluginExecs();
       const p4 = await runPod(downgraded, { name: `down-minor-c-${tag}`, ...pullViaPlugin });
       const p5 = await runPod(downgraded, { name: `down-minor-rec2-${tag}`, ...pullRecorded });
-      const versions = { before: env.kubeletVersion ?? env.kubeVersion, after: downgraded.kubeletVersion };
+      const versions = { before: kubeletVersionOf(env), after: downgraded.kubeletVersion };
       return judge(KUBELET_ONE_MINOR, {
         prediction,
         observed: {
           beforeDowngrade: `plugin execs ${execsOnNewest} for 2 pulls; record pull ${outcomeOf(p1)}`,
-          afterDowngrade: `plugin execs ${await execs(olderStart)} for 1 pull; pod without credentials ${outcomeOf(p5)}`,
+          afterDowngrade: `plugin execs ${(await onOlder.added()).length} for 1 pull; pod without credentials ${outcomeOf(p5)}`,
         },
         show: (v) => `before: ${v.beforeDowngrade}; after (${downgraded.kubeletVersion}): ${v.afterDowngrade}`,
         evidence: [
@@ -96,7 +104,6 @@ export function kubeletOneMinorCase(s: DowngradeSetting): Case {
           { kind: 'data', label: 'kubelet versions', data: versions },
         ],
         actor: `the kubelets (${versions.before} → ${versions.after})`,
-        startedAt,
       });
     },
     { needs: ['swapKubeletBinary'] },

@@ -3,7 +3,7 @@
 // real kubelet. One matrix check per imagePullCredentialsVerificationPolicy
 // (cells: imagePullPolicy × the second pod's credential source × how the image
 // got onto the node), then the records, metrics, restart and pruning checks.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 import type { VerificationPolicy } from '../../src/model/ensure-secret-pulled.ts';
 
 const KEP = 'KEP-2535 (ensure secret pulled images)';
@@ -56,7 +56,7 @@ export const RECORDS_CONTENT: Check = {
   source: `${KEP}; k/k PR #132771 (service-account pull records, v1.34; version table serviceAccountPullRecords); ${SRC} (writePulledRecordIfChanged, pulledRecordMergeNewCreds, trackedToImagePullCreds)`,
 };
 
-// ---- field bugs (hub.ts): images with familiar Docker Hub names, served by the lab as docker.io ----
+// ---- field bugs (predict-hub.ts): images with familiar Docker Hub names, served by the lab as docker.io ----
 
 export const HUB_CROSS_NAMESPACE: Check = {
   id: 'ESPI-CROSS-NAMESPACE-NO-REUSE',

@@ -4,14 +4,25 @@
 // while a watcher catches the kubelet's pull intents. Then ESPI-RECORDS-FORMAT
 // judges the files the kubelet left.
 import { join } from 'node:path';
-import { step } from '../../src/core/progress.ts';
 import { recordApiVersion, recordFileName } from '../../src/model/ensure-secret-pulled.ts';
-import { caseOf, judge, sleep, type Case, type CheckResult } from '../../src/run/kit.ts';
-import { firstPod, type Cell } from './cells.ts';
+import {
+  caseOf,
+  deletePodBatch,
+  importImages,
+  IntentWatcher,
+  judge,
+  multiImageArchive,
+  readRecords,
+  runPodBatch,
+  sleep,
+  step,
+  type BatchPod,
+  type BatchPodRun,
+  type Case,
+  type CheckResult,
+} from '../../src/run/kit.ts';
+import { firstPod, type Cell } from './plan-cells.ts';
 import { RECORDS_FORMAT } from './checks.ts';
-import { multiImageArchive } from './images.ts';
-import { importImages, IntentWatcher, readRecords } from './node.ts';
-import { deletePods, runPods, type PodPlan, type PodRunResult } from './pods.ts';
 import { AFTER_FIRST_PULLS_MS, FIRST_POD_CONTAINERS, FIRST_PULLS_TIMEOUT_MS } from './plan.ts';
 import { intentKinds, octal, predictRecordsFormat, type RecordsFormatView } from './predict-records.ts';
 import { cellKey, imageRefOf } from './predict.ts';
@@ -28,15 +39,15 @@ async function playFirstPulls(story: Story): Promise<FirstPulls> {
   );
 
   const kubeletCells = cells.filter((c) => c.provenance === 'kubelet');
-  const plans = firstPodPlans(kubeletCells, story);
+  const plans = firstBatchPods(kubeletCells, story);
   const watcher = new IntentWatcher(join(imageManager, 'pulling'));
   watcher.start();
-  let runs: Map<string, PodRunResult>;
+  let runs: Map<string, BatchPodRun>;
   try {
     runs = await step(run.progress, `first pulls: ${kubeletCells.length} images in ${plans.length} pods`, () =>
-      runPods(env, ids.namespace, 'first', plans, FIRST_PULLS_TIMEOUT_MS),
+      runPodBatch(env, ids.namespace, 'first', plans, FIRST_PULLS_TIMEOUT_MS),
     );
-    await deletePods(env, ids.namespace, 'first');
+    await deletePodBatch(env, ids.namespace, 'first');
     await sleep(AFTER_FIRST_PULLS_MS);
   } finally {
     await watcher.stop();
@@ -56,8 +67,8 @@ async function playFirstPulls(story: Story): Promise<FirstPulls> {
 }
 
 /** Pods of up to FIRST_POD_CONTAINERS cells each, secret cells and service-account cells apart (a pod has one service account). */
-function firstPodPlans(kubeletCells: Cell[], story: Story): PodPlan[] {
-  const plans: PodPlan[] = [];
+function firstBatchPods(kubeletCells: Cell[], story: Story): BatchPod[] {
+  const plans: BatchPod[] = [];
   for (const group of [kubeletCells.filter((c) => c.kind !== 'sa'), kubeletCells.filter((c) => c.kind === 'sa')]) {
     for (let i = 0; i < group.length; i += FIRST_POD_CONTAINERS) {
       const chunk = group.slice(i, i + FIRST_POD_CONTAINERS);

@@ -1,15 +1,30 @@
-// The field-bug parts on the real kubelet (predictions in hub.ts), played
+// The field-bug parts on the real kubelet (predictions in predict-hub.ts), played
 // between two policies while the kubelet keeps the policy before them:
 // - after the default policy: the cross-namespace story of k/k #137024 (and,
 //   from its record, #135369/#136558 and #137629's record names);
 // - after the allowlist policy: the familiar-name allowlist of #137629, and
 //   the kubelet binary's own validation of each entry.
 import { join } from 'node:path';
-import { kubeApi } from '../../src/cluster/api.ts';
-import { step } from '../../src/core/progress.ts';
 import { recordFileName } from '../../src/model/ensure-secret-pulled.ts';
-import { judge, kubeletEvidence, sleep, type Case, type CheckResult } from '../../src/run/kit.ts';
-import { PHASES } from './cells.ts';
+import {
+  applyObjects,
+  deletePodBatch,
+  importImages,
+  judge,
+  kubeletEvidence,
+  multiImageArchive,
+  pullSecret,
+  readRecord,
+  runPodBatch,
+  serviceAccount,
+  sleep,
+  step,
+  type BatchPod,
+  type Case,
+  type CheckResult,
+  type ContainerRun,
+} from '../../src/run/kit.ts';
+import { PHASES } from './plan-cells.ts';
 import { ALLOWLIST_FAMILIAR, HUB_CROSS_NAMESPACE, RECORD_IMAGE_NAMES, RECORD_REF } from './checks.ts';
 import {
   crossIds,
@@ -23,12 +38,8 @@ import {
   type AllowView,
   type CrossNamespacePods,
   type HubPlan,
-} from './hub.ts';
-import { dockerSecret } from './identities.ts';
-import { multiImageArchive } from './images.ts';
+} from './predict-hub.ts';
 import { validateAllowlistEntries } from './kubelet-validation.ts';
-import { importImages, readRecord } from './node.ts';
-import { deletePods, runPods, type ContainerRun, type PodPlan } from './pods.ts';
 import { PHASE_TIMEOUT_MS } from './plan.ts';
 import { cellView } from './predict.ts';
 import type { Story } from './story.ts';
@@ -36,7 +47,7 @@ import type { Story } from './story.ts';
 /** How long a ServiceAccount change may take to reach the admission plugin's informer. */
 const SA_PROPAGATION_MS = 1_500;
 
-const pod = (name: string, image: string, pullPolicy: 'IfNotPresent' | 'Never'): PodPlan => ({
+const pod = (name: string, image: string, pullPolicy: 'IfNotPresent' | 'Never'): BatchPod => ({
   name,
   containers: [{ name: 'main', image, pullPolicy }],
 });
@@ -55,16 +66,10 @@ export const hubCrossCase = (story: Story, hub: HubPlan): Case => ({
     const env = story.env;
     const nsA = await ctx.namespace('credprov-espi-xns-a');
     const nsB = await ctx.namespace('credprov-espi-xns-b');
-    const api = await kubeApi(env);
-    const [secret, sa] = await api.apply([
-      dockerSecret(nsA, 'regcred', HUB_HOST, ids.right),
+    const [secret, sa] = await applyObjects(env, [
+      pullSecret({ name: 'regcred', namespace: nsA, auths: { [HUB_HOST]: ids.right } }),
       // Admission copies the default ServiceAccount's imagePullSecrets into every pod of the namespace.
-      {
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: { name: 'default', namespace: nsA },
-        imagePullSecrets: [{ name: 'regcred' }],
-      },
+      serviceAccount(nsA, 'default', ['regcred']),
     ]);
     const pods: CrossNamespacePods = {
       a: {
@@ -87,19 +92,19 @@ export const hubCrossCase = (story: Story, hub: HubPlan): Case => ({
       ctx.progress,
       'k/k #137024: pods A, A2, A3 and B in two namespaces',
       async () => {
-        const first = await runPods(env, nsA, 'xns-a', [pod('xns-a', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS);
+        const first = await runPodBatch(env, nsA, 'xns-a', [pod('xns-a', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS);
         const [inA, inB] = await Promise.all([
-          runPods(
+          runPodBatch(
             env,
             nsA,
             'xns-a2',
             [pod('xns-a2', img.ref, 'IfNotPresent'), pod('xns-a3', img.full, 'Never')],
             PHASE_TIMEOUT_MS,
           ),
-          runPods(env, nsB, 'xns-b', [pod('xns-b', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS),
+          runPodBatch(env, nsB, 'xns-b', [pod('xns-b', img.ref, 'IfNotPresent')], PHASE_TIMEOUT_MS),
         ]);
         // Pod B's retries would count in the next policy's mustpull metrics.
-        await deletePods(env, nsB, 'xns-b');
+        await deletePodBatch(env, nsB, 'xns-b');
         return { first, inA, inB };
       },
     );
@@ -168,7 +173,7 @@ export const hubAllowlistCase = (story: Story, hub: HubPlan): Case => ({
           multiImageArchive(hub.allow.map((c) => ({ image: c.hub.image, ref: c.hub.full }))),
           join(ctx.artifactsDir, 'hub-preloaded.tar'),
         );
-        const runs = await runPods(
+        const runs = await runPodBatch(
           env,
           namespace,
           'allow',

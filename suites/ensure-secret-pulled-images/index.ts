@@ -1,6 +1,6 @@
 // The ensure-secret-pulled-images suite: KEP-2535 on the real kubelet.
 //
-// Setup: one htpasswd registry, an image per cell (cells.ts), two recording
+// Setup: one htpasswd registry, an image per cell (plan-cells.ts), two recording
 // fake providers (a node-mode one, and a service-account-mode one with
 // tokenAttributes, its audience granted to nodes by RBAC), a namespace with
 // the secrets `right`, `right-copy` (the same credentials) and `wrong`, and
@@ -17,13 +17,14 @@
 // removed with ctr to see whether its record is pruned, and the restart
 // itself is checked (restart-cases.ts).
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { busyboxImage } from '../../registry/index.ts';
-import { step } from '../../src/core/progress.ts';
-import { createNamespace } from '../../src/run/namespace.ts';
 import {
-  kubeletFilesOf,
-  mapPool,
+  busyboxImage,
+  runNamespace,
+  grantNodesAudience,
+  imageManagerDir,
+  kubeletVersionOf,
+  removeImagesNamed,
+  step,
   prepareFleet,
   runCases,
   startLabRegistry,
@@ -37,21 +38,17 @@ import {
 } from '../../src/run/kit.ts';
 import { kubeletOfMinor } from '../../src/model/ensure-secret-pulled.ts';
 import { parseKubeVersion } from '../../src/versions/table.ts';
-import { allowlistOf, buildCells, PHASES, type Cell, type Layout } from './cells.ts';
+import { allowlistOf, buildCells, PHASES, type Cell, type Layout } from './plan-cells.ts';
 import { ESPI_CHECKS } from './checks.ts';
 import { recordsFormatCase } from './first-pulls.ts';
-import { HUB_HOST, hubAllowlist, hubPlan, type HubPlan } from './hub.ts';
+import { HUB_HOST, hubAllowlist, hubPlan, type HubPlan } from './predict-hub.ts';
 import { hubAllowlistCase, hubCrossCase } from './hub-cases.ts';
-import { fillNamespace, grantAudience } from './identities.ts';
+import { fillNamespace } from './identities.ts';
 import { metricsCase, phaseCases, pluginPresentCase, recordsContentCase } from './matrix-cases.ts';
-import { removeImagesNamed } from './node.ts';
 import { fleetMembers, phaseConfig, podProviders } from './plan.ts';
 import { predictMatrix } from './predict.ts';
 import { pruneCase, restartCase } from './restart-cases.ts';
 import { Story } from './story.ts';
-
-/** Cell images pushed at once. */
-const PUSH_CONCURRENCY = 8;
 
 export const ensureSecretPulledImagesSuite: Suite = {
   name: 'ensure-secret-pulled-images',
@@ -68,7 +65,9 @@ export const ensureSecretPulledImagesSuite: Suite = {
     const base = await busyboxImage({ marker: `credprov-espi-${id}` });
     const cells = buildCells(layout, base);
     const hub = hubPlan(layout.root, base);
-    await step(ctx.progress, `push ${cells.length + 1} images`, () => pushAll(lab, cells, hub));
+    // The cells' images, and the one image of the field bugs the kubelet pulls (through docker.io); the others are preloaded.
+    const images = [...cells, hub.cross].map((c) => ({ image: c.image, repository: c.repo, tag: c.image.tag }));
+    await step(ctx.progress, `push ${images.length} images`, () => lab.pushImages(images));
     const right = { username: lab.user.username, password: lab.user.password };
     const audience = `credprov-espi-${id}`;
     const fleet = await prepareFleet(ctx, fleetMembers(layout, right, audience));
@@ -88,15 +87,6 @@ export const ensureSecretPulledImagesSuite: Suite = {
   },
 };
 
-/** The cells' images, and the one image of the field bugs the kubelet pulls (through docker.io); the others are preloaded. */
-async function pushAll(lab: LabRegistry, cells: Cell[], hub: HubPlan): Promise<void> {
-  const client = lab.registry.client(lab.registry.admin);
-  const images = [...cells, { image: hub.cross.image, repo: hub.cross.repo, tag: hub.cross.image.tag }];
-  const pushed = await mapPool(images, PUSH_CONCURRENCY, (c) => client.push(c.image, c.repo, c.tag));
-  const failed = pushed.find((p) => p.status === 'rejected');
-  if (failed) throw failed.reason;
-}
-
 interface Prepared {
   id: string;
   lab: LabRegistry;
@@ -113,10 +103,8 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
   // The field bugs' images have familiar Docker Hub names: the lab answers as docker.io (nothing leaves loopback).
   await p.lab.serveAs(run, HUB_HOST);
   // One namespace for the whole story: the second pods' secrets and service accounts must be those the first pulls recorded.
-  const namespace = await createNamespace(env, `credprov-espi-${p.id}`);
-  let failed = true;
-  run.defer(async () => void (await namespace.finish(failed)));
-  run.defer(await grantAudience(env, p.audience, `credprov-espi-${p.id}`));
+  const namespace = await runNamespace(run, `credprov-espi-${p.id}`);
+  await grantNodesAudience(env, p.audience, { name: `credprov-espi-${p.id}` }, run);
   // This run's images (their IDs are unique to the run); their records stay, as the prune check shows they would.
   run.defer(async () => void (await removeImagesNamed(env, `/${p.layout.root}/`)));
   run.defer(async () => void (await removeImagesNamed(env, `/library/${p.layout.root}-`)));
@@ -130,7 +118,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     wrong,
     providers: podProviders(p.layout, right),
   });
-  const kubeletMinor = parseKubeVersion(env.kubeletVersion ?? env.kubeVersion).minor;
+  const kubeletMinor = parseKubeVersion(kubeletVersionOf(env)).minor;
   const kubelet = kubeletOfMinor(kubeletMinor);
   // The familiar-name entries this kubelet's validation accepts join the allowlist policy's list.
   const allowlist = [...allowlistOf(p.layout), ...hubAllowlist(p.hub, kubelet)];
@@ -140,7 +128,7 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     cells: p.cells,
     ids,
     allowlist,
-    imageManager: join(kubeletFilesOf(env).rootDir, 'image_manager'),
+    imageManager: imageManagerDir(env),
     kubeletMinor,
     kubelet,
     matrix: predictMatrix(p.cells, ids, allowlist, kubelet),
@@ -161,7 +149,5 @@ async function runSuite(run: SuiteRun, p: Prepared): Promise<CheckResult[]> {
     recordsContentCase(story),
     metricsCase(story),
   ];
-  const results = await runCases(run, cases, { concurrency: 1 });
-  failed = results.some((r) => r.status === 'failed');
-  return results;
+  return namespace.settle(await runCases(run, cases, { concurrency: 1 }));
 }

@@ -10,7 +10,7 @@ import {
   type CheckResult,
   type Evidence,
 } from '../../src/run/kit.ts';
-import { PHASES } from './cells.ts';
+import { PHASES } from './plan-cells.ts';
 import { MATRIX, METRICS, PLUGIN_PRESENT, RECORDS_CONTENT } from './checks.ts';
 import { playPhase } from './phases.ts';
 import { NODE_PROVIDER, SA_PROVIDER } from './plan.ts';
@@ -71,7 +71,6 @@ function judgePhase(ctx: CaseContext, story: Story, played: PhaseRun): CheckResu
   return judge(MATRIX[played.phase.policy], {
     prediction,
     observed,
-    startedAt: played.startedAt,
     show: (v) =>
       v === observed && wrongCells.length
         ? `${outcomeCounts(v)}; ${wrongCells.length} cell(s) differ: ${differ}`

@@ -6,26 +6,31 @@
 // runs in one more pod.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { step } from '../../src/core/progress.ts';
 import { MUST_PULL_RESULTS, recordFileName, type EnsurePrediction } from '../../src/model/ensure-secret-pulled.ts';
-import { kubeletFilesOf, sleep, waitFor } from '../../src/run/kit.ts';
-import { PHASES, pruneCellOf, secondPod, type Phase } from './cells.ts';
-import { multiImageArchive } from './images.ts';
 import {
+  deletePodBatch,
   importImages,
-  MUSTPULL,
-  ONDISK_INTENTS,
-  ONDISK_RECORDS,
+  kubeletFilesOf,
+  multiImageArchive,
   readRecord,
   readRecords,
   removeImage,
+  runPodBatch,
   scrapeMetrics,
+  since,
+  sleep,
+  step,
+  waitFor,
+  type BatchPod,
   type Metrics,
   type RecordsListing,
-} from './node.ts';
-import { deletePods, runPods, type PodPlan } from './pods.ts';
+} from '../../src/run/kit.ts';
+import { PHASES, pruneCellOf, secondPod, type Phase } from './plan-cells.ts';
 import {
   BEFORE_METRICS_MS,
+  MUSTPULL,
+  ONDISK_INTENTS,
+  ONDISK_RECORDS,
   QUIET_SCRAPE_TRIES,
   phaseConfig,
   PHASE_TIMEOUT_MS,
@@ -41,8 +46,8 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
   const phase = PHASES[index]!;
   const { run, fleet, cells, ids, imageManager, matrix } = story.fixture;
   const first = story.need(story.first, 'the first pulls');
-  const startedAt = new Date();
-  const extra: Array<{ prediction: EnsurePrediction; plan: PodPlan }> = [];
+  const execs = await since(() => fleet.invocations().catch(() => []));
+  const extra: Array<{ prediction: EnsurePrediction; plan: BatchPod }> = [];
   if (index === 1) story.prune = await removeImageBehindKubelet(story);
   if (index > 0) {
     const restarted = await restartInto(story, phase);
@@ -52,7 +57,7 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
   const phaseCells = cells.filter((c) => c.phase === phase);
   const env = story.env;
   const metricsBefore = await scrapeMetrics(env);
-  const plans: PodPlan[] = [
+  const plans: BatchPod[] = [
     ...phaseCells.map((c) => ({
       name: c.pod,
       containers: [{ name: 'main', image: c.ref, pullPolicy: c.pullPolicy }],
@@ -61,9 +66,9 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
     ...extra.map((x) => x.plan),
   ];
   const runs = await step(run.progress, `${phase.policy}: ${plans.length} pods`, () =>
-    runPods(env, ids.namespace, phase.code, plans, PHASE_TIMEOUT_MS),
+    runPodBatch(env, ids.namespace, phase.code, plans, PHASE_TIMEOUT_MS),
   );
-  await deletePods(env, ids.namespace, phase.code);
+  await deletePodBatch(env, ids.namespace, phase.code);
   // Retries of failing pods may still be pulling: the intents gauge is read once no pull is in flight. A deleted
   // pod's worker can still be in its credential lookup, so under load a pull may begin after the directory was seen
   // empty and be counted by the read (qualify on v1.36.5 and v1.38.0-alpha.0 at load 15-20 read
@@ -83,9 +88,7 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
   let read = await quietScrape();
   for (let i = 0; i < QUIET_SCRAPE_TRIES && !read.settled; i++) read = await quietScrape();
   const metricsAfter = read.metrics;
-  const invocations = (await fleet.invocations().catch(() => [])).filter(
-    (x) => Date.parse(x.time) >= startedAt.getTime(),
-  );
+  const invocations = await execs.added();
 
   const results: CellResult[] = [];
   for (const cell of phaseCells) {
@@ -130,7 +133,7 @@ export async function playPhase(story: Story, index: number): Promise<PhaseRun> 
       ondisk_pullintents: metricsAfter.get(ONDISK_INTENTS) ?? 'absent',
     },
   };
-  return { phase, startedAt, cells: results, metrics };
+  return { phase, cells: results, metrics };
 }
 
 /** Removes the prune cell's image with ctr, waits, and looks at its record. */
@@ -181,7 +184,7 @@ async function afterFirstRestart(
   story: Story,
   phase: Phase,
   r: Restarted,
-): Promise<{ prediction: EnsurePrediction; plan: PodPlan }> {
+): Promise<{ prediction: EnsurePrediction; plan: BatchPod }> {
   const { run, ids, kubeletMinor, kubelet, matrix } = story.fixture;
   const byName = new Map(r.after.pulled.map((x) => [x.name, x.text]));
   story.restart = {
@@ -224,7 +227,7 @@ async function afterFirstRestart(
     ids,
     kubelet,
   );
-  const plan: PodPlan = {
+  const plan: BatchPod = {
     name: `${phase.code}-reimported`,
     containers: [{ name: 'main', image: prune.cell.ref, pullPolicy: 'Never' }],
   };

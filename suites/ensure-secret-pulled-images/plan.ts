@@ -1,9 +1,9 @@
 // The suite's plan, as data: its two fake providers (as the fleet installs
 // them and as the model knows them), the kubelet config of each policy, and
-// how long it waits. The cells themselves are in cells.ts.
+// how long it waits. The cells themselves are in plan-cells.ts.
 import { answer, type FleetMember } from '../../src/run/kit.ts';
 import type { PodProvider } from '../../src/model/ensure-secret-pulled.ts';
-import { providerPatterns, type Layout, type Phase } from './cells.ts';
+import { providerPatterns, type Layout, type Phase } from './plan-cells.ts';
 
 export const MODEL =
   "KEP-2535 model (src/model/ensure-secret-pulled.ts: kubelet v1.37.1 image_manager.go + pullmanager, and the version table's row for the kubelet's minor)";
@@ -26,6 +26,11 @@ export const QUIET_SCRAPE_TRIES = 5;
 /** How long the controller-manager may take to fill the namespace (service accounts, kube-root-ca.crt). */
 export const NAMESPACE_READY_TIMEOUT_MS = 30_000;
 export const READ_INTERVAL_MS = 500;
+
+/** The kubelet's KEP-2535 metrics (kubelet_imagemanager_*): the mustpull checks by result, the records and intents on disk. */
+export const MUSTPULL = (result: string) => `kubelet_imagemanager_image_mustpull_checks_total{result="${result}"}`;
+export const ONDISK_RECORDS = 'kubelet_imagemanager_ondisk_pulledrecords';
+export const ONDISK_INTENTS = 'kubelet_imagemanager_ondisk_pullintents';
 
 export interface Credentials {
   username: string;

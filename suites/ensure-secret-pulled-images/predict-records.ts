@@ -16,7 +16,7 @@ import {
   type PulledRecord,
 } from '../../src/model/ensure-secret-pulled.ts';
 import type { Prediction } from '../../src/run/kit.ts';
-import { secondPod, type Cell, type Identities, type Phase } from './cells.ts';
+import { secondPod, type Cell, type Identities, type Phase } from './plan-cells.ts';
 import { MODEL } from './plan.ts';
 import { cellKey, imageRefOf, type CellPrediction } from './predict.ts';
 

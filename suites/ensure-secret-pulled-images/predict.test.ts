@@ -2,9 +2,9 @@
 // below is one a reader can check against src/model/ensure-secret-pulled.ts
 // (and the kubelet sources it cites) cell by cell.
 import { describe, expect, test } from '@jest/globals';
-import { buildImage } from '../../registry/index.ts';
+import { buildImage } from '../../src/run/kit.ts';
 import { credentialHash, kubeletOfMinor, recordFileName } from '../../src/model/ensure-secret-pulled.ts';
-import { allowlistOf, buildCells, PHASES, pruneCellOf, type Cell, type Identities } from './cells.ts';
+import { allowlistOf, buildCells, PHASES, pruneCellOf, type Cell, type Identities } from './plan-cells.ts';
 import { phaseConfig, podProviders, SA_PROVIDER } from './plan.ts';
 import {
   gcSettings,

@@ -14,7 +14,7 @@ import {
   type NodeImage,
 } from '../../src/model/ensure-secret-pulled.ts';
 import type { Prediction } from '../../src/run/kit.ts';
-import { firstPod, PHASES, secondPod, type Cell, type Identities, type Phase } from './cells.ts';
+import { firstPod, PHASES, secondPod, type Cell, type Identities, type Phase } from './plan-cells.ts';
 import { MODEL } from './plan.ts';
 
 export interface CellPrediction {

@@ -1,7 +1,7 @@
 // The first kubelet restart (into the second policy) and the image removed
 // just before it: judged from what that part noted (phases.ts).
 import { caseOf, judge, type Case } from '../../src/run/kit.ts';
-import { PHASES } from './cells.ts';
+import { PHASES } from './plan-cells.ts';
 import { PRUNE, RESTART } from './checks.ts';
 import { PRUNE_WAIT_MS } from './plan.ts';
 import { predictPrune } from './predict-records.ts';

@@ -1,14 +1,18 @@
-// The suite's one node, told in parts: the first pulls, then each policy in
-// turn (a kubelet restart between two). Each part starts from the node the
-// part before left, so the cases play them in order (concurrency 1), and a
-// part that broke leaves every later part unplayed: their checks fail as the
-// harness's, naming the part that broke.
-import { errorMessage } from '../../src/core/errors.ts';
+// The suite's one node, told in parts (the kit's PartsInOrder): the first
+// pulls, then each policy in turn (a kubelet restart between two), and what
+// each part left for the checks judged afterwards.
 import type { EnsurePrediction, Kep2535Kubelet, PrunePrediction } from '../../src/model/ensure-secret-pulled.ts';
-import type { Environment, Evidence, Fleet, Prediction, SuiteRun } from '../../src/run/kit.ts';
-import { PHASES, type Cell, type Identities, type Phase } from './cells.ts';
-import type { RecordsListing } from './node.ts';
-import type { ContainerRun } from './pods.ts';
+import {
+  PartsInOrder,
+  type ContainerRun,
+  type Environment,
+  type Evidence,
+  type Fleet,
+  type Prediction,
+  type RecordsListing,
+  type SuiteRun,
+} from '../../src/run/kit.ts';
+import { PHASES, type Cell, type Identities, type Phase } from './plan-cells.ts';
 import type { PruneView, RestartView } from './predict-records.ts';
 import type { CellPrediction, MatrixPrediction, MetricsView } from './predict.ts';
 
@@ -33,7 +37,6 @@ export interface FirstPulls {
 
 export interface PhaseRun {
   phase: Phase;
-  startedAt: Date;
   cells: CellResult[];
   metrics: { policy: string; predicted: MetricsView; observed: MetricsView };
 }
@@ -66,7 +69,8 @@ export interface StoryFixture {
   matrix: MatrixPrediction;
 }
 
-export class Story {
+/** The story's parts as they were played, on the kit's PartsInOrder. */
+export class Story extends PartsInOrder {
   readonly fixture: StoryFixture;
   /** The environment as the last kubelet restart left it. */
   env: Environment;
@@ -76,28 +80,11 @@ export class Story {
   prune?: PruneRun;
   /** Record files the parts between two policies are predicted to create, by the first policy whose gauges see them. */
   readonly outsideRecords: Array<{ fromPhase: number; created: number }> = [];
-  private broken?: string;
 
   constructor(fixture: StoryFixture) {
+    super();
     this.fixture = fixture;
     this.env = fixture.run.environment;
-  }
-
-  /** Plays one part, unless a part before it broke. */
-  async play<T>(part: string, play: () => Promise<T>): Promise<T> {
-    if (this.broken) throw new Error(`not run: ${this.broken}`);
-    try {
-      return await play();
-    } catch (err) {
-      this.broken = `${part} broke (${errorMessage(err)})`;
-      throw err;
-    }
-  }
-
-  /** What a part left for a check judged afterwards; a throw naming why it is missing. */
-  need<T>(value: T | undefined, what: string): T {
-    if (value === undefined) throw new Error(`not run: ${this.broken ?? `${what} was not played`}`);
-    return value;
   }
 
   /** Every policy's part, once all were played. */

@@ -1,9 +1,8 @@
 // The exec-plugin-401 suite's checks: one per behaviour and real client
 // (the client × behaviour table), plus the API server's own: the token webhook
 // and its success cache, and the structured JWT authenticator (credprov's OIDC issuer).
-import { CLIENT_NAMES, type ClientName } from '../../src/clients/probe.ts';
-import type { Check } from '../../src/report/model.ts';
-import { BEHAVIOURS, type Behaviour } from './behaviours.ts';
+import { CLIENT_NAMES, type Check, type ClientName } from '../../src/run/kit.ts';
+import { BEHAVIOURS, type Behaviour } from './plan.ts';
 
 export const CLIENT_TABLE = 'exec plugin clients × behaviour (status/plugin runs per request)';
 

@@ -5,28 +5,29 @@
 // that slips the schedule is a harness failure, not a verdict on the client.
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { StartedTokenWebhook } from '../../src/authn/token-webhook.ts';
-import type { TokenWebhookFiles } from '../../src/authn/webhook-files.ts';
-import type { ProbeAvailability } from '../../src/clients/index.ts';
-import { probeKubeconfig } from '../../src/clients/kubeconfig.ts';
-import type { ClientName } from '../../src/clients/probe.ts';
-import { errorMessage } from '../../src/core/errors.ts';
-import type { ClientSetting } from '../../src/model/exec-info.ts';
 import {
   caseOf,
+  clientLogEvidence,
+  clientNotRun,
+  errorMessage,
   harnessFailed,
   judge,
-  notRun,
+  stepTimes,
   type Case,
+  type CaseContext,
   type Check,
   type CheckResult,
+  type ClientName,
+  type ClusterView,
   type Evidence,
-  type SuiteRun,
+  type ProbeAvailability,
+  type StartedTokenWebhook,
+  type TokenWebhookFiles,
 } from '../../src/run/kit.ts';
-import type { Behaviour, SessionPlan } from './behaviours.ts';
+import type { Behaviour } from './plan.ts';
 import { clientCheck } from './checks.ts';
-import { plannedTimes, predictSession, type SessionView } from './predict.ts';
-import { runSession, type ClusterAccess, type ObservedSession } from './session.ts';
+import { plannedTimes, predictSession, settingFor, type SessionView } from './predict.ts';
+import { runSession, type ObservedSession } from './session.ts';
 
 export const MODEL =
   'exec client models (src/model/exec-credential-cache.ts, exec-info.ts) + API server authn model (src/model/apiserver-authn.ts)';
@@ -35,10 +36,11 @@ export const REQUEST_PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface Shared {
-  ctx: SuiteRun;
   hook: StartedTokenWebhook;
   files: TokenWebhookFiles;
-  cluster: ClusterAccess;
+  cluster: ClusterView;
+  /** The cluster CA's files: the client-certificate behaviours sign theirs with them. */
+  ca: { certFile: string; keyFile: string };
 }
 
 /** One behaviour with one client: not run when the client is unavailable here, else its sessions against the model. */
@@ -46,28 +48,27 @@ export function clientCase(
   b: Behaviour,
   client: ClientName,
   probe: ProbeAvailability | undefined,
-  shared: Omit<Shared, 'ctx'>,
+  shared: Shared,
 ): Case {
   const check = clientCheck(b, client);
-  return caseOf(check, async (ctx) => {
-    if (!probe?.availability.ok) {
-      return notRun(
-        check,
-        `${client} is not available here: ${probe && !probe.availability.ok ? probe.availability.reason : 'no probe'}`,
-        ctx.ci,
-      );
-    }
-    return runClientCheck(check, b, probe, { ...shared, ctx });
-  });
+  return caseOf(
+    check,
+    async (ctx) => clientNotRun(check, client, probe, ctx.ci) ?? runClientCheck(ctx, check, b, probe!, shared),
+  );
 }
 
 /** The longest behaviours first, so a pool's tail is short. */
 export const sessionLength = (b: Behaviour) =>
   b.sessions.reduce((n, s) => n + plannedTimes(s).at(-1)! + 1000 * s.steps.length, 0);
 
-async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailability, s: Shared): Promise<CheckResult> {
+async function runClientCheck(
+  ctx: CaseContext,
+  check: Check,
+  b: Behaviour,
+  probe: ProbeAvailability,
+  s: Shared,
+): Promise<CheckResult> {
   const client = probe.probe.name;
-  const startedAt = new Date();
   const settings = b.sessions.map((plan) => settingFor(plan, s.cluster));
   const planned = b.sessions.map((plan, i) => predictSession(client, plan, settings[i]!, plannedTimes(plan)));
   const observed: ObservedSession[] = [];
@@ -80,8 +81,10 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
           hook: s.hook,
           files: s.files,
           cluster: s.cluster,
-          redactor: s.ctx.redactor,
-          dir: join(s.ctx.artifactsDir, 'sessions', subject),
+          ca: s.ca,
+          redactor: ctx.redactor,
+          clock: ctx.clock,
+          dir: join(ctx.artifactsDir, 'sessions', subject),
           subject,
           path: REQUEST_PATH,
           timeoutMs: REQUEST_TIMEOUT_MS,
@@ -93,7 +96,6 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
       check,
       `harness error running ${client}: ${errorMessage(err)}`,
       sessionEvidence(observed, s.hook),
-      startedAt,
     );
   }
   const modelSteps = planned
@@ -113,7 +115,7 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
     ),
   );
   const slipped = replayed.findIndex((r, i) => !isDeepStrictEqual(r.view, planned[i]!.view));
-  const ranAt = slipped < 0 ? '' : observed[slipped]!.steps.map((st) => `+${(st.at / 1000).toFixed(1)}s`).join(', ');
+  const ranAt = slipped < 0 ? '' : stepTimes(observed[slipped]!.steps);
   // A retry hides a transport error from the verdict (as from the client's user), not from the reader.
   const retried = observed.flatMap((o) => o.steps.flatMap((st) => st.response?.transportErrors ?? []));
   const views = observed.map((o) => o.view);
@@ -132,7 +134,6 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
       show: (v) => v.map(showView).join('; '),
       actor: client,
       evidence,
-      startedAt,
       invalidBecause:
         slipped < 0
           ? undefined
@@ -142,29 +143,6 @@ async function runClientCheck(check: Check, b: Behaviour, probe: ProbeAvailabili
         : undefined,
     },
   );
-}
-
-function settingFor(plan: SessionPlan, c: ClusterAccess): ClientSetting {
-  // The cluster mapping exactly as the probe's kubeconfig writes it (what the Python client passes on as spec.cluster).
-  const kc = probeKubeconfig({
-    server: c.server,
-    caPem: c.caPem,
-    exec: {
-      command: '',
-      args: [],
-      env: [],
-      apiVersion: plan.user.apiVersion,
-      interactiveMode: plan.user.interactiveMode,
-      provideClusterInfo: plan.user.provideClusterInfo,
-    },
-    resolvedCommand: '',
-    ...(plan.clusterConfig !== undefined ? { clusterConfig: plan.clusterConfig } : {}),
-  }) as { clusters: Array<{ cluster: Record<string, unknown> }> };
-  return {
-    user: plan.user,
-    cluster: { raw: kc.clusters[0]!.cluster, server: c.server, caData: Buffer.from(c.caPem).toString('base64') },
-    terminal: plan.terminal,
-  };
 }
 
 function sessionEvidence(observed: ObservedSession[], hook: StartedTokenWebhook): Evidence[] {
@@ -197,13 +175,7 @@ function sessionEvidence(observed: ObservedSession[], hook: StartedTokenWebhook)
       { kind: 'data', label: `token webhook reviews of the tokens the plugin returned${label}`, data: reviews },
     ];
     if (o.notes.length) ev.push({ kind: 'text', label: `probe notes${label}`, text: o.notes.join('\n') });
-    if (o.clientLog.trim())
-      ev.push({
-        kind: 'log',
-        label: `client log${label}`,
-        text: o.clientLog.length > 6000 ? `…${o.clientLog.slice(-6000)}` : o.clientLog,
-      });
-    return ev;
+    return [...ev, ...clientLogEvidence(`client log${label}`, o.clientLog, 6000)];
   });
 }
 

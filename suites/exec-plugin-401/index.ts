@@ -19,36 +19,33 @@
 // an AuthenticationConfiguration (--authentication-config) points the API
 // server's structured JWT authenticator at it: the second real 401 mechanism,
 // checked by the API-server checks in jwt.ts.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ensureAuthenticationConfig } from '../../src/authn/authentication-config.ts';
-import { startOidcIssuer } from '../../src/authn/oidc-issuer.ts';
-import { TokenBook } from '../../src/authn/token-book.ts';
-import { EXEC_PLUGIN_GROUP, startTokenWebhook } from '../../src/authn/token-webhook.ts';
-import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
-import { ensureClientGoProbe } from '../../src/clients/client-go.ts';
-import { availableProbes } from '../../src/clients/index.ts';
-import { CLIENT_NAMES } from '../../src/clients/probe.ts';
-import { allowGroupRead } from '../../src/cluster/rbac.ts';
-import { errorMessage } from '../../src/core/errors.ts';
 import {
   caseOf,
+  CLIENT_NAMES,
+  clientProbes,
+  clusterCAOf,
+  clusterOf,
+  ensureAuthenticationConfig,
+  EXEC_PLUGIN_GROUP,
+  grantGroupRead,
   harnessFailed,
   runCases,
+  startOidcIssuer,
+  startTokenWebhookFor,
+  TokenBook,
+  type Case,
+  type CheckResult,
   type PreparedSuite,
   type Suite,
   type SuiteRun,
   type SuiteSetup,
-  type Case,
-  type CheckResult,
 } from '../../src/run/kit.ts';
 import { checkRevocationDelay, checkWebhookAuthenticates, type Target } from './apiserver.ts';
-import { BEHAVIOURS } from './behaviours.ts';
+import { BEHAVIOURS } from './plan.ts';
 import { EXEC401_CHECKS, REVOCATION_DELAY, WEBHOOK_AUTHENTICATES } from './checks.ts';
 import { clientCase, NAMESPACE, REQUEST_PATH, sessionLength, type Shared } from './clients.ts';
 import { JwtProbe } from './jwt.ts';
 import { jwtCase } from './jwt-checks.ts';
-import { clusterAccess } from './session.ts';
 
 /** Client sessions side by side (each client's sessions are independent: own kubeconfig, plugin log, token subject). */
 const CLIENT_CONCURRENCY = 8;
@@ -66,24 +63,10 @@ export const execPlugin401Suite: Suite = {
   needsBuild:
     "the client-go probe against the cluster's client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, seconds with a warm Go build cache)",
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
-    const files = await ensureTokenWebhookFiles(ctx.environmentName, ctx.processEnv);
-    const reviewLog = join(ctx.artifactsDir, 'webhook-reviews.jsonl');
-    await rm(reviewLog, { force: true });
     // Every token the webhook issues is a secret from birth.
     const book = new TokenBook({ onIssue: (t) => ctx.redactor.add(t) });
+    const { hook, files } = await startTokenWebhookFor(ctx, book);
     const { address, certFile, keyFile } = files;
-    const hook = await ctx.own(
-      startTokenWebhook({
-        address,
-        port: files.port,
-        certFile,
-        keyFile,
-        issueKeyFile: files.issueKeyFile,
-        book,
-        reviewLog,
-        log: ctx.log,
-      }),
-    );
     // Up before the environment, as the webhook: a freshly started API server discovers the issuer at once.
     const issuer = await ctx.own(
       startOidcIssuer({ address, port: files.issuerPort, certFile, keyFile, audiences: [JWT_AUDIENCE], log: ctx.log }),
@@ -94,21 +77,19 @@ export const execPlugin401Suite: Suite = {
       spec: { apiserver: { tokenWebhookConfigFile: files.kubeconfigFile, authenticationConfigFile } },
       needs: ['apiserverAuthn', 'clusterCA'],
       run: async (run) => {
-        const cluster = await clusterAccess(run.environment);
-        return runSuite(
-          run,
-          { hook, files, cluster },
-          new JwtProbe(issuer, { server: cluster.server, caPem: cluster.caPem }, ctx.redactor),
-        );
+        const cluster = await clusterOf(run.environment);
+        // The CA the API server trusts for client certificates: the client-certificate behaviours sign theirs with it.
+        const ca = clusterCAOf(run.environment);
+        return runSuite(run, { hook, files, cluster, ca }, new JwtProbe(issuer, cluster, ctx.redactor));
       },
     };
   },
 };
 
-async function runSuite(ctx: SuiteRun, shared: Omit<Shared, 'ctx'>, jwtProbe: JwtProbe): Promise<CheckResult[]> {
+async function runSuite(ctx: SuiteRun, shared: Shared, jwtProbe: JwtProbe): Promise<CheckResult[]> {
   const env = ctx.environment;
-  const target: Target = { server: shared.cluster.server, caPem: shared.cluster.caPem, path: REQUEST_PATH };
-  await allowGroupRead(env, {
+  const target = (c: Target['ctx']): Target => ({ cluster: shared.cluster, path: REQUEST_PATH, ctx: c });
+  await grantGroupRead(env, {
     group: EXEC_PLUGIN_GROUP,
     namespace: NAMESPACE,
     resources: ['configmaps'],
@@ -116,26 +97,20 @@ async function runSuite(ctx: SuiteRun, shared: Omit<Shared, 'ctx'>, jwtProbe: Jw
   });
   // The precondition of every other check: without it, none of them is a verdict.
   const [wired] = await runCases(ctx, [
-    caseOf(WEBHOOK_AUTHENTICATES, () => checkWebhookAuthenticates(target, shared.hook)),
+    caseOf(WEBHOOK_AUTHENTICATES, (c) => checkWebhookAuthenticates(target(c), shared.hook)),
   ]);
   if (wired!.status !== 'passed') {
     const why = `not run: the API server does not authenticate through credprov's token webhook (${WEBHOOK_AUTHENTICATES.id}: ${wired!.message})`;
     return [wired!, ...EXEC401_CHECKS.filter((c) => c !== WEBHOOK_AUTHENTICATES).map((c) => harnessFailed(c, why))];
   }
-  // The client-go probe is built against the cluster's client-go on first use (a failed build leaves client-go unavailable, with the reason).
-  await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: ctx.processEnv, progress: ctx.progress }).catch(
-    (e: unknown) => ctx.log.warn(`building the client-go probe: ${errorMessage(e)}`),
-  );
-  const probes = new Map(
-    (await availableProbes({ kubeVersion: env.kubeVersion, env: ctx.processEnv })).map((p) => [p.probe.name, p]),
-  );
+  const probes = await clientProbes(ctx);
   const clients = BEHAVIOURS.flatMap((b) => CLIENT_NAMES.map((c) => ({ b, c })))
     .sort((x, y) => sessionLength(y.b) - sessionLength(x.b))
     .map(({ b, c }) => clientCase(b, c, probes.get(c), shared));
   // The revocation check waits out the API server's cache, and the JWT checks run one after another (its cached JWKS carries over):
   // both beside the client sessions, which the pool bounds.
   const cases: Case[] = [
-    caseOf(REVOCATION_DELAY, () => checkRevocationDelay(target, shared.hook)),
+    caseOf(REVOCATION_DELAY, (c) => checkRevocationDelay(target(c), shared.hook)),
     jwtCase(jwtProbe),
     ...clients,
   ];

@@ -1,13 +1,10 @@
 // The three JWT checks of exec-plugin-401, each a prediction from the API
 // server's JWT rules (src/model/apiserver-authn.ts) replayed in request order,
 // then the requests JwtProbe really sent.
-import { harnessFailed, type Case } from '../../src/run/kit.ts';
-import { JWT_ACCEPTED, JWT_CHECKS, JWKS_KEY_REMOVED, JWT_EXPIRY } from './checks.ts';
-import { JwtProbe, MODEL, type Outcome, type Sent } from './jwt.ts';
 import { TOKEN_SUCCESS_CACHE_MS } from '../../src/model/apiserver-authn.ts';
-import type { CheckResult } from '../../src/report/model.ts';
-import { judge } from '../../src/run/prediction.ts';
-import { sleep, sleepUntil } from '../../src/core/time.ts';
+import { harnessFailed, judge, sleep, sleepUntil, type Case, type CheckResult } from '../../src/run/kit.ts';
+import { JWKS_KEY_REMOVED, JWT_ACCEPTED, JWT_CHECKS, JWT_EXPIRY } from './checks.ts';
+import { JwtProbe, MODEL, type Outcome, type Sent } from './jwt.ts';
 
 const observedOf = (sent: Sent[]): Outcome[] =>
   sent.map((s) => ({
@@ -31,7 +28,6 @@ const requestsEvidence = (sent: Sent[], zero: number) =>
   }));
 
 export async function checkJwtAccepted(p: JwtProbe): Promise<CheckResult> {
-  const startedAt = new Date();
   const tok = await p.sign('jwt-accepted');
   const sent = [await p.send("a JWT from the issuer's current key", tok)];
   const predicted = p.predict(sent);
@@ -40,7 +36,6 @@ export async function checkJwtAccepted(p: JwtProbe): Promise<CheckResult> {
     observed: observedOf(sent),
     show,
     actor: 'kube-apiserver',
-    startedAt,
     evidence: [
       {
         kind: 'data',
@@ -53,14 +48,14 @@ export async function checkJwtAccepted(p: JwtProbe): Promise<CheckResult> {
 }
 
 export async function checkJwtExpiry(p: JwtProbe): Promise<CheckResult> {
-  const startedAt = new Date();
+  const since = p.clock.now();
   // exp a few whole seconds ahead; every request is ≥0.5s from exp and from the success cache's 10s edge.
-  const exp = Math.ceil(Date.now() / 1000) + 4;
+  const exp = Math.ceil(since / 1000) + 4;
   const expMs = exp * 1000;
   const reused = await p.sign('jwt-expiry', { exp });
   const sent: Sent[] = [];
   const at = async (offset: number, label: string, t: { token: string; fingerprint: string; key: string }) => {
-    await sleepUntil(expMs + offset);
+    await sleepUntil(expMs + offset, p.clock);
     sent.push(await p.send(label, t));
   };
   await at(-3000, 'token R, exp-3s (first use)', reused);
@@ -86,14 +81,13 @@ export async function checkJwtExpiry(p: JwtProbe): Promise<CheckResult> {
     observed,
     show,
     actor: 'kube-apiserver',
-    startedAt,
     evidence: [
       {
         kind: 'data',
         label: 'SelfSubjectReview requests (atMs from exp)',
         data: { exp: new Date(expMs).toISOString(), requests: requestsEvidence(sent, expMs) },
       },
-      { kind: 'data', label: "the issuer's JWKS fetches during the check", data: p.fetchLog(startedAt.getTime()) },
+      { kind: 'data', label: "the issuer's JWKS fetches during the check", data: p.fetchLog(since) },
     ],
   });
   const fact = `measured: a fresh JWT was last accepted at exp${lastAccepted ? rel(lastAccepted) : ' (never)'} and first refused at exp+${firstRefused ? rel(firstRefused) : ' (never)'}; a JWT verified at exp-3s was still accepted at exp+3s (success cache) and refused at exp+8s`;
@@ -101,14 +95,14 @@ export async function checkJwtExpiry(p: JwtProbe): Promise<CheckResult> {
 }
 
 export async function checkJwksKeyRemoved(p: JwtProbe, quietMs = 15_000): Promise<CheckResult> {
-  const startedAt = new Date();
+  const since = p.clock.now();
   const old = p.issuer.currentKid();
   const first = await p.sign('jwt-rotation');
   const sent: Sent[] = [await p.send('old key, before rotation', first)];
   const replacement = await p.rotate('key 2', old);
-  const rotatedAt = Date.now();
+  const rotatedAt = p.clock.now();
   // Nothing reaches the API server for a while: a timer-driven refetch, if there were one, would drop the old key here.
-  await sleep(quietMs);
+  await sleep(quietMs, p.clock);
   const fresh = await p.sign('jwt-rotation', { kid: old });
   sent.push(await p.send(`old key, fresh token, rotation+${quietMs / 1000}s`, fresh));
   sent.push(
@@ -119,13 +113,12 @@ export async function checkJwksKeyRemoved(p: JwtProbe, quietMs = 15_000): Promis
   sent.push(await p.send('old key, the fresh token accepted after rotation, again', fresh));
   const predicted = p.predict(sent);
   const observed = observedOf(sent);
-  const fetches = p.fetchLog(startedAt.getTime());
+  const fetches = p.fetchLog(since);
   const r = judge(JWKS_KEY_REMOVED, {
     prediction: { value: predicted.outcomes, model: MODEL, because: predicted.because.join('; ') },
     observed,
     show,
     actor: 'kube-apiserver',
-    startedAt,
     evidence: [
       {
         kind: 'data',

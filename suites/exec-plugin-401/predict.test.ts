@@ -3,9 +3,9 @@
 // later than planned on a loaded machine), or the live suite would report
 // slipped schedules instead of verdicts.
 import { describe, expect, test } from '@jest/globals';
-import { CLIENT_NAMES } from '../../src/clients/probe.ts';
+import { CLIENT_NAMES } from '../../src/run/kit.ts';
 import type { ClientSetting } from '../../src/model/exec-info.ts';
-import { BEHAVIOURS } from './behaviours.ts';
+import { BEHAVIOURS } from './plan.ts';
 import { plannedTimes, predictSession } from './predict.ts';
 
 const setting = (s: (typeof BEHAVIOURS)[number]['sessions'][number]): ClientSetting => ({

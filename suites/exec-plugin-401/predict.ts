@@ -5,12 +5,11 @@
 // webhook's own TokenBook on a virtual clock). The same function replays the
 // model at the times the steps really ran: if that changes the prediction,
 // the schedule slipped and the comparison is not a verdict on the client.
-import { TokenBook } from '../../src/authn/token-book.ts';
-import type { ClientName } from '../../src/clients/probe.ts';
 import { ApiServerAuthModel } from '../../src/model/apiserver-authn.ts';
 import { clientSessionModel, type ModelWorld } from '../../src/model/exec-credential-cache.ts';
 import { pluginLaunch, type ClientSetting } from '../../src/model/exec-info.ts';
-import type { SessionPlan } from './behaviours.ts';
+import { probeKubeconfig, TokenBook, type ClientName, type ClusterView } from '../../src/run/kit.ts';
+import type { SessionPlan } from './plan.ts';
 
 /** What the plugin was told on a run (KUBERNETES_EXEC_INFO parsed; null when unset). */
 export interface Told {
@@ -105,4 +104,28 @@ export function predictSession(
   const told: Told[] =
     runs > 0 && launch.runs ? [{ execInfo: launch.execInfo, stdinIsTerminal: launch.stdinIsTerminal }] : [];
   return { view: { label: plan.label, requests, told, runsOutsideRequests: 0 }, because: [launch.because, ...because] };
+}
+
+/** What the client models know of a session's setting: its user, its terminal, and the cluster as its kubeconfig names it. */
+export function settingFor(plan: SessionPlan, c: ClusterView): ClientSetting {
+  // The cluster mapping exactly as the probe's kubeconfig writes it (what the Python client passes on as spec.cluster).
+  const kc = probeKubeconfig({
+    server: c.server,
+    caPem: c.caPem,
+    exec: {
+      command: '',
+      args: [],
+      env: [],
+      apiVersion: plan.user.apiVersion,
+      interactiveMode: plan.user.interactiveMode,
+      provideClusterInfo: plan.user.provideClusterInfo,
+    },
+    resolvedCommand: '',
+    ...(plan.clusterConfig !== undefined ? { clusterConfig: plan.clusterConfig } : {}),
+  }) as { clusters: Array<{ cluster: Record<string, unknown> }> };
+  return {
+    user: plan.user,
+    cluster: { raw: kc.clusters[0]!.cluster, server: c.server, caData: c.caData },
+    terminal: plan.terminal,
+  };
 }

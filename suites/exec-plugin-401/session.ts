@@ -1,40 +1,39 @@
 // One session, for real: a kubeconfig whose exec user is the fake plugin
-// scripted as the plan says, a real client probe started on it, the steps run
-// on schedule (each `afterMs` after the step before ended), then the plugin's
-// own log read back and each run attributed to the request during which it
-// started. Runs outside every request would be a client refreshing on its own.
+// scripted as the plan says, a real client started on it (the kit's client
+// session), the steps run on schedule, then the plugin's own log read back and
+// each run put under the request during which it started. Runs outside every
+// request would be a client refreshing on its own.
 import { isDeepStrictEqual } from 'node:util';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ExecConfig } from '../../src/api/exec/types.ts';
-import { EXEC_PLUGIN_GROUP, type StartedTokenWebhook } from '../../src/authn/token-webhook.ts';
-import type { TokenWebhookFiles } from '../../src/authn/webhook-files.ts';
-import { writeProbeKubeconfig } from '../../src/clients/kubeconfig.ts';
-import type { ClientProbe, ProbeResponse } from '../../src/clients/probe.ts';
-import type { Redactor } from '../../src/core/redact.ts';
-import type { SessionPlan } from './behaviours.ts';
+import {
+  EXEC_PLUGIN_GROUP,
+  runsDuring,
+  startClientSession,
+  type ClientProbe,
+  type ClusterView,
+  type Clock,
+  type ObservedStep,
+  type Redactor,
+  type StartedTokenWebhook,
+  type TokenWebhookFiles,
+} from '../../src/run/kit.ts';
+import type { SessionPlan } from './plan.ts';
 import type { SessionView, Told } from './predict.ts';
-import { sleep } from '../../src/core/time.ts';
-import { parse } from 'yaml';
-import { clusterCAOf, type Environment } from '../../src/run/kit.ts';
 
 export const FAKE_EXEC_PLUGIN = resolve(import.meta.dirname, '../../fixtures/fake-exec-plugin/fake-exec-plugin');
-
-export interface ClusterAccess {
-  server: string;
-  caPem: string;
-  /** The cluster CA's files: the plugin signs client certificates with them. */
-  caCertFile: string;
-  caKeyFile: string;
-}
 
 export interface SessionContext {
   probe: ClientProbe;
   hook: StartedTokenWebhook;
   files: TokenWebhookFiles;
-  cluster: ClusterAccess;
+  cluster: ClusterView;
+  /** The cluster CA's files: the plugin signs client certificates with them. */
+  ca: { certFile: string; keyFile: string };
   redactor: Redactor;
+  clock: Clock;
   /** This session's artifacts (kubeconfig, scenario, plugin log). */
   dir: string;
   /** The webhook subject its tokens are issued to (unique per session). */
@@ -57,19 +56,11 @@ export interface PluginRun {
   expirationTimestamp?: string;
 }
 
-export interface ObservedStep {
-  do: 'request' | 'revoke';
-  /** ms from the first step's start. */
-  at: number;
-  ms: number;
-  response?: ProbeResponse;
-  /** Plugin runs that started during this request. */
-  runs?: PluginRun[];
-}
+export type ObservedRequest = ObservedStep & { runs?: PluginRun[] };
 
 export interface ObservedSession {
   label: string;
-  steps: ObservedStep[];
+  steps: ObservedRequest[];
   /** Runs that started outside every request. */
   outside: PluginRun[];
   view: SessionView;
@@ -97,33 +88,24 @@ export async function runSession(plan: SessionPlan, c: SessionContext): Promise<
     interactiveMode: plan.user.interactiveMode,
     provideClusterInfo: plan.user.provideClusterInfo,
   };
-  const kubeconfig = await writeProbeKubeconfig(join(c.dir, 'kubeconfig.json'), {
-    server: c.cluster.server,
-    caPem: c.cluster.caPem,
+  const kubeconfig = join(c.dir, 'kubeconfig.json');
+  const session = await startClientSession(c.probe, {
+    kubeconfig,
+    cluster: c.cluster,
     exec,
-    resolvedCommand: FAKE_EXEC_PLUGIN,
     ...(plan.clusterConfig !== undefined ? { clusterConfig: plan.clusterConfig } : {}),
-    names: { user: `exec-401-${c.subject}` },
+    user: `exec-401-${c.subject}`,
+    timeoutMs: c.timeoutMs,
+    terminal: plan.terminal,
+    redactor: c.redactor,
   });
-
-  const session = await c.probe.start(
-    { kubeconfig },
-    { timeoutMs: c.timeoutMs, terminal: plan.terminal, redactor: c.redactor },
-  );
-  const steps: ObservedStep[] = [];
-  let first: number | undefined;
-  let lastEnd = Date.now();
+  let ran: { steps: ObservedStep[]; startedAt: number };
   try {
-    for (const s of plan.steps) {
-      const wait = lastEnd + s.afterMs - Date.now();
-      if (wait > 0) await sleep(wait);
-      const t0 = Date.now();
-      first ??= t0;
-      if (s.do === 'revoke') c.hook.book.revoke({ subject: c.subject });
-      const response = s.do === 'request' ? await session.request(c.path) : undefined;
-      lastEnd = Date.now();
-      steps.push({ do: s.do, at: t0 - first, ms: lastEnd - t0, ...(response ? { response } : {}) });
-    }
+    ran = await session.runSteps(plan.steps, {
+      path: c.path,
+      revoke: () => c.hook.book.revoke({ subject: c.subject }),
+      clock: c.clock,
+    });
   } finally {
     await session.close();
     // The scenario may hold a token in clear for the plugin (same-refused-token); the artifacts kept after the run must not.
@@ -132,16 +114,10 @@ export async function runSession(plan: SessionPlan, c: SessionContext): Promise<
       if (text !== undefined) await writeFile(f, c.redactor.text(text));
     }
   }
-  const clientLog = c.redactor.text(session.log());
   const runs = await readRuns(log);
   // A run belongs to the request during which it started (the plugin stamps its start).
-  const outside: PluginRun[] = [];
-  for (const r of runs) {
-    const t = Date.parse(r.time) - first!;
-    const step = steps.find((s) => s.do === 'request' && t >= s.at - 5 && t <= s.at + s.ms + 5);
-    if (step) (step.runs ??= []).push(r);
-    else outside.push(r);
-  }
+  const { during, outside } = runsDuring(ran.steps, ran.startedAt, runs, (r) => Date.parse(r.time));
+  const steps: ObservedRequest[] = ran.steps.map((s, i) => (during[i]!.length ? { ...s, runs: during[i]! } : s));
   const view: SessionView = {
     label: plan.label,
     requests: steps
@@ -150,7 +126,7 @@ export async function runSession(plan: SessionPlan, c: SessionContext): Promise<
     told: distinct(runs.map(told)),
     runsOutsideRequests: outside.length,
   };
-  return { label: plan.label, steps, outside, view, clientLog, notes: session.notes ?? [] };
+  return { label: plan.label, steps, outside, view, clientLog: session.log(), notes: session.notes };
 }
 
 function scenarioFor(plan: SessionPlan, c: SessionContext): Record<string, unknown> {
@@ -160,7 +136,7 @@ function scenarioFor(plan: SessionPlan, c: SessionContext): Record<string, unkno
       credential: 'cert',
       expiresInSeconds: p.lifetimeSeconds,
       cert: {
-        signer: { certFile: c.cluster.caCertFile, keyFile: c.cluster.caKeyFile },
+        signer: c.ca,
         commonName: `credprov-exec-cert-${c.subject}`,
         organization: EXEC_PLUGIN_GROUP,
         lifetimeSeconds: p.lifetimeSeconds,
@@ -211,20 +187,4 @@ function distinct(xs: Told[]): Told[] {
   const out: Told[] = [];
   for (const x of xs) if (!out.some((o) => isDeepStrictEqual(o, x))) out.push(x);
   return out;
-}
-
-/** How the sessions reach the cluster: its server and CA from the admin kubeconfig, and the cluster CA (capability clusterCA) to sign client certificates. */
-export async function clusterAccess(env: Environment): Promise<ClusterAccess> {
-  const kc = parse(await readFile(env.kubeconfig, 'utf8')) as {
-    clusters: Array<{ cluster: { server: string; 'certificate-authority': string } }>;
-  };
-  const cluster = kc.clusters[0]!.cluster;
-  // The CA the API server trusts for client certificates: the client-certificate behaviours sign theirs with it.
-  const ca = clusterCAOf(env);
-  return {
-    server: cluster.server,
-    caPem: await readFile(cluster['certificate-authority'], 'utf8'),
-    caCertFile: ca.certFile,
-    caKeyFile: ca.keyFile,
-  };
 }

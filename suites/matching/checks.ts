@@ -1,7 +1,7 @@
 // The matching suite's checks: which providers the real kubelet execs for an
 // image, in what order, and whether the pull then works, each compared with
 // credprov's matching oracle (src/matching) and version table.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 const KEP = 'KEP-2133 (kubelet credential providers)';
 

@@ -1,8 +1,8 @@
 // The mirrors suite's cases: one pod per case (side by side), then what each
 // registry's recording proxy saw for that case's repository, and which
 // providers the kubelet exec'd for its image.
-import { kubeApi } from '../../src/cluster/api.ts';
 import {
+  createPullSecret,
   judge,
   kubeletEvidence,
   runPod,
@@ -36,18 +36,6 @@ const showSeen = (v: MirrorSeen) =>
   }; providers exec'd: ${v.execd.join(', ') || 'none'}`;
 const showCrossed = (v: string[]) => (v.length ? `CREDENTIAL CROSSED: ${v.join('; ')}` : 'no login crossed');
 
-function dockerSecret(namespace: string, host: string, username: string, password: string) {
-  const auth = Buffer.from(`${username}:${password}`).toString('base64');
-  const config = { auths: { [host]: { username, password, auth } } };
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'kubernetes.io/dockerconfigjson',
-    metadata: { name: SECRET, namespace },
-    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
-  };
-}
-
 /** containerd's requests for the case's repository, per proxy role, as login labels. */
 async function observedSeen(
   s: MirrorsLab,
@@ -70,14 +58,13 @@ export function mirrorCase(s: MirrorsLab, c: MirrorCase): Case {
   return {
     checks,
     async run(ctx: CaseContext): Promise<CheckResult[]> {
-      const startedAt = new Date();
       const digest = s.digests[c.id]!;
       const prediction = predictCase(c, s.topology, digest);
       const namespace = await ctx.namespace('mirrors');
-      if (c.source === 'secret')
-        await (
-          await kubeApi(ctx.environment)
-        ).apply([dockerSecret(namespace, imageHostOf(c), s.topology.user, s.password)]);
+      if (c.source === 'secret') {
+        const login = { username: s.topology.user, password: s.password };
+        await createPullSecret(ctx.environment, { name: SECRET, namespace, auths: { [imageHostOf(c)]: login } });
+      }
       ctx.onFailure(() => kubeletEvidence(ctx.environment, [imageHostOf(c), 'credential provider']));
       const image = imageOf(c, digest);
       const run = await runPod(ctx.environment, {
@@ -87,7 +74,7 @@ export function mirrorCase(s: MirrorsLab, c: MirrorCase): Case {
         pullPolicy: 'Always',
         ...(c.source === 'secret' ? { imagePullSecrets: [SECRET] } : {}),
       });
-      await sleep(300); // the proxies append their last lines after answering
+      await sleep(300, ctx.clock); // the proxies append their last lines after answering
       const { seen, all } = await observedSeen(s, c);
       const execd = [
         ...new Set(
@@ -113,7 +100,6 @@ export function mirrorCase(s: MirrorsLab, c: MirrorCase): Case {
           observed,
           show: showSeen,
           evidence,
-          startedAt,
           actor: 'containerd and the kubelet',
         }),
         judge(checks[1]!, {
@@ -121,7 +107,6 @@ export function mirrorCase(s: MirrorsLab, c: MirrorCase): Case {
           observed: crossed,
           show: showCrossed,
           evidence,
-          startedAt,
           actor: 'the registries',
           problems: crossed.map(
             (x) =>

@@ -1,7 +1,7 @@
 // The mirrors suite's checks: per case, a MUST that containerd sends what the
 // hosts model predicts to whom, and a SHOULD that no login reaches a host
 // other than the one it was issued for (the report names every crossing).
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 import { CASES, type MirrorCase } from './plan.ts';
 
 const HOSTS_SOURCE =

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   answer,
+  busyboxImage,
   prepareFleet,
   routeRegistry,
   runCases,
@@ -16,7 +17,6 @@ import {
   type Suite,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
-import { busyboxImage } from '../../registry/index.ts';
 import { mirrorCase } from './cases.ts';
 import { MIRRORS_CHECKS } from './checks.ts';
 import { CASES, imageHostOf, providersOf, repositoryOf, type Topology } from './plan.ts';

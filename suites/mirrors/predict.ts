@@ -10,7 +10,7 @@ import {
 } from '../../src/model/containerd-hosts.ts';
 import { predictPull } from '../../src/model/pull-credentials.ts';
 import { matchImage } from '../../src/matching/url.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
+import type { Prediction } from '../../src/run/kit.ts';
 import { imageHostOf, imageOf, providersOf, SECRET, type MirrorCase, type Topology } from './plan.ts';
 
 /** What one case's pull did, as the MUST check compares it. */

@@ -4,15 +4,16 @@
 // it is) and puts the suite's own config back afterwards: a start the kubelet
 // refuses leaves no kubelet running.
 import type { CredentialProviderSpec } from '../../src/api/spec/types.ts';
-import { errorMessage } from '../../src/core/errors.ts';
 import {
   assertKubeletLoadedConfig,
   caseOf,
   judge,
   kubeletEvidence,
+  kubeletVersionOf,
   notApplicable,
   notRun,
   runPod,
+  tryRestartKubelet,
   type Case,
   type CaseContext,
   type Check,
@@ -47,15 +48,12 @@ async function startOn(ctx: CaseContext, s: DirectorySetting, dir: string, predi
     await ctx.provider.restartKubelet(ctx.environment, { credentialProvider: s.base }, ctx.progress);
   });
   const credentialProvider: CredentialProviderSpec = { plugins: s.base.plugins, configFile: dir };
-  try {
-    const env = await ctx.provider.restartKubelet(ctx.environment, { credentialProvider }, ctx.progress);
-    return { seen: { outcome: 'starts' }, error: '', env };
-  } catch (err) {
-    const error = errorMessage(err);
-    // The comparison names the predicted error when the kubelet's own output carries it, else what it said.
-    const carried = predicted.error !== undefined && errorCarries(error, predicted.error, dir);
-    return { seen: { outcome: 'refuses to start', error: carried ? predicted.error : error.slice(0, 400) }, error };
-  }
+  const start = await tryRestartKubelet(ctx, ctx.environment, { credentialProvider });
+  if (start.outcome === 'starts') return { seen: { outcome: 'starts' }, error: '', env: start.env };
+  // The comparison names the predicted error when the kubelet's own output carries it, else what it said.
+  const carried = predicted.error !== undefined && errorCarries(start.error, predicted.error, dir);
+  const error = carried ? predicted.error! : start.error.slice(0, 400);
+  return { seen: { outcome: 'refuses to start', error }, error: start.error };
 }
 
 /** The kubelet's own line of a refused start (klog: "Failed to register CRI auth plugins" err="…"), read before the restore appends more. */
@@ -73,8 +71,7 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
   return {
     checks: [MERGED_ORDER, CONFIG_HASH],
     async run(ctx) {
-      const startedAt = new Date();
-      const kubeletVersion = ctx.environment.kubeletVersion ?? ctx.environment.kubeVersion;
+      const kubeletVersion = kubeletVersionOf(ctx.environment);
       const dir = s.dirs[plan.name]!;
       const host = s.lab.registry.host;
       const prediction = predictMerged(plan, dir, kubeletVersion, { host, username: s.lab.user.username });
@@ -85,7 +82,7 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
       ];
       if (!start.env) {
         return [
-          judge(MERGED_ORDER, { prediction, observed: start.seen, show: showMerged, evidence, startedAt }),
+          judge(MERGED_ORDER, { prediction, observed: start.seen, show: showMerged, evidence }),
           // Predicted refused (1.33): there is no hash to read. Predicted to start: the refusal above fails
           // MERGED_ORDER, and the hash is not run, which CI counts as a failure too.
           prediction.value.outcome === 'starts'
@@ -126,9 +123,8 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
             })),
           },
         ],
-        startedAt,
       });
-      return [merged, await assertKubeletLoadedConfig(CONFIG_HASH, env, startedAt)];
+      return [merged, await assertKubeletLoadedConfig(CONFIG_HASH, env)];
     },
   };
 }
@@ -136,8 +132,7 @@ export function mergedCase(s: DirectorySetting, plan: DirectoryPlan): Case {
 /** A directory the kubelet must refuse: it does not start, with the error credprov's load model predicts. */
 export function refusedCase(s: DirectorySetting, check: Check, plan: DirectoryPlan): Case {
   return caseOf(check, async (ctx) => {
-    const startedAt = new Date();
-    const kubeletVersion = ctx.environment.kubeletVersion ?? ctx.environment.kubeVersion;
+    const kubeletVersion = kubeletVersionOf(ctx.environment);
     const dir = s.dirs[plan.name]!;
     const prediction = predictStart(plan, dir, kubeletVersion);
     const start = await startOn(ctx, s, dir, prediction.value);
@@ -149,7 +144,6 @@ export function refusedCase(s: DirectorySetting, check: Check, plan: DirectoryPl
         { kind: 'text', label: "the kubelet's error, as the user sees it", text: start.error || '(none: it started)' },
         ...(await refusalLog(ctx, start)),
       ],
-      startedAt,
     });
   });
 }

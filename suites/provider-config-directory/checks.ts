@@ -1,6 +1,6 @@
 // The provider-config-directory suite's checks: --image-credential-provider-config
 // naming a directory (kubernetes#131658, 1.34+), and the config hash metric.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 const DIRECTORY_SOURCE =
   'k/k PR #131658 (KEP-2133 follow-up): --image-credential-provider-config may name a directory; *.json, *.yaml and *.yml are read in lexical order and merged (pkg/credentialprovider/plugin/config.go readCredentialProviderConfig, v1.34.5+); v1.33 reads a file only';

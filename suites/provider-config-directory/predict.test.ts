@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ACCEPTED_UNNAMED } from '../../registry/index.ts';
+import { ACCEPTED_UNNAMED } from '../../src/run/kit.ts';
 import { DUPLICATE, EMPTY, FIRST, MERGED, SECOND } from './plan.ts';
 import { kubeletFiles, predictMerged, predictStart } from './predict.ts';
 

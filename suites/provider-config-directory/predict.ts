@@ -3,7 +3,7 @@
 // version table configDirectory), which providers it then execs and which
 // credentials the pull tries (src/model/pull-credentials.ts). Pure.
 import { matchImage } from '../../src/matching/url.ts';
-import { ACCEPTED_UNNAMED } from '../../registry/index.ts';
+import { ACCEPTED_UNNAMED, type Prediction } from '../../src/run/kit.ts';
 import {
   configFileOrder,
   predictConfigLoad,
@@ -11,7 +11,6 @@ import {
   type ConfigLoad,
 } from '../../src/model/provider-config-load.ts';
 import { predictPull } from '../../src/model/pull-credentials.ts';
-import type { Prediction } from '../../src/run/kit.ts';
 import { FIRST, imageOf, REPOSITORY, type DirectoryPlan } from './plan.ts';
 
 export const LOAD_MODEL = 'config load model (src/model/provider-config-load.ts) + version table (configDirectory)';

@@ -4,7 +4,7 @@
 // requirements come from the design "Packaging APIs + Registry Auth"
 // (shared/seeds/004, section "How does this integrate with container images"),
 // KEP-2133 and the kubelet's keyring (pkg/credentialprovider).
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 const DESIGN = 'design: Packaging APIs + Registry Auth (shared/seeds/004)';
 

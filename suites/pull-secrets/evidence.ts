@@ -2,12 +2,19 @@
 // (passwords redacted) and service accounts as the API server holds them, the
 // registry's authentications per repository; and, only when the case fails,
 // the kubelet's and the registry's log lines about its pods and repositories.
-import { kubeApi } from '../../src/cluster/api.ts';
-import { errorMessage } from '../../src/core/errors.ts';
-import { kubeletEvidence, podEvents, type CaseContext, type Evidence } from '../../src/run/kit.ts';
+import {
+  authTrail,
+  errorMessage,
+  kubeletEvidence,
+  podEvents,
+  readSecret,
+  readServiceAccount,
+  registryExcerpt,
+  type CaseContext,
+  type Evidence,
+} from '../../src/run/kit.ts';
 import { repositoryOf, type Repo } from './plan.ts';
 import type { Fixture } from './fixture.ts';
-import { authTrail, registryExcerpt } from './registry-log.ts';
 
 export interface Shown {
   secrets?: string[];
@@ -62,7 +69,7 @@ export function onFailureLogs(
 /** A secret as evidence: metadata and the decoded .dockerconfigjson with passwords redacted. */
 async function secretView(ctx: CaseContext, namespace: string, name: string): Promise<unknown> {
   try {
-    const s = await (await kubeApi(ctx.environment)).core.readNamespacedSecret({ name, namespace });
+    const s = await readSecret(ctx.environment, name, namespace);
     const raw = s.data?.['.dockerconfigjson'];
     const decoded =
       raw === undefined ? undefined : (JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown);
@@ -83,7 +90,7 @@ async function secretView(ctx: CaseContext, namespace: string, name: string): Pr
 
 async function serviceAccountView(ctx: CaseContext, namespace: string, name: string): Promise<unknown> {
   try {
-    const sa = await (await kubeApi(ctx.environment)).core.readNamespacedServiceAccount({ name, namespace });
+    const sa = await readServiceAccount(ctx.environment, name, namespace);
     return {
       name: sa.metadata?.name,
       resourceVersion: sa.metadata?.resourceVersion,

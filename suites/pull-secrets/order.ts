@@ -2,11 +2,11 @@
 // every pull secret of the pod, then the credential provider's, until one
 // works. The registry's log says what was offered (each wrong credential has
 // a user of its own).
-import { caseOf, createPod, judge, type Case, type CaseContext } from '../../src/run/kit.ts';
+import { authTrail, caseOf, createPod, firstPull, judge, type Case, type CaseContext } from '../../src/run/kit.ts';
 import { EVERY_SECRET_TRIED, SECRET_AND_PROVIDER } from './checks.ts';
 import { evidenceOf, onFailureLogs } from './evidence.ts';
 import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
-import { PROVIDER, imageOf, repositoryOf } from './plan.ts';
+import { FIRST_OUTCOME_MS, PROVIDER, imageOf, repositoryOf } from './plan.ts';
 import {
   MIX_SECRETS,
   predictEverySecretTried,
@@ -14,14 +14,12 @@ import {
   providerSource,
   secretSource,
 } from './predict.ts';
-import { firstOutcome } from './pulls.ts';
-import { authTrail, triedBy } from './registry-log.ts';
+import { triedBy } from './registry-log.ts';
 
 export function orderCases(fixture: Fixture): Case[] {
   return [
     // [wrong, right]: both for the same registry.
     caseOf(EVERY_SECRET_TRIED, async (ctx) => {
-      const startedAt = new Date();
       const pod = 'every';
       onFailureLogs(ctx, fixture, [pod], ['every']);
       const prediction = predictEverySecretTried(worldOf(fixture));
@@ -34,7 +32,7 @@ export function orderCases(fixture: Fixture): Case[] {
         pullPolicy: 'Always',
         imagePullSecrets: ['wrong', 'right'],
       });
-      const first = await firstOutcome(ctx.environment, pod, namespace);
+      const first = await firstPull(ctx.environment, pod, namespace, FIRST_OUTCOME_MS);
       const trail = await authTrail(fixture.lab, repositoryOf('every'));
       const seen = trail.map((a) =>
         a.ok ? 'accepted' : `${a.user === fixture.accounts.right.username ? 'the registry user' : a.user} refused`,
@@ -43,7 +41,6 @@ export function orderCases(fixture: Fixture): Case[] {
       return judge(EVERY_SECRET_TRIED, {
         prediction,
         observed: first.observed,
-        startedAt,
         show: (v) => `pull with imagePullSecrets [wrong, right]: ${v}${v === first.observed ? order : ''}`,
         evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['wrong', 'right'], repos: ['every'] }),
       });
@@ -51,7 +48,6 @@ export function orderCases(fixture: Fixture): Case[] {
 
     // Pull secrets and a provider for the same image; one of the two is wrong.
     caseOf(SECRET_AND_PROVIDER, async (ctx) => {
-      const startedAt = new Date();
       const pods = ['mix-a', 'mix-b'] as const;
       onFailureLogs(ctx, fixture, pods, pods);
       const prediction = predictSecretAndProvider(worldOf(fixture));
@@ -85,7 +81,6 @@ export function orderCases(fixture: Fixture): Case[] {
       return judge(SECRET_AND_PROVIDER, {
         prediction,
         observed,
-        startedAt,
         show: (v) =>
           `wrong secret + right provider: ${tried(v.wrongSecretRightProvider)}; ` +
           `right secret + wrong provider: ${tried(v.rightSecretWrongProvider)}`,
@@ -115,5 +110,5 @@ async function pull(ctx: CaseContext, fixture: Fixture, namespace: string, repo:
     pullPolicy: 'Always',
     imagePullSecrets: [MIX_SECRETS[repo]],
   });
-  return firstOutcome(ctx.environment, repo, namespace);
+  return firstPull(ctx.environment, repo, namespace, FIRST_OUTCOME_MS);
 }

@@ -3,13 +3,9 @@
 // image repository per case, the dockerconfigjson secrets and service accounts
 // the cases put in their namespaces, and one recording fake provider for the
 // case that mixes pull secrets with a provider.
-import { answer, type FleetMember } from '../../src/run/kit.ts';
+import { answer, type FleetMember, type Login } from '../../src/run/kit.ts';
 
-/** A registry login as a dockerconfigjson or a provider's answer holds it. */
-export interface Login {
-  username: string;
-  password: string;
-}
+export type { Login };
 
 export type AccountName = 'right' | 'wrong' | 'secretWrong' | 'providerWrong';
 

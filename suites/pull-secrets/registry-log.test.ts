@@ -2,7 +2,8 @@
 // text; ids and addresses shortened): containerd's refused and authorized
 // requests in order, repeats folded, the harness's own pushes left out.
 import { describe, expect, test } from '@jest/globals';
-import { parseAuthTrail, triedBy } from './registry-log.ts';
+import { parseAuthTrail } from '../../src/run/kit.ts';
+import { triedBy } from './registry-log.ts';
 
 const line = (level: string, msg: string, uri: string, userAgent: string) =>
   `time="2026-11-25T22:54:05.12Z" level=${level} msg=${msg} go.version=go1.19.8 http.request.host="127.0.0.1:5001" ` +

@@ -1,20 +1,17 @@
 // Cases where the pod's secret is not usable at first and becomes usable after
 // the pod's first failed pull: the kubelet reads the pod's secrets again on
 // each retry, so the pod recovers on its own.
-import { kubeApi } from '../../src/cluster/api.ts';
-import { caseOf, createPod, judge, type Case } from '../../src/run/kit.ts';
+import { caseOf, createPod, createPullSecret, firstPull, judge, pullRecovered, type Case } from '../../src/run/kit.ts';
 import { MISSING_THEN_CREATED, PLACEHOLDER_FILLED } from './checks.ts';
 import { onFailureLogs, evidenceOf } from './evidence.ts';
-import { caseNamespace, dockerSecret, worldOf, type Fixture } from './fixture.ts';
-import { LATE_SECRET, imageOf } from './plan.ts';
+import { caseNamespace, worldOf, type Fixture } from './fixture.ts';
+import { FIRST_OUTCOME_MS, LATE_SECRET, RECOVERY_MS, imageOf } from './plan.ts';
 import { predictMissingThenCreated, predictPlaceholderFilled } from './predict.ts';
-import { firstOutcome, recovered } from './pulls.ts';
 
 export function secretLaterCases(fixture: Fixture): Case[] {
   return [
     // The secret does not exist yet: created right after the first ErrImagePull.
     caseOf(MISSING_THEN_CREATED, async (ctx) => {
-      const startedAt = new Date();
       const pod = 'missing';
       onFailureLogs(ctx, fixture, [pod], ['missing']);
       const prediction = predictMissingThenCreated(worldOf(fixture));
@@ -27,17 +24,17 @@ export function secretLaterCases(fixture: Fixture): Case[] {
         pullPolicy: 'Always',
         imagePullSecrets: [LATE_SECRET],
       });
-      const first = await firstOutcome(env, pod, namespace);
-      if (first.observed === 'failure') {
-        await (
-          await kubeApi(env)
-        ).apply([dockerSecret(namespace, LATE_SECRET, { [fixture.host]: fixture.accounts.right })]);
-      }
-      const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
+      const first = await firstPull(env, pod, namespace, FIRST_OUTCOME_MS);
+      if (first.observed === 'failure')
+        await createPullSecret(env, {
+          name: LATE_SECRET,
+          namespace,
+          auths: { [fixture.host]: fixture.accounts.right },
+        });
+      const later = first.observed === 'failure' ? await pullRecovered(env, pod, namespace, RECOVERY_MS) : first;
       return judge(MISSING_THEN_CREATED, {
         prediction,
         observed: { whileMissing: first.observed, onceCreated: later.observed },
-        startedAt,
         show: (v) => `pull before the secret exists: ${v.whileMissing}; after it is created: ${v.onceCreated}`,
         evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: [LATE_SECRET] }),
       });
@@ -45,7 +42,6 @@ export function secretLaterCases(fixture: Fixture): Case[] {
 
     // A placeholder secret {"auths":{}} filled in after the first failure.
     caseOf(PLACEHOLDER_FILLED, async (ctx) => {
-      const startedAt = new Date();
       const pod = 'placeholder';
       onFailureLogs(ctx, fixture, [pod], ['placeholder']);
       const prediction = predictPlaceholderFilled(worldOf(fixture));
@@ -53,17 +49,17 @@ export function secretLaterCases(fixture: Fixture): Case[] {
       const env = ctx.environment;
       const image = imageOf(fixture.host, 'placeholder');
       await createPod(env, { name: pod, namespace, image, pullPolicy: 'Always', imagePullSecrets: ['placeholder'] });
-      const first = await firstOutcome(env, pod, namespace);
-      if (first.observed === 'failure') {
-        await (
-          await kubeApi(env)
-        ).apply([dockerSecret(namespace, 'placeholder', { [fixture.host]: fixture.accounts.right })]);
-      }
-      const later = first.observed === 'failure' ? await recovered(env, pod, namespace) : first;
+      const first = await firstPull(env, pod, namespace, FIRST_OUTCOME_MS);
+      if (first.observed === 'failure')
+        await createPullSecret(env, {
+          name: 'placeholder',
+          namespace,
+          auths: { [fixture.host]: fixture.accounts.right },
+        });
+      const later = first.observed === 'failure' ? await pullRecovered(env, pod, namespace, RECOVERY_MS) : first;
       return judge(PLACEHOLDER_FILLED, {
         prediction,
         observed: { empty: first.observed, filled: later.observed },
-        startedAt,
         show: (v) => `pull with the empty secret: ${v.empty}; after it is filled in: ${v.filled}`,
         evidence: await evidenceOf(ctx, fixture, namespace, [pod], { secrets: ['placeholder'] }),
       });

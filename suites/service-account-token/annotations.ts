@@ -11,7 +11,6 @@ import { podInvocations, seenByPlugin, showPluginView } from './views.ts';
 export const annotationsCase = (f: SuiteFixture): Case => ({
   checks: [ANNOTATIONS_PASSED, REQUIRED_ANNOTATION_MISSING],
   async run(ctx) {
-    const startedAt = new Date();
     const plan = f.plans.annotations;
     const image = labImage(plan);
     const { annotated, missingRequired } = ANNOTATION_PODS;
@@ -34,7 +33,6 @@ export const annotationsCase = (f: SuiteFixture): Case => ({
     return [
       judge(ANNOTATIONS_PASSED, {
         prediction: predicted.annotated,
-        startedAt,
         observed: { ...seenByPlugin(annotatedInvocations), pull: annotatedRun.observed },
         show: showPluginView,
         evidence: [
@@ -46,7 +44,6 @@ export const annotationsCase = (f: SuiteFixture): Case => ({
       }),
       judge(REQUIRED_ANNOTATION_MISSING, {
         prediction: predicted.missingRequired,
-        startedAt,
         observed: { ...seenByPlugin(otherInvocations), pull: missingRun.observed },
         show: showPluginView,
         evidence: [

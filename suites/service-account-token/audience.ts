@@ -2,14 +2,20 @@
 // on the kubelet's TokenRequest. The API server's refusal is seen in the
 // kubelet's log (capability kubeletFiles), the only place it is reported.
 import { audienceRefusalWords } from '../../src/model/node-token-request.ts';
-import { deletePod, judge, type Case, type Evidence } from '../../src/run/kit.ts';
+import {
+  deletePod,
+  judge,
+  klogErr,
+  type Case,
+  type Evidence,
+  type FakeInvocation,
+  type ObservedPod,
+} from '../../src/run/kit.ts';
 import { AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES } from './checks.ts';
-import { errText, type Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { AUDIENCE_PODS, labImage } from './plan.ts';
 import { predictAudiences } from './predict-access.ts';
 import { podInvocations, showAudience, type AudienceView } from './views.ts';
-import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 
 /** The kubelet's log lines about a refused token request for the pod, and the API server's words in the last one. */
 interface Denial {
@@ -21,7 +27,6 @@ export const audienceCase = (f: SuiteFixture): Case => ({
   checks: [AUDIENCE_DENIED, AUDIENCE_RESOURCE_NAMES],
   needs: ['kubeletFiles'],
   async run(ctx) {
-    const startedAt = new Date();
     const { ungranted, named, notNamed } = AUDIENCE_PODS;
     const ungrantedPlan = f.plans.ungrantedAudience;
     const narrowedPlan = f.plans.narrowedAudience;
@@ -42,7 +47,7 @@ export const audienceCase = (f: SuiteFixture): Case => ({
     const refusal = audienceRefusalWords(f.predictor.inputs.apiServerBehaviour.audienceRefusalWording);
     const denialOf = async (pod: string): Promise<Denial> => {
       const lines = await f.kubeletLog([`${f.namespace}/${pod}`, refusal], 2);
-      return { lines, text: lines.length ? errText(lines.at(-1)!) : undefined };
+      return { lines, text: lines.length ? klogErr(lines.at(-1)!) : undefined };
     };
     const [ungrantedDenial, namedDenial, notNamedDenial] = await Promise.all([
       denialOf(ungranted.name),
@@ -51,7 +56,7 @@ export const audienceCase = (f: SuiteFixture): Case => ({
     ]);
     const ungrantedInvocations = await f.invocations(ungrantedPlan);
     const narrowedInvocations = await f.invocations(narrowedPlan);
-    const observed = (denial: Denial, invocations: FakeInvocation[], ran: Ran): AudienceView => ({
+    const observed = (denial: Denial, invocations: FakeInvocation[], ran: ObservedPod): AudienceView => ({
       tokenDenied: !!denial.text,
       invoked: invocations.length > 0,
       pull: ran.observed,
@@ -63,7 +68,6 @@ export const audienceCase = (f: SuiteFixture): Case => ({
     return [
       judge(AUDIENCE_DENIED, {
         prediction: predicted.denied,
-        startedAt,
         observed: observed(ungrantedDenial, ungrantedInvocations, ungrantedRun),
         show: showAudience,
         note: ungrantedDenial.text && `the API server said: ${ungrantedDenial.text}`,
@@ -76,7 +80,6 @@ export const audienceCase = (f: SuiteFixture): Case => ({
       }),
       judge(AUDIENCE_RESOURCE_NAMES, {
         prediction: predicted.resourceNames,
-        startedAt,
         observed: {
           [named.name]: observed(namedDenial, podInvocations(narrowedInvocations, named.name), namedRun),
           [notNamed.name]: observed(notNamedDenial, podInvocations(narrowedInvocations, notNamed.name), notNamedRun),

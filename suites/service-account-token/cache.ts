@@ -2,10 +2,8 @@
 // cacheTypes. A first pod pulls twice (one token), then a second pod of the
 // same SA pulls (a new token) and, for cacheType ServiceAccount, a pod of
 // another SA.
-import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
-import { judge, type Case } from '../../src/run/kit.ts';
+import { judge, type Case, type FakeInvocation, type ObservedPod } from '../../src/run/kit.ts';
 import { CACHE_SERVICE_ACCOUNT, CACHE_TOKEN } from './checks.ts';
-import type { Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { CACHE_PODS, labImage, type PlannedPod, type ProviderPlan } from './plan.ts';
 import { cachePodKey, predictCache } from './predict.ts';
@@ -14,7 +12,6 @@ import { podInvocations, showCache, type CacheView } from './views.ts';
 export const cacheCase = (f: SuiteFixture): Case => ({
   checks: [CACHE_SERVICE_ACCOUNT, CACHE_TOKEN],
   async run(ctx) {
-    const startedAt = new Date();
     const serviceAccountPlan = f.plans.cacheByServiceAccount;
     const tokenPlan = f.plans.cacheByToken;
     f.kubeletLinesOnFailure(
@@ -25,7 +22,7 @@ export const cacheCase = (f: SuiteFixture): Case => ({
     const tokenPrediction = predictCache(f.predictor, tokenPlan, CACHE_PODS.token);
     const runPod = (plan: ProviderPlan, p: PlannedPod) => f.runPod(p, labImage(plan));
     // The first pod's pulls fill the cache before the others pull; the others then run side by side.
-    const inOrder = async (plan: ProviderPlan, [first, ...rest]: PlannedPod[]): Promise<Ran[]> => {
+    const inOrder = async (plan: ProviderPlan, [first, ...rest]: PlannedPod[]): Promise<ObservedPod[]> => {
       const firstRun = await runPod(plan, first!);
       return [firstRun, ...(await Promise.all(rest.map((p) => runPod(plan, p))))];
     };
@@ -35,7 +32,11 @@ export const cacheCase = (f: SuiteFixture): Case => ({
     ]);
     const serviceAccountInvocations = await f.invocations(serviceAccountPlan);
     const tokenInvocations = await f.invocations(tokenPlan);
-    const observed = (pods: PlannedPod[], runs: Ran[], invocations: FakeInvocation[]): Record<string, CacheView> =>
+    const observed = (
+      pods: PlannedPod[],
+      runs: ObservedPod[],
+      invocations: FakeInvocation[],
+    ): Record<string, CacheView> =>
       Object.fromEntries(
         pods.map((p, i) => [
           cachePodKey(p),
@@ -45,7 +46,6 @@ export const cacheCase = (f: SuiteFixture): Case => ({
     return [
       judge(CACHE_SERVICE_ACCOUNT, {
         prediction: serviceAccountPrediction,
-        startedAt,
         observed: observed(CACHE_PODS.serviceAccount, serviceAccountRuns, serviceAccountInvocations),
         show: showCache,
         evidence: [
@@ -55,7 +55,6 @@ export const cacheCase = (f: SuiteFixture): Case => ({
       }),
       judge(CACHE_TOKEN, {
         prediction: tokenPrediction,
-        startedAt,
         observed: observed(CACHE_PODS.token, tokenRuns, tokenInvocations),
         show: showCache,
         evidence: [

@@ -3,7 +3,7 @@
 // requirements come from KEP-4412 (shared/seeds/003), the kubelet's
 // pkg/credentialprovider/plugin/plugin.go (v1.37.1), NodeRestriction's
 // audience check and the service-account token validator (claims.go).
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 const KEP = 'KEP-4412 (shared/seeds/003)';
 const PLUGIN = 'kubelet pkg/credentialprovider/plugin/plugin.go (v1.37.1) pluginProvider.provide';

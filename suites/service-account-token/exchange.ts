@@ -4,9 +4,18 @@
 // online: TokenReview) and maps the SA to repositories. Then the tokens two
 // pods got are validated again after the pod, or the SA, is deleted.
 import { decodeJwt } from 'jose';
-import { EXCHANGE_USERNAME, type Validation } from '../../registry/index.ts';
-import { kubeApi } from '../../src/cluster/api.ts';
-import { deletePod, harnessFailed, judge, poll, type Case, type CheckResult } from '../../src/run/kit.ts';
+import {
+  deletePod,
+  deleteServiceAccount,
+  EXCHANGE_USERNAME,
+  harnessFailed,
+  judge,
+  poll,
+  type Case,
+  type CheckResult,
+  type Clock,
+  type Validation,
+} from '../../src/run/kit.ts';
 import { EXCHANGE_ACCESS, EXCHANGE_REVOKED } from './checks.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { EXCHANGE_PODS, exchangeImage, REVOCATION_SETTLE_MS } from './plan.ts';
@@ -30,7 +39,6 @@ const verdictOf = (v: Validation): TokenVerdict => ({
 export const exchangeCase = (f: SuiteFixture): Case => ({
   checks: [EXCHANGE_ACCESS, EXCHANGE_REVOKED],
   async run(ctx) {
-    const startedAt = new Date();
     const plan = f.plans.exchange;
     const pods = Object.values(EXCHANGE_PODS);
     f.kubeletLinesOnFailure(
@@ -69,7 +77,6 @@ export const exchangeCase = (f: SuiteFixture): Case => ({
       .map((r) => ({ method: r.method, scopes: r.scopes, status: r.status, granted: r.granted }));
     const access = judge(EXCHANGE_ACCESS, {
       prediction,
-      startedAt,
       observed,
       show: showExchange,
       evidence: [
@@ -88,32 +95,25 @@ export const exchangeCase = (f: SuiteFixture): Case => ({
         },
       ],
     });
-    return [access, await revocation(f, tokenHashes)];
+    return [access, await revocation(f, tokenHashes, ctx.clock)];
   },
 });
 
 /** The tokens xa-own and xc-own got, validated before and after their pod / SA is deleted. */
-async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): Promise<CheckResult> {
-  const startedAt = new Date();
+async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>, clock: Clock): Promise<CheckResult> {
   const { own, teamC } = EXCHANGE_PODS;
   const ownToken = await f.capturedToken(tokenHashes.get(own.name)?.[0]);
   const teamCToken = await f.capturedToken(tokenHashes.get(teamC.name)?.[0]);
   if (!ownToken || !teamCToken) {
     const missing = !ownToken ? own.name : teamC.name;
-    return harnessFailed(
-      EXCHANGE_REVOKED,
-      `no captured token for ${missing} (the plugin was not invoked with one)`,
-      [],
-      startedAt,
-    );
+    return harnessFailed(EXCHANGE_REVOKED, `no captured token for ${missing} (the plugin was not invoked with one)`);
   }
-  const expired = (jwt: string) => (decodeJwt(jwt).exp ?? 0) * 1000 < Date.now();
+  const expired = (jwt: string) => (decodeJwt(jwt).exp ?? 0) * 1000 < clock.now();
   const prediction = predictRevocation({ ownToken: expired(ownToken), teamCToken: expired(teamCToken) });
   const before = await f.exchange.validate(ownToken);
   // Grace period 0 removes the pod from the API at once (neither it nor the SA has finalizers): gone when the calls return.
-  const api = await kubeApi(f.env);
-  await api.core.deleteNamespacedPod({ name: own.name, namespace: f.namespace, gracePeriodSeconds: 0 }).catch(() => {});
-  await api.core.deleteNamespacedServiceAccount({ name: teamC.serviceAccount, namespace: f.namespace });
+  await deletePod(f.env, own.name, f.namespace);
+  await deleteServiceAccount(f.env, teamC.serviceAccount, f.namespace);
   // The API server reads pods and SAs through informers: allow it a moment to see the deletions.
   const settled = async (jwt: string): Promise<Validation> => {
     let last: Validation | undefined;
@@ -122,7 +122,7 @@ async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): 
         last = await f.exchange.validate(jwt);
         return last.online?.ok ? undefined : last;
       },
-      { timeoutMs: REVOCATION_SETTLE_MS, intervalMs: 1000 },
+      { timeoutMs: REVOCATION_SETTLE_MS, intervalMs: 1000, clock },
     );
     return refused ?? last!;
   };
@@ -135,7 +135,6 @@ async function revocation(f: SuiteFixture, tokenHashes: Map<string, string[]>): 
   const reviewReasons = [afterPod.online?.reason, afterServiceAccount.online?.reason].filter(Boolean).join(' / ');
   return judge(EXCHANGE_REVOKED, {
     prediction,
-    startedAt,
     observed: Object.fromEntries(Object.entries(validations).map(([step, v]) => [step, verdictOf(v)])),
     show: showRevocation,
     actor: 'the API server',

@@ -5,24 +5,33 @@
 // ways a case runs a pod and gathers its evidence.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServiceAccountTokenAuth, type StartedRegistry } from '../../registry/index.ts';
-import { kubeApi } from '../../src/cluster/api.ts';
-import { allowNodesTokenAudience, nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
-import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
 import {
+  applyObjects,
+  clusterIdentity,
+  createSaPod,
+  grantNodesAudience,
   kubeletFilesOf,
+  kubeletLogLines,
+  kubeletVersionOf,
+  listServiceAccounts,
+  nodeMayRequestAudience,
+  observePod,
+  readNode,
   routeRegistry,
+  ServiceAccountTokenAuth,
   waitFor,
   type CaseContext,
   type Environment,
   type Evidence,
+  type FakeInvocation,
   type Fleet,
   type LabRegistry,
+  type ObservedPod,
+  type StartedRegistry,
   type SuiteRun,
 } from '../../src/run/kit.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
-import { clusterIdentity, createSaPod, kubeletLines, observe, type Ran } from './cluster.ts';
 import {
   GRANTS_TIMEOUT_MS,
   POD_TIMEOUT_MS,
@@ -63,12 +72,12 @@ export interface SuiteFixture extends Prepared {
   /** The exchange registry's authenticator: its validations are the exchange cases' observations. */
   exchange: ServiceAccountTokenAuth;
   /** Creates the pod, pulling `image`, and waits until it ran or its pull failed. */
-  runPod(pod: PlannedPod, image: string): Promise<Ran>;
+  runPod(pod: PlannedPod, image: string): Promise<ObservedPod>;
   invocations(plan: ProviderPlan): Promise<FakeInvocation[]>;
   /** The token a capturing fake got (added to the redactor), by its sha256. */
   capturedToken(sha256: string | undefined): Promise<string | undefined>;
   invocationEvidence(label: string, invocations: FakeInvocation[]): Evidence;
-  eventsEvidence(ran: Ran): Evidence;
+  eventsEvidence(ran: ObservedPod): Evidence;
   /** The kubelet log lines with every needle: none where the kubelet's log is not a file here (no kubeletFiles). */
   kubeletLog(needles: string[], max?: number): Promise<string[]>;
   kubeletLogEvidence(label: string, lines: string[]): Evidence[];
@@ -81,7 +90,6 @@ export interface SuiteFixture extends Prepared {
 /** Sets the cluster up for the cases in `namespace`; what outlives a case is deferred to the suite's end. */
 export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace: string): Promise<SuiteFixture> {
   const env = run.environment;
-  const api = await kubeApi(env);
   const { audiences, plans, lab, exchangeRegistry, fleet } = prepared;
 
   for (const plan of Object.values(plans)) {
@@ -92,7 +100,8 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     }
   }
 
-  await api.apply(
+  await applyObjects(
+    env,
     Object.entries(SERVICE_ACCOUNTS).map(([name, annotations]) => ({
       apiVersion: 'v1',
       kind: 'ServiceAccount',
@@ -100,7 +109,7 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
     })),
   );
   const serviceAccounts = new Map<string, ServiceAccountState>();
-  for (const { metadata } of (await api.core.listNamespacedServiceAccount({ namespace })).items) {
+  for (const { metadata } of await listServiceAccounts(env, namespace)) {
     serviceAccounts.set(metadata!.name!, {
       name: metadata!.name!,
       uid: metadata!.uid!,
@@ -109,21 +118,14 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
   }
 
   const grants = audienceGrants(audiences, namespace);
+  // A namespaced Role goes with the namespace; a ClusterRole is removed after the suite.
   for (const grant of grants) {
-    const name = grantName(grant);
     const { namespace: roleNamespace, serviceAccounts: names } = grant;
-    await allowNodesTokenAudience(env, grant.audience, {
-      name,
+    const scope = {
       ...(roleNamespace ? { namespace: roleNamespace } : {}),
       ...(names ? { serviceAccounts: names } : {}),
-    });
-    // A namespaced Role goes with the namespace; a ClusterRole outlives it. An object already gone is fine.
-    if (!roleNamespace) {
-      run.defer(async () => {
-        await api.rbac.deleteClusterRoleBinding({ name }).catch(() => {});
-        await api.rbac.deleteClusterRole({ name }).catch(() => {});
-      });
-    }
+    };
+    await grantNodesAudience(env, grant.audience, { name: grantName(grant), ...scope }, run);
   }
   // RBAC reaches the authorizer through an informer: wait until every grant answers as the node.
   await waitFor(
@@ -144,9 +146,9 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
   });
   exchangeRegistry.tokenServer!.useAuthenticator(exchange.authenticator());
 
-  const { metadata: nodeMeta } = await api.core.readNode({ name: env.nodeName });
+  const { metadata: nodeMeta } = await readNode(env, env.nodeName);
   const predictor = new PullPredictor({
-    behaviour: behaviourFor(env.kubeletVersion ?? env.kubeVersion),
+    behaviour: behaviourFor(kubeletVersionOf(env)),
     apiServerBehaviour: behaviourFor(env.kubeVersion),
     gates: { kubelet: env.spec.featureGates.kubelet, apiserver: env.spec.featureGates.apiserver },
     grants,
@@ -155,7 +157,7 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
   });
 
   const kubeletLog = (needles: string[], max?: number) =>
-    run.can('kubeletFiles') ? kubeletLines(env, needles, max) : Promise.resolve([]);
+    run.can('kubeletFiles') ? kubeletLogLines(env, needles, max) : Promise.resolve([]);
   const kubeletLogEvidence = (label: string, lines: string[]): Evidence[] =>
     lines.length
       ? [{ kind: 'log', label, file: kubeletFilesOf(env).log, text: run.redactor.text(lines.join('\n')) }]
@@ -174,7 +176,7 @@ export async function setUpCluster(run: SuiteRun, prepared: Prepared, namespace:
         serviceAccount: pod.serviceAccount,
         twice: pod.pulls === 2,
       });
-      return observe(env, pod.name, namespace, POD_TIMEOUT_MS);
+      return observePod(env, pod.name, namespace, POD_TIMEOUT_MS);
     },
     invocations: async (plan) => (await fleet.invocations().catch(() => [])).filter((i) => i.provider === plan.name),
     async capturedToken(sha256) {

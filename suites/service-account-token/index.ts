@@ -18,8 +18,7 @@
 // Files: plan.ts (the data), predict.ts (the predictions, unit-tested),
 // prepare.ts (registries and fakes), fixture.ts (the cluster side), one file
 // per group of cases.
-import { createNamespace } from '../../src/run/namespace.ts';
-import { runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
+import { runCases, runNamespace, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { annotationsCase } from './annotations.ts';
 import { audienceCase } from './audience.ts';
 import { cacheCase } from './cache.ts';
@@ -27,7 +26,7 @@ import { SA_TOKEN_CHECKS } from './checks.ts';
 import { exchangeCase } from './exchange.ts';
 import { setUpCluster } from './fixture.ts';
 import { otherNodeCase } from './other-node.ts';
-import { runNamespace } from './plan.ts';
+import { namespaceOfRun } from './plan.ts';
 import { prepareRegistriesAndFleet } from './prepare.ts';
 import { requireServiceAccountCases } from './require-service-account.ts';
 import { tokenAsPasswordCase } from './token-as-password.ts';
@@ -48,10 +47,8 @@ export const serviceAccountTokenSuite: Suite = {
       spec: { ...spec, kubelet: { ...spec.kubelet, extraArgs: ['--v=5'] } },
       needs: ['installPlugins', 'hostRegistries'],
       async run(run) {
-        const namespace = await createNamespace(run.environment, runNamespace(prepared.runId));
         // Kept, with its events, when a check failed.
-        let failed = true;
-        run.defer(async () => void (await namespace.finish(failed)));
+        const namespace = await runNamespace(run, namespaceOfRun(prepared.runId));
         const fixture = await setUpCluster(run, prepared, namespace.name);
         const results = await runCases(run, [
           tokenClaimsCase(fixture),
@@ -63,8 +60,7 @@ export const serviceAccountTokenSuite: Suite = {
           exchangeCase(fixture),
           otherNodeCase(fixture),
         ]);
-        failed = results.some((r) => r.status === 'failed');
-        return results;
+        return namespace.settle(results);
       },
     };
   },

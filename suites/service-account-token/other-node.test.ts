@@ -3,11 +3,10 @@
 // makes) against a recorded run: it passes with the model's prediction and
 // fails, as a disagreement, when the prediction is deliberately wrong.
 import { describe, expect, test } from '@jest/globals';
-import { Redactor } from '../../src/core/redact.ts';
+import { Redactor, refusalStage } from '../../src/run/kit.ts';
 import { noRelationship, OTHER_NODE } from '../../src/model/node-token-request.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
-import { refusalStage } from './node-tokens.ts';
 import { judgeOtherNode } from './other-node.ts';
 import { audienceGrants, audiencesFor, OTHER_NODE_PODS, providerPlans, SERVICE_ACCOUNTS } from './plan.ts';
 import { PullPredictor } from './predict.ts';

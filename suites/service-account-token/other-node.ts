@@ -7,22 +7,24 @@
 // pod the token is bound to is on A). The answers' status and message are the
 // observation; the prediction is the service-account model's.
 import {
+  createSaPod,
   deletePod,
   judge,
+  nodeMayCreateToken,
   poll,
+  requestPodToken,
+  whoAmI,
   twoNodesOf,
   type Case,
   type CaseContext,
   type CheckResult,
   type Evidence,
   type Judgement,
+  type PodTokenAnswer,
   type Prediction,
 } from '../../src/run/kit.ts';
 import { TOKEN_OTHER_NODE } from './checks.ts';
-import { nodeMayCreateToken } from '../../src/cluster/rbac.ts';
-import { createSaPod } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
-import { requestPodToken, whoAmI, type PodTokenAnswer } from './node-tokens.ts';
 import { GRANTS_TIMEOUT_MS, labImage, OTHER_NODE_PODS } from './plan.ts';
 import { predictOtherNode } from './predict-access.ts';
 import { otherNodeAgrees, podInvocations, seenByPlugin, showOtherNode, type OtherNodeView } from './views.ts';
@@ -58,7 +60,6 @@ export const otherNodeCase = (f: SuiteFixture): Case => ({
   checks: [TOKEN_OTHER_NODE],
   needs: ['secondNode'],
   async run(ctx) {
-    const startedAt = new Date();
     const [a, b] = twoNodesOf(f.env);
     const plan = f.plans.requiredServiceAccount;
     const { own, sibling } = OTHER_NODE_PODS;
@@ -101,7 +102,7 @@ export const otherNodeCase = (f: SuiteFixture): Case => ({
     const linked = await poll(
       async () =>
         (await nodeMayCreateToken(f.env, b, f.namespace, sibling.serviceAccount)).allowed ? true : undefined,
-      { timeoutMs: GRANTS_TIMEOUT_MS, intervalMs: 500 },
+      { timeoutMs: GRANTS_TIMEOUT_MS, intervalMs: 500, clock: ctx.clock },
     );
     const nodeBWithSibling = await ask(b);
 
@@ -117,7 +118,6 @@ export const otherNodeCase = (f: SuiteFixture): Case => ({
         ? [{ kind: 'text', label: `the API server's answer to ${label} (HTTP ${x.view.status})`, text: x.message }]
         : [];
     return judgeOtherNode(prediction, observed, {
-      startedAt,
       invalidBecause: wrong.length
         ? `the kubelet kubeconfig of ${wrong.map((w) => `${w.node} authenticates as ${w.username} (${w.groups.join(', ')})`).join('; ')}, not as that node's kubelet`
         : ran.uid

@@ -3,9 +3,12 @@
 // containerd's hosts.toml), the audiences they ask tokens for, the service
 // accounts of the run, which audiences RBAC grants the node, and what the
 // exchange registry lets each service account pull. No I/O here.
-import type { AccessRule, ServiceAccountIdentity } from '../../registry/index.ts';
 import type { TokenAttributes } from '../../src/api/credentialprovider/types.ts';
 import type { AudienceGrant } from '../../src/model/service-account-token.ts';
+import type { AccessRule, ServiceAccountIdentity } from '../../src/run/kit.ts';
+
+// The pods each case runs.
+export * from './plan-pods.ts';
 
 export const MODEL =
   'service-account-token model (src/model/service-account-token.ts: plugin.go v1.37.1) + version table';
@@ -52,7 +55,7 @@ export const requestImage = (ref: string): string => ref.replace(/:[^/:]+$/, '')
 export const repositoryOf = (ref: string): string => requestImage(ref).split('/').slice(1).join('/');
 
 /** The namespace of a run: its service accounts, pods and the Role of one grant. */
-export const runNamespace = (runId: string): string => `credprov-sa-${runId}`;
+export const namespaceOfRun = (runId: string): string => `credprov-sa-${runId}`;
 
 /** The audiences of a run; the run id keeps runs on one cluster apart. */
 export interface Audiences {
@@ -185,70 +188,3 @@ export const exchangeAccess =
     sa.namespace === namespace && sa.name.startsWith('team-')
       ? [{ repository: `${sa.name}/*`, actions: ['pull'] }]
       : [];
-
-/** A pod a case runs: bound to the node, with a service account and no token volume. */
-export interface PlannedPod {
-  name: string;
-  serviceAccount: string;
-  /** Pulls of the image: 2 pulls it in an init container, then in the main container (one token). */
-  pulls?: number;
-  /** The exchange team whose image it pulls. */
-  team?: string;
-}
-
-export const CLAIMS_POD: PlannedPod = { name: 'claims', serviceAccount: 'claims' };
-
-export const ANNOTATION_PODS = {
-  annotated: { name: 'annot-yes', serviceAccount: 'annotated' },
-  missingRequired: { name: 'annot-missing', serviceAccount: 'unannotated' },
-} satisfies Record<string, PlannedPod>;
-
-/** An API pod with SA `plain` and a static pod (no SA), named after the check's `prefix`. */
-export const requireServiceAccountPods = (prefix: string) => ({
-  api: { name: `${prefix}-api`, serviceAccount: 'plain' } satisfies PlannedPod,
-  staticPod: `${prefix}-static`,
-});
-
-/** In order: the first pod pulls twice (init + main container), then the others. */
-export const CACHE_PODS = {
-  serviceAccount: [
-    { name: 'csa-1', serviceAccount: 'cache-1', pulls: 2 },
-    { name: 'csa-2', serviceAccount: 'cache-1' },
-    { name: 'csa-3', serviceAccount: 'cache-2' },
-  ],
-  token: [
-    { name: 'ctok-1', serviceAccount: 'tok-1', pulls: 2 },
-    { name: 'ctok-2', serviceAccount: 'tok-1' },
-  ],
-} satisfies Record<string, PlannedPod[]>;
-
-export const AUDIENCE_PODS = {
-  ungranted: { name: 'aud-none', serviceAccount: 'aud-none' },
-  named: { name: 'named-yes', serviceAccount: 'named-yes' },
-  notNamed: { name: 'named-no', serviceAccount: 'named-no' },
-} satisfies Record<string, PlannedPod>;
-
-/** Both pull team-a's image on the exchange registry, through a provider that answers the SA token as the password. */
-export const TOKEN_AS_PASSWORD_PODS = {
-  serviceAccountCache: { name: 'echo-sa', serviceAccount: 'team-a', team: 'team-a' },
-  tokenCache: { name: 'echo-token', serviceAccount: 'team-a', team: 'team-a' },
-} satisfies Record<string, PlannedPod>;
-
-export const EXCHANGE_PODS = {
-  own: { name: 'xa-own', serviceAccount: 'team-a', team: 'team-a' },
-  other: { name: 'xa-other', serviceAccount: 'team-a', team: 'team-b' },
-  teamC: { name: 'xc-own', serviceAccount: 'team-c', team: 'team-c' },
-} satisfies Record<string, PlannedPod & { team: string }>;
-
-/**
- * SA-TOKEN-OTHER-NODE: `own` runs on node A (the environment's nodeName) and pulls through a KEP-4412
- * provider; `sibling`, of the same SA, is only bound to node B (it need not run: a binding links the SA
- * to the node in the node authorizer's graph).
- */
-export const OTHER_NODE_PODS = {
-  own: { name: 'two-nodes-a', serviceAccount: 'two-nodes' },
-  sibling: { name: 'two-nodes-b', serviceAccount: 'two-nodes' },
-} satisfies Record<string, PlannedPod>;
-
-/** The API server reads pods and SAs through informers: how long a deletion may take to reach TokenReview. */
-export const REVOCATION_SETTLE_MS = 20_000;

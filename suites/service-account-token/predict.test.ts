@@ -2,7 +2,7 @@
 // is what KEP-4412 and the kubelet's plugin.go say for that pod, so a change
 // in the model or the plan that moves a prediction shows here first.
 import { describe, expect, test } from '@jest/globals';
-import { Redactor } from '../../src/core/redact.ts';
+import { Redactor } from '../../src/run/kit.ts';
 import type { ServiceAccountState } from '../../src/model/service-account-token.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import {

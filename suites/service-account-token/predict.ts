@@ -3,7 +3,6 @@
 // and the version table, driven through each case's planned pods. What the
 // cluster decides at run time (the SAs' UIDs, the issuer, the pod's UID, the
 // node, whether a captured token has expired) comes in as arguments.
-import { grantedAccess } from '../../registry/index.ts';
 import {
   predictToken,
   ServiceAccountTokenModel,
@@ -14,7 +13,7 @@ import {
   type PullPrediction,
   type ServiceAccountState,
 } from '../../src/model/service-account-token.ts';
-import type { Prediction } from '../../src/run/kit.ts';
+import { grantedAccess, type Prediction } from '../../src/run/kit.ts';
 import type { KubeBehaviour } from '../../src/versions/table.ts';
 import {
   ANNOTATION_PODS,

@@ -5,15 +5,15 @@
 // fleet of fake providers, one per plan. Each is stopped, its log kept as a
 // redacted artifact, by the suite's deferred cleanups.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Auth, busyboxImage, EXCHANGE_USERNAME, processProvider, type StartedRegistry } from '../../registry/index.ts';
-import { memoryLogger, type Logger } from '../../src/core/logger.ts';
 import {
   answer,
+  EXCHANGE_USERNAME,
   pluginDir,
   prepareFleet,
   startLabRegistry,
+  startTokenRegistry,
   type FleetMember,
   type SuiteSetup,
 } from '../../src/run/kit.ts';
@@ -32,7 +32,12 @@ export async function prepareRegistriesAndFleet(ctx: SuiteSetup): Promise<Prepar
   const lab = await startLabRegistry(ctx, 'satoken');
   ctx.defer(() => lab.stop({ keepLogAs: 'registry.log' }));
   for (const plan of Object.values(plans)) if (plan.registry === 'lab') await lab.push(`sa/${plan.label}`);
-  const exchangeRegistry = await startExchangeRegistry(ctx, runId);
+  // The exchange registry with team-a/b/c's images (its token server takes what the suite's authenticator accepts).
+  const exchangeRegistry = await startTokenRegistry(ctx, `sax-${runId}`, {
+    repositories: EXCHANGE_TEAMS.map((team) => `${team}/app`),
+    marker: `credprov-sa-exchange-${runId}`,
+    logsAs: 'exchange',
+  });
 
   const labUser = { username: lab.user.username, password: lab.user.password };
   const exchangeUser = { username: EXCHANGE_USERNAME, password: '{token}' };
@@ -56,45 +61,4 @@ export async function prepareRegistriesAndFleet(ctx: SuiteSetup): Promise<Prepar
   // The scenario files hold the lab's password, and the request log the token hashes' context: redacted last.
   ctx.defer(() => fleet.redactArtifacts());
   return { runId, audiences, plans, lab, exchangeRegistry, fleet, tokensDir, staticPodDir };
-}
-
-/** The exchange registry with team-a/b/c's images; its log and its token server's lines become artifacts when it stops. */
-async function startExchangeRegistry(ctx: SuiteSetup, runId: string): Promise<StartedRegistry> {
-  // The token server logs each grant (account, scopes; never a password): kept as an artifact, not on the console.
-  const tokenServerLines: string[] = [];
-  const logger = quietLogger(ctx.log, tokenServerLines);
-  const registry = await processProvider({ logger }).start({
-    name: `sax-${runId}`,
-    auth: Auth.token({ users: [] }),
-    tls: true,
-    logger,
-    progress: ctx.progress,
-  });
-  ctx.defer(async () => {
-    const log = await readFile(registry.logFile, 'utf8').catch(() => undefined);
-    if (log !== undefined)
-      await writeFile(join(ctx.artifactsDir, 'exchange-registry.log'), ctx.redactor.text(log)).catch(() => {});
-    if (tokenServerLines.length) {
-      await writeFile(
-        join(ctx.artifactsDir, 'exchange-token-server.log'),
-        ctx.redactor.text(`${tokenServerLines.join('\n')}\n`),
-      ).catch(() => {});
-    }
-    await registry.stop();
-  });
-  const image = await busyboxImage({ marker: `credprov-sa-exchange-${runId}` });
-  for (const team of EXCHANGE_TEAMS) await registry.push(image, { name: `${team}/app`, tag: 'v1' });
-  return registry;
-}
-
-/** Every line into `lines`; warnings and errors also to `log`. */
-function quietLogger(log: Logger, lines: string[]): Logger {
-  const memory = memoryLogger(lines);
-  const quiet: Logger = {
-    ...memory,
-    warn: (m) => (memory.warn(m), log.warn(m)),
-    error: (m) => (memory.error(m), log.error(m)),
-    child: () => quiet,
-  };
-  return quiet;
 }

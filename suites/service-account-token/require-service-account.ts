@@ -3,9 +3,18 @@
 // mirror pod may not reference one). The static pod needs the kubelet's
 // staticPodPath on this host (capability kubeletFiles); without it the check
 // compares the API pod only, and says so.
-import { caseOf, judge, type Case, type Check } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  judge,
+  mirrorPodName,
+  observePod,
+  removeStaticPod,
+  writeStaticPod,
+  type Case,
+  type Check,
+  type ObservedPod,
+} from '../../src/run/kit.ts';
 import { REQUIRE_SA_FALSE, REQUIRE_SA_TRUE } from './checks.ts';
-import { mirrorPodName, observe, removeStaticPod, writeStaticPod, type Ran } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { labImage, requireServiceAccountPods, STATIC_POD_TIMEOUT_MS, type ProviderPlan } from './plan.ts';
 import { predictRequireServiceAccount } from './predict.ts';
@@ -13,17 +22,16 @@ import { podInvocations, seenByPlugin, showPluginView, type RequireServiceAccoun
 
 const requireServiceAccountCase = (f: SuiteFixture, check: Check, plan: ProviderPlan, prefix: string): Case =>
   caseOf(check, async (ctx) => {
-    const startedAt = new Date();
     const withStaticPod = ctx.can('kubeletFiles');
     const pods = requireServiceAccountPods(prefix);
     const image = labImage(plan);
     const mirror = mirrorPodName(f.env, pods.staticPod);
     f.kubeletLinesOnFailure(ctx, [pods.api.name, ...(withStaticPod ? [mirror] : [])]);
     const prediction = predictRequireServiceAccount(f.predictor, plan, prefix, withStaticPod);
-    const runStaticPod = async (): Promise<Ran> => {
+    const runStaticPod = async (): Promise<ObservedPod> => {
       ctx.defer(() => removeStaticPod(f.staticPodDir, pods.staticPod));
       await writeStaticPod(f.env, f.staticPodDir, f.namespace, { name: pods.staticPod, image });
-      return observe(f.env, mirror, f.namespace, STATIC_POD_TIMEOUT_MS);
+      return observePod(f.env, mirror, f.namespace, STATIC_POD_TIMEOUT_MS);
     };
     const [apiRun, staticRun] = await Promise.all([
       f.runPod(pods.api, image),
@@ -39,7 +47,6 @@ const requireServiceAccountCase = (f: SuiteFixture, check: Check, plan: Provider
     const skipLines = withStaticPod ? await f.kubeletLog([`provider="${plan.name}"`, `${f.namespace}/${mirror}`]) : [];
     return judge(check, {
       prediction,
-      startedAt,
       observed,
       show: (v) =>
         `API pod (SA ${pods.api.serviceAccount}): ${showPluginView(v.apiPod)}; ` +

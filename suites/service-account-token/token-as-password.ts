@@ -3,9 +3,8 @@
 // (the kubelet must refuse the response), one with cacheType Token (allowed;
 // the exchange accepts the token). The refusal is only in the kubelet's log
 // (capability kubeletFiles).
-import { caseOf, deletePod, judge, type Case } from '../../src/run/kit.ts';
+import { caseOf, deletePod, judge, klogErr, type Case } from '../../src/run/kit.ts';
 import { TOKEN_AS_PASSWORD } from './checks.ts';
-import { errText } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { exchangeImage, TOKEN_AS_PASSWORD_PODS } from './plan.ts';
 import { predictTokenAsPassword } from './predict-access.ts';
@@ -15,7 +14,6 @@ export const tokenAsPasswordCase = (f: SuiteFixture): Case =>
   caseOf(
     TOKEN_AS_PASSWORD,
     async (ctx) => {
-      const startedAt = new Date();
       const { serviceAccountCache, tokenCache } = TOKEN_AS_PASSWORD_PODS;
       const echoPlan = f.plans.tokenEcho;
       const exchangePlan = f.plans.exchange;
@@ -34,10 +32,9 @@ export const tokenAsPasswordCase = (f: SuiteFixture): Case =>
       ]);
       const echoInvocations = podInvocations(await f.invocations(echoPlan), serviceAccountCache.name);
       const exchangeInvocations = podInvocations(await f.invocations(exchangePlan), tokenCache.name);
-      const refusalText = echoRefusal.length ? errText(echoRefusal.at(-1)!) : undefined;
+      const refusalText = echoRefusal.length ? klogErr(echoRefusal.at(-1)!) : undefined;
       return judge(TOKEN_AS_PASSWORD, {
         prediction,
-        startedAt,
         observed: {
           serviceAccountCacheType: {
             invoked: echoInvocations.length > 0,

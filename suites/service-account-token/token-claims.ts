@@ -3,10 +3,16 @@
 // signature verified against the cluster's JWKS, the TokenRequest default
 // lifetime.
 import { decodeJwt } from 'jose';
-import { ServiceAccountTokenAuth } from '../../registry/index.ts';
-import { caseOf, judge, type Case } from '../../src/run/kit.ts';
+import {
+  caseOf,
+  clusterIdentity,
+  createSaPod,
+  judge,
+  observePod,
+  ServiceAccountTokenAuth,
+  type Case,
+} from '../../src/run/kit.ts';
 import { TOKEN_CLAIMS } from './checks.ts';
-import { clusterIdentity, createSaPod, observe } from './cluster.ts';
 import type { SuiteFixture } from './fixture.ts';
 import { CLAIMS_POD, labImage, POD_TIMEOUT_MS } from './plan.ts';
 import { predictTokenClaims, SIGNATURE_VERIFIED } from './predict.ts';
@@ -22,7 +28,6 @@ interface KubernetesClaims {
 
 export const tokenClaimsCase = (f: SuiteFixture): Case =>
   caseOf(TOKEN_CLAIMS, async (ctx) => {
-    const startedAt = new Date();
     const plan = f.plans.claims;
     const discovery = await clusterIdentity(f.env).discovery();
     const created = await createSaPod(f.env, f.namespace, {
@@ -37,7 +42,7 @@ export const tokenClaimsCase = (f: SuiteFixture): Case =>
       podUid: created.metadata!.uid!,
       node: f.node,
     });
-    const ran = await observe(f.env, CLAIMS_POD.name, f.namespace, POD_TIMEOUT_MS);
+    const ran = await observePod(f.env, CLAIMS_POD.name, f.namespace, POD_TIMEOUT_MS);
     const invocations = podInvocations(await f.invocations(plan), CLAIMS_POD.name);
     const jwt = await f.capturedToken(invocations.find((i) => i.tokenSha256)?.tokenSha256);
     const verifier = new ServiceAccountTokenAuth({
@@ -64,7 +69,6 @@ export const tokenClaimsCase = (f: SuiteFixture): Case =>
     return judge<unknown>(TOKEN_CLAIMS, {
       prediction,
       observed,
-      startedAt,
       show: (v) => {
         const o = v as typeof observed;
         return (

@@ -2,10 +2,9 @@
 // them), how the suite reads the fake plugins' records into them, and how
 // they read in a check's message.
 import { isDeepStrictEqual } from 'node:util';
-import type { FakeInvocation } from '../../src/plugin/fake-provider.ts';
+import type { FakeInvocation, NodeTokenView, PullOutcome } from '../../src/run/kit.ts';
 
-/** `success`, `failure` (the registry refused the pull: no or wrong credentials) or `error: <the kubelet's message>`. */
-export type PullOutcome = 'success' | 'failure' | `error: ${string}`;
+export type { NodeTokenView, PullOutcome };
 
 /** What the plugin saw of a pod's pull, and how the pull ended. */
 export interface PluginView {
@@ -95,17 +94,6 @@ export const showRevocation = (v: Record<string, TokenVerdict>): string =>
   Object.entries(v)
     .map(([step, x]) => `${step}: signature ${x.signature}, TokenReview ${x.tokenReview}`)
     .join('; ');
-
-/** The API server's answer to one kubelet's TokenRequest for a pod (SA-TOKEN-OTHER-NODE). */
-export interface NodeTokenView {
-  status: number;
-  /** Who refused it: the authorization layer (its "cannot create resource" message) or admission (NodeRestriction). */
-  refusedBy?: 'node authorizer' | 'NodeRestriction' | undefined;
-  /** Predicted: the reason the API server's message must carry; observed: its whole message. */
-  says?: string | undefined;
-  /** An issued token's pod and node claims: `<pod> on <node>`. */
-  boundTo?: string | undefined;
-}
 
 /** Agree on status, stage and binding; the observed message must carry the predicted reason. */
 export const nodeTokenAgrees = (p: NodeTokenView, o: NodeTokenView): boolean =>

@@ -3,8 +3,10 @@
 import {
   assertKubeletLoadedConfig,
   caseOf,
+  containerLog,
   judge,
   kubeletEvidence,
+  kubeletVersionOf,
   runPod,
   type Case,
   type CaseContext,
@@ -12,7 +14,6 @@ import {
   type LabRegistry,
   type PodRun,
 } from '../../src/run/kit.ts';
-import { containerLog } from '../../src/run/pods.ts';
 import { CONFIG_LOADED, PLUGIN_REQUEST, PRIVATE_PULL, UNMATCHED_FAILS } from './checks.ts';
 import type { SmokePlan } from './plan.ts';
 import { predictPod, predictRequests, type PodSeen, type Pull, type RequestSeen } from './predict.ts';
@@ -41,7 +42,6 @@ const pullOf = (run: PodRun): Pull =>
 /** One pod of `image` in the case's own namespace; its verdict against the pull-credentials model. */
 function podCase(s: SmokeLab, check: typeof PRIVATE_PULL, image: string): Case {
   return caseOf(check, async (ctx: CaseContext) => {
-    const startedAt = new Date();
     const prediction = predictPod(s.plan, image, s.lab.user.username);
     const namespace = await ctx.namespace('smoke');
     ctx.onFailure(() => kubeletEvidence(ctx.environment, [s.plan.matched, 'credential provider', 'Failed to pull']));
@@ -64,14 +64,13 @@ function podCase(s: SmokeLab, check: typeof PRIVATE_PULL, image: string): Case {
         ...run.evidence,
         ...(log ? [{ kind: 'text' as const, label: `container log (marker ${s.lab.marker})`, text: log }] : []),
       ],
-      startedAt,
     });
   });
 }
 
 function requestCase(s: SmokeLab): Case {
   return caseOf(PLUGIN_REQUEST, async (ctx) => {
-    const prediction = predictRequests(s.plan, ctx.environment.kubeletVersion ?? ctx.environment.kubeVersion);
+    const prediction = predictRequests(s.plan, kubeletVersionOf(ctx.environment));
     const invocations = await s.fleet.invocations();
     ctx.onFailure(() => kubeletEvidence(ctx.environment, ['credential provider', s.plan.matched]));
     return judge(PLUGIN_REQUEST, {

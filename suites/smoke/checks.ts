@@ -1,6 +1,6 @@
 // The smoke suite's checks: the smallest end-to-end proof that a kubelet uses
 // a credential provider plugin at all.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 
 export const PRIVATE_PULL: Check = {
   id: 'SMOKE-PRIVATE-PULL-VIA-PROVIDER',

@@ -5,6 +5,7 @@
 // predicts each pull and the plugin's requests from its models first.
 import {
   answer,
+  fleetMembers,
   prepareFleet,
   runCases,
   startLabRegistry,
@@ -14,7 +15,7 @@ import {
 } from '../../src/run/kit.ts';
 import { smokeCases } from './cases.ts';
 import { SMOKE_CHECKS } from './checks.ts';
-import { CACHE_DURATION, PROVIDER_NAME, REPOSITORIES, REQUEST_API_VERSION, smokePlan } from './plan.ts';
+import { CACHE_DURATION, PROVIDER_NAME, REPOSITORIES, smokePlan } from './plan.ts';
 
 export const smokeSuite: Suite = {
   name: 'smoke',
@@ -26,19 +27,14 @@ export const smokeSuite: Suite = {
     await lab.push(REPOSITORIES.matched);
     await lab.push(REPOSITORIES.unmatched);
     const plan = smokePlan(lab.registry.host);
-    const fleet = await prepareFleet(ctx, [
-      {
-        name: PROVIDER_NAME,
-        apiVersion: REQUEST_API_VERSION,
-        matchImages: [plan.matched],
-        defaultCacheDuration: CACHE_DURATION,
-        scenario: answer(
-          [plan.matched],
-          { [plan.host]: { username: lab.user.username, password: lab.user.password } },
-          { cacheKeyType: 'Image', cacheDuration: CACHE_DURATION },
-        ),
-      },
-    ]);
+    // The plan's own provider config, each provider with the answer its fake gives: the right login for the registry.
+    const login = { username: lab.user.username, password: lab.user.password };
+    const scenario = answer(
+      [plan.matched],
+      { [plan.host]: login },
+      { cacheKeyType: 'Image', cacheDuration: CACHE_DURATION },
+    );
+    const fleet = await prepareFleet(ctx, fleetMembers(plan.config, { [PROVIDER_NAME]: scenario }));
     // The fake needed the password in clear; the artifacts kept after the run must not.
     ctx.defer(() => fleet.redactArtifacts());
     return {

@@ -5,7 +5,7 @@
 import { providersForImage } from '../../src/matching/providers.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import { predictPull } from '../../src/model/pull-credentials.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
+import type { Prediction } from '../../src/run/kit.ts';
 import type { SmokePlan } from './plan.ts';
 
 export type Pull = 'success' | 'failure' | `failure (${string})`;

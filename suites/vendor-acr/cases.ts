@@ -1,11 +1,8 @@
 // The vendor-acr cases, in order: the static service principal (pull, then the
 // kubelet's cache of its answer), the empty "*.azurecr.*" entry, a non-ACR image,
 // managed identity with the token exchange, and KEP-4412 mode without managed identity.
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { kubeletEvidence } from '../../src/run/lab.ts';
-import { judge } from '../../src/run/prediction.ts';
 import { EMPTY_ENTRY, MI_EXCHANGE, NON_ACR, REGISTRY_CACHE, SP_PULL } from './checks.ts';
-import { offeredFrom, registryLogSince } from './offered.ts';
+import { offeredFrom } from './offered.ts';
 import { PROVIDER, type PlannedImage } from './plan.ts';
 import {
   answerLine,
@@ -17,7 +14,8 @@ import {
   type PullView,
 } from './predict.ts';
 import { saCases } from './sa-cases.ts';
-import { execsOf, pullShown, showAzure, type Session, type Window } from './session.ts';
+import { execsIn, pullShown, showAzure, type Session, type Window } from './session.ts';
+import { caseOf, judge, kubeletEvidence, pullAttemptsSince, type Case } from '../../src/run/kit.ts';
 
 const showAnswer = (v: AnswerView | undefined) =>
   v
@@ -71,8 +69,8 @@ export async function acrCases(s: Session): Promise<Case[]> {
       const prediction = predictRegistryCache(provider, [img.sp, img.spOther], json[PROVIDER.static]!);
       const w = await s.pod('cache', img.spOther.ref);
       const observed = [
-        { pull: img.sp.request, execs: execsOf(first, PROVIDER.static), result: pullShown(first.run) },
-        { pull: img.spOther.request, execs: execsOf(w, PROVIDER.static), result: pullShown(w.run) },
+        { pull: img.sp.request, execs: execsIn(first, PROVIDER.static), result: pullShown(first.run) },
+        { pull: img.spOther.request, execs: execsIn(w, PROVIDER.static), result: pullShown(w.run) },
       ];
       return judge(REGISTRY_CACHE, {
         prediction,
@@ -85,7 +83,7 @@ export async function acrCases(s: Session): Promise<Case[]> {
     caseOf(EMPTY_ENTRY, async (ctx) => {
       ctx.onFailure(() => kubeletEvidence(env, [img.cn.request, 'Failed to pull']));
       const prediction = predictOffered(config, img.cn, json);
-      const since = await registryLogSince(s.lab.other);
+      const since = await pullAttemptsSince(s.lab.other);
       const w = await s.pod('empty-entry', img.cn.ref);
       const trail = await since.read('team/app');
       return judge(EMPTY_ENTRY, {
@@ -108,7 +106,7 @@ export async function acrCases(s: Session): Promise<Case[]> {
         const answer = s.answerOf(w, PROVIDER.static);
         return {
           pull: i === 0 ? 'first pull' : 'second pull',
-          execs: execsOf(w, PROVIDER.static),
+          execs: execsIn(w, PROVIDER.static),
           answer: answer ? answerLine(answer) : 'cached',
           result: pullShown(w.run),
         };

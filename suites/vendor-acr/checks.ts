@@ -2,8 +2,7 @@
 // (kubernetes-sigs/cloud-provider-azure) under the real kubelet, against a fake
 // managed identity endpoint and ACR token exchange on loopback and local
 // registries under ACR-shaped hostnames.
-import type { Check } from '../../src/report/model.ts';
-import { ACR_SOURCE } from '../../src/plugin/vendors/acr.ts';
+import { ACR_SOURCE, type Check } from '../../src/run/kit.ts';
 
 const PLUGIN_GO = 'kubelet pkg/credentialprovider/plugin/plugin.go (v1.37.1)';
 const KEYRING =

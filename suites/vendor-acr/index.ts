@@ -14,12 +14,11 @@
 //
 // The lab is in lab.ts, the providers in plan.ts, the predictions in predict.ts. The cases run one at a
 // time: each pod's window of plugin execs and Azure requests must be its own.
-import { ACR_PLUGIN_VERSION } from '../../src/plugin/vendors/acr.ts';
-import { runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { acrCases } from './cases.ts';
 import { VENDOR_ACR_CHECKS } from './checks.ts';
 import { startAcrLab } from './lab.ts';
 import { openSession } from './session.ts';
+import { ACR_PLUGIN_VERSION, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 
 export const vendorAcrSuite: Suite = {
   name: 'vendor-acr',

@@ -5,15 +5,23 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Auth, busyboxImage, processProvider } from '../../registry/index.ts';
-import { cacheDir } from '../../src/core/paths.ts';
-import { ACR_PLUGIN_VERSION, ACR_RECIPE, ACR_TOKEN_USERNAME } from '../../src/plugin/vendors/acr.ts';
-import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
-import { FakeAzure, FakeAzureAd, serveFakeLoginServer } from '../../src/fake-clouds/azure/index.ts';
-import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/recording-wrapper.ts';
-import { pluginDir, startLabRegistry, type SuiteSetup } from '../../src/run/kit.ts';
 import { azureJson, NAMESPACE, PROVIDER, providerConfig, runNames } from './plan.ts';
 import type { AcrLab } from './session.ts';
+import {
+  ACR_PLUGIN_VERSION,
+  ACR_RECIPE,
+  ACR_TOKEN_USERNAME,
+  startPublicRegistry,
+  vendorPlugin,
+  FakeAzure,
+  FakeAzureAd,
+  installRecordingWrapper,
+  pluginDir,
+  redactWrapperLog,
+  serveFakeLoginServer,
+  startLabRegistry,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 
 /** The plugin, three registries, the fake Azure endpoints and one recording wrapper per provider name; all stopped after the suite. */
 export async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<string, string> }> {
@@ -25,13 +33,7 @@ export async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: 
     await redactWrapperLog(logDir, (t) => ctx.redactor.text(t));
     await cp(logDir, join(ctx.artifactsDir, 'plugin-invocations'), { recursive: true });
   });
-  const plugin = await ensureVendorPlugin(ACR_RECIPE, {
-    version: ACR_PLUGIN_VERSION,
-    cacheDir: cacheDir(ctx.processEnv),
-    progress: ctx.progress,
-    log: ctx.log,
-  });
-  if (!plugin) throw new Error('acr-credential-provider was neither cached nor built');
+  const plugin = await vendorPlugin(ctx, ACR_RECIPE, ACR_PLUGIN_VERSION);
   const [acr, other] = await Promise.all([
     ctx.own(startLabRegistry(ctx, 'acr', { username: names.clientId })),
     ctx.own(startLabRegistry(ctx, 'acr-other')),
@@ -43,19 +45,7 @@ export async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: 
   await acr.push('team/other');
   await other.push('team/app');
   // mcr.microsoft.com is public: a registry without auth, so a pull with no credentials succeeds and never backs off.
-  const publicRegistry = await ctx.own(
-    processProvider({ logger: ctx.log }).start({
-      name: `acr-mcr-${names.id}`,
-      auth: Auth.none(),
-      tls: true,
-      logger: ctx.log,
-      progress: ctx.progress,
-    }),
-  );
-  await publicRegistry.push(await busyboxImage({ marker: `credprov-acr-mcr-${names.id}` }), {
-    name: 'team/app',
-    tag: 'v1',
-  });
+  const publicRegistry = await startPublicRegistry(ctx, `acr-mcr-${names.id}`, ['team/app']);
 
   const identityHeader = randomBytes(16).toString('hex');
   ctx.redactor.add(identityHeader);

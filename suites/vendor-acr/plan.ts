@@ -10,12 +10,7 @@
 // Upstream's example config (examples/out-of-tree/credential-provider-config.yaml) matches the
 // four ACR clouds and mcr.microsoft.com with defaultCacheDuration 10m; this plan keeps both.
 import type { CredentialProvider, CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import {
-  ACR_CLIENT_ID_ANNOTATION,
-  ACR_PLUGIN,
-  ACR_TENANT_ID_ANNOTATION,
-  type AzureJson,
-} from '../../src/plugin/vendors/acr.ts';
+import { ACR_CLIENT_ID_ANNOTATION, ACR_PLUGIN, ACR_TENANT_ID_ANNOTATION, type AzureJson } from '../../src/run/kit.ts';
 
 export const PROVIDER = {
   static: ACR_PLUGIN,

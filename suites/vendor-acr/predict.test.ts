@@ -3,11 +3,11 @@
 // the plugin's GetCredentials, the kubelet's keyring order and cache).
 import { describe, expect, test } from '@jest/globals';
 import { ServiceAccountTokenModel } from '../../src/model/service-account-token.ts';
-import { ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION } from '../../src/plugin/vendors/acr.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
-import { parseAttempts, offeredFrom } from './offered.ts';
+import { offeredFrom } from './offered.ts';
 import { azureJson, images, PROVIDER, providerConfig, runNames } from './plan.ts';
 import { predictAcrPull, predictNonAcr, predictOffered, predictRegistryCache, predictSaPull } from './predict.ts';
+import { ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION, parsePullAttempts } from '../../src/run/kit.ts';
 
 let n = 0;
 const names = runNames('abc123', () => `00000000-0000-4000-8000-00000000000${++n}`);
@@ -134,13 +134,13 @@ describe('the registry log', () => {
 
   test('each anonymous challenge opens an attempt, named by the user refused after it', () => {
     const log = [anonymous, refused('sp'), refused('sp'), anonymous, anonymous, refused('sp'), anonymous].join('\n');
-    const attempts = parseAttempts(log, 'team/app');
+    const attempts = parsePullAttempts(log, 'team/app');
     expect(attempts.map((a) => a.user)).toEqual(['sp', '', 'sp', '']);
     expect(offeredFrom(attempts)).toEqual(['sp', '(none: anonymous)']);
   });
 
   test('lines of other repositories and of other clients are left out', () => {
-    expect(parseAttempts(anonymous.replace('team/app', 'team/other'), 'team/app')).toEqual([]);
-    expect(parseAttempts(anonymous.replace('containerd', 'curl'), 'team/app')).toEqual([]);
+    expect(parsePullAttempts(anonymous.replace('team/app', 'team/other'), 'team/app')).toEqual([]);
+    expect(parsePullAttempts(anonymous.replace('containerd', 'curl'), 'team/app')).toEqual([]);
   });
 });

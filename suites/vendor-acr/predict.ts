@@ -5,14 +5,19 @@
 // hands containerd and in what order, the cache model for what it keeps, and
 // the service-account model for KEP-4412 mode. Pure: plan data comes in as arguments.
 import type { CredentialProvider, CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { goDurationMs } from '../../src/core/duration.ts';
 import { providersForImage } from '../../src/matching/providers.ts';
 import { CredentialCacheModel } from '../../src/model/credential-cache.ts';
 import { predictPull, type Credential, type PullPrediction } from '../../src/model/pull-credentials.ts';
 import type { PullPrediction as SaPullPrediction } from '../../src/model/service-account-token.ts';
-import { ACR_RESOURCE, predictAcrAnswer, type AcrAnswer, type AzureJson } from '../../src/plugin/vendors/acr.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
 import { MODELS, type PlannedImage } from './plan.ts';
+import {
+  ACR_RESOURCE,
+  goDurationMs,
+  predictAcrAnswer,
+  type AcrAnswer,
+  type AzureJson,
+  type Prediction,
+} from '../../src/run/kit.ts';
 
 /** An answer as the report shows it: auth key → "username / what the password is". */
 export interface AnswerView {

@@ -2,27 +2,37 @@
 // acr-client-id/acr-tenant-id annotations the providers require, an RBAC grant
 // of their audience to the nodes (NodeRestriction), and one pull per provider.
 // The service account and the grant are removed after the suite.
-import { allowNodesTokenAudience, nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
-import { goDurationMs } from '../../src/core/duration.ts';
-import { waitFor } from '../../src/core/time.ts';
 import { ServiceAccountTokenModel } from '../../src/model/service-account-token.ts';
-import { ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION, predictAcrAnswer } from '../../src/plugin/vendors/acr.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { kubeletEvidence } from '../../src/run/lab.ts';
-import { judge } from '../../src/run/prediction.ts';
-import type { Check } from '../../src/report/model.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import { SA_STATIC, SA_WORKLOAD_IDENTITY } from './checks.ts';
 import { NAMESPACE, PROVIDER, type PlannedImage } from './plan.ts';
 import { predictSaPull, type SaView } from './predict.ts';
 import { pullShown, showAzure, type Session } from './session.ts';
+import {
+  ACR_CLIENT_ID_ANNOTATION,
+  ACR_TENANT_ID_ANNOTATION,
+  applyObjects,
+  deleteServiceAccount,
+  grantNodesAudience,
+  kubeletVersionOf,
+  readServiceAccount,
+  caseOf,
+  goDurationMs,
+  judge,
+  kubeletEvidence,
+  nodeMayRequestAudience,
+  predictAcrAnswer,
+  waitFor,
+  type Case,
+  type Check,
+} from '../../src/run/kit.ts';
 
 /** How long an RBAC grant may take to reach the authorizer's informer. */
 const GRANT_TIMEOUT_MS = 20_000;
 
 /** Both KEP-4412 cases; the service account and the grant are made by whichever runs first. */
 export function saCases(s: Session): Case[] {
-  const { run, api, lab } = s;
+  const { run, lab } = s;
   const env = run.environment;
   const n = lab.names;
   const annotations = { [ACR_CLIENT_ID_ANNOTATION]: n.clientId, [ACR_TENANT_ID_ANNOTATION]: n.tenantId };
@@ -30,16 +40,12 @@ export function saCases(s: Session): Case[] {
   const prepare = () =>
     (setup ??= (async () => {
       run.defer(async () => {
-        await api.core.deleteNamespacedServiceAccount({ name: n.puller, namespace: NAMESPACE }).catch(() => undefined);
+        await deleteServiceAccount(env, n.puller, NAMESPACE).catch(() => undefined);
       });
-      await api.apply([
+      await applyObjects(env, [
         { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: n.puller, namespace: NAMESPACE, annotations } },
       ]);
-      const grant = await allowNodesTokenAudience(s.admin, n.audience);
-      run.defer(async () => {
-        await api.rbac.deleteClusterRoleBinding({ name: grant }).catch(() => undefined);
-        await api.rbac.deleteClusterRole({ name: grant }).catch(() => undefined);
-      });
+      await grantNodesAudience(env, n.audience, {}, run);
       await waitFor(
         `RBAC grant of audience ${n.audience} to take effect`,
         async () =>
@@ -61,11 +67,11 @@ export function saCases(s: Session): Case[] {
           defaultCacheDurationMs: goDurationMs(provider.defaultCacheDuration),
           ...(provider.tokenAttributes ? { tokenAttributes: provider.tokenAttributes } : {}),
         },
-        behaviour: behaviourFor(env.kubeletVersion ?? env.kubeVersion),
+        behaviour: behaviourFor(kubeletVersionOf(env)),
         gates: { kubelet: env.spec.featureGates.kubelet, apiserver: env.spec.featureGates.apiserver },
         grants: [{ audience: n.audience }],
       });
-      const { metadata } = await api.core.readNamespacedServiceAccount({ name: n.puller, namespace: NAMESPACE });
+      const { metadata } = await readServiceAccount(env, n.puller, NAMESPACE);
       const sa = model.pull(
         {
           namespace: NAMESPACE,

@@ -5,23 +5,27 @@
 // passwords named instead of shown.
 import { createHash } from 'node:crypto';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { kubeApi, type KubeApi } from '../../src/cluster/api.ts';
-import type { KubeTarget } from '../../src/cluster/kubectl.ts';
-import type { AzureJson } from '../../src/plugin/vendors/acr.ts';
-import type { FakeAzure, FakeAzureAd, FakeAzureRequest } from '../../src/fake-clouds/azure/index.ts';
-import { clusterOidc } from '../../src/vendor-labs/cluster-oidc.ts';
-import {
-  invocationEvidence,
-  readWrappedInvocations,
-  type WrappedInvocation,
-} from '../../src/plugin/recording-wrapper.ts';
-import type { Evidence } from '../../src/report/model.ts';
-import type { StartedRegistry } from '../../registry/index.ts';
-import { reachFromPlugins, routeRegistry } from '../../src/run/kit.ts';
-import { runPod, type LabRegistry, type PodRun } from '../../src/run/lab.ts';
-import type { SuiteRun } from '../../src/run/suite.ts';
 import { images, POD_TIMEOUT_MS, type RunNames } from './plan.ts';
 import { entryShown, type AnswerView } from './predict.ts';
+import {
+  clusterOidc,
+  execsOf,
+  invocationEvidence,
+  reachFromPlugins,
+  readWrappedInvocations,
+  routeRegistry,
+  runPodWatching,
+  type AzureJson,
+  type Evidence,
+  type FakeAzure,
+  type FakeAzureAd,
+  type FakeAzureRequest,
+  type LabRegistry,
+  type PodRun,
+  type StartedRegistry,
+  type SuiteRun,
+  type WrappedInvocation,
+} from '../../src/run/kit.ts';
 
 /** What prepare started for the run. */
 export interface AcrLab {
@@ -54,8 +58,6 @@ export interface Window {
 export interface Session {
   run: SuiteRun;
   lab: AcrLab;
-  admin: KubeTarget;
-  api: KubeApi;
   images: ReturnType<typeof images>;
   pod(label: string, ref: string, o?: { serviceAccountName?: string }): Promise<Window>;
   windowEvidence(windows: Window[]): Evidence[];
@@ -66,8 +68,6 @@ export interface Session {
 /** Routes the login servers to the lab registries, lets the plugin reach the fake identity endpoint, and opens the session. */
 export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> {
   const env = run.environment;
-  const admin: KubeTarget = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
-  const api = await kubeApi(admin);
   const h = lab.names.hosts;
   for (const host of [h.sp, h.mi, h.wi, h.sa]) await lab.acr.serveAs(run, host);
   await lab.other.serveAs(run, h.cn);
@@ -75,7 +75,7 @@ export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> 
   run.defer(() => mcr.stop());
   const reach = await reachFromPlugins(run, [lab.identityEndpoint]);
   run.defer(() => reach.stop());
-  lab.aad.trustOidc(await clusterOidc(admin));
+  lab.aad.trustOidc(await clusterOidc(env));
   const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 12);
   const named = new Map([
     [sha(''), 'empty'],
@@ -86,16 +86,13 @@ export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> 
   return {
     run,
     lab,
-    admin,
-    api,
     images: images(lab.names),
     async pod(label, ref, o = {}) {
-      const execsBefore = (await readWrappedInvocations(lab.logDir)).length;
-      const azureBefore = lab.fake.requests().length;
       const name = `acr-${label}-${lab.names.id}-${++seq}`;
-      const pod = await runPod(env, { name, image: ref, pullPolicy: 'Always', timeoutMs: POD_TIMEOUT_MS, ...o });
-      const execs = (await readWrappedInvocations(lab.logDir)).slice(execsBefore);
-      return { run: pod, execs, azure: lab.fake.requests().slice(azureBefore) };
+      const pod = { name, image: ref, pullPolicy: 'Always' as const, timeoutMs: POD_TIMEOUT_MS, ...o };
+      const logs = { execs: () => readWrappedInvocations(lab.logDir), azure: () => lab.fake.requests() };
+      const w = await runPodWatching(env, pod, logs);
+      return { run: w.run, ...w.added };
     },
     answerOf(w, provider) {
       const r = w.execs.find((i) => i.provider === provider)?.response;
@@ -131,4 +128,5 @@ export const showAzure = (r: FakeAzureRequest): string =>
 export const pullShown = (r: PodRun): string =>
   r.pull === 'success' ? 'pull success' : `pull failure (${r.failure ?? 'unknown'})`;
 
-export const execsOf = (w: Window, provider: string): number => w.execs.filter((i) => i.provider === provider).length;
+/** How many times `provider` ran in a window. */
+export const execsIn = (w: Window, provider: string): number => execsOf(w.execs, provider);

@@ -1,8 +1,7 @@
 // The vendor-ecr suite's checks: the real, unmodified ecr-credential-provider
 // (kubernetes/cloud-provider-aws) under the real kubelet, against fake ECR and
 // STS endpoints on loopback and a local registry under ECR-shaped hostnames.
-import type { Check } from '../../src/report/model.ts';
-import { ECR_SOURCE } from '../../src/plugin/vendors/ecr.ts';
+import { ECR_SOURCE, type Check } from '../../src/run/kit.ts';
 
 const PLUGIN_GO = 'kubelet pkg/credentialprovider/plugin/plugin.go (v1.37.1)';
 

@@ -17,19 +17,6 @@
 // so its first two pulls run before the SA cases and its last one after.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { cacheDir } from '../../src/core/paths.ts';
-import { ensureVendorPlugin } from '../../src/plugin/vendors/build.ts';
-import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../../src/plugin/vendors/ecr.ts';
-import { FakeAws, newIamUser } from '../../src/fake-clouds/aws/index.ts';
-import { installRecordingWrapper, redactWrapperLog } from '../../src/plugin/recording-wrapper.ts';
-import {
-  pluginDir,
-  runCases,
-  startLabRegistry,
-  type PreparedSuite,
-  type Suite,
-  type SuiteSetup,
-} from '../../src/run/kit.ts';
 import { cp } from 'node:fs/promises';
 import { VENDOR_ECR_CHECKS } from './checks.ts';
 import {
@@ -46,6 +33,21 @@ import { pullCases } from './pull-cases.ts';
 import { refreshCase, startRefresh } from './refresh-cases.ts';
 import { saCases } from './sa-cases.ts';
 import { openSession, type EcrLab } from './session.ts';
+import {
+  ECR_PLUGIN_VERSION,
+  ECR_RECIPE,
+  vendorPlugin,
+  FakeAws,
+  installRecordingWrapper,
+  newIamUser,
+  pluginDir,
+  redactWrapperLog,
+  runCases,
+  startLabRegistry,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 
 const ONE_AT_A_TIME = { concurrency: 1 };
 
@@ -85,13 +87,7 @@ async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<
     await redactWrapperLog(logDir, (t) => ctx.redactor.text(t));
     await cp(logDir, join(ctx.artifactsDir, 'plugin-invocations'), { recursive: true });
   });
-  const plugin = await ensureVendorPlugin(ECR_RECIPE, {
-    version: ECR_PLUGIN_VERSION,
-    cacheDir: cacheDir(ctx.processEnv),
-    progress: ctx.progress,
-    log: ctx.log,
-  });
-  if (!plugin) throw new Error('ecr-credential-provider was neither cached nor built');
+  const plugin = await vendorPlugin(ctx, ECR_RECIPE, ECR_PLUGIN_VERSION);
   const [main, refresh] = await Promise.all([
     ctx.own(startLabRegistry(ctx, 'ecr', { username: 'AWS' })),
     ctx.own(startLabRegistry(ctx, 'ecr-refresh', { username: 'AWS' })),

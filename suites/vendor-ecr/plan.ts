@@ -15,7 +15,7 @@ import {
   ecrProvider,
   ecrTokenAttributes,
   type FakeAwsEndpoints,
-} from '../../src/plugin/vendors/ecr.ts';
+} from '../../src/run/kit.ts';
 
 export const ACCOUNT = '111122223333';
 export const OTHER_ACCOUNT = '444455556666';

@@ -2,16 +2,14 @@
 // mode (the service-account model, src/model/service-account-token.ts). Pure.
 import type { RecordedAnswer } from './predict.ts';
 import type { CredentialProvider } from '../../src/api/credentialprovider/types.ts';
-import { goDurationMs } from '../../src/core/duration.ts';
 import {
   ServiceAccountTokenModel,
   type ModelOptions,
   type PluginAnswer,
   type PullPrediction,
 } from '../../src/model/service-account-token.ts';
-import { ECR_ROLE_ANNOTATION } from '../../src/plugin/vendors/ecr.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
 import { ACCOUNT, MODELS, REGION, type RunNames } from './plan.ts';
+import { ECR_ROLE_ANNOTATION, goDurationMs, type Prediction } from '../../src/run/kit.ts';
 
 export function saModel(provider: CredentialProvider, o: Omit<ModelOptions, 'provider'>): ServiceAccountTokenModel {
   return new ServiceAccountTokenModel({

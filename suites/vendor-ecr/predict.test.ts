@@ -3,7 +3,6 @@
 // the plugin's getCacheDuration, the kubelet's cache and NodeRestriction).
 import { describe, expect, test } from '@jest/globals';
 import type { PodState } from '../../src/model/service-account-token.ts';
-import { ECR_ROLE_ANNOTATION } from '../../src/plugin/vendors/ecr.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import { IMAGES, PROVIDER, providerConfig, runNames } from './plan.ts';
 import {
@@ -23,6 +22,7 @@ import {
   saModel,
   saPluginAnswer,
 } from './predict-sa.ts';
+import { ECR_ROLE_ANNOTATION } from '../../src/run/kit.ts';
 
 const names = runNames('abc123');
 const endpoints = { ecr: 'http://127.0.0.1:1', sts: 'http://127.0.0.1:2', other: 'http://127.0.0.1:3' };

@@ -5,13 +5,11 @@
 // SA mode, and the plugin's code (cited) for what it asks AWS. Pure: plan data,
 // recorded answers and times come in as arguments.
 import type { CredentialProvider, CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { goDurationMs } from '../../src/core/duration.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import { providersForImage } from '../../src/matching/providers.ts';
 import { CredentialCacheModel } from '../../src/model/credential-cache.ts';
-import { ecrRegionOf } from '../../src/plugin/vendors/ecr.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
 import { AFTER_EXPIRY_MS, MODELS, NODE_USER, REFRESH_LIFETIME_MS, type PlannedImage } from './plan.ts';
+import { ecrRegionOf, goDurationMs, type Prediction } from '../../src/run/kit.ts';
 
 export interface PullView {
   invoked: string[];

@@ -1,9 +1,5 @@
 // The non-SA cases: a pull through the plugin, the plugin's answer, the
 // kubelet's cache of that answer, and an image no provider matches.
-import { parseGoDuration } from '../../src/core/duration.ts';
-import { kubeletEvidence } from '../../src/run/lab.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { judge } from '../../src/run/prediction.ts';
 import { ANSWER, CACHE, PULL, UNMATCHED } from './checks.ts';
 import { HOSTS, IMAGES, PROVIDER } from './plan.ts';
 import {
@@ -15,7 +11,8 @@ import {
   predictUnmatched,
   type RecordedAnswer,
 } from './predict.ts';
-import { execsOf, pullShown, showAws, type Session } from './session.ts';
+import { execsIn, pullShown, showAws, type Session } from './session.ts';
+import { caseOf, judge, kubeletEvidence, parseGoDuration, type Case } from '../../src/run/kit.ts';
 
 export function pullCases(s: Session): Case[] {
   const env = s.run.environment;
@@ -85,15 +82,15 @@ export function pullCases(s: Session): Case[] {
       const otherRegistry = await s.pod('cache-other-registry', IMAGES.otherAccount.ref);
       const label = CACHE_LABELS(IMAGES.app, IMAGES.other, IMAGES.otherAccount);
       const observed = [
-        { pull: label.first, execs: execsOf(first, PROVIDER.static), result: pullShown(first.run) },
+        { pull: label.first, execs: execsIn(first, PROVIDER.static), result: pullShown(first.run) },
         {
           pull: label.sameRegistry,
-          execs: execsOf(sameRegistry, PROVIDER.static),
+          execs: execsIn(sameRegistry, PROVIDER.static),
           result: pullShown(sameRegistry.run),
         },
         {
           pull: label.otherRegistry,
-          execs: execsOf(otherRegistry, PROVIDER.static),
+          execs: execsIn(otherRegistry, PROVIDER.static),
           result: pullShown(otherRegistry.run),
         },
       ];

@@ -2,14 +2,11 @@
 // hits the cache), then, after the SA cases have used the wait, a third pull
 // once the plugin's cacheDuration has passed (an exec, a new token, and the
 // registry's password rotated with it).
-import { parseGoDuration } from '../../src/core/duration.ts';
-import { sleepUntil } from '../../src/core/time.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { agrees, judge } from '../../src/run/prediction.ts';
 import { REFRESH } from './checks.ts';
 import { IMAGES, PROVIDER, REGION } from './plan.ts';
 import { predictRefresh, refreshExecs, thirdPullAtMs } from './predict.ts';
-import { execsOf, pullShown, showExec, type Session, type Window } from './session.ts';
+import { execsIn, pullShown, showExec, type Session, type Window } from './session.ts';
+import { agrees, caseOf, judge, parseGoDuration, sleepUntil, type Case } from '../../src/run/kit.ts';
 
 export type RefreshStart =
   | { ok: true; r1: Window; r2: Window; t0: number; durationMs: number; cacheDuration: string }
@@ -51,7 +48,7 @@ export function refreshCase(s: Session, start: RefreshStart): Case {
       (d) => (d.invoked ? 1 : 0),
     );
     const observed = {
-      execs: windows.map((w) => execsOf(w, PROVIDER.static)),
+      execs: windows.map((w) => execsIn(w, PROVIDER.static)),
       ecrTokens: ecrTokens.length,
       pulls: windows.map((w) => pullShown(w.run)),
     };

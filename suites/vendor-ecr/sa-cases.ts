@@ -3,13 +3,7 @@
 // lifts it, the STS exchange the plugin makes with the token, and an audience
 // STS refuses. They share two service accounts and the grants, made here and
 // removed after the suite.
-import { allowNodesTokenAudience, nodeMayRequestAudience } from '../../src/cluster/rbac.ts';
-import { waitFor } from '../../src/core/time.ts';
 import type { AudienceGrant, PodState } from '../../src/model/service-account-token.ts';
-import { ECR_ROLE_ANNOTATION } from '../../src/plugin/vendors/ecr.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { kubeletEvidence } from '../../src/run/lab.ts';
-import { judge } from '../../src/run/prediction.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import { SA_ANNOTATION, SA_AUDIENCE, SA_PULL, SA_RBAC } from './checks.ts';
 import { IMAGES, NAMESPACE, PROVIDER } from './plan.ts';
@@ -23,26 +17,35 @@ import {
   type SaView,
 } from './predict-sa.ts';
 import { pullShown, showAws, type Session, type Window } from './session.ts';
+import {
+  applyObjects,
+  deleteServiceAccount,
+  grantNodesAudience,
+  kubeletVersionOf,
+  readServiceAccount,
+  caseOf,
+  ECR_ROLE_ANNOTATION,
+  judge,
+  kubeletEvidence,
+  nodeMayRequestAudience,
+  waitFor,
+  type Case,
+} from '../../src/run/kit.ts';
 
 /** How long an RBAC grant may take to reach the authorizer's informer. */
 const GRANT_TIMEOUT_MS = 20_000;
 
 /** Creates the two service accounts (one with the role annotation) and defers their removal and the grants'. */
 export async function saCases(s: Session): Promise<Case[]> {
-  const { run, api, lab } = s;
+  const { run, lab } = s;
   const env = run.environment;
   const names = lab.names;
   const grants: AudienceGrant[] = [];
-  const grantNames: string[] = [];
   run.defer(async () => {
     for (const name of [names.puller, names.bare])
-      await api.core.deleteNamespacedServiceAccount({ name, namespace: NAMESPACE }).catch(() => undefined);
-    for (const name of grantNames) {
-      await api.rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
-      await api.rbac.deleteClusterRole({ name }).catch(() => undefined);
-    }
+      await deleteServiceAccount(env, name, NAMESPACE).catch(() => undefined);
   });
-  await api.apply([
+  await applyObjects(env, [
     {
       apiVersion: 'v1',
       kind: 'ServiceAccount',
@@ -52,11 +55,11 @@ export async function saCases(s: Session): Promise<Case[]> {
   ]);
 
   const provider = (name: string) => lab.config.providers.find((p) => p.name === name)!;
-  const behaviour = behaviourFor(env.kubeletVersion ?? env.kubeVersion);
+  const behaviour = behaviourFor(kubeletVersionOf(env));
   const gates = { kubelet: env.spec.featureGates.kubelet, apiserver: env.spec.featureGates.apiserver };
   const model = (name: string) => saModel(provider(name), { behaviour, gates, grants });
   const podState = async (serviceAccount: string, label: string): Promise<PodState> => {
-    const { metadata } = await api.core.readNamespacedServiceAccount({ name: serviceAccount, namespace: NAMESPACE });
+    const { metadata } = await readServiceAccount(env, serviceAccount, NAMESPACE);
     const state = { name: serviceAccount, uid: metadata?.uid ?? '', annotations: metadata?.annotations ?? {} };
     return { namespace: NAMESPACE, name: label, uid: '(assigned at creation)', serviceAccount: state };
   };
@@ -72,7 +75,7 @@ export async function saCases(s: Session): Promise<Case[]> {
   const withGrant = () =>
     (granting ??= (async () => {
       for (const audience of [names.audience, names.wrongAudience]) {
-        grantNames.push(await allowNodesTokenAudience(s.admin, audience));
+        await grantNodesAudience(env, audience, {}, run);
         grants.push({ audience });
       }
       for (const audience of [names.audience, names.wrongAudience]) {

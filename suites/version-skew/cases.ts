@@ -1,18 +1,23 @@
 // One case per kubelet minor: swap that kubelet in under the API server
-// (unless the skew policy rules that pairing out), pull through the order and protocol providers (three pods at once),
-// then start it with configs only some versions refuse.
+// (unless the skew policy rules that pairing out; an older minor's kubelet is
+// built into the cache first when it is not there), pull through the order and
+// protocol providers (three pods at once), then start it with configs only
+// some versions refuse.
 import { SA_TOKEN_GATE } from '../../src/api/credentialprovider/config.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import type { CredentialProviderSpec } from '../../src/api/spec/types.ts';
-import { errorMessage } from '../../src/core/errors.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import { skewProblem } from '../../src/versions/skew.ts';
 import {
+  ensureKubelet,
   judge,
   kubeletEvidence,
+  kubeletVersionOf,
   notApplicable,
-  notRun,
   runPod,
+  since,
+  tryRestartKubelet,
+  uniqueSuffix,
   type Case,
   type CaseContext,
   type Check,
@@ -22,17 +27,17 @@ import {
   type Fleet,
 } from '../../src/run/kit.ts';
 import { skewChecks } from './checks.ts';
-import { buildCommand, IMAGES, kubeletForMinor, tokenConfig } from './plan.ts';
+import { IMAGES, tokenConfig } from './plan.ts';
 import { predictOrder, predictProtocol, predictStart, PROTOCOL_REPOSITORIES } from './predict.ts';
 
 export interface SkewSetting {
   fleet: Fleet;
   apiMinor: number;
-  /** Versions of the kubelets in credprov's binaries cache. */
-  cachedVersions: string[];
   /** The suite's credential provider spec: every minor starts from it. */
   baseProvider: CredentialProviderSpec;
 }
+
+type Checks = ReturnType<typeof skewChecks>;
 
 export function minorCase(minor: number, s: SkewSetting): Case {
   const checks = skewChecks(minor);
@@ -42,65 +47,47 @@ export function minorCase(minor: number, s: SkewSetting): Case {
       checks: Object.values(checks),
       run: async () => Object.values(checks).map((check) => notApplicable(check, outOfPolicy)),
     };
-  const kubelet = kubeletForMinor(minor, s.apiMinor, s.cachedVersions);
   return {
     checks: Object.values(checks),
     ...(minor === s.apiMinor ? {} : { needs: ['swapKubeletBinary' as const] }),
     async run(ctx) {
-      if (kubelet === 'missing') {
-        const why = `no cached 1.${minor} kubelet (build it: ${buildCommand(minor)})`;
-        return Object.values(checks).map((check) => notRun(check, why, ctx.ci));
-      }
+      // The API server's own minor: an explicit undefined puts the control plane's kubelet back.
+      const kubelet = {
+        version: minor === s.apiMinor ? undefined : await ensureKubelet(ctx, `1.${minor}`, `version-skew 1.${minor}`),
+      };
       const env0 = ctx.environment;
       ctx.progress.note(
         `version-skew: kubelet ${kubelet.version ?? env0.kubeVersion} under kube-apiserver ${env0.kubeVersion}`,
       );
-      const change = { kubelet, credentialProvider: s.baseProvider, featureGates: {} };
-      const env = await ctx.provider.restartKubelet(env0, change, ctx.progress);
-      const kubeletVersion = env.kubeletVersion ?? env.kubeVersion;
+      const env = await ctx.provider.restartKubelet(
+        env0,
+        { kubelet, credentialProvider: s.baseProvider, featureGates: {} },
+        ctx.progress,
+      );
+      const refusal = (check: Check, config: CredentialProviderConfig, gates: Record<string, boolean>) =>
+        refusalCase(ctx, env, check, config, gates, kubelet);
       return [
-        ...(await pullChecks(env, kubeletVersion, s.fleet, checks)),
-        await refusal(
-          ctx,
-          env,
-          kubeletVersion,
-          checks.gateOff,
-          tokenConfig(s.fleet.config, 'ServiceAccount'),
-          { [SA_TOKEN_GATE]: false },
-          kubelet,
-        ),
-        await refusal(
-          ctx,
-          env,
-          kubeletVersion,
-          checks.noCacheType,
-          tokenConfig(s.fleet.config, undefined),
-          {},
-          kubelet,
-        ),
+        ...(await pullChecks(ctx, env, s.fleet, checks)),
+        await refusal(checks.gateOff, tokenConfig(s.fleet.config, 'ServiceAccount'), { [SA_TOKEN_GATE]: false }),
+        await refusal(checks.noCacheType, tokenConfig(s.fleet.config, undefined), {}),
       ];
     },
   };
 }
 
 /** Order and protocol on one kubelet: three pods at once, each prediction from the oracle and the version table of that kubelet. */
-async function pullChecks(
-  env: Environment,
-  kubeletVersion: string,
-  fleet: Fleet,
-  checks: ReturnType<typeof skewChecks>,
-): Promise<CheckResult[]> {
-  const startedAt = new Date();
-  const since = startedAt.toISOString();
+async function pullChecks(ctx: CaseContext, env: Environment, fleet: Fleet, checks: Checks): Promise<CheckResult[]> {
+  const kubeletVersion = kubeletVersionOf(env);
   const orderPrediction = predictOrder(fleet.config, kubeletVersion);
   const protocolPrediction = predictProtocol(fleet.config, kubeletVersion);
-  const tag = Date.now().toString(36);
+  const execs = await since(() => fleet.invocations());
+  const tag = uniqueSuffix(ctx.clock);
   const [orderPod, v1Pod, v1beta1Pod] = await Promise.all([
     runPod(env, { name: `skew-order-${tag}`, image: IMAGES.order, pullPolicy: 'Always' }),
     runPod(env, { name: `skew-v1-${tag}`, image: IMAGES.v1, pullPolicy: 'Always' }),
     runPod(env, { name: `skew-v1beta1-${tag}`, image: IMAGES.v1beta1, pullPolicy: 'Always' }),
   ]);
-  const invocations = (await fleet.invocations()).filter((r) => r.time >= since);
+  const invocations = await execs.added();
   const mine = (repository: string) =>
     invocations.filter((r) => r.image === repository).sort((a, b) => a.time.localeCompare(b.time));
   const evidence = (pods: Array<{ evidence: Evidence[] }>, repositories: string[]): Evidence[] => [
@@ -127,7 +114,6 @@ async function pullChecks(
       observed: `${[...new Set(mine(orderRepository).map((r) => r.provider))].join(' → ')}, pull ${orderPod.pull}`,
       show: String,
       evidence: evidence([orderPod], [orderRepository]),
-      startedAt,
     }),
     judge(checks.protocol, {
       prediction: protocolPrediction,
@@ -143,36 +129,23 @@ async function pullChecks(
           .map(([k, x]) => `${k} ← ${x}`)
           .join('; '),
       evidence: evidence([v1Pod, v1beta1Pod], PROTOCOL_REPOSITORIES),
-      startedAt,
     }),
   ];
 }
 
 /** Predict with the validator for that kubelet version and gates, then start the real kubelet with the config and see whether it refuses. */
-async function refusal(
+async function refusalCase(
   ctx: CaseContext,
   env: Environment,
-  kubeletVersion: string,
   check: Check,
   config: CredentialProviderConfig,
   gates: Record<string, boolean>,
   kubelet: { version: string | undefined },
 ): Promise<CheckResult> {
-  const startedAt = new Date();
+  const kubeletVersion = kubeletVersionOf(env);
   const { prediction, problems } = predictStart(config, kubeletVersion, gates);
-  let observed: string;
-  let kubeletError = '';
-  try {
-    const credentialProvider = {
-      ...env.spec.credentialProvider!,
-      config: config as unknown as Record<string, unknown>,
-    };
-    await ctx.provider.restartKubelet(env, { kubelet, credentialProvider, featureGates: gates }, ctx.progress);
-    observed = 'starts';
-  } catch (err) {
-    observed = 'refuses to start';
-    kubeletError = errorMessage(err);
-  }
+  const credentialProvider = { ...env.spec.credentialProvider!, config: config as unknown as Record<string, unknown> };
+  const start = await tryRestartKubelet(ctx, env, { kubelet, credentialProvider, featureGates: gates });
   const gateFlags = Object.keys(gates).length
     ? ` --feature-gates ${Object.entries(gates)
         .map(([k, v]) => `${k}=${v}`)
@@ -180,15 +153,14 @@ async function refusal(
     : '';
   const evidence: Evidence[] = [
     { kind: 'data', label: `validate-config --kube-version ${kubeletVersion}${gateFlags}`, data: problems },
-    ...(kubeletError ? [{ kind: 'text' as const, label: "the kubelet's own error", text: kubeletError }] : []),
+    ...(start.error ? [{ kind: 'text' as const, label: "the kubelet's own error", text: start.error }] : []),
     ...(await kubeletEvidence(env, ['credential provider', 'CredentialProvider', 'tokenAttributes', 'cacheType'])),
   ];
   return judge<string>(check, {
     prediction,
-    observed,
-    show: (v) => (v === observed && kubeletError ? `${v} (${kubeletError.slice(0, 240)})` : v),
+    observed: start.outcome,
+    show: (v) => (v === start.outcome && start.error ? `${v} (${start.error.slice(0, 240)})` : v),
     evidence,
     actor: `the ${kubeletVersion} kubelet`,
-    startedAt,
   });
 }

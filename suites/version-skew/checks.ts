@@ -2,7 +2,7 @@
 // table models. Ids carry the minor: SKEW-1.35-ORDER. Under a given API server
 // only its own minor and up to three older apply; the others are skipped as
 // not applicable, so a qualify matrix lines the same ids up across versions.
-import type { Check } from '../../src/report/model.ts';
+import type { Check } from '../../src/run/kit.ts';
 import { SUPPORTED_MINORS } from '../../src/versions/table.ts';
 
 /** Every kubelet minor the version table models, newest first. */

@@ -1,11 +1,10 @@
 // What the version-skew suite sets up, as data: the images, the fake
 // providers (two on one host in config order z before a, so name order and
 // config order differ; one per protocol version), the config variants only
-// some kubelet versions refuse, and which cached kubelet stands for a minor.
+// some kubelet versions refuse.
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import { answer, type FleetMember } from '../../src/run/kit.ts';
-import { parseKubeVersion } from '../../src/versions/table.ts';
 
 export const V1 = 'credentialprovider.kubelet.k8s.io/v1';
 export const V1BETA1 = 'credentialprovider.kubelet.k8s.io/v1beta1';
@@ -50,24 +49,3 @@ export function tokenConfig(
     providers: config.providers.map((p) => (p.name === TOKEN_PROVIDER ? { ...p, tokenAttributes } : p)),
   } as CredentialProviderConfig;
 }
-
-/**
- * The kubelet.version to restart with for `minor`: undefined for the API
- * server's own minor (an explicit undefined puts the control plane's kubelet
- * back), the newest cached patch of an older one, or 'missing' when none is cached.
- */
-export function kubeletForMinor(
-  minor: number,
-  apiMinor: number,
-  cachedVersions: string[],
-): { version: string | undefined } | 'missing' {
-  if (minor === apiMinor) return { version: undefined };
-  const version = cachedVersions
-    .filter((v) => parseKubeVersion(v).minor === minor)
-    .sort()
-    .at(-1);
-  return version ? { version } : 'missing';
-}
-
-export const buildCommand = (minor: number) =>
-  `credprov binaries ensure --kube-version 1.${minor} --only kubelet --skip-containerd`;

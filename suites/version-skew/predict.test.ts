@@ -7,7 +7,7 @@ import type { CredentialProviderConfig } from '../../src/api/credentialprovider/
 import { behaviourFor } from '../../src/versions/table.ts';
 import { skewProblem } from '../../src/versions/skew.ts';
 import { SKEW_MINORS } from './checks.ts';
-import { fleetMembers, kubeletForMinor, tokenConfig } from './plan.ts';
+import { fleetMembers, tokenConfig } from './plan.ts';
 import { predictOrder, predictProtocol, predictStart, PROTOCOL_REPOSITORIES } from './predict.ts';
 
 // The config prepareFleet writes for these members: their entries in member order.
@@ -68,12 +68,4 @@ describe('version-skew predictions', () => {
       expect(gateOn).toBe(minor >= 34);
     });
   }
-
-  test("a kubelet for each minor: the control plane's for its own, else the newest cached patch, else missing", () => {
-    const cached = ['v1.36.0', 'v1.36.2', 'v1.35.1'];
-    expect(kubeletForMinor(37, 37, cached)).toEqual({ version: undefined });
-    expect(kubeletForMinor(36, 37, cached)).toEqual({ version: 'v1.36.2' });
-    expect(kubeletForMinor(35, 37, cached)).toEqual({ version: 'v1.35.1' });
-    expect(kubeletForMinor(34, 37, cached)).toBe('missing');
-  });
 });

@@ -4,10 +4,9 @@
 // --kube-version): pure, so each is pinned by predict.test.ts without a cluster.
 import { validateProviderConfig } from '../../src/api/credentialprovider/config.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import type { FieldProblem } from '../../src/core/errors.ts';
 import { normalizeImage } from '../../src/matching/image.ts';
 import { providersForImage } from '../../src/matching/providers.ts';
-import type { Prediction } from '../../src/run/kit.ts';
+import type { FieldProblem, Prediction } from '../../src/run/kit.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
 import { IMAGES } from './plan.ts';
 

@@ -1,10 +1,13 @@
-// The kind tier: the credprov commands of examples/github-actions/kind.yml,
-// flags included, run here in order (an offline node image, a cluster of a
-// control plane and one worker, the smoke suite, down), plus the check only
-// two nodes can make (SA-TOKEN-OTHER-NODE) between `run` and `down`. After
-// down nothing of the cluster is left: no node container, no kind network,
-// no image build dir, no fake's exchange dir, and credprov's own engine
-// stopped when it started one.
+// The kind tier, and the kind leg of the e2e table: the credprov commands of
+// examples/github-actions/kind.yml, flags included, run here in order (an
+// offline node image, a cluster of a control plane and one worker, the smoke
+// suite, down), and between `up` and `run` every suite of the table whose
+// needs kind meets (suite-table.ts), on that one cluster, one jest test per
+// check: the same predictions as on the local provider, and the checks of a
+// capability kind lacks skipped with that reason (SA-TOKEN-OTHER-NODE, which
+// needs two nodes, passes here). After down nothing of the cluster is left: no
+// node container, no kind network, no image build dir, no fake's exchange dir,
+// and credprov's own engine stopped when it started one.
 import { afterAll, describe, expect } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -14,14 +17,14 @@ import { parse } from 'yaml';
 import { kindProvider } from '../../src/cluster/kind/index.ts';
 import { OWN_ENGINE_RUN_DIR, resolveEngine } from '../../src/cluster/kind/engine.ts';
 import { cacheDir, exchangeDir } from '../../src/core/paths.ts';
-import { Redactor } from '../../src/core/redact.ts';
-import { runSuites } from '../../src/run/runner.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
-import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
-import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
+import { RecordingRedactor } from '../../src/testing/secret-scan.ts';
+import { suitesRun } from '../../src/testing/suite-on-provider.ts';
 import { execa } from 'execa';
+import { SUITE_TABLE } from './suite-table.ts';
+import { rowTests } from './suite-table-tests.ts';
 
 const available = await kindProvider().isAvailable();
 const it = testIf(all(isRoot(), available.ok ? { ok: true } : { ok: false, reason: `kind: ${available.reason}` }));
@@ -42,11 +45,30 @@ const commands = await workflowCommands();
 const [up, run, down] = commands;
 
 afterAll(async () => {
+  await table.down();
   await kindProvider().down(NAME);
   await rm(reports, { recursive: true, force: true });
-});
+}, 300_000);
 
-describe('kind tier: the GitHub Actions recipe, then the two-node check', () => {
+const KIND_LEG_TIMEOUT_MS = 2_400_000;
+
+/** The table's kind leg: every suite kind can run, on the cluster `up` made (keep: `down` below takes it away). */
+const KIND_ROWS = SUITE_TABLE.filter((row) => row.kind);
+const table = suitesRun(
+  KIND_ROWS.map((row) => row.suite),
+  {
+    provider: 'kind',
+    envName: NAME,
+    spec: { kindCluster: { workers: 1 } },
+    keep: true,
+    redactor: new RecordingRedactor(),
+    // The checks of a capability kind lacks are skipped with that reason (under CI=true they would fail).
+    processEnv: { ...process.env, CI: '' },
+  },
+  it,
+);
+
+describe('kind tier: the GitHub Actions recipe, with the e2e table between up and run', () => {
   it('the workflow runs up, run and down, in that order', () => {
     expect(commands.map((c) => c[0])).toEqual(['up', 'run', 'down']);
   });
@@ -59,6 +81,9 @@ describe('kind tier: the GitHub Actions recipe, then the two-node check', () => 
     expect(r.stderr).toMatch(/kind create cluster credprov-\S+ \(2 nodes\)/);
   }, 1_800_000);
 
+  // The first of these tests waits for the whole leg: every suite runs in the one run.
+  for (const row of KIND_ROWS) rowTests(row, table, KIND_LEG_TIMEOUT_MS);
+
   it('run: the smoke suite passes on kind with the predictions it makes on the local provider', async () => {
     const argv = run!.map((a) => (a === 'reports/kind' ? join(reports, 'smoke') : a));
     const r = await runCli(argv);
@@ -70,25 +95,6 @@ describe('kind tier: the GitHub Actions recipe, then the two-node check', () => 
       report.checks.map((c) => [c.id, 'passed', true]),
     );
   }, 600_000);
-
-  it(`${TOKEN_OTHER_NODE.id}: node B's kubelet is refused a token for node A's pod, node A's gets one`, async () => {
-    const outcome = await runSuites([serviceAccountTokenSuite], {
-      baseSpec: { name: NAME, provider: 'kind', kindCluster: { workers: 1 } },
-      artifactsDir: join(reports, 'sa'),
-      redactor: new Redactor(),
-      keep: true,
-      // Checks that need the kubelet's files on this host are skipped on kind; under CI=true they would fail.
-      processEnv: { ...process.env, CI: '' },
-    });
-    const checks = outcome.report.checks;
-    const other = checks.find((c) => c.id === TOKEN_OTHER_NODE.id)!;
-    expect(`${other.status}: ${other.message}`).toMatch(/^passed: /);
-    expect(other.comparison?.agree).toBe(true);
-    for (const c of checks.filter((x) => x.status !== 'passed'))
-      expect(`${c.id} ${c.status}: ${c.message}`).toMatch(
-        / skipped: .*needs what provider kind cannot do|cannot put a manifest/,
-      );
-  }, 900_000);
 
   it('down: no node container, kind network, image build dir or exchange dir is left', async () => {
     const r = await runCli(down!);

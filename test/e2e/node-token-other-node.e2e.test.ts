@@ -24,12 +24,10 @@ import { allowNodesTokenAudience, nodeMayCreateToken } from '../../src/cluster/r
 import { silentProgress } from '../../src/core/progress.ts';
 import { Redactor } from '../../src/core/redact.ts';
 import { nodeMayRequestToken, type BoundPod, type NodeTokenDecision } from '../../src/model/node-token-request.ts';
-import { clusterCAOf, poll } from '../../src/run/kit.ts';
+import { clusterCAOf, createSaPod, poll, requestPodToken, whoAmI, type PodTokenAnswer } from '../../src/run/kit.ts';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { all, isRoot, testIf } from '../../src/testing/prerequisites.ts';
 import { behaviourFor } from '../../src/versions/table.ts';
-import { createSaPod } from '../../suites/service-account-token/cluster.ts';
-import { requestPodToken, whoAmI, type PodTokenAnswer } from '../../suites/service-account-token/node-tokens.ts';
 import { nodeTokenAgrees, type NodeTokenView } from '../../suites/service-account-token/views.ts';
 
 const ENV_NAME = e2eEnvName('othernode');

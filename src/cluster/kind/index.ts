@@ -168,6 +168,7 @@ class KindProvider implements EnvironmentProvider {
         ),
       );
       const nodes = await this.nodesOf(name);
+      const sandboxImage = await this.sandboxImageOf(nodes[0]!);
       const kube = this.opts.kubeBinaries
         ? await this.opts.kubeBinaries(spec.kubeVersion, progress)
         : await resolveKubeBinaries({ version: spec.kubeVersion, cacheDir: cacheDir(this.env), progress });
@@ -186,6 +187,7 @@ class KindProvider implements EnvironmentProvider {
         startedAt: new Date().toISOString(),
         pluginBinDir: inputs.pluginBinDir,
         ...(spec.credentialProvider ? { credentialProviderConfig: inputs.providerConfigRoot } : {}),
+        ...(sandboxImage ? { sandboxImage } : {}),
       };
       await writeFile(join(root, 'env.json'), `${JSON.stringify(env, null, 2)}\n`);
       return env;
@@ -211,6 +213,17 @@ class KindProvider implements EnvironmentProvider {
       log: this.log,
     });
     return built.ref;
+  }
+
+  /** The pause image the node's containerd holds (pinned in every kind node image): a record-free image every pod has. */
+  private async sandboxImageOf(node: string): Promise<string | undefined> {
+    const r = await this.run('docker', ['exec', node, 'ctr', '--namespace', 'k8s.io', 'images', 'ls', '-q']);
+    return r.exitCode === 0
+      ? r.stdout
+          .split('\n')
+          .map((l) => l.trim())
+          .find((ref) => /\/pause:[^@]+$/.test(ref))
+      : undefined;
   }
 
   /** The cluster's node containers, control plane first. */

@@ -1,8 +1,14 @@
 // Restarting one kind node's kubelet with another spec: its KubeletConfiguration
 // (the spec's fragment over kubeadm's, never staticPodPath) and its flags
-// (kubeadm's own, kept aside on the first restart, then credprov's).
+// (kubeadm's own, kept aside on the first restart, then credprov's). The
+// restart is done when the new kubelet answers /healthz, which it does only
+// once its config and credential providers loaded; a kubelet that refuses
+// them exits, systemd starts it again (kind's unit: Restart=always), and the
+// restart fails with the kubelet's own error, as on the local provider.
 import { parse, stringify } from 'yaml';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
+import { CredprovError } from '../../core/errors.ts';
+import { systemClock, type Clock } from '../../core/time.ts';
 import { nodeKubeletConfig } from './config.ts';
 import { must, type Runner } from './tools.ts';
 
@@ -41,4 +47,44 @@ export async function restartNodeKubelet(
     },
   );
   await must(run, 'restart kubelet', 'docker', ['exec', node, 'systemctl', 'restart', 'kubelet']);
+  await waitForKubelet(run, node);
+}
+
+/** One look at the node's kubelet: systemd's count of its automatic restarts, and its /healthz answer's last line. */
+const LOOK = `printf '%s ' "$(systemctl show kubelet -p NRestarts --value)"
+( exec 3<>/dev/tcp/127.0.0.1/10248 && printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3 && tail -n 1 <&3 ) 2>/dev/null || true`;
+
+/**
+ * Waits until the node's kubelet answers /healthz `ok`; a kubelet that exits
+ * meanwhile (systemd counts an automatic restart) refused its config: an
+ * error with its last error line, and its journal as the detail.
+ */
+export async function waitForKubelet(
+  run: Runner,
+  node: string,
+  o: { timeoutMs?: number; intervalMs?: number; clock?: Clock } = {},
+): Promise<void> {
+  const clock = o.clock ?? systemClock;
+  const look = async () => {
+    const out = (await run('docker', ['exec', node, 'bash', '-c', LOOK])).stdout.trim();
+    const [restarts, ...health] = out.split(/\s+/);
+    return { restarts: Number(restarts), ok: health.join(' ') === 'ok' };
+  };
+  const first = await look();
+  const deadline = clock.now() + (o.timeoutMs ?? 60_000);
+  for (let seen = first; ; seen = await look()) {
+    if (seen.ok) return;
+    if (seen.restarts > first.restarts || clock.now() > deadline) {
+      const journal = (
+        await run('docker', ['exec', node, 'journalctl', '-u', 'kubelet', '-n', '40', '--no-pager', '-o', 'cat'])
+      ).stdout;
+      const why = journal
+        .split('\n')
+        .filter((l) => /err="|error|Error/.test(l))
+        .pop();
+      const what = seen.restarts > first.restarts ? 'exited after the restart' : 'did not answer /healthz within 60s';
+      throw new CredprovError(`the kubelet of ${node} ${what}${why ? `: ${why.trim()}` : ''}`, { detail: journal });
+    }
+    await clock.sleep(o.intervalMs ?? 500);
+  }
 }

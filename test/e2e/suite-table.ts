@@ -1,0 +1,169 @@
+// The e2e table: every suite × the providers it runs on, each run through the
+// same helper (src/testing/suite-on-provider.ts), one jest test per check so
+// JUnit names the check. A row says what its checks are expected to read where
+// that is not a plain pass (a finding, a check of a shape the provider lacks),
+// and which further tests it makes over the same run (suite-extras.ts).
+// A suite has a kind leg when kind's capabilities meet its needs; the kind
+// leg runs all of them on one kind cluster (suites-kind.e2e.test.ts).
+import type { Check } from '../../src/report/model.ts';
+import type { Suite } from '../../src/run/suite.ts';
+import type { SuitesOnProvider, SuitesOnProviderOptions, TableProvider } from '../../src/testing/suite-on-provider.ts';
+import { skewProblem } from '../../src/versions/skew.ts';
+import { DEFAULT_KUBE_VERSION, parseKubeVersion } from '../../src/versions/table.ts';
+import { availableProbes } from '../../src/clients/index.ts';
+import { cacheSuite } from '../../suites/cache/index.ts';
+import { downgradeSuite } from '../../suites/downgrade/index.ts';
+import { execPlugin401Suite } from '../../suites/exec-plugin-401/index.ts';
+import { ensureSecretPulledImagesSuite } from '../../suites/ensure-secret-pulled-images/index.ts';
+import { matchingSuite } from '../../suites/matching/index.ts';
+import { mirrorsSuite } from '../../suites/mirrors/index.ts';
+import { providerConfigDirectorySuite } from '../../suites/provider-config-directory/index.ts';
+import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
+import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
+import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
+import { smokeSuite } from '../../suites/smoke/index.ts';
+import { versionSkewSuite } from '../../suites/version-skew/index.ts';
+import {
+  downgradeExtras,
+  espiExtras,
+  exec401Extras,
+  matchingExtras,
+  mirrorsExtras,
+  saExtras,
+  teardownExtra,
+} from './suite-extras.ts';
+
+/** What a check must read: `passed` (with the prediction agreeing), or this "<status>: <message>". */
+export type Expected = { passed: true } | { reads: RegExp };
+
+export interface SuiteRow {
+  suite: Suite;
+  /** The local environment's name (e2eEnvName of it). */
+  env: string;
+  /** Whether kind's capabilities meet the suite's needs: it runs on the shared kind cluster too. */
+  kind: boolean;
+  /** Where a check does not plainly pass on a provider: what it must read instead. */
+  expected?(check: Check, on: TableProvider): Expected | undefined;
+  /** What the local run needs beyond the defaults (its own redactor, keep for later tests). */
+  local?: Partial<Omit<SuitesOnProviderOptions, 'provider' | 'envName'>>;
+  /** Further tests over the run, by provider. */
+  extras?(h: SuitesOnProvider, timeoutMs: number): void;
+  timeoutMs: number;
+}
+
+const PASSED: Expected = { passed: true };
+
+/** A check of a capability the provider lacks: skipped with that as the reason (the kind leg runs without CI=true). */
+const cannot = (provider: TableProvider, capability: string): Expected => ({
+  reads: new RegExp(`^skipped: needs what provider ${provider} cannot do: ${capability} `),
+});
+
+const apiMinor = parseKubeVersion(DEFAULT_KUBE_VERSION).minor;
+
+/** The real clients the exec-plugin suites drive, but client-go (whose probe they build): each must be there. */
+const CLIENTS_BUT_CLIENT_GO = (await availableProbes())
+  .filter((p) => p.probe.name !== 'client-go')
+  .map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
+
+export const SUITE_TABLE: SuiteRow[] = [
+  { suite: smokeSuite, env: 'smoke', kind: true, extras: teardownExtra('SMOKE'), timeoutMs: 240_000 },
+  { suite: cacheSuite, env: 'cache', kind: true, extras: teardownExtra('CACHE'), timeoutMs: 300_000 },
+  {
+    suite: matchingSuite,
+    env: 'matching',
+    kind: true,
+    // keep: explain --live reuses the environment and only restarts its kubelet.
+    local: { keep: true },
+    extras: matchingExtras,
+    timeoutMs: 300_000,
+  },
+  { suite: pullSecretsSuite, env: 'secrets', kind: true, extras: teardownExtra('SECRETS'), timeoutMs: 300_000 },
+  {
+    suite: ensureSecretPulledImagesSuite,
+    env: 'espi',
+    kind: false,
+    local: { keep: true },
+    extras: espiExtras,
+    timeoutMs: 600_000,
+  },
+  {
+    suite: serviceAccountTokenSuite,
+    env: 'sa',
+    kind: true,
+    // One node here: the two-node check says so, skipped even under CI=true (secondNode is the environment's shape).
+    expected: (c, on) =>
+      on === 'local' && c.id === TOKEN_OTHER_NODE.id
+        ? {
+            reads:
+              /^skipped: needs what provider local cannot do: secondNode \(run a second node with its own kubelet identity\)$/,
+          }
+        : on === 'kind' && KIND_SA_WITHOUT_KUBELET_FILES.includes(c.id)
+          ? cannot('kind', 'kubeletFiles')
+          : undefined,
+    local: { keep: true },
+    extras: saExtras,
+    timeoutMs: 420_000,
+  },
+  {
+    suite: mirrorsSuite,
+    env: 'mirrors',
+    kind: true,
+    // A crossing fails its SHOULD by name (finding 15): the extras judge those.
+    expected: (c) => (c.level === 'SHOULD' ? { reads: /^(passed|failed): / } : undefined),
+    extras: mirrorsExtras,
+    timeoutMs: 300_000,
+  },
+  {
+    suite: downgradeSuite,
+    env: 'downgrade',
+    kind: true,
+    // kind cannot write the node's own config.json or read the kubelet's log here, nor swap the kubelet binary.
+    expected: (c, on) =>
+      on !== 'kind'
+        ? undefined
+        : c.id === 'DOWN-KUBELET-ONE-MINOR'
+          ? cannot('kind', 'swapKubeletBinary')
+          : ['DOWN-NO-PROVIDER-CONFIG-FALLBACK', 'DOWN-RESPONSE-APIVERSION'].includes(c.id)
+            ? cannot('kind', 'kubeletFiles')
+            : undefined,
+    local: { keep: true },
+    extras: downgradeExtras,
+    timeoutMs: 600_000,
+  },
+  {
+    suite: versionSkewSuite,
+    env: 'skew',
+    kind: true,
+    // The suite asks the skew policy by minors (1.37 under 1.38), and says so in the reason.
+    // An older minor's kubelet is swapped in: kind cannot (its node image holds one kubelet).
+    expected: (c, on) => {
+      const minor = /^SKEW-(1\.\d+)-/.exec(c.id)![1]!;
+      const outOfPolicy = skewProblem(`1.${apiMinor}`, minor);
+      if (outOfPolicy) return { reads: new RegExp(`^skipped: not applicable here: ${escape(outOfPolicy)}$`) };
+      return on === 'kind' && minor !== `1.${apiMinor}` ? cannot('kind', 'swapKubeletBinary') : undefined;
+    },
+    timeoutMs: 900_000,
+  },
+  { suite: providerConfigDirectorySuite, env: 'cfgdir', kind: true, timeoutMs: 400_000 },
+  {
+    suite: execPlugin401Suite,
+    env: 'exec-plugin-401',
+    // kube-apiserver's token webhook and authentication config, and client certificates from the cluster CA.
+    kind: false,
+    // keep: a second run must reuse the environment (EX401-REUSE). The suite builds the client-go probe itself;
+    // the other clients come from setup (python) and npm (client-node).
+    local: { keep: true, prerequisites: CLIENTS_BUT_CLIENT_GO },
+    extras: exec401Extras,
+    timeoutMs: 600_000,
+  },
+];
+
+/** The service-account-token checks that read the kubelet's log on this host (capability kubeletFiles). */
+const KIND_SA_WITHOUT_KUBELET_FILES = ['SA-AUDIENCE-DENIED', 'SA-AUDIENCE-RESOURCENAMES', 'SA-TOKEN-AS-PASSWORD'];
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** What `check` of `row` must read on `on`. */
+export function expectedOf(row: SuiteRow, check: Check, on: TableProvider): Expected {
+  return row.expected?.(check, on) ?? PASSED;
+}
