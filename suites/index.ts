@@ -15,6 +15,7 @@ import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
+import { vendorGcpSuite } from './vendor-gcp/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 
@@ -33,6 +34,7 @@ export const SUITES: Record<string, Suite> = {
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
   'vendor-gke': vendorGkeSuite,
+  'vendor-gcp': vendorGcpSuite,
   mirrors: mirrorsSuite,
   'provider-config-directory': providerConfigDirectorySuite,
 };

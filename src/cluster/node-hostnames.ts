@@ -8,13 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { HostsFile } from '../core/hosts.ts';
 import { pidExists } from '../core/pids.ts';
 import { CredprovError } from '../core/errors.ts';
-import type { RegistryRouteHandle } from './provider.ts';
+import type { NodeHostname, RegistryRouteHandle } from './provider.ts';
 
-/** A name and the loopback address it must resolve to in the nodes. */
-export interface NodeHostname {
-  hostname: string;
-  address: string;
-}
+export type { NodeHostname } from './provider.ts';
 
 const OWNER_PREFIX = 'nodes/names/';
 

@@ -5,9 +5,6 @@
 // vars or spec files themselves.
 import type { Progress } from '../core/progress.ts';
 import type { CredentialProviderSpec, EnvironmentSpec, KubeletSpec, ProviderName } from '../api/spec/types.ts';
-import type { NodeHostname } from './node-hostnames.ts';
-
-export type { NodeHostname } from './node-hostnames.ts';
 
 export type Availability = { ok: true } | { ok: false; reason: string };
 
@@ -118,6 +115,12 @@ export interface Environment {
   sandboxImage?: string;
   /** When it came up (ISO time). */
   startedAt: string;
+}
+
+/** A name and the loopback address it must resolve to inside the nodes (capability pluginsReachHost). */
+export interface NodeHostname {
+  hostname: string;
+  address: string;
 }
 
 /** A server on this host's loopback. */

@@ -301,3 +301,10 @@ export { writeUsersKubeconfig } from '../vendor-labs/users-kubeconfig.ts';
 export { kubectlOutcome, userInfoOf } from '../clients/kubectl-output.ts';
 export { usernameFor } from '../authn/token-webhook.ts';
 export type { TokenRequestRecord } from '../authn/oauth-token-endpoint.ts';
+export {
+  startGcpLab,
+  type GcpLab,
+  type GcpLabOptions,
+  type MetadataRecord,
+  type RegistryLogin,
+} from '../vendor-labs/gcp-lab.ts';

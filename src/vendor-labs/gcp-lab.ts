@@ -11,7 +11,6 @@ import { randomBytes } from 'node:crypto';
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Auth, busyboxImage, processProvider, type StartedRegistry, type User } from '../../registry/index.ts';
-import { cacheDir } from '../core/paths.ts';
 import { FakeGce, type MetadataRecord, type RegistryLogin } from '../fake-clouds/google/index.ts';
 import { GCE_METADATA_HOST } from '../model/auth-provider-gcp.ts';
 import {
@@ -21,13 +20,13 @@ import {
   redactWrapperLog,
   type WrappedInvocation,
 } from '../plugin/recording-wrapper.ts';
-import { ensureVendorPlugin } from '../plugin/vendors/build.ts';
 import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../plugin/vendors/auth-provider-gcp.ts';
 import type { Evidence } from '../report/model.ts';
 import { startLabRegistry, type LabRegistry } from '../run/lab.ts';
 import { pluginDir } from '../run/plugin-dir.ts';
 import { reachFromPlugins, routeRegistry, type RouteTarget } from '../run/registry-routes.ts';
 import type { SuiteSetup } from '../run/suite.ts';
+import { vendorPlugin } from '../run/vendor-plugins.ts';
 
 export { AUTH_PROVIDER_GCP_VERSION } from '../plugin/vendors/auth-provider-gcp.ts';
 export type { MetadataRecord, RegistryLogin, WrappedInvocation };
@@ -75,13 +74,7 @@ export async function startGcpLab(ctx: SuiteSetup, o: GcpLabOptions): Promise<Gc
     await redactWrapperLog(logDir, (t) => ctx.redactor.text(t));
     await cp(logDir, join(ctx.artifactsDir, 'plugin-invocations'), { recursive: true });
   });
-  const plugin = await ensureVendorPlugin(AUTH_PROVIDER_GCP_RECIPE, {
-    version: AUTH_PROVIDER_GCP_VERSION,
-    cacheDir: cacheDir(ctx.processEnv),
-    progress: ctx.progress,
-    log: ctx.log,
-  });
-  if (!plugin) throw new Error('auth-provider-gcp was neither cached nor built');
+  const plugin = await vendorPlugin(ctx, AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION);
   const fake = new FakeGce({
     email: o.email,
     tokenLifetimeS: o.tokenLifetimeS,
