@@ -23,6 +23,9 @@ import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
 import { versionSkewSuite } from '../../suites/version-skew/index.ts';
+import { CACHE_WITHIN_TOKEN, OUTAGE } from '../../suites/vendor-gcp/checks.ts';
+import { vendorGcpSuite } from '../../suites/vendor-gcp/index.ts';
+import { vendorExtras } from './vendor-extras.ts';
 import {
   downgradeExtras,
   espiExtras,
@@ -64,6 +67,12 @@ const apiMinor = parseKubeVersion(DEFAULT_KUBE_VERSION).minor;
 const CLIENTS_BUT_CLIENT_GO = (await availableProbes())
   .filter((p) => p.probe.name !== 'client-go')
   .map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
+
+/** A SHOULD check that fails on the plugin's own behaviour (a finding in docs/findings.md): it reads failed. */
+const finding =
+  (ids: string[]) =>
+  (c: Check): Expected | undefined =>
+    ids.includes(c.id) ? { reads: /^failed: .*, as predicted .*; but / } : undefined;
 
 export const SUITE_TABLE: SuiteRow[] = [
   { suite: smokeSuite, env: 'smoke', kind: true, extras: teardownExtra('SMOKE'), timeoutMs: 240_000 },
@@ -155,6 +164,16 @@ export const SUITE_TABLE: SuiteRow[] = [
     local: { keep: true, prerequisites: CLIENTS_BUT_CLIENT_GO },
     extras: exec401Extras,
     timeoutMs: 600_000,
+  },
+  {
+    suite: vendorGcpSuite,
+    env: 'gcp',
+    // installPlugins, hostRegistries and pluginsReachHost (metadata.google.internal mapped in each node): kind has them.
+    kind: true,
+    expected: finding([CACHE_WITHIN_TOKEN.id, OUTAGE.id]),
+    extras: vendorExtras('GCP', { findings: [CACHE_WITHIN_TOKEN.id, OUTAGE.id], minSecrets: 3 }),
+    // A cold cache builds auth-provider-gcp first (about 3 minutes).
+    timeoutMs: 900_000,
   },
 ];
 
