@@ -14,7 +14,7 @@ export { ensureAuthenticationConfig, jwtUsernameFor } from '../authn/authenticat
 export { startOidcIssuer, type StartedOidcIssuer } from '../authn/oidc-issuer.ts';
 export { TokenBook, tokenFingerprint } from '../authn/token-book.ts';
 export { EXEC_PLUGIN_GROUP, type StartedTokenWebhook } from '../authn/token-webhook.ts';
-export type { TokenWebhookFiles } from '../authn/webhook-files.ts';
+export { ensureTokenWebhookFiles, type TokenWebhookFiles } from '../authn/webhook-files.ts';
 
 /**
  * The token webhook for this environment (stopped after the suite), reviewing

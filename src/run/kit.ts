@@ -36,8 +36,10 @@ export { kubeletBinaryOf, validateKubeletConfig, type ConfigValidation } from '.
 // ---- the cluster: namespaces, RBAC grants ----------------------------------------------
 export { createNamespace, runNamespace, type RunNamespace, type TestNamespace } from './namespace.ts';
 export {
+  bindClusterRole,
   grantGroupRead,
   grantNodesAudience,
+  userMay,
   nodeMayCreateToken,
   nodeMayRequestAudience,
   type AudienceGrant,
@@ -102,6 +104,7 @@ export type { ClientProbe } from '../clients/probe.ts';
 export { bearerRequest, selfSubjectReview, type BearerAnswer } from './bearer.ts';
 export {
   ensureAuthenticationConfig,
+  ensureTokenWebhookFiles,
   EXEC_PLUGIN_GROUP,
   jwtUsernameFor,
   startOidcIssuer,

@@ -1,9 +1,7 @@
 // The vendor-aws-iam-authenticator suite's checks: the real, unmodified
 // aws-iam-authenticator as a client-go exec plugin (`token`) and as
 // kube-apiserver's token webhook (`server`), against fake STS on loopback.
-import type { Check } from '../../src/report/model.ts';
-import { IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
-import { AWS_CLI_SOURCE, AWS_CLI_VERSION } from '../../src/plugin/vendors/aws-cli.ts';
+import { AWS_CLI_SOURCE, AWS_CLI_VERSION, IAM_AUTHENTICATOR_VERSION, type Check } from '../../src/run/kit.ts';
 
 const V = `aws-iam-authenticator ${IAM_AUTHENTICATOR_VERSION}`;
 const VERIFY = `${V} pkg/token/token.go Verify`;

@@ -4,11 +4,7 @@
 // token command (the Go plugin, then awscli's `aws eks get-token`).
 import { describeToken } from '../../src/model/aws-iam-authenticator.ts';
 import { TOKEN_COMMAND_MODELS } from '../../src/model/eks-token-commands.ts';
-import { readExecRuns, type RecordedExecRun, answerOf, tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { amzDateToMs } from '../../src/api/aws/sigv4.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { judge } from '../../src/run/prediction.ts';
-import { userInfoOf } from '../../src/clients/kubectl-output.ts';
 import { PROBE_PATH, USERS, type TokenCommandPlan } from './plan.ts';
 import {
   expectedToken,
@@ -25,14 +21,23 @@ import {
   type TokenShape,
 } from './predict.ts';
 import { attemptEvidence, type Session } from './session.ts';
+import {
+  answerOf,
+  caseOf,
+  judge,
+  readExecRuns,
+  tokenOf,
+  userInfoOf,
+  type Case,
+  type RecordedExecRun,
+} from '../../src/run/kit.ts';
 
 const shown = (c: TokenCommandPlan) => TOKEN_COMMAND_MODELS[c.via].shown;
 
 /** The mapped user's identity as kube-apiserver sees it (SelfSubjectReview), against the mapping. */
 export const whoamiCase = (s: Session, c: TokenCommandPlan): Case =>
-  caseOf(c.checks.whoami, async () => {
-    const startedAt = new Date();
-    const now = Date.now();
+  caseOf(c.checks.whoami, async (ctx) => {
+    const now = ctx.clock.now();
     const prediction = predictWhoami(expectedToken(s.lab, USERS[c.users.mapped], now, s.crafted), s.lab.setup(), now);
     const a = await s.attempt(c.users.mapped, ['auth', 'whoami', '-o', 'json']);
     const token = a.runs[0] ? tokenOf(a.runs[0]) : '';
@@ -44,7 +49,6 @@ export const whoamiCase = (s: Session, c: TokenCommandPlan): Case =>
       prediction,
       observed,
       actor: 'kubectl auth whoami',
-      startedAt,
       agree: sameIdentity,
       show: (v) => `${v.username} [${v.groups.join(', ')}]`,
       evidence: [
@@ -60,11 +64,10 @@ export const whoamiCase = (s: Session, c: TokenCommandPlan): Case =>
 
 /** A v1 user: the command must answer v1 (KUBERNETES_EXEC_INFO), and the token works the same. */
 export const execV1Case = (s: Session, c: TokenCommandPlan): Case =>
-  caseOf(c.checks.execV1, async () => {
-    const startedAt = new Date();
+  caseOf(c.checks.execV1, async (ctx) => {
     // client-go sends KUBERNETES_EXEC_INFO in the version the kubeconfig names; the command echoes it.
     const configured = String(s.lab.execFor('mapped', { apiVersion: 'v1', via: c.via }).apiVersion);
-    const now = Date.now();
+    const now = ctx.clock.now();
     const prediction = predictExecV1(
       c.via,
       configured,
@@ -79,7 +82,6 @@ export const execV1Case = (s: Session, c: TokenCommandPlan): Case =>
       prediction,
       observed: { answered, status: a.status ?? -1 },
       actor: `${shown(c)}, then kube-apiserver`,
-      startedAt,
       show: (v) => `answer in ${v.answered}, HTTP ${v.status}`,
       evidence: attemptEvidence(s.lab, c.users.mappedV1, run ? tokenOf(run) : '', a),
     });
@@ -102,7 +104,6 @@ const signedAtOf = (token: string): number => {
 /** expirationTimestamp against X-Amz-Date: 14 min after signing, inside STS's 15. */
 export const expiryCase = (s: Session, c: TokenCommandPlan): Case =>
   caseOf(c.checks.expiry, async () => {
-    const startedAt = new Date();
     const answer = answerOf(await lastGoodRun(s, c));
     const signedAt = signedAtOf(answer.token ?? '');
     const expires = answer.expirationTimestamp ? Date.parse(answer.expirationTimestamp) : NaN;
@@ -110,7 +111,6 @@ export const expiryCase = (s: Session, c: TokenCommandPlan): Case =>
       prediction: predictExpiry(c.via),
       observed: Math.round((expires - signedAt) / 1000),
       actor: shown(c),
-      startedAt,
       agree: expiryAgrees,
       show: (v) =>
         Number.isFinite(v)
@@ -134,14 +134,12 @@ export const expiryCase = (s: Session, c: TokenCommandPlan): Case =>
 /** The token itself against credprov's presigner at the same X-Amz-Date: where Go and Python presigners could part. */
 export const tokenBytesCase = (s: Session, c: TokenCommandPlan): Case =>
   caseOf(c.checks.tokenBytes, async () => {
-    const startedAt = new Date();
     const token = tokenOf(await lastGoodRun(s, c));
     const user = USERS[c.users.mapped] as ExecUserPlan;
     return judge(c.checks.tokenBytes, {
       prediction: predictTokenBytes(s.lab, user, signedAtOf(token)),
       observed: tokenShape(token),
       actor: shown(c),
-      startedAt,
       show: (v: TokenShape) =>
         'malformed' in v
           ? `malformed (${v.malformed})`
@@ -152,7 +150,6 @@ export const tokenBytesCase = (s: Session, c: TokenCommandPlan): Case =>
 /** A profile without keys: the command's own failure path, as kubectl meets it. */
 export const noCredentialsCase = (s: Session, c: TokenCommandPlan): Case =>
   caseOf(c.checks.noCredentials, async () => {
-    const startedAt = new Date();
     const prediction = predictNoCredentials(c.via, s.lab.imdsEndpoint);
     const says = TOKEN_COMMAND_MODELS[c.via].noCredentials.says;
     const imdsBefore = s.lab.fake.requests({ service: 'other' }).length;
@@ -174,7 +171,6 @@ export const noCredentialsCase = (s: Session, c: TokenCommandPlan): Case =>
       prediction,
       observed,
       actor: `${shown(c)} under kubectl`,
-      startedAt,
       show: (v) =>
         `${v.pluginExitCode === null ? 'plugin did not run' : `plugin exit ${v.pluginExitCode}`} ("${v.stderrSays}"), ` +
         `${v.apiServerReached ? 'a request reached kube-apiserver' : 'no request sent'}, ${v.imdsAskedOnLoopback ? 'IMDS asked on loopback' : 'IMDS not asked'}`,

@@ -21,17 +21,25 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheDir } from '../../src/core/paths.ts';
-import { IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
-import { AWS_CLI_VERSION, ensureAwsCli } from '../../src/plugin/vendors/aws-cli.ts';
-import { startIamAuthenticatorLab } from '../../src/vendor-labs/iam-authenticator-lab.ts';
-import { CredprovError } from '../../src/core/errors.ts';
-import { notRun, runCases, type Case, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import { VENDOR_IAM_CHECKS } from './checks.ts';
 import { execV1Case, expiryCase, noCredentialsCase, tokenBytesCase, whoamiCase } from './client-cases.ts';
 import { CRAFTED_CASES, TOKEN_COMMAND_PLANS, type TokenCommandPlan } from './plan.ts';
 import { openSession, type Session } from './session.ts';
 import { stsWindowCase, tokenCase } from './token-cases.ts';
+import {
+  AWS_CLI_VERSION,
+  cacheDir,
+  CredprovError,
+  ensureAwsCli,
+  IAM_AUTHENTICATOR_VERSION,
+  notRun,
+  runCases,
+  startIamAuthenticatorLab,
+  type Case,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 
 export const vendorAwsIamAuthenticatorSuite: Suite = {
   name: 'vendor-aws-iam-authenticator',

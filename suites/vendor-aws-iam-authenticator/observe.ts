@@ -4,9 +4,7 @@
 // the recorded attempt comes in. Reading kubectl's output and a plugin's
 // answer is shared (src/clients/kubectl-output.ts, exec-recording-wrapper.ts).
 import type { TokenReviewVerdict } from '../../src/model/aws-iam-authenticator.ts';
-import type { RecordedExecRun } from '../../src/plugin/exec-recording-wrapper.ts';
-import { userInfoOf } from '../../src/clients/kubectl-output.ts';
-import type { FakeAwsRequest } from '../../src/fake-clouds/aws/index.ts';
+import { userInfoOf, type FakeAwsRequest, type RecordedExecRun } from '../../src/run/kit.ts';
 
 /** What one kubectl call did, with what happened meanwhile on the plugin's and the server's side. */
 export interface Attempt {

@@ -2,8 +2,6 @@
 // runs as (a profile the plugin signs with, or a token credprov presigns), the
 // token cases, and the times involved. Data only: no I/O.
 import type { TokenCommand } from '../../src/model/eks-token-commands.ts';
-import type { IamProfile } from '../../src/vendor-labs/iam-authenticator-lab.ts';
-import type { Check } from '../../src/report/model.ts';
 import {
   AWS_CLI_TOKEN_CHECKS,
   CRAFTED_CONTROL,
@@ -12,6 +10,7 @@ import {
   UNSIGNED_ID,
   type TokenCommandCheck,
 } from './checks.ts';
+import { type Check, type IamProfile } from '../../src/run/kit.ts';
 
 /** A request every mapped user may make once RBAC gives its group the view role. */
 export const PROBE_PATH = '/api/v1/namespaces/default/pods';

@@ -3,9 +3,7 @@
 // authenticator's Verify, STS's checks or the mapping.
 import { describe, expect, test } from '@jest/globals';
 import type { AuthenticatorSetup } from '../../src/model/aws-iam-authenticator.ts';
-import type { AwsKeys, IamProfile } from '../../src/vendor-labs/iam-authenticator-lab.ts';
 import { presignGet } from '../../src/api/aws/sigv4.ts';
-import type { RecordedExecRun } from '../../src/plugin/exec-recording-wrapper.ts';
 import { observedVerdict, type Attempt } from './observe.ts';
 import { CRAFTED_CASES, STS_SKEW_MS, TOKEN_COMMAND_PLANS, USERS, type TokenCasePlan } from './plan.ts';
 import {
@@ -21,6 +19,7 @@ import {
   predictWhoami,
   type Presigner,
 } from './predict.ts';
+import { type AwsKeys, type IamProfile, type RecordedExecRun } from '../../src/run/kit.ts';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 const ARN = {

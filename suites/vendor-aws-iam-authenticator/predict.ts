@@ -17,9 +17,8 @@ import {
   type TokenReviewVerdict,
 } from '../../src/model/aws-iam-authenticator.ts';
 import { TOKEN_COMMAND_MODELS, type TokenCommand } from '../../src/model/eks-token-commands.ts';
-import type { AwsKeys, IamAuthenticatorLab } from '../../src/vendor-labs/iam-authenticator-lab.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
 import { CRAFTED, otherClusterId, type CraftedToken, type UserPlan } from './plan.ts';
+import { type AwsKeys, type IamAuthenticatorLab, type Prediction } from '../../src/run/kit.ts';
 
 export const MODEL = 'authenticator + STS model (src/model/aws-iam-authenticator.ts)';
 /** The token command's model (src/model/eks-token-commands.ts) and where its facts are in its source. */

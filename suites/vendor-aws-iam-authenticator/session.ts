@@ -4,25 +4,9 @@
 // STS requests and server log lines of its own window (which is why the cases
 // never run side by side), and how those read as evidence.
 import { randomBytes } from 'node:crypto';
-import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { parse } from 'yaml';
-import { apply, kubectl, type KubeTarget } from '../../src/cluster/kubectl.ts';
-import { errorMessage } from '../../src/core/errors.ts';
-import { waitFor } from '../../src/core/time.ts';
 import { describeToken } from '../../src/model/aws-iam-authenticator.ts';
-import type { IamAuthenticatorLab } from '../../src/vendor-labs/iam-authenticator-lab.ts';
-import type { Evidence } from '../../src/report/model.ts';
-import type { SuiteRun } from '../../src/run/suite.ts';
 import { type Attempt } from './observe.ts';
-import {
-  execRunEvidence,
-  readExecRuns,
-  tokenOf,
-  type RecordedExecRun,
-} from '../../src/plugin/exec-recording-wrapper.ts';
-import { kubectlOutcome } from '../../src/clients/kubectl-output.ts';
 import {
   KUBECTL_TIMEOUT_MS,
   otherClusterId,
@@ -34,6 +18,22 @@ import {
 } from './plan.ts';
 import type { TokenCommand } from '../../src/model/eks-token-commands.ts';
 import { craftedTokens } from './predict.ts';
+import {
+  bindClusterRole,
+  clusterOf,
+  execRunEvidence,
+  kubectlAs,
+  linesSince,
+  readExecRuns,
+  since,
+  tokenOf,
+  userMay,
+  waitFor,
+  type Evidence,
+  type IamAuthenticatorLab,
+  type RecordedExecRun,
+  type SuiteRun,
+} from '../../src/run/kit.ts';
 
 export interface Session {
   run: SuiteRun;
@@ -46,49 +46,19 @@ export interface Session {
 /** Gives the mapped group the view role (removed after the suite), crafts the tokens and writes the users' kubeconfig. */
 export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: string): Promise<Session> {
   const env = run.environment;
-  const admin: KubeTarget = { kubectl: env.kubectl, kubeconfig: env.kubeconfig };
   const mapping = lab.mappings[0]!;
   const group = mapping.groups[0]!;
   const binding = `credprov-iam-view-${randomBytes(3).toString('hex')}`;
-  run.defer(async () => {
-    await kubectl(admin, ['delete', 'clusterrolebinding', binding, '--ignore-not-found']).catch((e: unknown) =>
-      run.log.warn(`removing ${binding}: ${errorMessage(e)}`),
-    );
-  });
-  await apply(admin, [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: binding },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
-    },
-  ]);
+  await bindClusterRole(env, { name: binding, clusterRole: 'view', group }, run);
   // The RBAC authorizer sees a new binding through its informer, a moment later: a 403 now would not be the plugin's.
-  const canList = async () => {
-    const answer = await kubectl(admin, [
-      'auth',
-      'can-i',
-      'list',
-      'pods',
-      '-n',
-      'default',
-      '--as',
-      mapping.username,
-      '--as-group',
-      group,
-    ]).catch(() => 'no');
-    return answer.trim() === 'yes' ? true : undefined;
-  };
-  await waitFor(`ClusterRoleBinding ${binding} to take effect`, canList, {
-    timeoutMs: RBAC_TIMEOUT_MS,
-    intervalMs: 200,
-  });
+  const canList = { user: mapping.username, groups: [group], verb: 'list', resource: 'pods', namespace: 'default' };
+  await waitFor(
+    `ClusterRoleBinding ${binding} to take effect`,
+    async () => ((await userMay(env, canList).catch(() => false)) ? true : undefined),
+    { timeoutMs: RBAC_TIMEOUT_MS, intervalMs: 200 },
+  );
 
-  // The cluster as the admin kubeconfig names it.
-  type ClusterEntry = { server: string; 'certificate-authority'?: string; 'certificate-authority-data'?: string };
-  const cluster = (parse(await readFile(env.kubeconfig, 'utf8')) as { clusters: Array<{ cluster: ClusterEntry }> })
-    .clusters[0]!.cluster;
+  const cluster = await clusterOf(env);
   const crafted = craftedTokens(lab, lab.users.mapped, Date.now());
   run.redactor.add(...Object.values(crafted));
   const users = Object.fromEntries(
@@ -107,11 +77,7 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
   );
   const kubeconfig = await lab.writeKubeconfig(
     join(dir, 'users.kubeconfig'),
-    {
-      server: cluster.server,
-      ...(cluster['certificate-authority'] ? { caFile: cluster['certificate-authority'] } : {}),
-      ...(cluster['certificate-authority-data'] ? { caData: cluster['certificate-authority-data'] } : {}),
-    },
+    { server: cluster.server, caData: cluster.caData },
     users,
   );
 
@@ -121,29 +87,20 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
     crafted,
     async attempt(user, args) {
       const runsDir = lab.runsDirOf(viaOf(user));
-      const runsBefore = (await readExecRuns(runsDir)).length;
-      const stsBefore = lab.fake.requests().length;
-      const logBefore = await stat(lab.serverLog).then(
-        (s) => s.size,
-        () => 0,
-      );
+      const runs = await since(() => readExecRuns(runsDir));
+      const sts = await since(() => lab.fake.requests());
+      const serverLines = await linesSince(lab.serverLog);
       // A clean environment: no ~/.aws, ~/.kube or AWS_* of the caller's; kuberc off.
-      const r = await execa(env.kubectl, ['--kubeconfig', kubeconfig, '--user', user, ...args, '-v=6'], {
-        reject: false,
-        timeout: KUBECTL_TIMEOUT_MS,
-        extendEnv: false,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, KUBERC: 'off' },
+      const { stderr: _, ...k } = await kubectlAs(env, {
+        kubeconfig,
+        user,
+        args,
+        home: dir,
+        timeoutMs: KUBECTL_TIMEOUT_MS,
       });
-      const runs = (await readExecRuns(runsDir)).slice(runsBefore);
-      for (const recorded of runs) run.redactor.add(tokenOf(recorded));
-      return {
-        exitCode: r.exitCode ?? -1,
-        stdout: String(r.stdout),
-        runs,
-        sts: lab.fake.requests().slice(stsBefore),
-        serverLines: await linesFrom(lab.serverLog, logBefore),
-        ...kubectlOutcome(String(r.stderr)),
-      };
+      const ran = await runs.added();
+      for (const recorded of ran) run.redactor.add(tokenOf(recorded));
+      return { ...k, runs: ran, sts: await sts.added(), serverLines: await serverLines.added() };
     },
   };
 }
@@ -204,18 +161,3 @@ export function attemptEvidence(
 
 /** A run of either command as evidence: its token reduced to what it says (describeToken). */
 const runEvidence = (r: RecordedExecRun) => execRunEvidence(r, describeToken);
-
-/** The lines a log file gained since `offset`. */
-async function linesFrom(file: string, offset: number): Promise<string[]> {
-  const fh = await open(file, 'r').catch(() => undefined);
-  if (!fh) return [];
-  try {
-    const { size } = await fh.stat();
-    if (size <= offset) return [];
-    const buf = Buffer.alloc(size - offset);
-    await fh.read(buf, 0, buf.length, offset);
-    return buf.toString('utf8').split('\n').filter(Boolean);
-  } finally {
-    await fh.close();
-  }
-}

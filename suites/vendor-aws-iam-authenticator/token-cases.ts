@@ -1,22 +1,18 @@
 // The token cases: predict kube-apiserver's answer for the token a user sends,
 // run kubectl, compare the status, who refused and why (or the user, for a 200).
-import { sleepUntil } from '../../src/core/time.ts';
 import { describeToken, showVerdict } from '../../src/model/aws-iam-authenticator.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { judge } from '../../src/run/prediction.ts';
 import { observedVerdict } from './observe.ts';
-import { tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { PROBE_PATH, USERS, type TokenCasePlan } from './plan.ts';
 import { agreeVerdict, expectedToken, predictVerdict } from './predict.ts';
 import { attemptEvidence, type Session } from './session.ts';
+import { caseOf, judge, sleepUntil, tokenOf, type Case } from '../../src/run/kit.ts';
 
 /** A margin past the second boundary, so the plugin surely signs in the new second. */
 const PAST_SECOND_MS = 20;
 
 export function tokenCase(s: Session, plan: TokenCasePlan): Case {
-  return caseOf(plan.check, async () => {
-    const startedAt = new Date();
-    const now = Date.now();
+  return caseOf(plan.check, async (ctx) => {
+    const now = ctx.clock.now();
     const expected = expectedToken(s.lab, USERS[plan.user], now, s.crafted);
     const prediction = predictVerdict(expected, s.lab.setup(), now, plan.stsSkewMs);
     const a = await s.attempt(plan.user, ['get', '--raw', PROBE_PATH]);
@@ -26,7 +22,6 @@ export function tokenCase(s: Session, plan: TokenCasePlan): Case {
       prediction,
       observed: observedVerdict(a, whoami),
       actor: 'kube-apiserver with aws-iam-authenticator as its webhook',
-      startedAt,
       agree: agreeVerdict,
       show: showVerdict,
       evidence: [
@@ -53,7 +48,7 @@ export function stsWindowCase(s: Session, plan: TokenCasePlan & { stsSkewMs: num
   return {
     ...inner,
     async run(ctx) {
-      await sleepUntil(Math.floor(Date.now() / 1000) * 1000 + 1000 + PAST_SECOND_MS);
+      await sleepUntil(Math.floor(ctx.clock.now() / 1000) * 1000 + 1000 + PAST_SECOND_MS, ctx.clock);
       s.lab.setStsClockSkew(plan.stsSkewMs);
       ctx.defer(() => s.lab.setStsClockSkew(0));
       return inner.run(ctx);

@@ -4,16 +4,6 @@
 // the token-endpoint requests the plugin made and which token it printed.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sleepUntil } from '../../src/core/time.ts';
-import {
-  ACCESS_TOKEN_LIFETIME_SEC,
-  ACCESS_TOKEN_AUDIENCE,
-  ID_TOKEN_LIFETIME_SEC,
-  SHORT_ID_TOKEN_SEC,
-} from '../../src/vendor-labs/kubelogin-lab.ts';
-import { caseOf, type Case } from '../../src/run/cases.ts';
-import { judge, type Prediction } from '../../src/run/prediction.ts';
-import type { Check, Evidence } from '../../src/report/model.ts';
 import {
   ACCESS_TOKEN,
   CA,
@@ -24,59 +14,21 @@ import {
   TOKEN_CACHE,
   WRONG_SECRET,
 } from './checks.ts';
-import { PAST_EXPIRY_MS, WHOAMI_ARGS, WHOAMI_STATUS, type UserName } from './plan.ts';
+import { PAST_EXPIRY_MS, WHOAMI_ARGS, type UserName } from './plan.ts';
 import { observedCall, showCall } from './observe.ts';
-import { expectedToken, MODEL, predictCall, type CacheState, type CallOutcome } from './predict.ts';
+import { MODEL, predictFor, tokenFor, type CallOutcome } from './predict.ts';
 import { attemptEvidence, type Attempt, type Session } from './session.ts';
-
-/** The token `user` will print at `nowMs` (a fresh one from the lab's issuer). */
-export function tokenFor(s: Session, user: UserName, nowMs: number) {
-  const e = s.exec(user);
-  const short = e.user === 'bob' || e.user === 'carol';
-  return expectedToken({
-    clientId: e.grant === 'password' ? s.lab.clients.user.id : s.lab.clients.robot.id,
-    subject: s.lab.subjectOf(e),
-    ...(e.useAccessToken ? { useAccessToken: true } : {}),
-    accessTokenAudience: ACCESS_TOKEN_AUDIENCE,
-    lifetimeSec: e.useAccessToken ? ACCESS_TOKEN_LIFETIME_SEC : short ? SHORT_ID_TOKEN_SEC : ID_TOKEN_LIFETIME_SEC,
-    nowMs,
-  });
-}
-
-export function predictFor(
-  s: Session,
-  user: UserName,
-  nowMs: number,
-  cache?: CacheState,
-  okStatus = WHOAMI_STATUS,
-): Prediction<CallOutcome> {
-  const e = s.exec(user);
-  return predictCall(
-    {
-      grant: e.grant,
-      ...(e.useAccessToken ? { useAccessToken: true } : {}),
-      issuerCaTrusted: e.ca !== 'other',
-      ...(e.wrongSecret ? { clientSecretValid: false } : {}),
-      ...(cache ? { cache } : {}),
-      nowMs,
-    },
-    tokenFor(s, user, nowMs),
-    s.lab.apiServerAudiences,
-    okStatus,
-  );
-}
+import { caseOf, judge, sleepUntil, type Case, type Check, type Evidence, type Prediction } from '../../src/run/kit.ts';
 
 /** One kubectl call as `user`; prediction first. */
 export const singleCallCase = (s: Session, check: Check, user: UserName): Case =>
-  caseOf(check, async () => {
-    const startedAt = new Date();
-    const prediction = predictFor(s, user, Date.now());
+  caseOf(check, async (ctx) => {
+    const prediction = predictFor(s, user, ctx.clock.now());
     const a = await s.attempt(user, WHOAMI_ARGS);
     return judge(check, {
       prediction,
       observed: observedCall(a),
       actor: 'kubectl → kubectl oidc-login get-token → kube-apiserver',
-      startedAt,
       show: showCall,
       evidence: attemptEvidence(s.lab, user, [a]),
     });
@@ -90,9 +42,8 @@ function callsCase(
   plan: (t0: number) => { predictions: Array<Prediction<CallOutcome>>; before?: Array<() => Promise<void>> },
   more?: () => Promise<Evidence[]>,
 ): Case {
-  return caseOf(check, async () => {
-    const startedAt = new Date();
-    const t0 = Date.now();
+  return caseOf(check, async (ctx) => {
+    const t0 = ctx.clock.now();
     const { predictions, before = [] } = plan(t0);
     const attempts: Attempt[] = [];
     for (const [i, c] of calls.entries()) {
@@ -107,7 +58,6 @@ function callsCase(
       },
       observed: attempts.map(observedCall),
       actor: 'kubectl → kubectl oidc-login get-token → kube-apiserver',
-      startedAt,
       show: (v) => v.map((x, i) => `${calls[i]!.label}: ${showCall(x)}`).join(' | '),
       evidence: [
         ...calls.flatMap((c, i) => attemptEvidence(s.lab, `${c.user} (${c.label})`, [attempts[i]!])),

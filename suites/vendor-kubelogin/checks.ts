@@ -2,8 +2,7 @@
 // (`kubectl oidc-login get-token`) as a client-go exec plugin, logging in to
 // credprov's OIDC issuer and token endpoint, against kube-apiserver's
 // structured JWT authenticator.
-import type { Check } from '../../src/report/model.ts';
-import { KUBELOGIN_SOURCE } from '../../src/plugin/vendors/kubelogin.ts';
+import { KUBELOGIN_SOURCE, type Check } from '../../src/run/kit.ts';
 
 const V = KUBELOGIN_SOURCE;
 const KEP541 = 'KEP-541: client-go runs users[].user.exec and sends status.token as the bearer token';

@@ -19,16 +19,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureAuthenticationConfig } from '../../src/authn/authentication-config.ts';
-import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
-import { ensureClientGoProbe } from '../../src/clients/client-go.ts';
-import { availableProbes } from '../../src/clients/index.ts';
-import { CLIENT_NAMES } from '../../src/clients/probe.ts';
-import { errorMessage } from '../../src/core/errors.ts';
-import { cacheDir } from '../../src/core/paths.ts';
-import { KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
-import { LAB_CLIENT_IDS, startKubeloginLab, type KubeloginLab } from '../../src/vendor-labs/kubelogin-lab.ts';
-import { notRun, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import {
   accessTokenCase,
   caCase,
@@ -42,6 +32,22 @@ import {
 import { VENDOR_KUBELOGIN_CHECKS } from './checks.ts';
 import { clientCase } from './client-cases.ts';
 import { openSession } from './session.ts';
+import {
+  clientProbes,
+  cacheDir,
+  CLIENT_NAMES,
+  ensureAuthenticationConfig,
+  ensureTokenWebhookFiles,
+  KUBELOGIN_VERSION,
+  LAB_CLIENT_IDS,
+  notRun,
+  runCases,
+  startKubeloginLab,
+  type KubeloginLab,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 
 export const vendorKubeloginSuite: Suite = {
   name: 'vendor-kubelogin',
@@ -96,12 +102,7 @@ export const vendorKubeloginSuite: Suite = {
         // kubectl for the plugin's `kubectl oidc-login` dispatch is the environment's: known only now.
         lab!.setKubectl(env.kubectl);
         const s = await openSession(run, lab!, dir);
-        await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: run.processEnv, progress: run.progress }).catch(
-          (e: unknown) => run.log.warn(`building the client-go probe: ${errorMessage(e)}`),
-        );
-        const probes = new Map(
-          (await availableProbes({ kubeVersion: env.kubeVersion, env: run.processEnv })).map((p) => [p.probe.name, p]),
-        );
+        const probes = await clientProbes(run);
         const cases = [
           passwordCase(s),
           clientCredentialsCase(s),

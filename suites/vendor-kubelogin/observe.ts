@@ -2,11 +2,10 @@
 // printed (by the fingerprints the token endpoint recorded), what its stderr
 // names when it failed, and the call's outcome in predict.ts's terms. Pure:
 // the recorded attempt comes in.
-import { tokenFingerprint } from '../../src/authn/token-book.ts';
-import { tokenOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { WHOAMI_STATUS } from './plan.ts';
 import type { CallOutcome, RunOutcome } from './predict.ts';
 import { tokenCall, type Attempt } from './session.ts';
+import { tokenFingerprint, tokenOf } from '../../src/run/kit.ts';
 
 /** Which token the plugin printed: one the endpoint issued in this call (by fingerprint), or none issued (the cache). */
 export function printedOf(a: Attempt): RunOutcome['prints'] | 'a token it was not issued' {

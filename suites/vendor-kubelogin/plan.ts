@@ -2,7 +2,7 @@
 // a `kubectl oidc-login get-token` exec with its own token cache dir, so one
 // case's cache never answers another's), the request every call makes, and the
 // times involved. Data only: no I/O.
-import type { KubeloginExec } from '../../src/vendor-labs/kubelogin-lab.ts';
+import { type KubeloginExec } from '../../src/run/kit.ts';
 
 /** What every kubectl call asks: SelfSubjectReview (any authenticated user may), so 200 also names the user. */
 export const WHOAMI_ARGS = ['auth', 'whoami', '-o', 'json'];

@@ -2,8 +2,16 @@
 // kube-apiserver's structured JWT authenticator then says, read from the
 // kubelogin v1.36.3 source (cited per rule) and golang.org/x/oauth2 v0.36.0.
 // Pure: the cache state, the lab's audiences and the time come in as arguments.
-import { jwtUsernameFor } from '../../src/authn/authentication-config.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
+import {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_LIFETIME_SEC,
+  ID_TOKEN_LIFETIME_SEC,
+  jwtUsernameFor,
+  SHORT_ID_TOKEN_SEC,
+  type Prediction,
+} from '../../src/run/kit.ts';
+import { WHOAMI_STATUS, type UserName } from './plan.ts';
+import type { Session } from './session.ts';
 
 export const MODEL =
   'kubelogin get-token model (int128/kubelogin v1.36.3 pkg/usecases/credentialplugin/get_token.go, ' +
@@ -183,4 +191,43 @@ export function expectedToken(o: {
     sub: o.subject,
     expMs: o.nowMs + o.lifetimeSec * 1000,
   };
+}
+
+// ---- the session's users: the token each prints, the prediction for each call ----
+
+/** The token `user` will print at `nowMs` (a fresh one from the lab's issuer). */
+export function tokenFor(s: Session, user: UserName, nowMs: number) {
+  const e = s.exec(user);
+  const short = e.user === 'bob' || e.user === 'carol';
+  return expectedToken({
+    clientId: e.grant === 'password' ? s.lab.clients.user.id : s.lab.clients.robot.id,
+    subject: s.lab.subjectOf(e),
+    ...(e.useAccessToken ? { useAccessToken: true } : {}),
+    accessTokenAudience: ACCESS_TOKEN_AUDIENCE,
+    lifetimeSec: e.useAccessToken ? ACCESS_TOKEN_LIFETIME_SEC : short ? SHORT_ID_TOKEN_SEC : ID_TOKEN_LIFETIME_SEC,
+    nowMs,
+  });
+}
+
+export function predictFor(
+  s: Session,
+  user: UserName,
+  nowMs: number,
+  cache?: CacheState,
+  okStatus = WHOAMI_STATUS,
+): Prediction<CallOutcome> {
+  const e = s.exec(user);
+  return predictCall(
+    {
+      grant: e.grant,
+      ...(e.useAccessToken ? { useAccessToken: true } : {}),
+      issuerCaTrusted: e.ca !== 'other',
+      ...(e.wrongSecret ? { clientSecretValid: false } : {}),
+      ...(cache ? { cache } : {}),
+      nowMs,
+    },
+    tokenFor(s, user, nowMs),
+    s.lab.apiServerAudiences,
+    okStatus,
+  );
 }

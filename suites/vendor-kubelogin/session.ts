@@ -3,47 +3,42 @@
 // kubectl runs, each with the plugin runs, token-endpoint requests and
 // discovery fetches of its own window (which is why the cases never run side
 // by side), and how those read as evidence: tokens only as what they say.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { decodeJwt } from 'jose';
-import { parse } from 'yaml';
-import { tokenFingerprint } from '../../src/authn/token-book.ts';
-import type { TokenRequestRecord } from '../../src/authn/oauth-token-endpoint.ts';
-import { redactArgs, type KubeloginExec, type KubeloginLab } from '../../src/vendor-labs/kubelogin-lab.ts';
-import type { Evidence } from '../../src/report/model.ts';
-import type { SuiteRun } from '../../src/run/suite.ts';
-import { writeUsersKubeconfig } from '../../src/vendor-labs/users-kubeconfig.ts';
 import {
+  clusterOf,
   execRunEvidence,
+  kubectlAs,
   readExecRuns,
+  redactArgs,
+  since,
+  tokenFingerprint,
   tokenOf,
+  userInfoOf,
+  writeUsersKubeconfig,
+  type ClusterView,
+  type Evidence,
+  type KubectlAttempt,
+  type KubeloginExec,
+  type KubeloginLab,
   type RecordedExecRun,
-} from '../../src/plugin/exec-recording-wrapper.ts';
-import { kubectlOutcome, userInfoOf } from '../../src/clients/kubectl-output.ts';
+  type SuiteRun,
+  type TokenRequestRecord,
+} from '../../src/run/kit.ts';
 import { KUBECTL_TIMEOUT_MS, USERS, type UserName } from './plan.ts';
 
-export interface Attempt {
-  status?: number;
-  exitCode: number;
-  kubectlError?: string;
-  stdout: string;
+export interface Attempt extends Omit<KubectlAttempt, 'stderr'> {
   username?: string;
   runs: RecordedExecRun[];
   tokenRequests: TokenRequestRecord[];
   discoveries: number;
 }
 
-export interface ClusterAccess {
-  server: string;
-  caPem: string;
-}
-
 export interface Session {
   run: SuiteRun;
   lab: KubeloginLab;
   dir: string;
-  cluster: ClusterAccess;
+  cluster: ClusterView;
   exec(user: UserName): KubeloginExec;
   /** kubectl as `user` of the suite's kubeconfig. */
   attempt(user: UserName, args: string[]): Promise<Attempt>;
@@ -52,24 +47,14 @@ export interface Session {
 /** `<grant_type>/<client auth>:<status>`, as predict.ts names a token-endpoint request. */
 export const tokenCall = (r: TokenRequestRecord): string => `${r.grantType}/${r.clientAuth}:${r.status}`;
 
-export async function clusterAccess(kubeconfig: string): Promise<ClusterAccess> {
-  type ClusterEntry = { server: string; 'certificate-authority'?: string; 'certificate-authority-data'?: string };
-  const c = (parse(await readFile(kubeconfig, 'utf8')) as { clusters: Array<{ cluster: ClusterEntry }> }).clusters[0]!
-    .cluster;
-  const caPem = c['certificate-authority-data']
-    ? Buffer.from(c['certificate-authority-data'], 'base64').toString('utf8')
-    : await readFile(c['certificate-authority']!, 'utf8');
-  return { server: c.server, caPem };
-}
-
 export async function openSession(run: SuiteRun, lab: KubeloginLab, dir: string): Promise<Session> {
   const env = run.environment;
-  const cluster = await clusterAccess(env.kubeconfig);
+  const cluster = await clusterOf(env);
   const exec = (user: UserName): KubeloginExec => ({ ...USERS[user], cacheDir: join(dir, 'cache', user) });
   const kubeconfig = join(dir, 'users.kubeconfig');
   await writeUsersKubeconfig(
     kubeconfig,
-    { server: cluster.server, caData: Buffer.from(cluster.caPem).toString('base64') },
+    { server: cluster.server, caData: cluster.caData },
     Object.fromEntries(
       (Object.keys(USERS) as UserName[]).map((u) => {
         const { env: vars, ...e } = lab.execFor(exec(u));
@@ -86,30 +71,26 @@ export async function openSession(run: SuiteRun, lab: KubeloginLab, dir: string)
     cluster,
     exec,
     async attempt(user, args) {
-      const runsBefore = (await readExecRuns(lab.runsDir)).length;
-      const tokenBefore = lab.issuer.tokenEndpoint!.requests().length;
-      const fetchesBefore = lab.issuer.fetches().length;
+      const runs = await since(() => readExecRuns(lab.runsDir));
+      const tokenRequests = await since(() => lab.issuer.tokenEndpoint!.requests());
+      const fetches = await since(() => lab.issuer.fetches());
       // A clean environment: no ~/.kube of the caller's; kuberc off.
-      const r = await execa(env.kubectl, ['--kubeconfig', kubeconfig, '--user', user, ...args, '-v=6'], {
-        reject: false,
-        timeout: KUBECTL_TIMEOUT_MS,
-        extendEnv: false,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, KUBERC: 'off' },
+      const { stderr: _, ...k } = await kubectlAs(env, {
+        kubeconfig,
+        user,
+        args,
+        home: dir,
+        timeoutMs: KUBECTL_TIMEOUT_MS,
       });
-      const runs = (await readExecRuns(lab.runsDir)).slice(runsBefore);
-      for (const recorded of runs) run.redactor.add(tokenOf(recorded));
-      const username = userInfoOf(String(r.stdout))?.username;
+      const ran = await runs.added();
+      for (const recorded of ran) run.redactor.add(tokenOf(recorded));
+      const username = userInfoOf(k.stdout)?.username;
       return {
-        exitCode: r.exitCode ?? -1,
-        stdout: String(r.stdout),
+        ...k,
         ...(username ? { username } : {}),
-        runs,
-        tokenRequests: lab.issuer.tokenEndpoint!.requests().slice(tokenBefore),
-        discoveries: lab.issuer
-          .fetches()
-          .slice(fetchesBefore)
-          .filter((f) => f.what === 'discovery').length,
-        ...kubectlOutcome(String(r.stderr)),
+        runs: ran,
+        tokenRequests: await tokenRequests.added(),
+        discoveries: (await fetches.added()).filter((f) => f.what === 'discovery').length,
       };
     },
   };
