@@ -5,6 +5,7 @@
 import { describe, expect, test } from '@jest/globals';
 import {
   answersFromCache,
+  msalCacheKey,
   azureExecApiVersion,
   azureScope,
   convertedArgs,
@@ -181,5 +182,24 @@ describe('convert-kubeconfig', () => {
       '--server-id',
       SERVER,
     ]);
+  });
+});
+
+describe('msalCacheKey', () => {
+  test('keys an app token by tenant, client and scope, a user token by the user too, never by the credential; msi is never cached', () => {
+    const spn = { login: 'spn', serverId: 'api-1', clientId: 'c1', tenantId: 't1', clientSecret: 's1' };
+    expect(msalCacheKey(spn)).toBe('login.microsoftonline.com|t1|c1|api-1/.default|app');
+    expect(msalCacheKey({ ...spn, clientSecret: 'another' })).toBe(msalCacheKey(spn));
+    expect(msalCacheKey({ ...spn, clientId: 'c2' })).not.toBe(msalCacheKey(spn));
+    const ropc = {
+      login: 'ropc',
+      serverId: 'api-1',
+      clientId: 'c1',
+      tenantId: 't1',
+      username: 'Alice@x',
+      password: 'p',
+    };
+    expect(msalCacheKey(ropc)).toBe('login.microsoftonline.com|t1|c1|api-1/.default|user:alice@x');
+    expect(msalCacheKey({ login: 'msi', serverId: 'api-1' })).toBeUndefined();
   });
 });

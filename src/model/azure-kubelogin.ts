@@ -292,3 +292,18 @@ export function convertedArgs(c: ConvertInput): string[] {
 export function secretsInArgs(args: readonly string[]): string[] {
   return ['--client-secret', '--password', '--client-certificate-password'].filter((f) => args.includes(f));
 }
+
+/**
+ * What the MSAL cache keys an access token by (MSAL Go apps/internal/base/storage: the
+ * environment, the tenant as realm, the client id, the scopes, and for a user sign-in the
+ * home account; confidential.go/public.go AcquireTokenSilent): never the secret, password or
+ * assertion that obtained it. A run whose options give the same key is answered from the cache
+ * (answersFromCache) whatever credential it carries. undefined: the mode is never cached (msi).
+ */
+export function msalCacheKey(o: AzureKubeloginOptions): string | undefined {
+  if (o.login === 'msi' || !o.serverId) return undefined;
+  const realm = `login.microsoftonline.com|${o.tenantId ?? ''}|${o.clientId ?? ''}|${azureScope(o.serverId)}`;
+  return o.login === 'ropc' || o.login === 'devicecode' || o.login === 'interactive'
+    ? `${realm}|user:${(o.username ?? '').toLowerCase()}`
+    : `${realm}|app`;
+}

@@ -23,6 +23,7 @@ import {
   type Reply,
 } from '../kit/index.ts';
 import {
+  ASSERTION_TYPE,
   decideGrant,
   type Directory,
   type EntraApp,
@@ -152,7 +153,14 @@ export class FakeAzureAd {
     const form = req.form();
     const clientId = form.get('client_id') ?? '';
     const grantType = form.get('grant_type') ?? '';
-    note({ clientId, grantType, ...(form.get('username') ? { username: form.get('username')! } : {}) });
+    // How the client authenticated, noted before the grant is decided: a refusal's record says it too.
+    const clientAuth =
+      form.get('client_assertion_type') === ASSERTION_TYPE
+        ? 'assertion'
+        : form.get('client_secret') !== null
+          ? 'secret'
+          : 'none';
+    note({ clientId, grantType, clientAuth, ...(form.get('username') ? { username: form.get('username')! } : {}) });
     const granted = await decideGrant(req, tenant, this.dir, this.issuer);
     note({
       identity: granted.username ?? granted.clientId,
