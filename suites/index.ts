@@ -16,6 +16,7 @@ import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
 import { vendorGcpSuite } from './vendor-gcp/index.ts';
+import { vendorAzureKubeloginSuite } from './vendor-azure-kubelogin/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 
@@ -35,6 +36,7 @@ export const SUITES: Record<string, Suite> = {
   'exec-plugin-401': execPlugin401Suite,
   'vendor-gke': vendorGkeSuite,
   'vendor-gcp': vendorGcpSuite,
+  'vendor-azure-kubelogin': vendorAzureKubeloginSuite,
   mirrors: mirrorsSuite,
   'provider-config-directory': providerConfigDirectorySuite,
 };

@@ -305,6 +305,13 @@ export { kubectlOutcome, userInfoOf } from '../clients/kubectl-output.ts';
 export { usernameFor } from '../authn/token-webhook.ts';
 export type { TokenRequestRecord } from '../authn/oauth-token-endpoint.ts';
 export {
+  AZURE_KUBELOGIN_VERSION,
+  startAzureKubeloginLab,
+  type AzureKubeloginLab,
+  type AzureKubeloginLabOptions,
+} from '../vendor-labs/azure-kubelogin-lab.ts';
+export { defaultClientEnv } from '../clients/common.ts';
+export {
   startGcpLab,
   type GcpLab,
   type GcpLabOptions,
