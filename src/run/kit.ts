@@ -311,6 +311,8 @@ export {
   type AzureKubeloginLabOptions,
 } from '../vendor-labs/azure-kubelogin-lab.ts';
 export { defaultClientEnv } from '../clients/common.ts';
+export { execCall, WHOAMI, type ExecCall, type ExecCallOptions, type ExecUnderTest } from './exec-call.ts';
+export { OCI_CLI_VERSION, startOciLab, type OciIdentity, type OciLab, type OciRecord } from '../vendor-labs/oci-lab.ts';
 export {
   startGcpLab,
   type GcpLab,

@@ -11,7 +11,8 @@
 // Secrets are random per lab and handed to the redactor.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { execa } from 'execa';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureJwtAuthenticationConfig } from '../authn/authentication-config.ts';
 import { kubectl } from '../cluster/kubectl.ts';
@@ -129,7 +130,9 @@ export async function startAzureKubeloginLab(ctx: SuiteSetup, o: AzureKubeloginL
       username: { claim: 'oid', prefix: o.usernamePrefix },
     },
   ]);
-  const runsDir = join(work, `runs-${randomBytes(3).toString('hex')}`);
+  // Each run's stdout holds a live token until the suite ends: a private temp dir, removed after.
+  const runsDir = await mkdtemp(join(tmpdir(), 'credprov-azure-kubelogin-runs-'));
+  ctx.defer(() => rm(runsDir, { recursive: true, force: true }));
   const command = await installExecRecordingWrapper({
     path: join(work, 'bin', 'kubelogin'),
     target: plugin.path,

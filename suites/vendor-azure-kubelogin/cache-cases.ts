@@ -6,7 +6,7 @@ import { judge, type Case } from '../../src/run/kit.ts';
 import { CACHE, CACHE_IGNORES_SECRET, WRONG_SECRET } from './checks.ts';
 import { modeExec, TOKEN_LIFETIME_S, WHOAMI_STATUS, type ModeExec } from './plan.ts';
 import { cacheAfter, predictLogin, showLogin, type LoginView, type RunContext } from './predict.ts';
-import { callEvidence, homeFor, kubectlCall, viewOf, type Session } from './session.ts';
+import { callEvidence, homeFor, callAs, viewOf, type Session } from './session.ts';
 
 const wrongSecret = (exec: ModeExec): ModeExec => ({
   ...exec,
@@ -26,9 +26,9 @@ export function cacheCase(s: Session): Case {
       const third = predictLogin(wrongSecret(spn), s.tenant, { ...c1, now: c1.now + 5_000 }, WHOAMI_STATUS);
       const home = await homeFor(s, 'cache');
       const calls = [
-        await kubectlCall(s, ctx, spn, home),
-        await kubectlCall(s, ctx, spn, home),
-        await kubectlCall(s, ctx, wrongSecret(spn), home),
+        await callAs(s, ctx, 'kubectl', spn, home),
+        await callAs(s, ctx, 'kubectl', spn, home),
+        await callAs(s, ctx, 'kubectl', wrongSecret(spn), home),
       ];
       const views = calls.map((c) => viewOf(c, true));
       const keyring = `kernel keyring: ${s.lab.keyring.detail}`;
@@ -75,7 +75,7 @@ export function wrongSecretCase(s: Session): Case {
         { cacheUsable: s.lab.keyring.usable, cache: {}, now: ctx.clock.now() },
         WHOAMI_STATUS,
       );
-      const call = await kubectlCall(s, ctx, exec, await homeFor(s, 'wrong-secret'));
+      const call = await callAs(s, ctx, 'kubectl', exec, await homeFor(s, 'wrong-secret'));
       const stderr = call.runs[0]?.stderr ?? '';
       return judge(WRONG_SECRET, {
         prediction,

@@ -9,7 +9,7 @@ import { caseOf, judge, type Case } from '../../src/run/kit.ts';
 import { CONVERT, CONVERT_NO_SECRET, ENV_OVER_FLAGS, EXEC_INFO } from './checks.ts';
 import { aksDevicecodeArgs, modeExec, WHOAMI_STATUS } from './plan.ts';
 import { predictLogin, showLogin } from './predict.ts';
-import { callEvidence, homeFor, kubectlCall, viewOf, type Session } from './session.ts';
+import { callEvidence, homeFor, callAs, viewOf, type Session } from './session.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 
@@ -24,7 +24,7 @@ export function execInfoCase(s: Session): Case {
       { cacheUsable: s.lab.keyring.usable, cache: {}, now: ctx.clock.now(), execInfo },
       WHOAMI_STATUS,
     );
-    const call = await kubectlCall(s, ctx, exec, await homeFor(s, 'v1'), { apiVersion: V1 });
+    const call = await callAs(s, ctx, 'kubectl', exec, await homeFor(s, 'v1'), { apiVersion: V1 });
     return judge(EXEC_INFO, {
       prediction,
       observed: viewOf(call, true),
@@ -49,7 +49,7 @@ export function envOverFlagsCase(s: Session): Case {
       { cacheUsable: s.lab.keyring.usable, cache: {}, now: ctx.clock.now() },
       WHOAMI_STATUS,
     );
-    const call = await kubectlCall(s, ctx, exec, await homeFor(s, 'env-over-flags'));
+    const call = await callAs(s, ctx, 'kubectl', exec, await homeFor(s, 'env-over-flags'));
     return judge(ENV_OVER_FLAGS, {
       prediction,
       observed: viewOf(call, true),
@@ -111,7 +111,7 @@ export function convertCase(s: Session): Case {
         { cacheUsable: s.lab.keyring.usable, cache: {}, now: ctx.clock.now() },
         WHOAMI_STATUS,
       );
-      const call = await kubectlCall(s, ctx, exec, home, { kubeconfig: runnable, user });
+      const call = await callAs(s, ctx, 'kubectl', exec, home, { kubeconfig: runnable, user });
       const show = (v: { converted: Converted; login: ReturnType<typeof viewOf> }) =>
         `${v.converted.command} ${v.converted.args.map((a) => (a === p.spn.secret ? '<secret>' : a)).join(' ')} (${v.converted.apiVersion}); ${showLogin(v.login)}`;
       const convert = judge(CONVERT, {

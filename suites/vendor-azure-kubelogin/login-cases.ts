@@ -6,7 +6,7 @@ import { caseOf, clientNotRun, judge, type Case, type ClientName, type ProbeAvai
 import { LOGIN } from './checks.ts';
 import { CLIENT_STATUS, modeExec, WHOAMI_STATUS, type Client, type Mode } from './plan.ts';
 import { predictLogin, showLogin } from './predict.ts';
-import { callEvidence, homeFor, kubectlCall, probeCall, viewOf, type Session } from './session.ts';
+import { callEvidence, homeFor, callAs, viewOf, type Session } from './session.ts';
 
 export function loginCase(s: Session, mode: Mode, client: Client, probe: ProbeAvailability | undefined): Case {
   const check = LOGIN[mode][client];
@@ -22,7 +22,7 @@ export function loginCase(s: Session, mode: Mode, client: Client, probe: ProbeAv
       kubectl ? WHOAMI_STATUS : CLIENT_STATUS,
     );
     const home = await homeFor(s, `${mode}-${client}`);
-    const call = kubectl ? await kubectlCall(s, ctx, exec, home) : await probeCall(s, ctx, probe!.probe, exec, home);
+    const call = await callAs(s, ctx, kubectl ? 'kubectl' : probe!.probe, exec, home);
     return judge(check, {
       prediction,
       observed: viewOf(call, kubectl),

@@ -7,28 +7,22 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   answerOf,
-  clientLogEvidence,
   clusterOf,
-  defaultClientEnv,
+  execCall,
   execRunEvidence,
-  kubectlAs,
-  since,
-  startClientSession,
   tokenFingerprint,
   tokenOf,
   uniqueSuffix,
-  userInfoOf,
-  writeUsersKubeconfig,
   type AzureKubeloginLab,
   type CaseContext,
   type ClientProbe,
   type ClusterView,
   type Evidence,
+  type ExecCall,
   type FakeAzureRequest,
-  type RecordedExecRun,
   type SuiteRun,
 } from '../../src/run/kit.ts';
-import { CALL_TIMEOUT_MS, CLIENT_PATH, WHOAMI_ARGS, type ModeExec, type Principals } from './plan.ts';
+import { CALL_TIMEOUT_MS, CLIENT_PATH, type ModeExec, type Principals } from './plan.ts';
 import type { LoginView, Tenant } from './predict.ts';
 
 export interface Session {
@@ -72,14 +66,7 @@ export async function openSession(run: SuiteRun, lab: AzureKubeloginLab, dir: st
 }
 
 /** One call's window: the plugin runs and Entra ID requests it caused, and what the client got. */
-export interface Call {
-  runs: RecordedExecRun[];
-  entra: FakeAzureRequest[];
-  status?: number;
-  username?: string;
-  error?: string;
-  evidence: Evidence[];
-}
+export type Call = ExecCall<FakeAzureRequest>;
 
 /** A fresh home for a call (its own MSAL cache), or `home` to share one. */
 export async function homeFor(s: Session, label: string): Promise<string> {
@@ -88,101 +75,34 @@ export async function homeFor(s: Session, label: string): Promise<string> {
   return home;
 }
 
-const execStanza = (s: Session, exec: ModeExec, apiVersion: string) => ({
-  apiVersion,
-  command: s.lab.command,
-  args: exec.args,
-  env: [] as Array<{ name: string; value: string }>,
-  provideClusterInfo: false,
-  interactiveMode: 'Never' as const,
-});
-
-/** kubectl auth whoami as a user whose exec is `exec`, in `home`, the user's environment holding exec.env. */
-export async function kubectlCall(
+/** One call: kubectl auth whoami, or a probe's GET, as a user whose exec is `exec`, the user's environment holding exec.env. */
+export async function callAs(
   s: Session,
   ctx: CaseContext,
+  client: 'kubectl' | ClientProbe,
   exec: ModeExec,
   home: string,
   o: { apiVersion?: string; kubeconfig?: string; user?: string } = {},
 ): Promise<Call> {
-  const user = o.user ?? 'aks-user';
-  const kubeconfig =
-    o.kubeconfig ??
-    (await writeUsersKubeconfig(
-      join(home, `kubeconfig-${uniqueSuffix(ctx.clock)}`),
-      { server: s.cluster.server, caData: s.cluster.caData },
-      { [user]: { exec: execStanza(s, exec, o.apiVersion ?? 'client.authentication.k8s.io/v1beta1') } },
-    ));
-  const runs = await since(() => s.lab.runs());
-  const entra = await since(() => s.lab.entraRequests());
-  const k = await kubectlAs(ctx.environment, {
-    kubeconfig,
-    user,
-    args: WHOAMI_ARGS,
-    home,
-    timeoutMs: CALL_TIMEOUT_MS,
-    env: exec.env,
-  });
-  const ran = await runs.added();
-  for (const r of ran) s.run.redactor.add(tokenOf(r));
-  const username = userInfoOf(k.stdout)?.username;
-  return {
-    runs: ran,
-    entra: await entra.added(),
-    ...(k.status !== undefined ? { status: k.status } : {}),
-    ...(username ? { username } : {}),
-    ...(k.kubectlError ? { error: k.kubectlError } : {}),
-    evidence: [
-      {
-        kind: 'data',
-        label: `kubectl --user ${user} ${WHOAMI_ARGS.join(' ')}`,
-        data: { exitCode: k.exitCode, status: k.status, username, error: k.kubectlError },
-      },
-    ],
-  };
-}
-
-/** A real client's probe GETs discovery as a user whose exec is `exec`, with the user's environment. */
-export async function probeCall(
-  s: Session,
-  ctx: CaseContext,
-  probe: ClientProbe,
-  exec: ModeExec,
-  home: string,
-): Promise<Call> {
-  const runs = await since(() => s.lab.runs());
-  const entra = await since(() => s.lab.entraRequests());
-  const session = await startClientSession(probe, {
-    kubeconfig: join(home, `${probe.name}.kubeconfig.json`),
+  return execCall({
+    environment: ctx.environment,
     cluster: s.cluster,
-    exec: execStanza(s, exec, 'client.authentication.k8s.io/v1beta1'),
-    user: `aks-${probe.name}`,
-    timeoutMs: CALL_TIMEOUT_MS,
+    exec: {
+      command: s.lab.command,
+      args: exec.args,
+      apiVersion: o.apiVersion ?? 'client.authentication.k8s.io/v1beta1',
+    },
+    client,
+    path: CLIENT_PATH,
+    home,
+    env: exec.env,
+    runs: () => s.lab.runs(),
+    cloud: () => s.lab.entraRequests(),
     redactor: s.run.redactor,
-    env: { ...defaultClientEnv(), ...exec.env, HOME: home },
+    timeoutMs: CALL_TIMEOUT_MS,
+    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+    user: o.user ?? (client === 'kubectl' ? 'aks-user' : `aks-${client.name}`),
   });
-  let response;
-  try {
-    response = await session.request(CLIENT_PATH);
-  } finally {
-    await session.close();
-  }
-  const ran = await runs.added();
-  for (const r of ran) s.run.redactor.add(tokenOf(r));
-  return {
-    runs: ran,
-    entra: await entra.added(),
-    ...(response.status !== undefined ? { status: response.status } : {}),
-    ...(response.error ? { error: s.run.redactor.text(response.error) } : {}),
-    evidence: [
-      {
-        kind: 'data',
-        label: `${probe.name} GET ${CLIENT_PATH}`,
-        data: { status: response.status, error: response.error ? s.run.redactor.text(response.error) : undefined },
-      },
-      ...clientLogEvidence(`${probe.name} log`, session.log(), 4000),
-    ],
-  };
 }
 
 /** Entra ID's calls in a window as predict.ts names them. */
@@ -199,7 +119,7 @@ export function entraCalls(reqs: FakeAzureRequest[]): string[] {
 /** A call as predict.ts's LoginView. */
 export function viewOf(c: Call, withUsername: boolean): LoginView {
   const run = c.runs[0];
-  const calls = entraCalls(c.entra);
+  const calls = entraCalls(c.cloud);
   const exit = run?.exitCode ?? -1;
   return {
     entra: calls,
@@ -233,6 +153,6 @@ export function callEvidence(calls: Call[]): Evidence[] {
       label: 'kubelogin runs (exec recording wrapper)',
       data: c.runs.map((r) => execRunEvidence(r, describeToken)),
     },
-    { kind: 'data' as const, label: 'Entra ID requests (no secrets)', data: c.entra },
+    { kind: 'data' as const, label: 'Entra ID requests (no secrets)', data: c.cloud },
   ]);
 }
