@@ -133,6 +133,7 @@ export async function startAzureKubeloginLab(ctx: SuiteSetup, o: AzureKubeloginL
   // Each run's stdout holds a live token until the suite ends: a private temp dir, removed after.
   const runsDir = await mkdtemp(join(tmpdir(), 'credprov-azure-kubelogin-runs-'));
   ctx.defer(() => rm(runsDir, { recursive: true, force: true }));
+  await mkdir(join(work, 'bin'), { recursive: true });
   const command = await installExecRecordingWrapper({
     path: join(work, 'bin', 'kubelogin'),
     target: plugin.path,

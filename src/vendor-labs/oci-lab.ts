@@ -95,6 +95,7 @@ export async function startOciLab(ctx: SuiteSetup, o: OciLabOptions): Promise<Oc
   // Each run's stdout holds a live token until the suite ends: a private temp dir, removed after.
   const runsDir = await mkdtemp(join(tmpdir(), 'credprov-oci-runs-'));
   ctx.defer(() => rm(runsDir, { recursive: true, force: true }));
+  await mkdir(join(ctx.artifactsDir, 'bin'), { recursive: true });
   const command = await installExecRecordingWrapper({
     path: join(ctx.artifactsDir, 'bin', 'oci'),
     target: cli.path,
