@@ -227,11 +227,6 @@ function offending(from: (f: string) => boolean, to: (d: string, f: string) => b
  */
 const SUITE_MAY_IMPORT = [/^src\/run\/kit\.ts$/, /^src\/(model|matching|api|versions)\//];
 
-/** Suites still being rewritten on the kit (issue 32): their crossings are known; a new one elsewhere fails. */
-const NOT_YET_BEHIND_THE_BOUNDARY = new Set([
-  'vendor-gke',
-]);
-
 function suiteBoundaryCrossings(g: Graph): string[] {
   return [...g].flatMap(([f, deps]) => {
     const m = /^suites\/([^/]+)\//.exec(f);
@@ -262,10 +257,6 @@ describe('the suite boundary', () => {
   });
 
   test('no suite imports past the kit, src/model, src/matching, src/api and src/versions', () => {
-    const crossings = suiteBoundaryCrossings(graph);
-    const suiteOf = (c: string) => /^suites\/([^/]+)\//.exec(c)?.[1] ?? c;
-    expect(crossings.filter((c) => !NOT_YET_BEHIND_THE_BOUNDARY.has(suiteOf(c)))).toEqual([]);
-    // A suite rewritten on the kit leaves this list (issue 32 empties it).
-    expect([...NOT_YET_BEHIND_THE_BOUNDARY].filter((s) => !crossings.some((c) => suiteOf(c) === s))).toEqual([]);
+    expect(suiteBoundaryCrossings(graph)).toEqual([]);
   });
 });

@@ -63,4 +63,30 @@ describe('credential cache model', () => {
     expect(m.pull(A, 0, { cacheKeyType: 'ServiceAccount' }).reason).toMatch(/invalid/);
     expect(m.lookup(A, 1)).toBeUndefined();
   });
+
+  test('a burst of several images execs once per image when all arrive together, however they are cached', () => {
+    const m = new CredentialCacheModel(0);
+    const burst = [A, A, A2, B];
+    expect(m.burst(burst, 0, { cacheKeyType: 'Image', cacheDurationMs: 60_000 })).toMatchObject({
+      together: 3,
+      fewest: 3,
+      most: 3,
+    });
+    // Spread out, a Registry entry of a.reg.test serves A2 after A, so 2 registries need 2 execs.
+    expect(m.burst(burst, 0, { cacheKeyType: 'Registry', cacheDurationMs: 60_000 })).toMatchObject({
+      together: 3,
+      fewest: 2,
+      most: 3,
+    });
+    expect(m.burst(burst, 0, { cacheKeyType: 'Global', cacheDurationMs: 60_000 }).fewest).toBe(1);
+    expect(m.burst(burst, 0, { cacheKeyType: 'Global', cacheDurationMs: 0 }).fewest).toBe(3);
+  });
+
+  test('a live entry takes its images out of the burst; the reason names the pull mode as irrelevant', () => {
+    const m = new CredentialCacheModel(0);
+    m.pull(A, 0, { cacheKeyType: 'Registry', cacheDurationMs: 60_000 });
+    const d = m.burst([A, A2, B], 10, { cacheKeyType: 'Registry', cacheDurationMs: 60_000 });
+    expect(d).toMatchObject({ together: 1, fewest: 1, most: 1 });
+    expect(d.because).toMatch(/serializeImagePulls does not change it/);
+  });
 });

@@ -14,6 +14,10 @@
 //   by image in non-token mode).
 // Service-account token mode adds the SA to every key; this model covers
 // the non-token mode only.
+// - serializeImagePulls: false changes none of this: the lookup (and the
+//   exec) runs in the pod worker before the puller queues the CRI pull
+//   (image_manager.go v1.37.1:277 vs :359), so pods exec concurrently in
+//   either mode (./parallel-pulls.ts).
 
 export const GLOBAL_CACHE_KEY = '<global>';
 
@@ -26,6 +30,17 @@ export interface PluginAnswer {
 export interface CachedEntry {
   key: string;
   expiresAt: number;
+}
+
+/** Lookups of several images in one burst (pods created together, each pulling one image). */
+export interface BurstDecision {
+  /** Execs when every lookup arrives before any answer is stored. */
+  together: number;
+  /** Fewest execs when arrivals spread out (an earlier answer's Registry/Global entry serves later images). */
+  fewest: number;
+  /** Most execs the kubelet may ever make for the burst: the model's upper bound for a check. */
+  most: number;
+  because: string;
 }
 
 /** Several lookups of one image at the same moment (pods created together). */
@@ -106,6 +121,36 @@ export class CredentialCacheModel {
     return {
       execs: 1,
       reason: `${count} concurrent lookups of ${image} share one exec (singleflight keyed by image); ${first.reason}`,
+    };
+  }
+
+  /**
+   * A burst of lookups of `images` (repeats allowed) with no answer in between: a live entry
+   * serves an image; the rest exec once per distinct image (singleflight is keyed by image, so
+   * images sharing a registry still exec each, plugin.go:505-522). Spread out, a stored
+   * Registry or Global entry serves the images that come after it. Does not store anything.
+   */
+  burst(images: string[], now: number, answer: PluginAnswer): BurstDecision {
+    const distinct = [...new Set(images)];
+    const missing = distinct.filter((i) => !this.lookup(i, now));
+    const stored = keyFor(answer.cacheKeyType, missing[0] ?? '') !== undefined;
+    const duration = answer.cacheDurationMs ?? this.defaultCacheDurationMs;
+    const shared = stored && duration > 0 && answer.cacheKeyType !== 'Image';
+    const groups = shared
+      ? new Set(missing.map((i) => (answer.cacheKeyType === 'Global' ? GLOBAL_CACHE_KEY : registryOf(i)))).size
+      : missing.length;
+    const hits = distinct.length - missing.length;
+    return {
+      together: missing.length,
+      fewest: groups,
+      most: missing.length,
+      because:
+        `${images.length} lookup(s) of ${distinct.length} image(s): ${hits} served by live entries; ` +
+        `${missing.length} exec(s) when all arrive together (singleflight joins only the same image)` +
+        (shared
+          ? `, as few as ${groups} when spread out (a ${answer.cacheKeyType} entry serves the later ones)`
+          : `, the same when spread out (${!stored ? 'an invalid cacheKeyType stores nothing' : duration === 0 ? 'nothing is stored' : 'Image entries serve only their own image'})`) +
+        '; serializeImagePulls does not change it (lookups precede the puller)',
     };
   }
 }

@@ -44,3 +44,41 @@ describe('provisional rows', () => {
     expect(() => behaviourFor('1.40')).toThrow(/1\.33 to 1\.38/);
   });
 });
+
+describe('rows read for the field paths (issue 30)', () => {
+  const rows = SUPPORTED_MINORS.map((m) => behaviourFor(`1.${m}`));
+  test('ImageVolume: off before 1.35, on (beta) from 1.35; GA only from v1.38.0-beta.0', () => {
+    expect(rows.map((r) => [r.minor, r.imageVolume.enabledByDefault, r.imageVolume.stage])).toEqual([
+      [33, false, 'beta'],
+      [34, false, 'beta'],
+      [35, true, 'beta'],
+      [36, true, 'beta'],
+      [37, true, 'beta'],
+      [38, true, 'beta'],
+    ]);
+  });
+
+  test('#138937 (clamped striped locks) is in 1.37.0+ and 1.38 only', () => {
+    expect(rows.map((r) => r.stripedLockFix.fixedFromPatch)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      0,
+      0,
+    ]);
+  });
+
+  test('no release records preloaded images; the token cache knows the SA UID from 1.34; kuberc policy from kubectl 1.35', () => {
+    expect(rows.every((r) => !r.preloadedImageRecords)).toBe(true);
+    expect(rows.map((r) => r.tokenCacheKeyedByServiceAccountUid)).toEqual([false, true, true, true, true, true]);
+    expect(rows.map((r) => r.kubercPluginPolicy)).toEqual([
+      'absent',
+      'absent',
+      'name',
+      'command',
+      'command',
+      'command',
+    ]);
+  });
+});

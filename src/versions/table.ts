@@ -93,6 +93,57 @@ export interface KubeBehaviour {
    * window and for what #137024 reports on CRI-O.
    */
   pulledRecordLookup: 'image-id' | 'repo-digest';
+  /**
+   * The ImageVolume gate (`volumes[].image`), read from pkg/features/kube_features.go: beta and off in
+   * v1.33.13 and v1.34.5, beta and on by default in v1.35.4 through v1.38.0-alpha.0 (v1.36.5 and v1.37.1
+   * included: not GA in 1.36, as field-and-environments.md §6 said); GA and locked on only from
+   * v1.38.0-beta.0, whose table backdates it to "1.36". An image volume is pulled by the same
+   * EnsureImageExists as a container image, with the pod's pull secrets, sandbox and service account
+   * (kuberuntime_manager.go getImageVolumes, v1.37.1:2054), so providers, KEP-4412 tokens and KEP-2535
+   * records apply to it as to a container (src/model/image-volume.ts). Seen live on v1.36.5 and v1.37.1.
+   */
+  imageVolume: { enabledByDefault: boolean; stage: 'beta' | 'ga' };
+  /**
+   * KEP-2535's striped lock sets (pullmanager/locks.go), sized by maxParallelImagePulls. k/k #138935:
+   * before the fix (#138937) NewStripedLockSet allocates min(31, N) locks but indexes them by
+   * fnv32(key) % N, so with N > 31 a key whose index is 31 or more panics ("index out of range [i] with
+   * length 31") in the pod worker, which re-panics (HandleCrash) and takes the kubelet down. The fix
+   * clamps N to [1, 31] (v1.37.0 locks.go:24-28,40). Read per served patch: the old locks.go
+   * (v1.36.5 locks.go:34-45, 63-67) is in v1.33.13, v1.34.5, v1.35.4, v1.35.5, v1.35.6, v1.35.8 and
+   * v1.36.5; the fix is in v1.37.0, v1.37.1, v1.37.2, v1.38.0-alpha.0 and v1.38.0-beta.0. The Go module
+   * proxy refuses v1.35.7, v1.36.6 and v1.36.7 (403), so no 1.35 or 1.36 patch is known to carry it.
+   * `fixedFromPatch`: the first patch of the minor that carries it; absent: none of `readPatches` does.
+   * Seen live (docs/findings.md 21): v1.36.5 crashes on the predicted image name, v1.37.1 does not.
+   */
+  stripedLockFix: { fixedFromPatch?: number; readPatches: number[] };
+  /**
+   * Whether the kubelet records a preloaded image (k/k #139156, `ImagePreloadedRecord`, enhancements#6267;
+   * alternative #138211): absent in every release read (pullmanager/*.go identical in v1.36.5 through
+   * v1.38.0-beta.0), so a pull of another name sharing a preloaded image's digest writes a pulled record
+   * under the shared image ID, and the preloaded name then counts as "pulled by the kubelet" without a
+   * credential mapping of its own (k/k #138175, open). Seen live on v1.36.5 and v1.37.1 (findings 22).
+   */
+  preloadedImageRecords: boolean;
+  /**
+   * The kubelet's token manager keys its cache by the TokenRequest's UID, the service account's (k/k
+   * PR #132803, fixing #132802: pkg/kubelet/token/token_manager.go keyFunc). Absent in v1.33.13 (key:
+   * name, namespace, audiences, expiry, bound object), present from v1.34.5. With it, a ServiceAccount
+   * deleted and recreated under its name gets a new token; before, a pod asking again within the cached
+   * token's life gets the old SA's token. The API server's gate TokenRequestServiceAccountUIDValidation
+   * (beta, on from 1.34: k8s.io/apiserver features) answers a UID that no longer matches with a Conflict.
+   */
+  tokenCacheKeyedByServiceAccountUid: boolean;
+  /**
+   * kubectl's kuberc credential-plugin policy (KEP-3104), by kubectl's own minor (k8s.io/kubectl
+   * pkg/config/v1beta1/types.go and conversion.go; client-go plugin/pkg/client/auth/exec/exec.go):
+   * - 'absent': no credentialPluginPolicy field (kubectl v0.34.5): a kuberc that sets one gets a strict-decoding
+   *   warning and every plugin runs. 1.33 is assumed the same (not read).
+   * - 'name': the policy, allowlist entries `{name}` (v0.35.4, v0.35.6); `command` is an unknown field there
+   *   (a warning), so an entry with only `command` is empty and refused. Seen live on kubectl v1.35.4.
+   * - 'command': entries `{command}`, `name` a deprecated alias; both with different values is a conversion
+   *   error, so the whole kuberc fails to decode (k/k #137272; v0.36.5, v0.37.1). Seen live on v1.36.5, v1.37.1.
+   */
+  kubercPluginPolicy: 'absent' | 'name' | 'command';
   /** with no release yet: why its row is believed, until a real kubelet of
    * that minor confirms each field. Defaults (NEWEST_MINOR) never pick a provisional row.
    */
@@ -120,6 +171,10 @@ const ROWS: KubeBehaviour[] = [
     pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1',
     kep2535ImageNames: 'pre-137629',
     serviceAccountPullRecords: false,
+    imageVolume: { enabledByDefault: false, stage: 'beta' },
+    stripedLockFix: { readPatches: [13] },
+    tokenCacheKeyedByServiceAccountUid: false,
+    kubercPluginPolicy: 'absent',
   }),
   row(34, {
     gateDefaults: {
@@ -134,21 +189,31 @@ const ROWS: KubeBehaviour[] = [
     audienceRefusalWording: 'pod-spec-volume',
     pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1',
     kep2535ImageNames: 'pre-137629',
+    imageVolume: { enabledByDefault: false, stage: 'beta' },
+    stripedLockFix: { readPatches: [5] },
+    kubercPluginPolicy: 'absent',
   }),
   row(35, {
     containerdSupported: ['2.2.0', '2.1.5', '1.7.28'],
     etcdImageTag: '3.6.6-0',
     audienceRefusalWording: 'pod-spec-volume',
     kep2535ImageNames: 'pre-137629',
+    stripedLockFix: { readPatches: [4, 5, 6, 8] },
+    kubercPluginPolicy: 'name',
   }),
   row(36, {
     containerdSupported: ['2.3.0', '2.2.0'],
     etcdImageTag: '3.6.8-0',
     audienceRefusalWording: 'pod-spec-volume',
+    stripedLockFix: { readPatches: [5] },
   }),
   // 1.37 is not yet in containerd's matrix; 2.2/2.3 are what upstream CI uses.
   // kubeadm v1.37.1's etcd table stops at 36 and falls back to its newest entry.
-  row(37, { containerdSupported: ['2.3.0', '2.2.0'], etcdImageTag: '3.7.0-0' }),
+  row(37, {
+    containerdSupported: ['2.3.0', '2.2.0'],
+    etcdImageTag: '3.7.0-0',
+    stripedLockFix: { fixedFromPatch: 0, readPatches: [0, 1, 2] },
+  }),
   // Confirmed on a real v1.38.0-alpha.0 by qualify --suite all (issue 22): every prediction from this row agreed.
   // Read from k8s.io/kubernetes@v1.38.0-alpha.0: the three gates keep 1.37's defaults
   // (pkg/features/kube_features.go), FailCgroupV1 still defaults true
@@ -157,11 +222,16 @@ const ROWS: KubeBehaviour[] = [
   row(38, {
     containerdSupported: ['2.3.0', '2.2.0'],
     etcdImageTag: '3.7.0-0',
+    // v1.38.0-beta.0 makes ImageVolume GA (locked on): the same prediction as beta-and-on.
+    stripedLockFix: { fixedFromPatch: 0, readPatches: [0] },
     provisional: 'no 1.38 release yet; row read from v1.38.0-alpha.0',
   }),
 ];
 
-function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etcdImageTag'>): KubeBehaviour {
+function row(
+  minor: number,
+  o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etcdImageTag' | 'stripedLockFix'>,
+): KubeBehaviour {
   return {
     minor,
     providerOrder: 'config',
@@ -184,6 +254,10 @@ function row(minor: number, o: Partial<KubeBehaviour> & Pick<KubeBehaviour, 'etc
     kep2535ImageNames: 'as-written',
     serviceAccountPullRecords: true,
     pulledRecordLookup: 'image-id',
+    imageVolume: { enabledByDefault: true, stage: 'beta' },
+    preloadedImageRecords: false,
+    tokenCacheKeyedByServiceAccountUid: true,
+    kubercPluginPolicy: 'command',
     ...o,
   };
 }

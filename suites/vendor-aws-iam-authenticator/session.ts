@@ -26,6 +26,7 @@ import {
   linesSince,
   readExecRuns,
   since,
+  systemClock,
   tokenOf,
   userMay,
   waitFor,
@@ -59,7 +60,7 @@ export async function openSession(run: SuiteRun, lab: IamAuthenticatorLab, dir: 
   );
 
   const cluster = await clusterOf(env);
-  const crafted = craftedTokens(lab, lab.users.mapped, Date.now());
+  const crafted = craftedTokens(lab, lab.users.mapped, systemClock.now());
   run.redactor.add(...Object.values(crafted));
   const users = Object.fromEntries(
     Object.entries(USERS).map(([name, plan]) => [

@@ -3,11 +3,7 @@
 // missing cache, refused assertions, and a revoked token. One at a time: each
 // reads the plugin runs and grants of its own kubectl calls.
 import { readFile } from 'node:fs/promises';
-import { tokenFingerprint } from '../../src/authn/token-book.ts';
-import { caseOf, judge, sleep, type Case } from '../../src/run/kit.ts';
-import { answerOf } from '../../src/plugin/exec-recording-wrapper.ts';
 import { ADC_200, ASSERTION, BAD_ASSERTION, EXEC_INFO_V1, EXPIRY, NO_CACHE, REVOKED, WHOAMI } from './checks.ts';
-import { V1 } from '../../src/vendor-labs/gke-lab.ts';
 import { AFTER_REVOKE_MS, PROBE_PATH } from './plan.ts';
 import {
   assertionAgrees,
@@ -29,6 +25,7 @@ import {
   type RefusalView,
 } from './predict.ts';
 import { attemptEvidence, existing, reducedAnswer, type Attempt, type GkeSession } from './session.ts';
+import { answerOf, caseOf, judge, sleep, tokenFingerprint, userInfoOf, V1, type Case } from '../../src/run/kit.ts';
 
 const GET = ['get', '--raw', PROBE_PATH];
 const callView = (a: Attempt): CallView => ({
@@ -40,13 +37,11 @@ const showCall = (v: CallView) => `HTTP ${v.status}, ${v.pluginRuns} plugin run(
 
 export const adc200Case = (s: GkeSession): Case =>
   caseOf(ADC_200, async () => {
-    const startedAt = new Date();
     const a = await s.attempt('viewer', GET);
     return judge(ADC_200, {
       prediction: predictAdcCall(),
       observed: callView(a),
       actor: 'kubectl → gke-gcloud-auth-plugin → fake token_uri; kube-apiserver → token webhook',
-      startedAt,
       show: showCall,
       evidence: attemptEvidence('--user viewer get --raw /api', [a]),
     });
@@ -54,19 +49,12 @@ export const adc200Case = (s: GkeSession): Case =>
 
 export const whoamiCase = (s: GkeSession): Case =>
   caseOf(WHOAMI, async () => {
-    const startedAt = new Date();
     const a = await s.attempt('viewer', ['auth', 'whoami', '-o', 'json']);
-    let user: { username?: string; groups?: string[] } | undefined;
-    try {
-      user = (JSON.parse(a.stdout) as { status?: { userInfo?: typeof user } }).status?.userInfo;
-    } catch {
-      user = undefined;
-    }
+    const user = userInfoOf(a.stdout);
     return judge(WHOAMI, {
       prediction: predictWhoami(s.lab.subjectOf('viewer')),
       observed: { username: user?.username ?? `(none: ${a.status ?? a.exitCode})`, groups: user?.groups ?? [] },
       actor: 'kubectl auth whoami',
-      startedAt,
       agree: sameIdentity,
       show: (v) => `${v.username} [${v.groups.join(', ')}]`,
       evidence: [
@@ -79,7 +67,6 @@ export const whoamiCase = (s: GkeSession): Case =>
 /** The grant the fake received for the viewer's key, as the fake recorded it (header and claims, never the JWS). */
 export const assertionCase = (s: GkeSession): Case =>
   caseOf(ASSERTION, async () => {
-    const startedAt = new Date();
     const a = await s.attempt('viewer', GET);
     const g = a.grants[0];
     const c = g?.assertion?.claims;
@@ -99,7 +86,6 @@ export const assertionCase = (s: GkeSession): Case =>
       prediction: predictAssertion({ keyId: key.private_key_id, email: key.client_email, tokenUri: key.token_uri }),
       observed,
       actor: 'gke-gcloud-auth-plugin (golang.org/x/oauth2 jwt)',
-      startedAt,
       agree: assertionAgrees,
       show: (v) =>
         `${v.alg} kid ${v.kid?.slice(0, 8)}…, iss ${v.iss}, aud ${v.aud}, scope "${v.scope}", exp-iat ${v.lifetimeS}s, iat ${v.iatBackS}s back`,
@@ -112,7 +98,6 @@ const readKey = (s: GkeSession): Promise<string> => readFile(s.lab.keyFileOf('vi
 
 export const expiryCase = (s: GkeSession): Case =>
   caseOf(EXPIRY, async () => {
-    const startedAt = new Date();
     const a = await s.attempt('viewer', GET);
     const answer = a.runs[0] ? answerOf(a.runs[0]) : {};
     const issued = a.grants.find(
@@ -126,7 +111,6 @@ export const expiryCase = (s: GkeSession): Case =>
       prediction: predictExpiryOffset(),
       observed: offset,
       actor: 'gke-gcloud-auth-plugin',
-      startedAt,
       agree: expiryAgrees,
       show: (v) =>
         Number.isFinite(v) ? `expirationTimestamp ${v}s from the token's expiry` : 'no expirationTimestamp or no grant',
@@ -142,7 +126,6 @@ export const expiryCase = (s: GkeSession): Case =>
 
 export const noCacheCase = (s: GkeSession): Case =>
   caseOf(NO_CACHE, async () => {
-    const startedAt = new Date();
     const first = await s.attempt('viewer', GET);
     const second = await s.attempt('viewer', GET);
     const runs = [...first.runs, ...second.runs];
@@ -156,7 +139,6 @@ export const noCacheCase = (s: GkeSession): Case =>
         cacheFiles: await existing(s.cacheCandidates()),
       },
       actor: 'gke-gcloud-auth-plugin under two kubectl calls',
-      startedAt,
       show: (v) =>
         `${v.pluginRuns} runs, ${v.tokenRequests} grants, ${v.distinctTokens} distinct tokens, cache files: ${v.cacheFiles.join(', ') || 'none'}`,
       evidence: [
@@ -168,7 +150,6 @@ export const noCacheCase = (s: GkeSession): Case =>
 
 export const badAssertionCase = (s: GkeSession): Case =>
   caseOf(BAD_ASSERTION, async () => {
-    const startedAt = new Date();
     const view = (a: Attempt, says: string): RefusalView => {
       const said = a.grants.map((g) => g.error ?? '').find((e) => e.includes(says));
       return {
@@ -185,7 +166,6 @@ export const badAssertionCase = (s: GkeSession): Case =>
       prediction: { value: [p[0]!.value, p[1]!.value], model: p[0]!.model, because: p[0]!.because },
       observed: [view(badKey, BAD_KEY_SAYS), view(unknown, UNKNOWN_ACCOUNT_SAYS)],
       actor: 'the fake token endpoint, then gke-gcloud-auth-plugin, then kubectl',
-      startedAt,
       show: (v) =>
         v
           .map(
@@ -200,7 +180,6 @@ export const badAssertionCase = (s: GkeSession): Case =>
 /** Last of the kubectl cases: it revokes the viewer's tokens. */
 export const revokedCase = (s: GkeSession): Case =>
   caseOf(REVOKED, async () => {
-    const startedAt = new Date();
     const before = await s.attempt('viewer', GET);
     const revoked = s.lab.fake.revoke({ subject: s.lab.subjectOf('viewer') });
     await sleep(AFTER_REVOKE_MS);
@@ -215,7 +194,6 @@ export const revokedCase = (s: GkeSession): Case =>
         tokenRequestsAfter: after.grants.length,
       },
       actor: 'gke-gcloud-auth-plugin under kubectl, around a server-side revocation',
-      startedAt,
       show: (v) =>
         `HTTP ${v.before} → revoke → HTTP ${v.after}, ${v.freshToken ? 'a fresh token' : 'a revoked token'}, ${v.tokenRequestsAfter} grant(s) after`,
       evidence: [
@@ -228,7 +206,6 @@ export const revokedCase = (s: GkeSession): Case =>
 /** The plugin's version handling: predicted from its source, and a failed SHOULD when it does not answer v1. */
 export const v1UserCase = (s: GkeSession): Case =>
   caseOf(EXEC_INFO_V1, async () => {
-    const startedAt = new Date();
     const a = await s.attempt('viewer-v1', GET);
     const answered = a.runs[0] ? (answerOf(a.runs[0]).apiVersion ?? '(unparsable answer)') : '(the plugin did not run)';
     return judge(EXEC_INFO_V1, {
@@ -239,7 +216,6 @@ export const v1UserCase = (s: GkeSession): Case =>
         requestSent: a.status !== undefined,
       },
       actor: 'gke-gcloud-auth-plugin under kubectl, as a v1 user',
-      startedAt,
       show: (v) =>
         `answer in ${v.answered}, ${v.kubectlRefused ? 'kubectl refused it' : 'kubectl took it'}, ${v.requestSent ? 'a request was sent' : 'nothing sent'}`,
       problems:

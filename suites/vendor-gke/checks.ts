@@ -1,9 +1,7 @@
 // The vendor-gke suite's checks: the real, unmodified gke-gcloud-auth-plugin
 // as a client-go exec plugin in ADC mode (a service-account key file), against
 // a fake Google token endpoint on loopback and credprov's token webhook.
-import type { ClientName } from '../../src/clients/probe.ts';
-import { GKE_PLUGIN_SOURCE } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
-import type { Check } from '../../src/report/model.ts';
+import { GKE_PLUGIN_SOURCE, type Check, type ClientName } from '../../src/run/kit.ts';
 
 const P = GKE_PLUGIN_SOURCE;
 const KEP541 = 'KEP-541: client-go runs users[].user.exec and sends status.token as the bearer token';

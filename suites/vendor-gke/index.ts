@@ -13,15 +13,6 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTokenWebhook } from '../../src/authn/token-webhook.ts';
-import { ensureTokenWebhookFiles } from '../../src/authn/webhook-files.ts';
-import { availableProbes, CLIENT_NAMES } from '../../src/clients/index.ts';
-import { ensureClientGoProbe } from '../../src/clients/client-go.ts';
-import { errorMessage } from '../../src/core/errors.ts';
-import { cacheDir } from '../../src/core/paths.ts';
-import { GKE_PLUGIN_VERSION } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
-import { startGkeLab } from '../../src/vendor-labs/gke-lab.ts';
-import { notRun, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
 import {
   adc200Case,
   assertionCase,
@@ -36,6 +27,19 @@ import { VENDOR_GKE_CHECKS } from './checks.ts';
 import { clientCase } from './clients.ts';
 import { gcloudAccountSwitchCase, gcloudReuseCase, gcloudStaleCase } from './gcloud-cases.ts';
 import { openSession } from './session.ts';
+import {
+  cacheDir,
+  CLIENT_NAMES,
+  clientProbes,
+  GKE_PLUGIN_VERSION,
+  notRun,
+  runCases,
+  startGkeLab,
+  startTokenWebhookFor,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 
 export const vendorGkeSuite: Suite = {
   name: 'vendor-gke',
@@ -65,19 +69,7 @@ export const vendorGkeSuite: Suite = {
       // The fake's request log holds claims and fingerprints, no secret: kept as evidence.
       await copyFile(lab.requestLog, join(ctx.artifactsDir, 'fake-google-requests.jsonl')).catch(() => {});
     });
-    const files = await ensureTokenWebhookFiles(ctx.environmentName, ctx.processEnv);
-    await ctx.own(
-      startTokenWebhook({
-        address: files.address,
-        port: files.port,
-        certFile: files.certFile,
-        keyFile: files.keyFile,
-        issueKeyFile: files.issueKeyFile,
-        book: lab.book,
-        reviewLog: join(ctx.artifactsDir, 'webhook-reviews.jsonl'),
-        log: ctx.log,
-      }),
-    );
+    const { files } = await startTokenWebhookFor(ctx, lab.book);
     return {
       needs: ['apiserverAuthn'],
       spec: { apiserver: { tokenWebhookConfigFile: files.kubeconfigFile } },
@@ -88,12 +80,7 @@ export const vendorGkeSuite: Suite = {
           return VENDOR_GKE_CHECKS.map((c) => notRun(c, why, run.ci));
         }
         const s = await openSession(run, lab, dir);
-        await ensureClientGoProbe({ kubeVersion: env.kubeVersion, env: run.processEnv, progress: run.progress }).catch(
-          (e: unknown) => run.log.warn(`building the client-go probe: ${errorMessage(e)}`),
-        );
-        const probes = new Map(
-          (await availableProbes({ kubeVersion: env.kubeVersion, env: run.processEnv })).map((p) => [p.probe.name, p]),
-        );
+        const probes = await clientProbes(run);
         const g = { kubectl: env.kubectl, lab, cluster: s.cluster, dir, clientGo: probes.get('client-go') };
         const kubectlCases = [
           adc200Case(s),

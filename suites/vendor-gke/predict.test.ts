@@ -4,16 +4,14 @@ import { CLIENT_SESSION, plannedTimes } from './plan.ts';
 import {
   assertionAgrees,
   expiryAgrees,
-  predictAccountSwitch,
   predictAssertion,
   predictClientSession,
-  predictGcloudReuse,
-  predictStale,
   predictNoCache,
   predictRefusal,
   predictWhoami,
   sameIdentity,
 } from './predict.ts';
+import { predictAccountSwitch, predictGcloudReuse, predictStale } from './predict-gcloud.ts';
 
 describe('vendor-gke predictions', () => {
   it('whoami: the webhook user of the subject, in the exec-plugin group, authenticated', () => {

@@ -2,15 +2,21 @@
 // (cited in src/plugin/vendors/gke-gcloud-auth-plugin.ts), RFC 7523 as the fake
 // enforces it, and credprov's exec client and API server models. Pure: what
 // the lab knows (key ids, emails, token_uri) and the times come in as arguments.
-import { TokenBook } from '../../src/authn/token-book.ts';
-import { EXEC_PLUGIN_GROUP, usernameFor } from '../../src/authn/token-webhook.ts';
-import type { ClientName } from '../../src/clients/probe.ts';
 import { ApiServerAuthModel } from '../../src/model/apiserver-authn.ts';
 import { clientSessionModel, type ModelWorld } from '../../src/model/exec-credential-cache.ts';
-import { JWT_BEARER_GRANT, MAX_ASSERTION_LIFETIME_S } from '../../src/fake-clouds/google/index.ts';
-import { GKE_PLUGIN_SOURCE, GKE_SCOPES, GKE_TOKEN_TRIES } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
-import type { Prediction } from '../../src/run/prediction.ts';
 import { CLIENT_SESSION, plannedTimes, TOKEN_LIFETIME_MS, type SessionStep } from './plan.ts';
+import {
+  EXEC_PLUGIN_GROUP,
+  GKE_PLUGIN_SOURCE,
+  GKE_SCOPES,
+  GKE_TOKEN_TRIES,
+  JWT_BEARER_GRANT,
+  MAX_ASSERTION_LIFETIME_S,
+  TokenBook,
+  usernameFor,
+  type ClientName,
+  type Prediction,
+} from '../../src/run/kit.ts';
 
 export const PLUGIN_MODEL = `${GKE_PLUGIN_SOURCE} + golang.org/x/oauth2 v0.23.0 (google, jwt, jws)`;
 export const CLIENT_MODEL =
@@ -168,7 +174,7 @@ export function predictRevoked(): Prediction<RevokedView> {
  * A plugin whose runs answer `token(book, now)` (expiring an hour later), and an API server that
  * reviews with `book` on the model's clock (src/model/apiserver-authn.ts, success cache included).
  */
-function tokenWorld(token: (book: TokenBook, now: number) => string) {
+export function tokenWorld(token: (book: TokenBook, now: number) => string) {
   let clock = 0;
   const book = new TokenBook({ now: () => clock });
   const server = new ApiServerAuthModel({
@@ -240,79 +246,5 @@ export function predictV1User(): Prediction<V1UserView> {
     because:
       'cred.go:191-195 fixes APIVersion to v1beta1 and never reads KUBERNETES_EXEC_INFO; client-go exec.go:482-485 ' +
       `refuses an answer in another version ("${VERSION_MISMATCH_SAYS} …") and sends nothing`,
-  };
-}
-
-// The gcloud provider (the plugin's default, without --use_application_default_credentials).
-
-export const GCLOUD_MODEL = `${GKE_PLUGIN_SOURCE} (cred.go accessToken, gcloud_token_provider.go)`;
-/** Where the cache file lands, named as the case reports it. */
-export type CachePlace = '$HOME/.kube' | 'beside --kubeconfig' | 'none';
-
-export interface GcloudReuseView {
-  statuses: Array<number | 'none'>;
-  gcloudRuns: number;
-  cacheAt: CachePlace;
-  sameToken: boolean;
-}
-
-/** Two kubectl calls with --kubeconfig and no KUBECONFIG, from an empty $HOME/.kube. */
-export function predictGcloudReuse(): Prediction<GcloudReuseView> {
-  return {
-    value: { statuses: [200, 200], gcloudRuns: 1, cacheAt: '$HOME/.kube', sameToken: true },
-    model: GCLOUD_MODEL,
-    because:
-      'useCache() is true without CLOUDSDK_AUTH_ACCESS_TOKEN; the first run finds no cache, runs gcloud config config-helper and ' +
-      "writes the cache beside client-go's default kubeconfig (cred.go:350-356: no KUBECONFIG, so $HOME/.kube; kubectl's " +
-      "--kubeconfig never reaches the plugin: cloud-provider-gcp#920); the second run's cache is valid (more than 10 s left, " +
-      'same current-context "" and extra args), so no gcloud',
-  };
-}
-
-export interface AccountSwitchView {
-  first: string;
-  second: string;
-  gcloudRunsSecond: number;
-}
-
-/** #1122: the same kube context, another CLOUDSDK_CONFIG (another active account). */
-export function predictAccountSwitch(first: string): Prediction<AccountSwitchView> {
-  return {
-    value: { first, second: first, gcloudRunsSecond: 0 },
-    model: GCLOUD_MODEL,
-    because:
-      'the cache key is current-context and the --project/--account/--impersonate_service_account flags (cred.go:317-331); ' +
-      "CLOUDSDK_CONFIG is not in it, so the second configuration's user gets the first account's cached token (cloud-provider-gcp#1122)",
-  };
-}
-
-export interface StaleView {
-  kubectl: string;
-  clientGo: string[];
-  gcloudRuns: number;
-  sameToken: boolean;
-}
-
-/** After the cached token is revoked server-side (and kube-apiserver's success cache has passed). */
-export function predictStale(): Prediction<StaleView> {
-  let stale: string | undefined;
-  // Every run answers the one cached token, revoked before the first request.
-  const { world, book } = tokenWorld((b) => (stale ??= b.issue('cached', { lifetimeMs: TOKEN_LIFETIME_MS }).token));
-  world.runPlugin(0);
-  book.revoke({ subject: 'cached' });
-  const kubectl = clientSessionModel('kubectl', world).request(0);
-  const clientGo = clientSessionModel('client-go', world);
-  const r = [clientGo.request(1_000), clientGo.request(2_000)];
-  return {
-    value: {
-      kubectl: `${kubectl.status}/${kubectl.runs}`,
-      clientGo: r.map((x) => `${x.status}/${x.runs}`),
-      gcloudRuns: 0,
-      sameToken: true,
-    },
-    model: `${GCLOUD_MODEL} + ${CLIENT_MODEL}`,
-    because:
-      'the cache holds the revoked token with more than 10 s left, so every run answers it without gcloud (cred.go:312-333); ' +
-      `kubectl: ${kubectl.because}; client-go: ${r.map((x) => x.because).join('; ')}`,
   };
 }

@@ -3,23 +3,29 @@
 // runs with the plugin runs and token grants of their own window (so the
 // kubectl cases run one at a time), and how those read as evidence: never a
 // token, only its fingerprint.
-import { access, mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { execa } from 'execa';
-import { parse } from 'yaml';
-import { tokenFingerprint } from '../../src/authn/token-book.ts';
-import {
-  readExecRuns,
-  type RecordedExecRun,
-  answerOf,
-  type PluginAnswer,
-} from '../../src/plugin/exec-recording-wrapper.ts';
-import type { GoogleTokenRequest } from '../../src/fake-clouds/google/index.ts';
-import { GKE_CACHE_FILE } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
-import { V1, type GkeAccount, type GkeLab } from '../../src/vendor-labs/gke-lab.ts';
-import type { Environment, Evidence, SuiteRun } from '../../src/run/kit.ts';
-import { kubectlOutcome } from '../../src/clients/kubectl-output.ts';
 import { KUBECTL_TIMEOUT_MS } from './plan.ts';
+import {
+  answerOf,
+  clusterOf,
+  GKE_CACHE_FILE,
+  kubectlAs,
+  readExecRuns,
+  since,
+  tokenFingerprint,
+  V1,
+  type ClusterView,
+  type Evidence,
+  type GkeAccount,
+  type GkeLab,
+  type GoogleTokenRequest,
+  type KubectlAttempt,
+  type PluginAnswer,
+  type RecordedExecRun,
+  type SuiteRun,
+  type Window,
+} from '../../src/run/kit.ts';
 
 /** The kubectl cases' users: an account each, and the viewer once more with a client.authentication.k8s.io/v1 stanza. */
 export const KUBECTL_USERS = ['viewer', 'viewer-v1', 'bad-key', 'unknown'] as const;
@@ -28,19 +34,8 @@ const accountOf = (u: KubectlUser): GkeAccount => (u === 'viewer-v1' ? 'viewer' 
 /** The wrapper label of the kubectl cases (the client matrix's kubectl session has its own). */
 const KUBECTL_CASES = 'kubectl-cases';
 
-export interface Cluster {
-  server: string;
-  caPem: string;
-}
-
 /** What one kubectl call did, with the plugin runs and token grants meanwhile. */
-export interface Attempt {
-  status?: number;
-  exitCode: number;
-  kubectlError?: string;
-  stdout: string;
-  /** kubectl's stderr (-v=6: statuses, no headers), last 4000 characters. */
-  stderr: string;
+export interface Attempt extends KubectlAttempt {
   runs: RecordedExecRun[];
   grants: GoogleTokenRequest[];
 }
@@ -48,7 +43,7 @@ export interface Attempt {
 export interface GkeSession {
   run: SuiteRun;
   lab: GkeLab;
-  cluster: Cluster;
+  cluster: ClusterView;
   kubeconfig: string;
   /** The HOME kubectl and the plugin get: its .kube/ exists, so the plugin could write its cache there. */
   home: string;
@@ -57,17 +52,11 @@ export interface GkeSession {
   cacheCandidates(): string[];
 }
 
-export async function clusterOf(env: Environment): Promise<Cluster> {
-  const kc = parse(await readFile(env.kubeconfig, 'utf8')) as {
-    clusters: Array<{
-      cluster: { server: string; 'certificate-authority'?: string; 'certificate-authority-data'?: string };
-    }>;
-  };
-  const c = kc.clusters[0]!.cluster;
-  const caPem = c['certificate-authority']
-    ? await readFile(c['certificate-authority'], 'utf8')
-    : Buffer.from(c['certificate-authority-data'] ?? '', 'base64').toString('utf8');
-  return { server: c.server, caPem };
+/** The token grants the fake Google endpoint made for `account` (by its key id) since now. */
+export async function grantsSince(lab: GkeLab, account: GkeAccount): Promise<Window<GoogleTokenRequest>> {
+  const kid = lab.keyIdOf(account);
+  const grants = await since(() => lab.fake.requests());
+  return { added: async () => (await grants.added()).filter((g) => g.assertion?.header.kid === kid) };
 }
 
 export async function openSession(run: SuiteRun, lab: GkeLab, dir: string): Promise<GkeSession> {
@@ -82,10 +71,9 @@ export async function openSession(run: SuiteRun, lab: GkeLab, dir: string): Prom
     });
   const kubeconfig = await lab.writeKubeconfig(
     join(dir, 'users.kubeconfig'),
-    { server: cluster.server, caData: Buffer.from(cluster.caPem).toString('base64') },
+    { server: cluster.server, caData: cluster.caData },
     users,
   );
-  const env = run.environment;
   return {
     run,
     lab,
@@ -94,30 +82,13 @@ export async function openSession(run: SuiteRun, lab: GkeLab, dir: string): Prom
     home,
     cacheCandidates: () => [join(home, '.kube', GKE_CACHE_FILE), join(dirname(kubeconfig), GKE_CACHE_FILE)],
     async attempt(user, args) {
-      const runsBefore = (await readExecRuns(lab.runsDir(KUBECTL_CASES))).length;
-      const grantsBefore = lab.fake.requests().length;
+      const runs = await since(() => readExecRuns(lab.runsDir(KUBECTL_CASES)));
       // The client sessions make grants meanwhile, for accounts of their own: this user's are those naming its key.
-      const kid = lab.keyIdOf(accountOf(user));
-      // A clean environment: no KUBECONFIG, no CLOUDSDK_*, no GOOGLE_* of the caller's; kuberc off.
-      const r = await execa(env.kubectl, ['--kubeconfig', kubeconfig, '--user', user, ...args, '-v=6'], {
-        reject: false,
-        timeout: KUBECTL_TIMEOUT_MS,
-        extendEnv: false,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, KUBERC: 'off' },
-      });
-      const runs = (await readExecRuns(lab.runsDir(KUBECTL_CASES))).slice(runsBefore);
-      for (const x of runs) run.redactor.add(answerOf(x).token);
-      return {
-        exitCode: r.exitCode ?? -1,
-        stdout: String(r.stdout),
-        stderr: String(r.stderr).slice(-4000),
-        runs,
-        grants: lab.fake
-          .requests()
-          .slice(grantsBefore)
-          .filter((g) => g.assertion?.header.kid === kid),
-        ...kubectlOutcome(String(r.stderr)),
-      };
+      const grants = await grantsSince(lab, accountOf(user));
+      const k = await kubectlAs(run.environment, { kubeconfig, user, args, home, timeoutMs: KUBECTL_TIMEOUT_MS });
+      const ran = await runs.added();
+      for (const x of ran) run.redactor.add(answerOf(x).token);
+      return { ...k, runs: ran, grants: await grants.added() };
     },
   };
 }

@@ -11,6 +11,14 @@ import type { SuitesOnProvider, SuitesOnProviderOptions, TableProvider } from '.
 import { skewProblem } from '../../src/versions/skew.ts';
 import { DEFAULT_KUBE_VERSION, parseKubeVersion } from '../../src/versions/table.ts';
 import { availableProbes } from '../../src/clients/index.ts';
+import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../../src/plugin/vendors/auth-provider-gcp.ts';
+import { AWS_CLI_VERSION, ensureAwsCli } from '../../src/plugin/vendors/aws-cli.ts';
+import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
+import { ensureVendorPlugin, type VendorPluginRecipe } from '../../src/plugin/vendors/build.ts';
+import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION } from '../../src/plugin/vendors/gke-gcloud-auth-plugin.ts';
+import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../../src/plugin/vendors/kubelogin.ts';
+import type { Prerequisite } from '../../src/testing/prerequisites.ts';
+import { findGcloud } from '../../src/vendor-labs/gcloud-sdk.ts';
 import { cacheSuite } from '../../suites/cache/index.ts';
 import { downgradeSuite } from '../../suites/downgrade/index.ts';
 import { execPlugin401Suite } from '../../suites/exec-plugin-401/index.ts';
@@ -23,6 +31,12 @@ import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
 import { versionSkewSuite } from '../../suites/version-skew/index.ts';
+import { vendorAcrSuite } from '../../suites/vendor-acr/index.ts';
+import { vendorAwsIamAuthenticatorSuite } from '../../suites/vendor-aws-iam-authenticator/index.ts';
+import { vendorEcrSuite } from '../../suites/vendor-ecr/index.ts';
+import { EXEC_INFO_V1, GCLOUD_ACCOUNT_SWITCH, GCLOUD_REUSE, GCLOUD_STALE } from '../../suites/vendor-gke/checks.ts';
+import { vendorGkeSuite } from '../../suites/vendor-gke/index.ts';
+import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
 import { CACHE_WITHIN_TOKEN, OUTAGE } from '../../suites/vendor-gcp/checks.ts';
 import { vendorGcpSuite } from '../../suites/vendor-gcp/index.ts';
 import { vendorExtras } from './vendor-extras.ts';
@@ -35,6 +49,7 @@ import {
   saExtras,
   teardownExtra,
 } from './suite-extras.ts';
+import { acrExtras, awsIamExtras, ecrExtras, gkeExtras, kubeloginExtras } from './suite-extras-vendor.ts';
 
 /** What a check must read: `passed` (with the prediction agreeing), or this "<status>: <message>". */
 export type Expected = { passed: true } | { reads: RegExp };
@@ -73,6 +88,25 @@ const finding =
   (ids: string[]) =>
   (c: Check): Expected | undefined =>
     ids.includes(c.id) ? { reads: /^failed: .*, as predicted .*; but / } : undefined;
+
+/** A vendor plugin's build, in the cache (scripts/test.sh makes it), as a prerequisite. */
+async function built(
+  recipe: VendorPluginRecipe,
+  version: string,
+  suite: string,
+  name = recipe.binary,
+): Promise<Prerequisite> {
+  const there = await ensureVendorPlugin(recipe, { version, cachedOnly: true }).catch(() => undefined);
+  return there
+    ? { ok: true }
+    : {
+        ok: false,
+        reason: `${name} ${version} is not built (scripts/test.sh builds it; or credprov run --suite ${suite})`,
+      };
+}
+
+/** The gcloud cases need the Google Cloud SDK; without it they are skipped (it is not something credprov builds). */
+const gcloud = await findGcloud();
 
 export const SUITE_TABLE: SuiteRow[] = [
   { suite: smokeSuite, env: 'smoke', kind: true, extras: teardownExtra('SMOKE'), timeoutMs: 240_000 },
@@ -166,6 +200,78 @@ export const SUITE_TABLE: SuiteRow[] = [
     timeoutMs: 600_000,
   },
   {
+    suite: vendorEcrSuite,
+    env: 'ecr',
+    kind: true,
+    // The plugin's audience RBAC check reads the kubelet's log on this host.
+    expected: (c, on) =>
+      on === 'kind' && c.id === 'ECR-SA-NODE-AUDIENCE-RBAC' ? cannot('kind', 'kubeletFiles') : undefined,
+    extras: ecrExtras,
+    // A cold cache builds the plugin first (about a minute with a warm Go build cache, several on a cold one).
+    timeoutMs: 900_000,
+  },
+  {
+    suite: vendorAcrSuite,
+    env: 'acr',
+    kind: true,
+    extras: acrExtras,
+    // A cold cache builds the plugin first (about 4 minutes with a warm module cache, 7 on a busy machine).
+    timeoutMs: 900_000,
+  },
+  // The exec-plugin vendor suites need kube-apiserver's authenticators (apiserverAuthn): local only. Their
+  // builds are prerequisites (scripts/test.sh makes them): missing, the tests skip, and fail under CI=true.
+  {
+    suite: vendorGkeSuite,
+    env: 'gke',
+    kind: false,
+    // Findings: the plugin's fixed v1beta1 answer, and with the real gcloud #1122 and a refused token from its cache.
+    expected: (c) =>
+      c.id === EXEC_INFO_V1.id
+        ? { reads: /^failed: .*as predicted.*but the plugin answers client\.authentication\.k8s\.io\/v1beta1/s }
+        : [GCLOUD_REUSE.id, GCLOUD_ACCOUNT_SWITCH.id, GCLOUD_STALE.id].includes(c.id) && !gcloud
+          ? { reads: /^skipped: gcloud \(the Google Cloud SDK\) is not installed here$/ }
+          : c.id === GCLOUD_ACCOUNT_SWITCH.id
+            ? {
+                reads:
+                  /^failed: .*first credprov:exec:gke-gcloud-a, then credprov:exec:gke-gcloud-a .*as predicted.*cloud-provider-gcp#1122/s,
+              }
+            : c.id === GCLOUD_STALE.id
+              ? {
+                  reads:
+                    /^failed: .*kubectl 401\/2; client-go 401\/2 401\/1; 0 gcloud run\(s\); always the cached token, as predicted/s,
+                }
+              : undefined,
+    local: { prerequisites: [await built(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'vendor-gke')] },
+    extras: gkeExtras,
+    timeoutMs: 600_000,
+  },
+  {
+    suite: vendorKubeloginSuite,
+    env: 'kubelogin',
+    kind: false,
+    local: { prerequisites: [await built(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'vendor-kubelogin', 'kubelogin')] },
+    extras: kubeloginExtras,
+    timeoutMs: 600_000,
+  },
+  {
+    suite: vendorAwsIamAuthenticatorSuite,
+    env: 'iam',
+    kind: false,
+    local: {
+      prerequisites: [
+        await built(IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION, 'vendor-aws-iam-authenticator'),
+        (await ensureAwsCli({ cachedOnly: true }).catch(() => undefined))
+          ? { ok: true }
+          : {
+              ok: false,
+              reason: `awscli ${AWS_CLI_VERSION} is not installed (scripts/test.sh installs it; or credprov run --suite vendor-aws-iam-authenticator)`,
+            },
+      ],
+    },
+    extras: awsIamExtras,
+    timeoutMs: 600_000,
+  },
+  {
     suite: vendorGcpSuite,
     env: 'gcp',
     // installPlugins, hostRegistries and pluginsReachHost (metadata.google.internal mapped in each node): kind has them.
@@ -173,6 +279,7 @@ export const SUITE_TABLE: SuiteRow[] = [
     expected: finding([CACHE_WITHIN_TOKEN.id, OUTAGE.id]),
     extras: vendorExtras('GCP', { findings: [CACHE_WITHIN_TOKEN.id, OUTAGE.id], minSecrets: 3 }),
     // A cold cache builds auth-provider-gcp first (about 3 minutes).
+    local: { prerequisites: [await built(AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION, 'vendor-gcp')] },
     timeoutMs: 900_000,
   },
 ];

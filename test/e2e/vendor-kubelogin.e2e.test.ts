@@ -4,12 +4,9 @@
 //   `kubectl-oidc_login get-token --grant-type password` against credprov's
 //   OIDC issuer and token endpoint (v1, upstream's README form, and v1beta1):
 //   every MUST holds, through every real client;
-// - the vendor-kubelogin suite on a local cluster whose kube-apiserver's
-//   structured JWT authenticator trusts that issuer: password and client
-//   credentials grants, the token cache, refresh and a revoked refresh token,
-//   id_token vs access_token, the issuer CA, the four clients;
-// - SECRETS: no client secret, password, refresh, id or access token the lab
-//   made reaches any file either run wrote.
+// - no client secret, password, refresh, id or access token the lab made
+//   reaches any file certify wrote.
+// The vendor-kubelogin suite itself runs in the e2e table (suite-table.ts).
 // The build is a prerequisite (scripts/test.sh makes it): missing, these tests
 // skip with the command that builds it, and fail under CI=true.
 import { afterAll, describe, expect } from '@jest/globals';
@@ -23,12 +20,8 @@ import { KUBELOGIN_CERTIFY_USERS, writeKubeloginCertifyKubeconfig } from '../../
 import { startKubeloginLab, type KubeloginLab } from '../../src/vendor-labs/kubelogin-lab.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runCli } from '../../src/testing/cli.ts';
-import { e2eEnvName } from '../../src/testing/env-name.ts';
-import { filesUnder, JWT, leaks, RecordingRedactor } from '../../src/testing/secret-scan.ts';
-import { notPassed, sortedIds, suiteOnLocalCluster } from '../../src/testing/suite-on-local-cluster.ts';
+import { leaks } from '../../src/testing/secret-scan.ts';
 import { all, isRoot, testIf, type Prerequisite } from '../../src/testing/prerequisites.ts';
-import { VENDOR_KUBELOGIN_CHECKS } from '../../suites/vendor-kubelogin/checks.ts';
-import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
 
 const built = await ensureVendorPlugin(KUBELOGIN_RECIPE, { version: KUBELOGIN_VERSION, cachedOnly: true }).catch(
   () => undefined,
@@ -40,7 +33,6 @@ const buildPre: Prerequisite = built
       reason: `kubelogin ${KUBELOGIN_VERSION} is not built (scripts/test.sh builds it; or credprov run --suite vendor-kubelogin)`,
     };
 const it = testIf(all(isRoot(), buildPre));
-const ENV_NAME = e2eEnvName('kubelogin');
 const TIMEOUT_MS = 300_000;
 
 let dir: string | undefined;
@@ -98,61 +90,4 @@ describe('certify exec-plugin: kubelogin get-token', () => {
       TIMEOUT_MS,
     );
   }
-});
-
-const redactor = new RecordingRedactor();
-const suite = await suiteOnLocalCluster(vendorKubeloginSuite, {
-  envName: ENV_NAME,
-  redactor,
-  prerequisites: [buildPre],
-});
-const { run } = suite;
-const itLive = suite.it;
-
-describe('vendor-kubelogin suite on a local cluster', () => {
-  itLive(
-    'KUBELOGIN: every check of the suite passed against the real plugin, clients and kube-apiserver',
-    async () => {
-      const { report } = await run();
-      expect(notPassed(report.checks)).toEqual([]);
-      expect(sortedIds(report.checks)).toEqual(sortedIds(VENDOR_KUBELOGIN_CHECKS));
-    },
-    TIMEOUT_MS,
-  );
-
-  for (const check of VENDOR_KUBELOGIN_CHECKS) {
-    itLive(
-      `${check.id}: ${check.title}`,
-      async () => expect(await suite.verdict(check.id)).toMatch(/^passed: /),
-      TIMEOUT_MS,
-    );
-  }
-
-  itLive(
-    'KUBELOGIN-SECRETS: no client secret, password, refresh, id or access token reaches the report or any artifact; what is not secret stays readable',
-    async () => {
-      const { report } = await run();
-      // Passwords and client secrets (5), and at least a token triple per login.
-      expect(redactor.seen.length).toBeGreaterThan(20);
-      const text = JSON.stringify(report);
-      expect(text).not.toMatch(JWT);
-      for (const s of redactor.seen) expect(text.includes(s) ? 'a secret in report.json' : 'clean').toBe('clean');
-      const suiteDir = suite.dir();
-      // Something was written to scan: at least the token endpoint's request log.
-      expect((await filesUnder(suiteDir)).some((f) => f.endsWith('token-endpoint-requests.jsonl'))).toBe(true);
-      expect(await leaks(suiteDir, redactor.seen)).toEqual([]);
-      expect(text).toContain('oidc:alice');
-      expect(text).toContain('refresh_token/body:400');
-    },
-    TIMEOUT_MS,
-  );
-
-  itLive(
-    'KUBELOGIN-TEARDOWN: the run tears its environment down',
-    async () => {
-      const { tornDown } = await run();
-      expect(tornDown).toBe(true);
-    },
-    TIMEOUT_MS,
-  );
 });

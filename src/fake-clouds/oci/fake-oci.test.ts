@@ -120,16 +120,12 @@ withOci(
       `[DEFAULT]\nuser=${USER}\nfingerprint=${key.fingerprint}\nkey_file=${keyFile}\ntenancy=${TENANCY}\nregion=${REGION}\n`,
       { mode: 0o600 },
     );
-    const r = await execa(
-      oci!.path,
-      ['ce', 'cluster', 'generate-token', '--cluster-id', CLUSTER, '--region', REGION],
-      {
-        env: { PATH: '/usr/bin:/bin', HOME: home },
-        extendEnv: false,
-        reject: false,
-        timeout: 60_000,
-      },
-    );
+    const r = await execa(oci!.path, ['ce', 'cluster', 'generate-token', '--cluster-id', CLUSTER, '--region', REGION], {
+      env: { PATH: '/usr/bin:/bin', HOME: home },
+      extendEnv: false,
+      reject: false,
+      timeout: 60_000,
+    });
     expect(r.exitCode).toBe(0);
     expect(String(r.stderr)).toBe('');
     const t = (JSON.parse(String(r.stdout)) as { status: { token: string } }).status.token;
