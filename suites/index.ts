@@ -17,6 +17,7 @@ import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
 import { vendorGcpSuite } from './vendor-gcp/index.ts';
 import { vendorAzureKubeloginSuite } from './vendor-azure-kubelogin/index.ts';
+import { vendorOciSuite } from './vendor-oci/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 
@@ -37,6 +38,7 @@ export const SUITES: Record<string, Suite> = {
   'vendor-gke': vendorGkeSuite,
   'vendor-gcp': vendorGcpSuite,
   'vendor-azure-kubelogin': vendorAzureKubeloginSuite,
+  'vendor-oci': vendorOciSuite,
   mirrors: mirrorsSuite,
   'provider-config-directory': providerConfigDirectorySuite,
 };
