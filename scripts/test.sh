@@ -31,6 +31,10 @@ node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plu
 # …and acr-credential-provider (cloud-provider-azure; about 4-7 min cold) for the vendor-acr tests.
 log "acr-credential-provider for the vendor-acr tests"
 node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/acr.ts"), import("./src/core/progress.ts")]).then(([b, a, p]) => b.ensureVendorPlugin(a.ACR_RECIPE, { version: a.ACR_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
+# …and issue 31's plugins for vendor-gcp, vendor-azure-kubelogin and vendor-oci (cold: auth-provider-gcp about 3 min,
+# Azure kubelogin about 15 min with its Go toolchain, oci-cli's venv 9-15 min; docs/field-plugins-and-clients.md).
+log "auth-provider-gcp, Azure kubelogin and oci-cli for the vendor-gcp, vendor-azure-kubelogin and vendor-oci tests"
+node scripts/build-field.ts auth-provider-gcp kubelogin oci-cli
 # The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
 # build its probe against the default version's client-go once (cached under clients/).
 log "client-go probe for the exec-plugin client matrix"

@@ -36,7 +36,7 @@ export const vendorOciSuite: Suite = {
     'a key the tenancy does not hold, a missing key file, a v1 user',
   checks: VENDOR_OCI_CHECKS,
   needsBuild:
-    `oci-cli ${OCI_CLI_VERSION} from PyPI (a venv of its own in <cache>/plugins, installed on first use, about 2 minutes), ` +
+    `oci-cli ${OCI_CLI_VERSION} from PyPI (a venv of its own in <cache>/plugins, installed on first use, 9-15 minutes cold), ` +
     "and the client-go probe against the cluster's client-go",
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     // Homes hold API keys: a temp dir, not the (kept) artifacts dir.

@@ -12,6 +12,8 @@ import { skewProblem } from '../../src/versions/skew.ts';
 import { DEFAULT_KUBE_VERSION, parseKubeVersion } from '../../src/versions/table.ts';
 import { availableProbes } from '../../src/clients/index.ts';
 import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../../src/plugin/vendors/auth-provider-gcp.ts';
+import { AZURE_KUBELOGIN_RECIPE, AZURE_KUBELOGIN_VERSION } from '../../src/plugin/vendors/azure-kubelogin.ts';
+import { ensureOciCli, OCI_CLI_VERSION } from '../../src/plugin/vendors/oci-cli.ts';
 import { AWS_CLI_VERSION, ensureAwsCli } from '../../src/plugin/vendors/aws-cli.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import { ensureVendorPlugin, type VendorPluginRecipe } from '../../src/plugin/vendors/build.ts';
@@ -39,6 +41,9 @@ import { vendorGkeSuite } from '../../suites/vendor-gke/index.ts';
 import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
 import { CACHE_WITHIN_TOKEN, OUTAGE } from '../../suites/vendor-gcp/checks.ts';
 import { vendorGcpSuite } from '../../suites/vendor-gcp/index.ts';
+import { vendorAzureKubeloginSuite } from '../../suites/vendor-azure-kubelogin/index.ts';
+import { EXEC_INFO_V1 as OCI_EXEC_INFO_V1 } from '../../suites/vendor-oci/checks.ts';
+import { vendorOciSuite } from '../../suites/vendor-oci/index.ts';
 import { vendorExtras } from './vendor-extras.ts';
 import {
   downgradeExtras,
@@ -280,6 +285,41 @@ export const SUITE_TABLE: SuiteRow[] = [
     extras: vendorExtras('GCP', { findings: [CACHE_WITHIN_TOKEN.id, OUTAGE.id], minSecrets: 3 }),
     // A cold cache builds auth-provider-gcp first (about 3 minutes).
     local: { prerequisites: [await built(AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION, 'vendor-gcp')] },
+    timeoutMs: 900_000,
+  },
+  // Issue 31's exec plugins need kube-apiserver's authenticators (apiserverAuthn): local only.
+  {
+    suite: vendorAzureKubeloginSuite,
+    env: 'azkl',
+    kind: false,
+    local: {
+      prerequisites: [
+        await built(AZURE_KUBELOGIN_RECIPE, AZURE_KUBELOGIN_VERSION, 'vendor-azure-kubelogin', 'Azure kubelogin'),
+        ...CLIENTS_BUT_CLIENT_GO,
+      ],
+    },
+    extras: vendorExtras('AZKL', { findings: [], minSecrets: 3 }),
+    // A cold cache builds Azure kubelogin first (about 15 minutes with its Go toolchain).
+    timeoutMs: 900_000,
+  },
+  {
+    suite: vendorOciSuite,
+    env: 'oci',
+    kind: false,
+    // The plugin answers v1beta1 to a v1 user (a finding): that check reads failed.
+    expected: finding([OCI_EXEC_INFO_V1.id]),
+    local: {
+      prerequisites: [
+        (await ensureOciCli({ cachedOnly: true }).catch(() => undefined))
+          ? { ok: true }
+          : {
+              ok: false,
+              reason: `oci-cli ${OCI_CLI_VERSION} is not installed (scripts/test.sh installs it; or credprov run --suite vendor-oci)`,
+            },
+        ...CLIENTS_BUT_CLIENT_GO,
+      ],
+    },
+    extras: vendorExtras('OCI', { findings: [OCI_EXEC_INFO_V1.id], minSecrets: 3 }),
     timeoutMs: 900_000,
   },
 ];
