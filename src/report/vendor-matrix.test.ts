@@ -11,6 +11,7 @@ import {
   replaceMatrix,
   vendorMatrixMarkdown,
   vendorRows,
+  type VendorRowsOf,
 } from './vendor-matrix.ts';
 
 const check = (suite: string, id: string, status: CheckResult['status'], level: 'MUST' | 'SHOULD' = 'MUST') =>
@@ -70,7 +71,7 @@ describe('vendorRows', () => {
       ]),
     ],
   ]);
-  const plugins = [
+  const plugins: VendorRowsOf[] = [
     {
       suite: 'vendor-oci',
       plugin: 'oci',
