@@ -3,7 +3,7 @@
 // matrix.json and the per-version report.json each cell names; a SHOULD
 // failure links to the finding (docs/findings.md) that quotes its check id.
 // No cell is typed by hand. Run:
-//   scripts/credprov qualify --versions 1.33,1.34,1.35,1.36,1.37 \
+//   scripts/credprov qualify --kube-versions 1.33,1.34,1.35,1.36,1.37 \
 //     --suite vendor-gcp --suite vendor-azure-kubelogin --suite vendor-oci --report-dir DIR
 //   node scripts/vendor-matrix.ts DIR [--page docs/vendors.md] [--check]
 // --check: exit 1 if the page's matrix differs from what DIR gives (nothing written).
