@@ -56,7 +56,6 @@ export function refusedCase(s: Session, profile: Exclude<Profile, 'registered'>)
     const home = await homeFor(s, profile, profile);
     const call = await callAs(s, ctx, 'kubectl', home);
     const observed = viewOf(call, true);
-    const stderr = call.runs[0]?.stderr ?? '';
     return judge(check, {
       prediction,
       observed,
@@ -64,11 +63,6 @@ export function refusedCase(s: Session, profile: Exclude<Profile, 'registered'>)
       evidence: callEvidence([call]),
       actor: ACTOR('kubectl'),
       startedAt: ctx.startedAt,
-      // A failing plugin must say why; the user's only clue is its stderr.
-      problems:
-        profile === 'missing' && observed.pluginExit !== 0 && !/key|No such file|not found/i.test(stderr)
-          ? [`oci failed without naming the key file: ${JSON.stringify(stderr.slice(-200))}`]
-          : [],
       note: call.error ? `kubectl said: ${call.error}` : undefined,
     });
   });
