@@ -41,6 +41,7 @@ import { vendorGkeSuite } from '../../suites/vendor-gke/index.ts';
 import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
 import { CACHE_WITHIN_TOKEN, OUTAGE } from '../../suites/vendor-gcp/checks.ts';
 import { vendorGcpSuite } from '../../suites/vendor-gcp/index.ts';
+import { CACHE_IGNORES_SECRET, CONVERT_NO_SECRET } from '../../suites/vendor-azure-kubelogin/checks.ts';
 import { vendorAzureKubeloginSuite } from '../../suites/vendor-azure-kubelogin/index.ts';
 import { EXEC_INFO_V1 as OCI_EXEC_INFO_V1 } from '../../suites/vendor-oci/checks.ts';
 import { vendorOciSuite } from '../../suites/vendor-oci/index.ts';
@@ -298,7 +299,9 @@ export const SUITE_TABLE: SuiteRow[] = [
         ...CLIENTS_BUT_CLIENT_GO,
       ],
     },
-    extras: vendorExtras('AZKL', { findings: [], minSecrets: 3 }),
+    // Findings 27 and 28: the cache answers a wrong secret; convert-kubeconfig writes the secret into args.
+    expected: finding([CACHE_IGNORES_SECRET.id, CONVERT_NO_SECRET.id]),
+    extras: vendorExtras('AZKL', { findings: [CACHE_IGNORES_SECRET.id, CONVERT_NO_SECRET.id], minSecrets: 3 }),
     // A cold cache builds Azure kubelogin first (about 15 minutes with its Go toolchain).
     timeoutMs: 900_000,
   },
