@@ -34,7 +34,11 @@ node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plu
 # …and issue 31's plugins for vendor-gcp, vendor-azure-kubelogin and vendor-oci (cold: auth-provider-gcp about 3 min,
 # Azure kubelogin about 15 min with its Go toolchain, oci-cli's venv 9-15 min; docs/field-plugins-and-clients.md).
 log "auth-provider-gcp, Azure kubelogin and oci-cli for the vendor-gcp, vendor-azure-kubelogin and vendor-oci tests"
-node scripts/build-field.ts auth-provider-gcp kubelogin oci-cli
+# oci-cli's install is mostly downloads and unpacking: beside the Go builds rather than after them.
+node scripts/build-field.ts oci-cli &
+oci_cli=$!
+node scripts/build-field.ts auth-provider-gcp kubelogin || { kill "$oci_cli" 2>/dev/null; exit 1; }
+wait "$oci_cli"
 # The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
 # build its probe against the default version's client-go once (cached under clients/).
 log "client-go probe for the exec-plugin client matrix"
