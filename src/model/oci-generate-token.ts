@@ -126,7 +126,7 @@ export interface OciExecPrediction {
   expiresAfterMs: number;
   /** A v1 kubeconfig user gets a v1beta1 answer: client-go and kubectl refuse it. */
   followsExecInfo: false;
-  /** Every run signs anew: a 401 re-exec gets a different token. */
+  /** Every run signs anew; rsa-sha256 (PKCS#1 v1.5) over a Date of whole seconds is deterministic, so two runs in one second print the same token. */
   cachesToken: false;
 }
 

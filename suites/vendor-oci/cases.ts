@@ -6,7 +6,6 @@ import {
   caseOf,
   clientNotRun,
   judge,
-  tokenOf,
   answerOf,
   type Case,
   type ClientName,
@@ -14,8 +13,16 @@ import {
 } from '../../src/run/kit.ts';
 import { EXEC_INFO_V1, FRESH, LOGIN, MISSING_KEY, UNREGISTERED_KEY } from './checks.ts';
 import { CLIENT_STATUS, EXPIRY_SLACK_MS, V1, WHOAMI_STATUS, type Client, type Profile } from './plan.ts';
-import { execInfoProblem, expiryAsModel, predictFresh, predictLogin, showFresh, showLogin } from './predict.ts';
-import { callAs, callEvidence, execSeconds, homeFor, viewOf, type Session } from './session.ts';
+import {
+  execInfoProblem,
+  expiryAsModel,
+  predictFresh,
+  predictLogin,
+  showFresh,
+  showLogin,
+  tokensFollowSeconds,
+} from './predict.ts';
+import { callAs, callEvidence, execSeconds, homeFor, signedTokens, viewOf, type Session } from './session.ts';
 
 const ACTOR = (client: string) =>
   `${client} → oci ce cluster generate-token → kube-apiserver (token webhook → Container Engine)`;
@@ -79,7 +86,7 @@ export function freshCase(s: Session): Case {
       prediction,
       observed: {
         runsPerCall: calls.map((c) => c.runs.length),
-        distinctTokens: new Set(runs.map(tokenOf).filter(Boolean)).size,
+        tokenPerSigningSecond: tokensFollowSeconds(signedTokens(runs)),
         expiryAsModel: runs.every((r) => expiryAsModel(r.startMs, answerOf(r).expirationTimestamp, EXPIRY_SLACK_MS)),
       },
       show: showFresh,

@@ -31,7 +31,7 @@ export const LOGIN: Record<Client, Check> = Object.fromEntries(
 export const FRESH: Check = {
   id: 'OCI-FRESH-SIGNATURE',
   title:
-    'Each exec signs a new request (no cache: two calls, two runs, two tokens) and claims an expiry 4 minutes after its run, inside the signature window Container Engine allows',
+    'Each exec signs the request again (no cache: two calls, two runs; the tokens differ unless signed in the same second, the Date being whole seconds) and claims an expiry 4 minutes after its run, inside the signature window Container Engine allows',
   level: 'SHOULD',
   source: `KEP-541 (expirationTimestamp: the client re-execs after it); ${SRC}:78 (utcnow + 4 min); OCI: a signed request's Date within 5 minutes`,
 };

@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseOciToken } from '../../src/model/oci-generate-token.ts';
 import { CLIENT_STATUS, EXPIRY_SLACK_MS, generateTokenArgs, OKE_EXEC_API_VERSION, V1, WHOAMI_STATUS } from './plan.ts';
-import { execInfoProblem, expiryAsModel, predictFresh, predictLogin, showLogin } from './predict.ts';
+import {
+  execInfoProblem,
+  expiryAsModel,
+  predictFresh,
+  predictLogin,
+  showLogin,
+  tokensFollowSeconds,
+} from './predict.ts';
 
 const T = { user: 'ocid1.user.oc1..aaaaalice' };
 
@@ -63,8 +70,29 @@ describe('a login', () => {
 });
 
 describe('freshness and expiry', () => {
-  test('every call runs the plugin once and gets a token of its own', () => {
-    expect(predictFresh(2).value).toEqual({ runsPerCall: [1, 1], distinctTokens: 2, expiryAsModel: true });
+  test('every call runs the plugin once; tokens are the same string exactly when signed in the same second', () => {
+    expect(predictFresh(2).value).toEqual({ runsPerCall: [1, 1], tokenPerSigningSecond: true, expiryAsModel: true });
+    const d1 = 'Sun, 29 Nov 2026 06:40:51 GMT';
+    const d2 = 'Sun, 29 Nov 2026 06:40:52 GMT';
+    expect(
+      tokensFollowSeconds([
+        { token: 'a', date: d1 },
+        { token: 'a', date: d1 },
+        { token: 'b', date: d2 },
+      ]),
+    ).toBe(true);
+    expect(
+      tokensFollowSeconds([
+        { token: 'a', date: d1 },
+        { token: 'b', date: d1 },
+      ]),
+    ).toBe(false);
+    expect(
+      tokensFollowSeconds([
+        { token: 'a', date: d1 },
+        { token: 'a', date: d2 },
+      ]),
+    ).toBe(false);
   });
 
   const real = JSON.parse(

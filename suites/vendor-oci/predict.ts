@@ -84,10 +84,11 @@ export function showLogin(v: LoginView): string {
   return `${exit}${answer}${ce}${api}${v.username ? ` as ${v.username}` : ''}`;
 }
 
-/** Two calls in one home: the plugin's runs per call, distinct tokens, and whether each claimed expiry is the model's. */
+/** Two calls in one home: the plugin's runs per call, whether the tokens follow their signing second, the expiry. */
 export interface FreshView {
   runsPerCall: number[];
-  distinctTokens: number;
+  /** Two tokens are the same string exactly when signed in the same second (the Date they carry). */
+  tokenPerSigningSecond: boolean;
   /** Every run's expirationTimestamp lies in [its start + 4 min, + slack]. */
   expiryAsModel: boolean;
 }
@@ -96,13 +97,20 @@ export function predictFresh(calls: number): Prediction<FreshView> {
   const m = predictGenerateToken();
   return {
     model: MODEL,
-    because: `no cache: each exec signs a new request (a new Date, a new signature) and claims expiry ${m.expiresAfterMs / 60_000} min after it`,
-    value: { runsPerCall: Array.from({ length: calls }, () => 1), distinctTokens: calls, expiryAsModel: true },
+    because:
+      `no cache: each exec signs the request again and claims expiry ${m.expiresAfterMs / 60_000} min after it; ` +
+      'rsa-sha256 (PKCS#1 v1.5) is deterministic and the Date has whole seconds, so two runs in one second print the same token',
+    value: { runsPerCall: Array.from({ length: calls }, () => 1), tokenPerSigningSecond: true, expiryAsModel: true },
   };
 }
 
 export const showFresh = (v: FreshView): string =>
-  `runs per call ${v.runsPerCall.join(', ')}; ${v.distinctTokens} distinct token(s); expiry ${v.expiryAsModel ? 'run start + 4 min' : 'not run start + 4 min'}`;
+  `runs per call ${v.runsPerCall.join(', ')}; tokens ${v.tokenPerSigningSecond ? 'the same exactly when signed in the same second' : 'not a function of their signing second'}; expiry ${v.expiryAsModel ? 'run start + 4 min' : 'not run start + 4 min'}`;
+
+/** Whether tokens are equal exactly when their signed Dates are (pairs of token and the Date it carries). */
+export function tokensFollowSeconds(signed: Array<{ token: string; date: string }>): boolean {
+  return signed.every((a, i) => signed.slice(i + 1).every((b) => (a.token === b.token) === (a.date === b.date)));
+}
 
 /** Whether a run's claimed expiry is the model's: at least 4 min after its start, at most `slackMs` later than that. */
 export function expiryAsModel(startMs: number, expirationTimestamp: string | undefined, slackMs: number): boolean {

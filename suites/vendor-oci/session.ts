@@ -11,6 +11,7 @@ import {
   clusterOf,
   execCall,
   execRunEvidence,
+  tokenOf,
   tokenFingerprint,
   uniqueSuffix,
   type CaseContext,
@@ -87,6 +88,15 @@ export function viewOf(c: Call, withUsername: boolean): LoginView {
     status: c.status ?? 'no request',
     ...(withUsername && c.username ? { username: c.username } : {}),
   };
+}
+
+/** Each run's token with the Date its signature covers (a token that does not parse keeps '' as its Date). */
+export function signedTokens(runs: Call['runs']): Array<{ token: string; date: string }> {
+  return runs.map((r) => {
+    const token = tokenOf(r);
+    const t = parseOciToken(token);
+    return { token, date: 'malformed' in t ? '' : t.date };
+  });
 }
 
 /** The plugin's time per exec (Python start-up, loading the SDK, signing): the figure the suite reports. */
