@@ -82,9 +82,16 @@ for (const v of matrix.versions) {
 const pageFile = values.page!;
 const findings = findingsByCheck(await readFile(join(dirname(pageFile), 'findings.md'), 'utf8'));
 const rows = vendorRows(matrix, reports, PLUGINS, findings);
+// The run's own command line (its aggregate report), so the page says what to run again.
+const command = (
+  JSON.parse(await readFile(join(dir, 'report.json'), 'utf8').catch(() => '{}')) as { tool?: { command?: string } }
+).tool?.command?.replace(/ --report-dir \S+/, '');
 const body =
-  `Made by \`node scripts/vendor-matrix.ts <dir>\` from \`credprov qualify\` run ${JSON.stringify(dirname(matrixFile))} ` +
-  `(suites ${matrix.rows.map((r) => r.suite).join(', ')}); each cell is the verdict of that row's checks on that version.\n\n` +
+  `Verdicts of \`${command ?? `credprov qualify (suites ${matrix.rows.map((r) => r.suite).join(', ')})`}\`, one column per Kubernetes version ` +
+  '(kubelet, kube-apiserver and kubectl of that release; the client libraries as pinned). ' +
+  'Regenerate: run that command with `--report-dir DIR`, then `node scripts/vendor-matrix.ts DIR`. ' +
+  'A cell reads pass (with the number of checks passed) or FAIL (with the MUST checks that failed); ' +
+  'a SHOULD check that failed links the finding that names it.\n\n' +
   vendorMatrixMarkdown(matrix.versions, rows);
 const page = await readFile(pageFile, 'utf8');
 const next = replaceMatrix(page, body);

@@ -108,7 +108,7 @@ describe('vendorRows', () => {
     const md = vendorMatrixMarkdown(matrix.versions, rows);
     expect(md).toContain('| plugin | mode | client | 1.36.4 | 1.37.1 |');
     expect(md).toContain(
-      '| oci | api-key v1 user | kubectl | pass 0; SHOULD failed: [OCI-EXEC-INFO-V1](findings.md#24-oci-cli-a-v1-user-gets-v1beta1) | pass 1 |',
+      '| oci | api-key v1 user | kubectl | pass 0; SHOULD failed: [finding 24](findings.md#24-oci-cli-a-v1-user-gets-v1beta1 "OCI-EXEC-INFO-V1") | pass 1 |',
     );
     expect(md).toContain('| oci | api-key | kubectl | pass 1 | **FAIL** (OCI-LOGIN-KUBECTL) |');
   });

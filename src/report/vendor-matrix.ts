@@ -109,8 +109,11 @@ function showCell(c: VendorCell, findingsPage: string): string {
   if (c.status === 'not run') return 'not run';
   const head =
     c.status === 'failed' ? `**FAIL** (${c.failed.join(', ')})` : c.status === 'skipped' ? 'skip' : `pass ${c.passed}`;
+  // A finding by its number (its anchor's), the check id as the link's title; a SHOULD failure no finding names, by id.
   const notes = c.findings.map((f) =>
-    f.finding ? `[${f.check}](${findingsPage}#${f.finding})` : `${f.check} (SHOULD)`,
+    f.finding
+      ? `[finding ${/^\d+/.exec(f.finding)?.[0] ?? f.finding}](${findingsPage}#${f.finding} "${f.check}")`
+      : `${f.check} (no finding)`,
   );
   return notes.length ? `${head}; SHOULD failed: ${notes.join(', ')}` : head;
 }
