@@ -15,6 +15,9 @@ import { vendorKubeloginSuite } from './vendor-kubelogin/index.ts';
 import { downgradeSuite } from './downgrade/index.ts';
 import { execPlugin401Suite } from './exec-plugin-401/index.ts';
 import { vendorGkeSuite } from './vendor-gke/index.ts';
+import { vendorGcpSuite } from './vendor-gcp/index.ts';
+import { vendorAzureKubeloginSuite } from './vendor-azure-kubelogin/index.ts';
+import { vendorOciSuite } from './vendor-oci/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 
@@ -33,6 +36,9 @@ export const SUITES: Record<string, Suite> = {
   downgrade: downgradeSuite,
   'exec-plugin-401': execPlugin401Suite,
   'vendor-gke': vendorGkeSuite,
+  'vendor-gcp': vendorGcpSuite,
+  'vendor-azure-kubelogin': vendorAzureKubeloginSuite,
+  'vendor-oci': vendorOciSuite,
   mirrors: mirrorsSuite,
   'provider-config-directory': providerConfigDirectorySuite,
 };

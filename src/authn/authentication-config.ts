@@ -5,7 +5,7 @@
 // same issuer, CA and audiences give the same path (the environment is
 // reused), anything else a new path (a new API server).
 import { createHash } from 'node:crypto';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { TokenWebhookFiles } from './webhook-files.ts';
@@ -39,5 +39,42 @@ export async function ensureAuthenticationConfig(files: TokenWebhookFiles, audie
   // Older ones name an issuer, CA or audiences no longer served.
   for (const f of await readdir(files.dir))
     if (/^authn-[0-9a-f]+\.yaml$/.test(f) && join(files.dir, f) !== file) await rm(join(files.dir, f), { force: true });
+  return file;
+}
+
+/** A JWT issuer kube-apiserver trusts (another identity provider than credprov's own: a cloud's fake). */
+export interface JwtIssuer {
+  url: string;
+  /** PEM of the CA that signed the issuer's serving certificate. */
+  caPem: string;
+  audiences: string[];
+  /** The claim the username comes from, and its prefix. */
+  username: { claim: string; prefix: string };
+}
+
+/**
+ * An AuthenticationConfiguration trusting `issuers`, written under `dir` with a
+ * hash of its content in its name (same issuers: same path, so an environment
+ * is reused; otherwise a new path, so a new API server). Older ones are removed.
+ */
+export async function ensureJwtAuthenticationConfig(dir: string, issuers: JwtIssuer[]): Promise<string> {
+  const text = stringify({
+    apiVersion: 'apiserver.config.k8s.io/v1',
+    kind: 'AuthenticationConfiguration',
+    jwt: issuers.map((i) => ({
+      issuer: {
+        url: i.url,
+        certificateAuthority: i.caPem,
+        audiences: i.audiences,
+        ...(i.audiences.length > 1 ? { audienceMatchPolicy: 'MatchAny' } : {}),
+      },
+      claimMappings: { username: { claim: i.username.claim, prefix: i.username.prefix } },
+    })),
+  });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `authn-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.yaml`);
+  if ((await readFile(file, 'utf8').catch(() => '')) !== text) await writeFile(file, text, { mode: 0o600 });
+  for (const f of await readdir(dir))
+    if (/^authn-[0-9a-f]+\.yaml$/.test(f) && join(dir, f) !== file) await rm(join(dir, f), { force: true });
   return file;
 }

@@ -187,4 +187,33 @@ describe('token webhook over https', () => {
       }),
     ).rejects.toThrow(/is in use/);
   });
+
+  test('with a reviewer, a TokenReview is its answer (a fake cloud deciding), recorded with the reason it refused', async () => {
+    await hook.stop();
+    hook = await startTokenWebhook({
+      address: files.address,
+      port: files.port,
+      certFile: files.certFile,
+      keyFile: files.keyFile,
+      issueKeyFile: files.issueKeyFile,
+      reviewer: async (token) =>
+        token.startsWith('signed-')
+          ? { ok: true, subject: token.slice(7), username: `ocid:${token.slice(7)}`, groups: [] }
+          : { ok: false, reason: 'NotAuthenticated: the signature does not verify' },
+    });
+    const review = (token: string) =>
+      post('/authenticate', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    expect((await review('signed-u1')).json.status).toEqual({
+      authenticated: true,
+      user: { username: 'ocid:u1', uid: tokenFingerprint('signed-u1'), groups: [] },
+    });
+    expect((await review('forged')).json.status).toEqual({
+      authenticated: false,
+      error: 'NotAuthenticated: the signature does not verify',
+    });
+    expect(hook.reviews().map((r) => [r.verdict, r.username ?? r.reason])).toEqual([
+      ['authenticated', 'ocid:u1'],
+      ['unknown', 'NotAuthenticated: the signature does not verify'],
+    ]);
+  });
 });

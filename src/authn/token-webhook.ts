@@ -29,7 +29,14 @@ export interface Review {
   username?: string;
   /** spec.audiences the API server sent. */
   audiences?: string[];
+  /** Why a reviewer refused the token (its cloud's own words). */
+  reason?: string;
 }
+
+/** A token's review by another authority than the book (a fake cloud's rules): who it is, or why not. */
+export type TokenReviewer = (
+  token: string,
+) => Promise<{ ok: true; subject: string; username: string; groups: string[] } | { ok: false; reason: string }>;
 
 export interface Issue {
   at: string;
@@ -49,6 +56,8 @@ export interface TokenWebhookOptions {
   /** File holding the key POST /issue demands. */
   issueKeyFile: string;
   book?: TokenBook;
+  /** Reviews tokens instead of the book (the book still issues through POST /issue). */
+  reviewer?: TokenReviewer;
   /** Every review is also appended here as a JSON line (evidence that outlives the process). */
   reviewLog?: string;
   log?: Logger;
@@ -101,6 +110,7 @@ export async function startTokenWebhook(o: TokenWebhookOptions): Promise<Started
         return reply(res, 400, { error: 'body is not JSON: expected an authentication.k8s.io/v1 TokenReview' });
       }
       const token = review.spec?.token ?? '';
+      if (o.reviewer) return reply(res, 200, await reviewed(o.reviewer, token, review, record));
       const found = book.lookup(token);
       const at = Date.now();
       const subject = found.token?.subject;
@@ -190,6 +200,29 @@ export async function startTokenWebhook(o: TokenWebhookOptions): Promise<Started
       return stopped;
     },
   };
+}
+
+/** A TokenReview answered by `reviewer`, recorded like the book's. */
+async function reviewed(
+  reviewer: TokenReviewer,
+  token: string,
+  review: { apiVersion?: string; spec?: { audiences?: string[] } },
+  record: (r: Review) => void,
+): Promise<unknown> {
+  const at = Date.now();
+  const v = await reviewer(token);
+  record({
+    at: new Date(at).toISOString(),
+    atMs: at,
+    fingerprint: tokenFingerprint(token),
+    verdict: v.ok ? 'authenticated' : 'unknown',
+    ...(v.ok ? { subject: v.subject, username: v.username } : { reason: v.reason }),
+    ...(review.spec?.audiences ? { audiences: review.spec.audiences } : {}),
+  });
+  const status = v.ok
+    ? { authenticated: true, user: { username: v.username, uid: tokenFingerprint(token), groups: v.groups } }
+    : { authenticated: false, error: v.reason };
+  return { apiVersion: review.apiVersion ?? 'authentication.k8s.io/v1', kind: 'TokenReview', status };
 }
 
 function sameSecret(a: string, b: string): boolean {

@@ -117,6 +117,12 @@ export interface Environment {
   startedAt: string;
 }
 
+/** A name and the loopback address it must resolve to inside the nodes (capability pluginsReachHost). */
+export interface NodeHostname {
+  hostname: string;
+  address: string;
+}
+
 /** A server on this host's loopback. */
 export interface Endpoint {
   address: string;
@@ -218,8 +224,11 @@ export interface EnvironmentProvider {
    * become [host."…"] entries tried first (each trusted with its own CA).
    */
   routeRegistry?(env: Environment, route: RegistryRoute): Promise<RegistryRouteHandle>;
-  /** Capability pluginsReachHost: servers on this host's loopback answer at the same address and port inside every node. */
-  reachFromNodes?(env: Environment, endpoints: Endpoint[]): Promise<RegistryRouteHandle>;
+  /**
+   * Capability pluginsReachHost: servers on this host's loopback answer at the same address and port inside
+   * every node, and `names` resolve to their loopback address there (a plugin whose cloud URL is a fixed name).
+   */
+  reachFromNodes?(env: Environment, endpoints: Endpoint[], names?: NodeHostname[]): Promise<RegistryRouteHandle>;
   /**
    * Resolves when one of the environment's components dies (not when the
    * provider itself restarts it), and never otherwise; rejects once `signal`

@@ -174,17 +174,25 @@ export interface KubectlAttempt {
 /**
  * kubectl as `user` of `kubeconfig`, with -v=6 so its stderr names the statuses,
  * in an environment of PATH and `home` only (no caller's KUBECONFIG, ~/.kube,
- * cloud variables) and kuberc off.
+ * cloud variables) and kuberc off, plus `env` when the case gives the user one.
  */
 export async function kubectlAs(
   env: Pick<Environment, 'kubectl'>,
-  o: { kubeconfig: string; user: string; args: string[]; home: string; timeoutMs: number },
+  o: {
+    kubeconfig: string;
+    user: string;
+    args: string[];
+    home: string;
+    timeoutMs: number;
+    /** More of the user's environment (a cloud's variables the plugin reads, the CA a corporate shell trusts). */
+    env?: Record<string, string>;
+  },
 ): Promise<KubectlAttempt> {
   const r = await execa(env.kubectl, ['--kubeconfig', o.kubeconfig, '--user', o.user, ...o.args, '-v=6'], {
     reject: false,
     timeout: o.timeoutMs,
     extendEnv: false,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.home, KUBERC: 'off' },
+    env: { ...o.env, PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.home, KUBERC: 'off' },
   });
   return {
     exitCode: r.exitCode ?? -1,

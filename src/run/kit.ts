@@ -304,3 +304,19 @@ export { writeUsersKubeconfig } from '../vendor-labs/users-kubeconfig.ts';
 export { kubectlOutcome, userInfoOf } from '../clients/kubectl-output.ts';
 export { usernameFor } from '../authn/token-webhook.ts';
 export type { TokenRequestRecord } from '../authn/oauth-token-endpoint.ts';
+export {
+  AZURE_KUBELOGIN_VERSION,
+  startAzureKubeloginLab,
+  type AzureKubeloginLab,
+  type AzureKubeloginLabOptions,
+} from '../vendor-labs/azure-kubelogin-lab.ts';
+export { defaultClientEnv } from '../clients/common.ts';
+export { execCall, WHOAMI, type ExecCall, type ExecCallOptions, type ExecUnderTest } from './exec-call.ts';
+export { OCI_CLI_VERSION, startOciLab, type OciIdentity, type OciLab, type OciRecord } from '../vendor-labs/oci-lab.ts';
+export {
+  startGcpLab,
+  type GcpLab,
+  type GcpLabOptions,
+  type MetadataRecord,
+  type RegistryLogin,
+} from '../vendor-labs/gcp-lab.ts';

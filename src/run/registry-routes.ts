@@ -8,6 +8,7 @@ import type {
   Endpoint,
   Environment,
   EnvironmentProvider,
+  NodeHostname,
   RegistryMirror,
   RegistryRouteHandle,
 } from '../cluster/provider.ts';
@@ -80,9 +81,15 @@ function mirrorRoute(m: MirrorOf): RegistryMirror {
 
 /**
  * Servers on this host's loopback that plugins call (a fake cloud API, by URL)
- * answer at the same URL inside every node (capability pluginsReachHost).
+ * answer at the same URL inside every node (capability pluginsReachHost);
+ * `names` (a fixed host name → the loopback address its server listens on)
+ * resolve there too.
  */
-export async function reachFromPlugins(target: RouteTarget, urls: string[]): Promise<RegistryRouteHandle> {
+export async function reachFromPlugins(
+  target: RouteTarget,
+  urls: string[],
+  names: NodeHostname[] = [],
+): Promise<RegistryRouteHandle> {
   const { environment: env, provider } = target;
   if (!provider.reachFromNodes)
     throw new CredprovError(`provider ${provider.name} cannot make this host's servers reachable from its nodes`, {
@@ -96,7 +103,7 @@ export async function reachFromPlugins(target: RouteTarget, urls: string[]): Pro
         .map((e) => [`${e.address}:${e.port}`, e]),
     ).values(),
   ];
-  return provider.reachFromNodes(env, endpoints);
+  return provider.reachFromNodes(env, endpoints, names);
 }
 
 /** The token realm's address and port, when it is a URL on this host's loopback. */

@@ -1,7 +1,8 @@
 // Everything the project's tests need built, as one list of named builds
 // (`credprov binaries ensure --for tests`): the default kube binaries and
 // containerd, the older kubelets of the version-skew tests, the unmodified
-// vendor plugins, the client-go probe, the kubelet probe of the differential
+// vendor plugins (issue 31's auth-provider-gcp, Azure kubelogin and oci-cli
+// too), the client-go probe, the kubelet probe of the differential
 // tests, and kubeadm, etcd and the kind CLI for the kind tier. Each is cached on its own (a warm run takes seconds). They
 // run a few at a time; those that compile the same Kubernetes packages wait
 // for the kube build, whose Go build cache they then reuse instead of
@@ -23,6 +24,9 @@ import type { Logger } from '../core/logger.ts';
 import type { Progress } from '../core/progress.ts';
 import { errorMessage } from '../core/errors.ts';
 import { ACR_PLUGIN_VERSION, ACR_RECIPE } from '../plugin/vendors/acr.ts';
+import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../plugin/vendors/auth-provider-gcp.ts';
+import { ensureAzureKubelogin } from '../plugin/vendors/azure-kubelogin.ts';
+import { ensureOciCli } from '../plugin/vendors/oci-cli.ts';
 import { ensureAwsCli } from '../plugin/vendors/aws-cli.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../plugin/vendors/aws-iam-authenticator.ts';
 import { ensureVendorPlugin, type VendorPluginRecipe } from '../plugin/vendors/build.ts';
@@ -121,6 +125,24 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     // for it), then the longest builds.
     ...(newestSkew ? [skew(newestSkew)] : []),
     {
+      // The longest cold build (its go.mod's Go toolchain first, then the Azure SDK): started early.
+      name: 'Azure kubelogin',
+      for: 'the vendor-azure-kubelogin tests',
+      stage: 'late',
+      tests: [LOCAL_LATE],
+      suites: ['vendor-azure-kubelogin'],
+      run: (c) => ensureAzureKubelogin(common(c)),
+    },
+    {
+      // Mostly downloads and unpacking: beside the Go builds.
+      name: 'oci-cli',
+      for: '`oci ce cluster generate-token` in the vendor-oci tests',
+      stage: 'late',
+      tests: ['src/fake-clouds/oci/fake-oci.test.ts', LOCAL_LATE],
+      suites: ['vendor-oci'],
+      run: (c) => ensureOciCli(common(c)),
+    },
+    {
       // The kubelet's credential provider package of the default release: it compiles kube packages, so after KUBE.
       name: 'kubelet probe',
       for: "the differential tests (the kubelet's own response decoding, matching and keyring)",
@@ -178,6 +200,10 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     ]),
     vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', 'vendor-gke', [
       'test/e2e/vendor-gke.e2e.test.ts',
+    ]),
+    vendor(AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION, 'the vendor-gcp tests', 'vendor-gcp', [
+      'src/fake-clouds/google/gce.test.ts',
+      'test/e2e/kind.e2e.test.ts',
     ]),
     {
       name: 'awscli',

@@ -11,6 +11,9 @@ import type { SuitesOnProvider, SuitesOnProviderOptions, TableProvider } from '.
 import { skewProblem } from '../../src/versions/skew.ts';
 import { DEFAULT_KUBE_VERSION, parseKubeVersion } from '../../src/versions/table.ts';
 import { availableProbes } from '../../src/clients/index.ts';
+import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../../src/plugin/vendors/auth-provider-gcp.ts';
+import { AZURE_KUBELOGIN_RECIPE, AZURE_KUBELOGIN_VERSION } from '../../src/plugin/vendors/azure-kubelogin.ts';
+import { ensureOciCli, OCI_CLI_VERSION } from '../../src/plugin/vendors/oci-cli.ts';
 import { AWS_CLI_VERSION, ensureAwsCli } from '../../src/plugin/vendors/aws-cli.ts';
 import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../../src/plugin/vendors/aws-iam-authenticator.ts';
 import { ensureVendorPlugin, type VendorPluginRecipe } from '../../src/plugin/vendors/build.ts';
@@ -35,6 +38,13 @@ import { vendorEcrSuite } from '../../suites/vendor-ecr/index.ts';
 import { EXEC_INFO_V1, GCLOUD_ACCOUNT_SWITCH, GCLOUD_REUSE, GCLOUD_STALE } from '../../suites/vendor-gke/checks.ts';
 import { vendorGkeSuite } from '../../suites/vendor-gke/index.ts';
 import { vendorKubeloginSuite } from '../../suites/vendor-kubelogin/index.ts';
+import { CACHE_WITHIN_TOKEN, OUTAGE } from '../../suites/vendor-gcp/checks.ts';
+import { vendorGcpSuite } from '../../suites/vendor-gcp/index.ts';
+import { CACHE_IGNORES_SECRET, CONVERT_NO_SECRET } from '../../suites/vendor-azure-kubelogin/checks.ts';
+import { vendorAzureKubeloginSuite } from '../../suites/vendor-azure-kubelogin/index.ts';
+import { EXEC_INFO_V1 as OCI_EXEC_INFO_V1 } from '../../suites/vendor-oci/checks.ts';
+import { vendorOciSuite } from '../../suites/vendor-oci/index.ts';
+import { vendorExtras } from './vendor-extras.ts';
 import {
   downgradeExtras,
   espiExtras,
@@ -77,6 +87,12 @@ const apiMinor = parseKubeVersion(DEFAULT_KUBE_VERSION).minor;
 const CLIENTS_BUT_CLIENT_GO = (await availableProbes())
   .filter((p) => p.probe.name !== 'client-go')
   .map((p) => (p.availability.ok ? { ok: true } : { ok: false, reason: `${p.probe.name}: ${p.availability.reason}` }));
+
+/** A SHOULD check that fails on the plugin's own behaviour (a finding in docs/findings.md): it reads failed. */
+const finding =
+  (ids: string[]) =>
+  (c: Check): Expected | undefined =>
+    ids.includes(c.id) ? { reads: /^failed: .*, as predicted .*; but / } : undefined;
 
 /** A vendor plugin's build, in the cache (scripts/test.sh makes it), as a prerequisite. */
 async function built(
@@ -255,6 +271,54 @@ export const SUITE_TABLE: SuiteRow[] = [
     },
     extras: awsIamExtras,
     timeoutMs: 600_000,
+  },
+  {
+    suite: vendorGcpSuite,
+    env: 'gcp',
+    // installPlugins, hostRegistries and pluginsReachHost (metadata.google.internal mapped in each node): kind has them.
+    kind: true,
+    expected: finding([CACHE_WITHIN_TOKEN.id, OUTAGE.id]),
+    extras: vendorExtras('GCP', { findings: [CACHE_WITHIN_TOKEN.id, OUTAGE.id], minSecrets: 3 }),
+    // A cold cache builds auth-provider-gcp first (about 3 minutes).
+    local: { prerequisites: [await built(AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION, 'vendor-gcp')] },
+    timeoutMs: 900_000,
+  },
+  // Issue 31's exec plugins need kube-apiserver's authenticators (apiserverAuthn): local only.
+  {
+    suite: vendorAzureKubeloginSuite,
+    env: 'azkl',
+    kind: false,
+    local: {
+      prerequisites: [
+        await built(AZURE_KUBELOGIN_RECIPE, AZURE_KUBELOGIN_VERSION, 'vendor-azure-kubelogin', 'Azure kubelogin'),
+        ...CLIENTS_BUT_CLIENT_GO,
+      ],
+    },
+    // Findings 27 and 28: the cache answers a wrong secret; convert-kubeconfig writes the secret into args.
+    expected: finding([CACHE_IGNORES_SECRET.id, CONVERT_NO_SECRET.id]),
+    extras: vendorExtras('AZKL', { findings: [CACHE_IGNORES_SECRET.id, CONVERT_NO_SECRET.id], minSecrets: 3 }),
+    // A cold cache builds Azure kubelogin first (about 15 minutes with its Go toolchain).
+    timeoutMs: 900_000,
+  },
+  {
+    suite: vendorOciSuite,
+    env: 'oci',
+    kind: false,
+    // The plugin answers v1beta1 to a v1 user (a finding): that check reads failed.
+    expected: finding([OCI_EXEC_INFO_V1.id]),
+    local: {
+      prerequisites: [
+        (await ensureOciCli({ cachedOnly: true }).catch(() => undefined))
+          ? { ok: true }
+          : {
+              ok: false,
+              reason: `oci-cli ${OCI_CLI_VERSION} is not installed (scripts/test.sh installs it; or credprov run --suite vendor-oci)`,
+            },
+        ...CLIENTS_BUT_CLIENT_GO,
+      ],
+    },
+    extras: vendorExtras('OCI', { findings: [OCI_EXEC_INFO_V1.id], minSecrets: 3 }),
+    timeoutMs: 900_000,
   },
 ];
 

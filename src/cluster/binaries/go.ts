@@ -56,13 +56,17 @@ export function classifyProxyError(text: string): ProxyFailure {
 /**
  * Go run outside any module so queries never touch (or need) a go.mod.
  * `nice`: builds (run) at this niceness, for a build in the background of a
- * run whose suites must keep the CPU when they need it.
+ * run whose suites must keep the CPU when they need it. `env`: added to every
+ * go command's environment (a plugin's own GOTOOLCHAIN, say).
  */
-export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string; nice?: number } = {}): GoTool {
+export function systemGo(
+  opts: { goBinary?: string; log?: Logger; cwd?: string; nice?: number; env?: Record<string, string> } = {},
+): GoTool {
   const go = opts.goBinary ?? 'go';
   const log = opts.log ?? noopLogger;
   const queryCwd = opts.cwd ?? '/';
-  const baseEnv = { GOFLAGS: '-mod=mod', GO111MODULE: 'on' };
+  // opts.env: e.g. GOTOOLCHAIN for a module that needs a newer Go than the machine's.
+  const baseEnv = { GOFLAGS: '-mod=mod', GO111MODULE: 'on', ...opts.env };
 
   async function query(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
     log.debug(`go ${args.join(' ')}`);

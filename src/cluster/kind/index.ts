@@ -22,9 +22,11 @@ import type {
   EnvironmentProvider,
   EnvironmentStatus,
   KubeletChange,
+  NodeHostname,
   RegistryRoute,
   RegistryRouteHandle,
 } from '../provider.ts';
+import { mapNodeHostnames } from './node-hostnames.ts';
 import { availabilityOf, probeKind } from './availability.ts';
 import { kindClusterConfig, kindConfigYaml, kubeletExtraArgs } from './config.ts';
 import { resolveEngine, type Engine } from './engine.ts';
@@ -288,8 +290,22 @@ class KindProvider implements EnvironmentProvider {
     return (await this.routesOf(env)).add(route);
   }
 
-  async reachFromNodes(env: Environment, endpoints: Endpoint[]): Promise<RegistryRouteHandle> {
-    return (await this.routesOf(env)).reach(endpoints);
+  async reachFromNodes(
+    env: Environment,
+    endpoints: Endpoint[],
+    names: NodeHostname[] = [],
+  ): Promise<RegistryRouteHandle> {
+    const reach = await (await this.routesOf(env)).reach(endpoints);
+    const mapped = await mapNodeHostnames(this.run, env.nodes ?? [env.nodeName], names).catch(async (err: unknown) => {
+      await reach.stop();
+      throw err;
+    });
+    return {
+      stop: async () => {
+        await mapped.stop();
+        await reach.stop();
+      },
+    };
   }
 
   private async routesOf(env: Environment): Promise<KindRegistryRoutes> {

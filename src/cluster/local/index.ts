@@ -21,6 +21,7 @@ import {
   type Availability,
   type Capabilities,
   type ComponentDeath,
+  type Endpoint,
   type Environment,
   type EnvironmentProvider,
   type EnvironmentStatus,
@@ -47,6 +48,7 @@ import { freePorts } from './net.ts';
 import { hostIdentity } from './identity.ts';
 import { defaultSandboxImage } from './sandbox-image.ts';
 import { teardown } from './teardown.ts';
+import { mapHostnamesHere, type NodeHostname } from '../node-hostnames.ts';
 import { findLeftovers, type LeftoverKind } from './leftovers.ts';
 import { makePkiStep } from './steps/makePki.ts';
 import { startEtcd } from './steps/startEtcd.ts';
@@ -347,8 +349,13 @@ class LocalProvider implements EnvironmentProvider {
   }
 
   /** The kubelet and its plugins run on this host: its loopback is theirs. */
-  async reachFromNodes(): Promise<RegistryRouteHandle> {
-    return { stop: async () => {} };
+  async reachFromNodes(
+    _env: Environment,
+    _endpoints: Endpoint[],
+    names: NodeHostname[] = [],
+  ): Promise<RegistryRouteHandle> {
+    // The nodes are this host: its loopback is theirs, and so is its hosts file.
+    return mapHostnamesHere(names);
   }
 
   async status(env: Environment): Promise<EnvironmentStatus> {

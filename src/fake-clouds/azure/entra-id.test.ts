@@ -95,15 +95,18 @@ describe('fake Entra ID', () => {
     expect(issued).toEqual(['https://containerregistry.azure.net app1']);
   });
 
-  test('refuses another subject, audience, app or tenant, an expired token and a token signed by another key', async () => {
+  test('refuses another subject, audience, app or tenant, an expired token and a token signed by another key, each with its AADSTS code', async () => {
     const { token, issued } = fake();
-    const refused = async (p: ReturnType<typeof token>) => (await p).status;
-    expect(await refused(token(await mint({ sub: 'system:serviceaccount:default:other' })))).toBe(401);
-    expect(await refused(token(await mint({ aud: 'other' })))).toBe(401);
-    expect(await refused(token(await mint(), { clientId: 'app2' }))).toBe(401);
-    expect(await refused(token(await mint(), { tenant: 't2' }))).toBe(401);
-    expect(await refused(token(await mint({ exp: Math.floor(Date.now() / 1000) - 60 })))).toBe(401);
-    expect(await refused(token(await mint({ key: other.privateKey })))).toBe(401);
+    const refused = async (p: ReturnType<typeof token>) => {
+      const r = await p;
+      return `${r.status} ${(r.body as { error_codes?: number[] }).error_codes?.[0] ?? ''}`;
+    };
+    expect(await refused(token(await mint({ sub: 'system:serviceaccount:default:other' })))).toBe('400 700213');
+    expect(await refused(token(await mint({ aud: 'other' })))).toBe('400 700212');
+    expect(await refused(token(await mint(), { clientId: 'app2' }))).toBe('400 700016');
+    expect(await refused(token(await mint(), { tenant: 't2' }))).toBe('400 90002');
+    expect(await refused(token(await mint({ exp: Math.floor(Date.now() / 1000) - 60 })))).toBe('400 700024');
+    expect(await refused(token(await mint({ key: other.privateKey })))).toBe('401 50027');
     expect(issued).toEqual([]);
   });
 });

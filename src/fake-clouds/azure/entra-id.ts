@@ -1,18 +1,16 @@
 // Entra ID (Azure AD) at https://login.microsoftonline.com, the endpoints MSAL
-// v1.7.2 calls for a client assertion credential (azidentity.NewClientAssertionCredential,
-// as acr-credential-provider builds one from a KEP-4412 service-account token):
+// Go v1.7.2 calls (acr-credential-provider's client assertion; Azure
+// kubelogin's service principal, ROPC and workload identity modes):
 // - GET /common/discovery/instance?api-version=1.1&authorization_endpoint=…: instance
 //   discovery, which MSAL asks a trusted host itself (apps/internal/oauth/ops/authority/
 //   authority.go:580-610 AADInstanceDiscovery); it names the tenant's OpenID configuration;
 // - GET /<tenant>/v2.0/.well-known/openid-configuration; the issuer must name the authority
-//   (ValidateIssuerMatchesAuthority);
-// - POST /<tenant>/oauth2/v2.0/token, grant_type client_credentials with a jwt-bearer
-//   client_assertion: like a workload identity federated credential, the assertion is
-//   verified against the cluster's OIDC discovery and JWKS (issuer, RS256 signature,
-//   expiry) and must carry the credential's subject and audience; the client id and
-//   tenant must be the credential's; the scope must be a resource's /.default.
+//   (ValidateIssuerMatchesAuthority); jwks_uri names the tenant's signing keys, served at
+//   GET /<tenant>/discovery/v2.0/keys when the fake signs its tokens;
+// - GET /common/UserRealm/<username>?api-version=1.0: user realm discovery before a
+//   password grant (authority.go:542-562), a Managed account of the tenant's domain;
+// - POST /<tenant>/oauth2/v2.0/token: the grants in entra-grants.ts.
 import {
-  audiences,
   jsonReply,
   oauthRefusal,
   Refusal,
@@ -22,43 +20,89 @@ import {
   type Endpoint,
   type Note,
   type OidcTrust,
+  type Reply,
 } from '../kit/index.ts';
+import {
+  ASSERTION_TYPE,
+  decideGrant,
+  type Directory,
+  type EntraApp,
+  type EntraUser,
+  type FederatedCredential,
+  type Granted,
+} from './entra-grants.ts';
+import { AAD_HOST, entraIssuer, entraJwksUri, type EntraTokenSigner } from './entra-tokens.ts';
 
-export const AAD_HOST = 'login.microsoftonline.com';
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+export { AAD_HOST } from './entra-tokens.ts';
+export type { EntraApp, EntraUser, FederatedCredential, Granted } from './entra-grants.ts';
 
-/** An app's federated identity credential: which tokens may stand for it. */
-export interface FederatedCredential {
-  tenantId: string;
-  clientId: string;
-  /** system:serviceaccount:<namespace>:<name> */
-  subject: string;
-  audience: string;
-}
-
-/** What a record keeps of a call (never the assertion or the token). */
+/** What a record keeps of a call (never a secret, an assertion or a token). */
 export interface EntraIdSeen {
   tenant?: string;
   clientId?: string;
-  /** The client id the token was issued to. */
+  /** The client id (or user) the token was issued to. */
   identity?: string;
   resource?: string;
+  grantType?: string;
+  clientAuth?: 'secret' | 'assertion' | 'none';
+  /** A password grant's user name. */
+  username?: string;
+  /** A federated assertion's subject and audience. */
   subject?: string;
   audience?: string[];
 }
 
-/** Mints an access token for a resource and an identity (the fake cloud's own, so its other endpoints accept it). */
-export type IssueAccessToken = (resource: string, identity: string) => { token: string; expiresIn: number };
+/** Mints an access token for a grant (the fake cloud's own, so its other endpoints or the API server accept it). */
+export type IssueAccessToken = (
+  resource: string,
+  identity: string,
+  granted?: Granted,
+) => { token: string; expiresIn: number } | Promise<{ token: string; expiresIn: number }>;
+
+export interface FakeAzureAdOptions {
+  /** The tenant the apps and users belong to (federated credentials name their own). */
+  tenantId?: string;
+  apps?: EntraApp[];
+  users?: EntraUser[];
+  /** The APIs tokens may be asked for (client ids); default any. */
+  resources?: string[];
+  /** Signs id_tokens and publishes the JWKS (the tenant's discovery/v2.0/keys). */
+  signer?: EntraTokenSigner;
+}
+
+const aadRefusal = (r: Refusal, req: CloudRequest): Reply => {
+  if (r.code === 'invalid_instance') return jsonReply(r.status, { error: r.code });
+  const code = /^AADSTS(\d+):/.exec(r.message)?.[1];
+  if (!code) return oauthRefusal(r, req);
+  return jsonReply(r.status, {
+    error: r.code,
+    error_description: r.message,
+    error_codes: [Number(code)],
+    timestamp: new Date()
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, 'Z'),
+  });
+};
 
 export class FakeAzureAd {
   private readonly issuer = new TrustedIssuer();
-  private readonly credentials: FederatedCredential[];
+  private readonly dir: Directory;
+  private readonly signer: EntraTokenSigner | undefined;
+  private readonly tenants: Set<string>;
 
-  constructor(credentials: FederatedCredential[]) {
-    this.credentials = credentials;
+  constructor(credentials: FederatedCredential[], o: FakeAzureAdOptions = {}) {
+    this.dir = {
+      credentials,
+      apps: o.apps ?? [],
+      users: o.users ?? [],
+      ...(o.resources ? { resources: o.resources } : {}),
+    };
+    this.tenants = new Set([...credentials.map((c) => c.tenantId), ...(o.tenantId ? [o.tenantId] : [])]);
+    this.signer = o.signer;
   }
 
-  /** The cluster's issuer and keys, once the cluster is up. */
+  /** The cluster's issuer and keys, once the cluster is up: federated assertions are verified against them. */
   trustOidc(oidc: OidcTrust): void {
     this.issuer.set(oidc);
   }
@@ -67,66 +111,100 @@ export class FakeAzureAd {
   endpoint<R extends CloudRecord & EntraIdSeen>(issue: IssueAccessToken, record?: Endpoint<R>['record']): Endpoint<R> {
     return {
       ...(record ? { record } : {}),
-      refuse: (r, req) =>
-        r.code === 'invalid_instance' ? jsonReply(r.status, { error: r.code }) : oauthRefusal(r, req),
+      refuse: aadRefusal,
       answer: (req, note) => this.answer(req, note as Note<EntraIdSeen>, issue),
     };
   }
 
-  private async answer(req: CloudRequest, note: Note<EntraIdSeen>, issue: IssueAccessToken) {
+  private async answer(req: CloudRequest, note: Note<EntraIdSeen>, issue: IssueAccessToken): Promise<Reply> {
     const { url } = req;
     if (req.method === 'GET' && url.pathname === '/common/discovery/instance') return instanceDiscovery(url, note);
-    const m = /^\/([^/]+)\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token)$/.exec(url.pathname);
+    const realm = /^\/common\/UserRealm\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && realm) return this.userRealm(decodeURIComponent(realm[1]!), note);
+    const m =
+      /^\/([^/]+)\/(v2\.0\/\.well-known\/openid-configuration|discovery\/v2\.0\/keys|oauth2\/v2\.0\/token)$/.exec(
+        url.pathname,
+      );
     const tenant = m?.[1];
     if (!m || !tenant) throw new Refusal(404, 'not_found', `no such endpoint ${url.pathname}`);
     note({ tenant });
+    if (!this.tenants.has(tenant))
+      throw new Refusal(
+        400,
+        'invalid_request',
+        `AADSTS90002: Tenant '${tenant}' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.`,
+      );
     const authority = `https://${AAD_HOST}/${tenant}`;
     if (m[2]!.startsWith('v2.0') && req.method === 'GET')
       return jsonReply(200, {
-        issuer: `${authority}/v2.0`,
+        issuer: entraIssuer(tenant),
         authorization_endpoint: `${authority}/oauth2/v2.0/authorize`,
         token_endpoint: `${authority}/oauth2/v2.0/token`,
+        jwks_uri: entraJwksUri(tenant),
+        id_token_signing_alg_values_supported: ['RS256'],
+        response_types_supported: ['code', 'id_token', 'code id_token', 'id_token token'],
+        subject_types_supported: ['pairwise'],
       });
+    if (m[2]!.startsWith('discovery') && req.method === 'GET') {
+      if (!this.signer) throw new Refusal(404, 'not_found', `no keys at ${url.pathname}`);
+      return jsonReply(200, this.signer.jwks);
+    }
     if (req.method !== 'POST') throw new Refusal(404, 'not_found', `${req.method} ${url.pathname}`);
-    const refuse = (why: string) => new Refusal(401, 'invalid_client', why);
     const form = req.form();
     const clientId = form.get('client_id') ?? '';
-    const scope = (form.get('scope') ?? '').split(' ').find((s) => s.endsWith('/.default'));
-    const resource = scope?.slice(0, -'/.default'.length);
-    note({ clientId, ...(clientId ? { identity: clientId } : {}), ...(resource ? { resource } : {}) });
-    if (form.get('grant_type') !== 'client_credentials')
-      throw new Refusal(400, 'invalid_client', 'grant_type must be client_credentials');
-    if (form.get('client_assertion_type') !== ASSERTION_TYPE)
-      throw new Refusal(400, 'invalid_client', `client_assertion_type must be ${ASSERTION_TYPE}`);
-    if (!resource) throw new Refusal(400, 'invalid_client', 'scope must name a resource/.default');
-    const verdict = await this.issuer.verify(form.get('client_assertion') ?? '');
-    if (!verdict.ok)
-      throw refuse(
-        verdict.failure === 'untrusted'
-          ? 'no OIDC issuer is trusted (the cluster is not up)'
-          : verdict.failure === 'expired'
-            ? 'the assertion is expired'
-            : `the assertion does not verify: ${String(verdict.error)}`,
-      );
-    const audience = audiences(verdict.payload);
-    const subject = String(verdict.payload.sub);
-    note({ subject, audience });
-    const cred = this.credentials.find((c) => c.tenantId === tenant && c.clientId === clientId);
-    if (!cred) throw refuse(`no application ${clientId} in tenant ${tenant}`);
-    if (cred.subject !== subject) throw refuse(`no federated credential for subject ${subject}`);
-    if (!audience.includes(cred.audience)) throw refuse(`the assertion's audience is not ${cred.audience}`);
-    const { token, expiresIn } = issue(resource, clientId);
+    const grantType = form.get('grant_type') ?? '';
+    // How the client authenticated, noted before the grant is decided: a refusal's record says it too.
+    const clientAuth =
+      form.get('client_assertion_type') === ASSERTION_TYPE
+        ? 'assertion'
+        : form.get('client_secret') !== null
+          ? 'secret'
+          : 'none';
+    note({ clientId, grantType, clientAuth, ...(form.get('username') ? { username: form.get('username')! } : {}) });
+    const granted = await decideGrant(req, tenant, this.dir, this.issuer);
+    note({
+      identity: granted.username ?? granted.clientId,
+      resource: granted.resource,
+      clientAuth: granted.clientAuth,
+      ...(granted.subject ? { subject: granted.subject, audience: granted.audience } : {}),
+    });
+    const { token, expiresIn } = await issue(granted.resource, granted.clientId, granted);
     return jsonReply(200, {
       token_type: 'Bearer',
+      scope: `${granted.resource}/.default`,
       expires_in: expiresIn,
       ext_expires_in: expiresIn,
       access_token: token,
+      ...(granted.grant === 'password' ? await this.userTokens(tenant, granted) : {}),
+    });
+  }
+
+  /** What a user sign-in adds: an id_token, client_info (MSAL's home account) and a refresh token. */
+  private async userTokens(tenant: string, g: Granted): Promise<Record<string, string>> {
+    const clientInfo = Buffer.from(JSON.stringify({ uid: g.objectId, utid: tenant })).toString('base64url');
+    const subject = { tenant, audience: g.clientId, objectId: g.objectId, clientId: g.clientId, username: g.username! };
+    return {
+      client_info: clientInfo,
+      ...(this.signer ? { id_token: await this.signer.idToken(subject, 3600) } : {}),
+    };
+  }
+
+  private userRealm(username: string, note: Note<EntraIdSeen>): Reply {
+    note({ username });
+    const user = this.dir.users.find((u) => u.username.toLowerCase() === username.toLowerCase());
+    const domain = username.split('@')[1] ?? '';
+    return jsonReply(200, {
+      ver: '1.0',
+      account_type: user ? 'Managed' : 'Unknown',
+      domain_name: domain,
+      cloud_instance_name: 'microsoftonline.com',
+      cloud_audience_urn: 'urn:federation:MicrosoftOnline',
     });
   }
 }
 
 /** Instance discovery for the tenant the authorization endpoint names. */
-function instanceDiscovery(url: URL, note: Note<EntraIdSeen>) {
+function instanceDiscovery(url: URL, note: Note<EntraIdSeen>): Reply {
   const endpoint = url.searchParams.get('authorization_endpoint') ?? '';
   const authorize = URL.canParse(endpoint) ? new URL(endpoint) : undefined;
   const tenant =

@@ -12,7 +12,23 @@ import { managedIdentityEndpoint, IDENTITY_PATH } from './managed-identity.ts';
 import { publicPath, type FakeAzureRequest, type IssuedAccess } from './records.ts';
 
 export { ACR_AUDIENCE } from './acr-login-server.ts';
-export { AAD_HOST, FakeAzureAd, type EntraIdSeen, type FederatedCredential } from './entra-id.ts';
+export {
+  AAD_HOST,
+  FakeAzureAd,
+  type EntraApp,
+  type EntraIdSeen,
+  type EntraUser,
+  type FederatedCredential,
+  type Granted,
+} from './entra-id.ts';
+export {
+  entraIssuer,
+  FakeEntraId,
+  type FakeEntraOptions,
+  type ManagedIdentity,
+  type MintedToken,
+  type StartedEntra,
+} from './entra.ts';
 export type { FakeAzureRequest } from './records.ts';
 export { serveFakeLoginServer, type FakeLoginServer } from './login-server.ts';
 

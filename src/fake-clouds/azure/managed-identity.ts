@@ -17,11 +17,13 @@ export function managedIdentityEndpoint(o: {
   identities: string[];
   tokens: IssuedTokens<IssuedAccess>;
   now: () => number;
+  /** Mints the token instead of an opaque one from `tokens` (a JWT an API server verifies). */
+  mint?: (resource: string, identity: string) => Promise<{ token: string; expiresAt: number }>;
 }): Endpoint<FakeAzureRequest> {
   return {
     record: (req) => ({ endpoint: 'identity', path: publicPath(req.url) }),
     refuse: (r) => jsonReply(r.status, { statusCode: r.status, message: r.message }),
-    answer(req, note) {
+    async answer(req, note) {
       const resource = req.url.searchParams.get('resource') ?? '';
       const clientId = req.url.searchParams.get('client_id');
       note({ resource });
@@ -35,9 +37,12 @@ export function managedIdentityEndpoint(o: {
       if (clientId !== null && !o.identities.includes(clientId))
         throw new Refusal(400, 'BadRequest', `identity ${clientId} is not assigned to this resource`);
       const identity = clientId ?? 'system-assigned';
-      const token = o.tokens.issue({ resource, identity });
+      const minted = o.mint
+        ? await o.mint(resource, identity)
+        : { token: o.tokens.issue({ resource, identity }), expiresAt: o.now() + LIFETIME_S * 1000 };
+      const token = minted.token;
       note({ identity });
-      const expiresOn = Math.floor(o.now() / 1000) + LIFETIME_S;
+      const expiresOn = Math.floor(minted.expiresAt / 1000);
       return jsonReply(200, {
         access_token: token,
         expires_on: String(expiresOn),

@@ -12,6 +12,9 @@ export interface FakeAzureRequest {
   service?: string;
   tenant?: string;
   grantType?: string;
+  /** aad: how the client authenticated (a secret, an assertion, none: a public client), and a password grant's user. */
+  clientAuth?: 'secret' | 'assertion' | 'none';
+  username?: string;
   /** Which identity the token was issued to (managed identity client id, 'system-assigned', or an app's client id). */
   identity?: string;
   /** aad: the client assertion's subject and audience, and the client id it was sent for. */

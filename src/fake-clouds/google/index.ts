@@ -163,3 +163,15 @@ export async function startFakeGoogleOAuth(o: FakeGoogleOAuthOptions): Promise<F
 function withCharset(r: Reply): Reply {
   return { ...r, headers: { ...r.headers, 'content-type': 'application/json; charset=utf-8' } };
 }
+
+export {
+  FakeGce,
+  GOOGLE_REGISTRY_USERNAMES,
+  METADATA_PREFIX,
+  type FakeGceEndpoints,
+  type FakeGceOptions,
+  type LoginVerdict,
+  type MetadataGrant,
+  type MetadataRecord,
+  type RegistryLogin,
+} from './gce.ts';

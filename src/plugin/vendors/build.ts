@@ -42,6 +42,12 @@ export interface VendorPluginRecipe {
   versionArgs?: string[];
   /** What the built binary prints for `version` when that is not the module version itself (a pseudo-version's stamp). */
   reportedVersion?(version: string): string;
+  /**
+   * Completes the copied module source before the build, for a module whose zip lacks what its go.mod names
+   * (auth-provider-gcp: the `./providers` replace target is a nested module, left out of the zip).
+   * Returns what it added, for the manifest's origin.
+   */
+  prepare?(work: string, go: GoTool): Promise<string>;
 }
 
 export interface VendorPluginOptions {
@@ -132,6 +138,9 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
         const work = join(staging, '.src');
         await cp(source.dir!, work, { recursive: true });
         await makeWritable(work);
+        const added = recipe.prepare
+          ? await step(progress, `completing ${recipe.module}@${version}`, () => recipe.prepare!(work, go))
+          : undefined;
         const ldflags = recipe.ldflags(version);
         progress.note(
           `building ${recipe.binary} ${version} from the Go module proxy (first time only: a minute with warm Go caches, ten with cold ones)`,
@@ -174,7 +183,7 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
         return {
           version,
           source: 'build',
-          origin: `${recipe.module}@${version}${source.sum ? ` ${source.sum}` : ''} (${recipe.packageDir})`,
+          origin: `${recipe.module}@${version}${source.sum ? ` ${source.sum}` : ''} (${recipe.packageDir})${added ? `; ${added}` : ''}`,
           binaries: await describeBinaries(staging, [recipe.binary]),
           createdAt: new Date().toISOString(),
           durationMs: Date.now() - t0,

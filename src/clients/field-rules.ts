@@ -1,0 +1,43 @@
+// Draft decoding and behaviour rows for the three field clients, in a shape
+// easy to move into the verdicts table (decoding.ts keys rows by AnswerTrait
+// with one ClientOutcome per client; these are the same outcomes, one client
+// per file). Each row cites the client source it comes from;
+// field-probes.test.ts runs the rows that have a fake-plugin scenario through
+// the real client and checks the verdict.
+import type { AnswerTrait, ClientOutcome } from './decoding-model.ts';
+import type { FieldClientName } from './field-client.ts';
+
+/** Traits the shared table does not name yet, met first in these clients. */
+export type FieldTrait = AnswerTrait | 'stderr-output' | 'reads-stdin' | 'exec-info-default-under-v1';
+
+export interface FieldRow extends ClientOutcome {
+  /** The client source that explains the outcome (file and line, at the pinned version). */
+  why: string;
+  /** The fake-plugin scenario that shows it (fixtures/fake-exec-plugin), when one does. */
+  scenario?: Record<string, unknown>;
+  /** The kubeconfig's exec apiVersion for the scenario (default v1beta1, what AKS, GKE and OKE write). */
+  execApiVersion?: string;
+}
+
+export interface FieldBehaviour {
+  /** What the client does after a 401 with the plugin's credential. */
+  reExecOn401: string;
+  /** When it runs the plugin again without a 401. */
+  cache: string;
+  /** Whether and how it sets KUBERNETES_EXEC_INFO. */
+  execInfo: string;
+  /** What interactiveMode does, and the plugin's stdin. */
+  interactive: string;
+  /** Plugin runs before the first request is answered, in a fresh process. */
+  runsAtStart: string;
+  why: string;
+}
+
+export interface FieldClientRules {
+  client: FieldClientName;
+  version: string;
+  /** Where the source was read. */
+  source: string;
+  decoding: Partial<Record<FieldTrait, FieldRow>>;
+  behaviour: FieldBehaviour;
+}

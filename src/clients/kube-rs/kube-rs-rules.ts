@@ -1,0 +1,103 @@
+// Draft rows: how kube-rs (kube 5.0.0, kube-client 5.0.0 from crates.io) runs
+// an exec plugin and what it makes of the answer. Read from the crate source
+// cargo fetched (kube-client-5.0.0/src/client/auth/mod.rs, config_ext.rs,
+// builder.rs).
+import type { FieldClientRules } from '../field-rules.ts';
+
+const AUTH = 'kube-client-5.0.0/src/client/auth/mod.rs';
+const EXT = 'kube-client-5.0.0/src/client/config_ext.rs';
+
+export const KUBE_RS_RULES: FieldClientRules = {
+  client: 'kube-rs',
+  version: '5.0.0',
+  source: 'crates.io kube-client 5.0.0',
+  decoding: {
+    'no-answer': {
+      verdict: 'refuses',
+      says: 'no answer within',
+      note: 'Command::output() with no timeout; at client build it blocks the caller, on refresh a blocking-pool thread',
+      why: `${AUTH}:631 cmd.output()`,
+      scenario: { delayMs: 60_000 },
+    },
+    'exit-nonzero': {
+      verdict: 'refuses',
+      says: 'failed with status',
+      note: "the error quotes the whole command: KUBERNETES_EXEC_INFO, every arg (a --client-secret that kubelogin convert-kubeconfig wrote there) and the plugin's stdout and stderr",
+      why: `${AUTH}:632-637 AuthExecRun { cmd: format!("{cmd:?}"), out }`,
+      scenario: { exitCode: 3 },
+    },
+    'not-json': {
+      verdict: 'refuses',
+      says: 'failed to parse auth exec output',
+      why: `${AUTH}:644-646 serde_saphyr::from_slice`,
+      scenario: { stdoutBefore: 'hello\n' },
+    },
+    yaml: {
+      verdict: 'accepts',
+      note: 'YAML on purpose (client-go decodes YAML too)',
+      why: `${AUTH}:641-646`,
+      scenario: { yaml: true },
+    },
+    'apiVersion-missing': {
+      verdict: 'accepts',
+      note: 'apiVersion and kind are never checked',
+      why: `${AUTH}:340-372`,
+      scenario: { omitApiVersion: true },
+    },
+    'apiVersion-other': {
+      verdict: 'accepts',
+      note: 'apiVersion is never checked',
+      why: `${AUTH}:340-372`,
+      scenario: { apiVersion: 'client.authentication.k8s.io/v1' },
+    },
+    'kind-missing': { verdict: 'accepts', why: `${AUTH}:340-372`, scenario: { omitKind: true } },
+    'status-missing': {
+      verdict: 'refuses',
+      says: 'exec-plugin response did not contain a status',
+      why: `${AUTH}:345 ok_or(Error::ExecPluginFailed)`,
+      scenario: { omitStatus: true },
+    },
+    'no-credential': {
+      verdict: 'sends-no-credential',
+      note: 'silently: neither token nor certificate is Auth::None, no auth layer at all',
+      why: `${AUTH}:362-370 (_ => Ok(Self::None)); ${EXT}:353-354`,
+      scenario: { omitCredential: true },
+    },
+    'timestamp-not-rfc3339': {
+      verdict: 'refuses',
+      says: 'malformed token expiration date',
+      why: `${AUTH}:346-350 MalformedTokenExpirationDate`,
+      scenario: { expirationTimestamp: 'tomorrow' },
+    },
+    expired: {
+      verdict: 'accepts',
+      note: 'each request sees now + 60 s >= expiry and runs the plugin again first; it then sends whatever it got, expired or not',
+      why: `${AUTH}:207-236 to_header`,
+      scenario: { expiresInSeconds: -60 },
+    },
+    'token-and-cert': {
+      verdict: 'accepts',
+      note: 'the certificate wins: with both certificate and key present the token is dropped',
+      why: `${AUTH}:350-360`,
+      scenario: { credential: 'both' },
+    },
+    'stderr-output': {
+      verdict: 'accepts',
+      note: 'stderr is captured (non-interactive) or passed through (interactive), never parsed',
+      why: `${AUTH}:584-590`,
+      scenario: { stderr: 'a log line a plugin prints' },
+    },
+  },
+  behaviour: {
+    reExecOn401: 'no: nothing in the client looks at a 401; the request fails and the cached token stays',
+    cache:
+      "a token with an expiry is kept until 60 s before it (RefreshableToken::Exec; the refresh runs the plugin on the blocking pool); a token without expirationTimestamp is a static Bearer for the client's life; a certificate is built into TLS once (Client::valid_until tells the program to build a new client)",
+    execInfo:
+      'set: {"apiVersion": exec.apiVersion, "kind": "ExecCredential", "spec": {"interactive": …, "cluster": … with provideClusterInfo}}; exec.drop_env (a kube-rs extension) removes variables',
+    interactive:
+      "interactive = interactiveMode != Never: IfAvailable (the v1beta1 default) and Always give the plugin the caller's stdin and stderr and spec.interactive: true even when stdin is not a terminal; Never gives a closed pipe",
+    runsAtStart:
+      "three times while Client::try_from builds the client: rustls_client_config (exec_identity_pem), auth_layer and the builder's exec_identity_pem each call Auth::try_from, which runs the plugin",
+    why: `${AUTH}:207-236, 340-372, 565-640; ${EXT}:352-365, 416, 549-560; builder.rs:411`,
+  },
+};

@@ -1,0 +1,123 @@
+// The compatibility matrix is made from a qualify run, never typed: each row
+// gathers its checks per version, a MUST failure fails the cell, a SHOULD
+// failure links to the finding quoting its id, and the page keeps everything
+// outside the markers.
+import { describe, expect, test } from '@jest/globals';
+import type { CheckResult, RunReport } from './model.ts';
+import {
+  findingsByCheck,
+  MATRIX_BEGIN,
+  MATRIX_END,
+  replaceMatrix,
+  vendorMatrixMarkdown,
+  vendorRows,
+  type VendorRowsOf,
+} from './vendor-matrix.ts';
+
+const check = (suite: string, id: string, status: CheckResult['status'], level: 'MUST' | 'SHOULD' = 'MUST') =>
+  ({
+    suite,
+    id,
+    status,
+    level,
+    title: id,
+    source: '',
+    message: '',
+    evidence: [],
+    startedAt: '',
+    durationMs: 0,
+  }) as CheckResult;
+const report = (checks: CheckResult[]) => ({ checks }) as unknown as RunReport;
+
+const FINDINGS = `# Findings
+
+## 24. oci-cli: a v1 user gets v1beta1
+
+**Reproduce.** \`scripts/credprov run --suite vendor-oci\`; check \`OCI-EXEC-INFO-V1\`.
+
+## Settled facts
+
+\`NOT-A-FINDING\`
+`;
+
+describe('findingsByCheck', () => {
+  test('maps a quoted check id to the heading that quotes it, and nothing outside numbered findings', () => {
+    const m = findingsByCheck(FINDINGS);
+    expect(m.get('OCI-EXEC-INFO-V1')).toBe('24-oci-cli-a-v1-user-gets-v1beta1');
+    expect(m.has('NOT-A-FINDING')).toBe(false);
+  });
+});
+
+describe('vendorRows', () => {
+  const matrix = {
+    versions: ['1.36.4', '1.37.1'],
+    rows: [{ suite: 'vendor-oci', cells: {} }],
+  };
+  const reports = new Map([
+    [
+      '1.36.4',
+      report([
+        check('vendor-oci', 'OCI-LOGIN-KUBECTL', 'passed'),
+        check('vendor-oci', 'OCI-EXEC-INFO-V1', 'failed', 'SHOULD'),
+        check('vendor-oci', 'OCI-EXTRA', 'skipped'),
+      ]),
+    ],
+    [
+      '1.37.1',
+      report([
+        check('vendor-oci', 'OCI-LOGIN-KUBECTL', 'failed'),
+        check('vendor-oci', 'OCI-EXEC-INFO-V1', 'passed', 'SHOULD'),
+        check('other', 'OCI-LOGIN-KUBECTL', 'passed'),
+      ]),
+    ],
+  ]);
+  const plugins: VendorRowsOf[] = [
+    {
+      suite: 'vendor-oci',
+      plugin: 'oci',
+      rows: {
+        'OCI-LOGIN-KUBECTL': { mode: 'api-key', client: 'kubectl' },
+        'OCI-EXEC-INFO-V1': { mode: 'api-key v1 user', client: 'kubectl' },
+      },
+      defaultClient: 'kubectl',
+    },
+    { suite: 'vendor-gcp', plugin: 'not in this run', rows: {}, defaultClient: 'kubelet' },
+  ];
+  const rows = vendorRows(matrix, reports, plugins, findingsByCheck(FINDINGS));
+
+  test("one row per mode × client the suite's map names, plus the suite's row for checks it does not", () => {
+    expect(rows.map((r) => `${r.plugin}/${r.mode}/${r.client}`)).toEqual([
+      'oci/api-key/kubectl',
+      'oci/api-key v1 user/kubectl',
+      'oci/(suite)/kubectl',
+    ]);
+  });
+
+  test('cells: a MUST failure fails, a SHOULD failure passes with its finding, a version without the check is not run', () => {
+    expect(rows[0]!.cells['1.37.1']).toMatchObject({ status: 'failed', failed: ['OCI-LOGIN-KUBECTL'] });
+    expect(rows[0]!.cells['1.36.4']).toMatchObject({ status: 'passed', passed: 1 });
+    expect(rows[1]!.cells['1.36.4']).toMatchObject({
+      status: 'passed',
+      findings: [{ check: 'OCI-EXEC-INFO-V1', finding: '24-oci-cli-a-v1-user-gets-v1beta1' }],
+    });
+    expect(rows[2]!.cells['1.36.4']).toMatchObject({ status: 'skipped', skipped: 1 });
+    expect(rows[2]!.cells['1.37.1']!.status).toBe('not run');
+  });
+
+  test('the markdown quotes each verdict and links the finding', () => {
+    const md = vendorMatrixMarkdown(matrix.versions, rows);
+    expect(md).toContain('| plugin | mode | client | 1.36.4 | 1.37.1 |');
+    expect(md).toContain(
+      '| oci | api-key v1 user | kubectl | pass 0; SHOULD failed: [finding 24](findings.md#24-oci-cli-a-v1-user-gets-v1beta1 "OCI-EXEC-INFO-V1") | pass 1 |',
+    );
+    expect(md).toContain('| oci | api-key | kubectl | pass 1 | **FAIL** (OCI-LOGIN-KUBECTL) |');
+  });
+});
+
+describe('replaceMatrix', () => {
+  test('inserts the block after the title once, then replaces only what is between the markers', () => {
+    const first = replaceMatrix('# Title\n\nIntro.\n', 'A\n');
+    expect(first).toBe(`# Title\n\n${MATRIX_BEGIN}\nA\n${MATRIX_END}\n\nIntro.\n`);
+    expect(replaceMatrix(first, 'B\n')).toBe(`# Title\n\n${MATRIX_BEGIN}\nB\n${MATRIX_END}\n\nIntro.\n`);
+  });
+});

@@ -1,0 +1,145 @@
+// docs/vendors.md's compatibility matrix: plugin × mode × client → a verdict
+// per Kubernetes version, read from a `credprov qualify` run (its matrix.json
+// and the per-version report each cell names). A row gathers the checks of one
+// plugin's mode through one client (a kubelet plugin's client is the kubelet);
+// its cell is the verdict of those checks on that version, and a SHOULD check
+// that failed links to the finding that quotes its id (docs/findings.md).
+// Pure: the caller reads the files and says which check is which row.
+import type { CheckResult, RunReport, Status } from './model.ts';
+import type { Matrix } from './matrix.ts';
+
+export interface VendorRowsOf {
+  suite: string;
+  plugin: string;
+  /** A check id → its mode and client; a check not named is the suite's own row ('(suite)', 'kubelet' or 'kubectl'). */
+  rows: Record<string, { mode: string; client: string }>;
+  /** The client of the checks the map does not name. */
+  defaultClient: string;
+}
+
+export interface VendorCell {
+  status: Status | 'not run';
+  passed: number;
+  failed: string[];
+  skipped: number;
+  /** SHOULD checks that failed on the subject's account, with the finding that names each (if any). */
+  findings: Array<{ check: string; finding?: string }>;
+}
+
+export interface VendorRow {
+  plugin: string;
+  mode: string;
+  client: string;
+  cells: Record<string, VendorCell>;
+}
+
+/** One finding per heading of docs/findings.md: its anchor and the check ids it quotes (`ID`). */
+export function findingsByCheck(findingsMd: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let anchor: string | undefined;
+  for (const line of findingsMd.split('\n')) {
+    const h = /^## (\d+\. .+)$/.exec(line);
+    if (h) {
+      anchor = h[1]!
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(/ /g, '-');
+      continue;
+    }
+    if (/^## /.test(line)) anchor = undefined;
+    if (anchor)
+      for (const m of line.matchAll(/`([A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+)`/g)) if (!out.has(m[1]!)) out.set(m[1]!, anchor);
+  }
+  return out;
+}
+
+function cellOf(checks: CheckResult[], findings: Map<string, string>): VendorCell {
+  if (checks.length === 0) return { status: 'not run', passed: 0, failed: [], skipped: 0, findings: [] };
+  const blocking = checks.filter((c) => c.status === 'failed' && (c.level === 'MUST' || c.cause === 'harness'));
+  const warned = checks.filter((c) => c.status === 'failed' && !blocking.includes(c));
+  const passed = checks.filter((c) => c.status === 'passed').length;
+  return {
+    status: blocking.length ? 'failed' : passed || warned.length ? 'passed' : 'skipped',
+    passed,
+    failed: blocking.map((c) => c.id),
+    skipped: checks.filter((c) => c.status === 'skipped').length,
+    findings: warned.map((c) => ({ check: c.id, ...(findings.has(c.id) ? { finding: findings.get(c.id)! } : {}) })),
+  };
+}
+
+/** The rows, in the order of `plugins` and of each one's map, from the qualify run's per-version reports. */
+export function vendorRows(
+  matrix: Matrix,
+  reports: ReadonlyMap<string, RunReport>,
+  plugins: VendorRowsOf[],
+  findings: Map<string, string>,
+): VendorRow[] {
+  const rows: VendorRow[] = [];
+  for (const p of plugins) {
+    if (!matrix.rows.some((r) => r.suite === p.suite)) continue;
+    const keys: Array<{ mode: string; client: string }> = [];
+    const keyOf = (id: string) => p.rows[id] ?? { mode: '(suite)', client: p.defaultClient };
+    for (const id of Object.keys(p.rows)) {
+      const k = keyOf(id);
+      if (!keys.some((x) => x.mode === k.mode && x.client === k.client)) keys.push(k);
+    }
+    const seen = matrix.versions.flatMap((v) => (reports.get(v)?.checks ?? []).filter((c) => c.suite === p.suite));
+    if (seen.some((c) => !p.rows[c.id]) && !keys.some((k) => k.mode === '(suite)'))
+      keys.push({ mode: '(suite)', client: p.defaultClient });
+    for (const k of keys)
+      rows.push({
+        plugin: p.plugin,
+        mode: k.mode,
+        client: k.client,
+        cells: Object.fromEntries(
+          matrix.versions.map((v) => {
+            const checks = (reports.get(v)?.checks ?? []).filter((c) => {
+              const ck = keyOf(c.id);
+              return c.suite === p.suite && ck.mode === k.mode && ck.client === k.client;
+            });
+            return [v, cellOf(checks, findings)];
+          }),
+        ),
+      });
+  }
+  return rows;
+}
+
+function showCell(c: VendorCell, findingsPage: string): string {
+  if (c.status === 'not run') return 'not run';
+  const head =
+    c.status === 'failed' ? `**FAIL** (${c.failed.join(', ')})` : c.status === 'skipped' ? 'skip' : `pass ${c.passed}`;
+  // A finding by its number (its anchor's), the check id as the link's title; a SHOULD failure no finding names, by id.
+  const notes = c.findings.map((f) =>
+    f.finding
+      ? `[finding ${/^\d+/.exec(f.finding)?.[0] ?? f.finding}](${findingsPage}#${f.finding} "${f.check}")`
+      : `${f.check} (no finding)`,
+  );
+  return notes.length ? `${head}; SHOULD failed: ${notes.join(', ')}` : head;
+}
+
+/** The table, one column per version ("1.37.1"). */
+export function vendorMatrixMarkdown(versions: string[], rows: VendorRow[], findingsPage = 'findings.md'): string {
+  const lines = [
+    `| plugin | mode | client | ${versions.join(' | ')} |`,
+    `|---|---|---|${versions.map(() => '---').join('|')}|`,
+    ...rows.map(
+      (r) =>
+        `| ${r.plugin} | ${r.mode} | ${r.client} | ${versions.map((v) => showCell(r.cells[v]!, findingsPage)).join(' | ')} |`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export const MATRIX_BEGIN = '<!-- vendor-matrix:begin (scripts/vendor-matrix.ts writes this; do not edit) -->';
+export const MATRIX_END = '<!-- vendor-matrix:end -->';
+
+/** `page` with the text between the markers replaced (the markers inserted after the title when absent). */
+export function replaceMatrix(page: string, body: string): string {
+  const block = `${MATRIX_BEGIN}\n${body}${MATRIX_END}`;
+  const a = page.indexOf(MATRIX_BEGIN);
+  const b = page.indexOf(MATRIX_END);
+  if (a >= 0 && b > a) return page.slice(0, a) + block + page.slice(b + MATRIX_END.length);
+  const nl = page.indexOf('\n\n');
+  return nl < 0 ? `${page}\n\n${block}\n` : `${page.slice(0, nl)}\n\n${block}${page.slice(nl)}`;
+}
