@@ -100,6 +100,13 @@ export {
   type ProbeResponse,
 } from './client-session.ts';
 export { probeKubeconfig } from '../clients/kubeconfig.ts';
+export {
+  ensureKubectl,
+  kubectlWithKuberc,
+  serviceAccountToken,
+  type KubectlBuildContext,
+  type KubercRun,
+} from './kubectl-kuberc.ts';
 export type { ClientProbe } from '../clients/probe.ts';
 export { bearerRequest, selfSubjectReview, type BearerAnswer } from './bearer.ts';
 export {
