@@ -25,6 +25,8 @@ import { ensureSecretPulledImagesSuite } from '../../suites/ensure-secret-pulled
 import { matchingSuite } from '../../suites/matching/index.ts';
 import { mirrorsSuite } from '../../suites/mirrors/index.ts';
 import { providerConfigDirectorySuite } from '../../suites/provider-config-directory/index.ts';
+import { DEFAULT_PATH_FAILS_OPEN } from '../../suites/kuberc-policy/checks.ts';
+import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
@@ -259,6 +261,19 @@ export const SUITE_TABLE: SuiteRow[] = [
       ],
     },
     extras: awsIamExtras,
+    timeoutMs: 600_000,
+  },
+  {
+    suite: kubercPolicySuite,
+    env: 'kuberc',
+    // kubectl and the API server only: the provider makes no difference, so one leg (local) is enough.
+    kind: false,
+    // kubectl 1.36 and 1.37 drop an Allowlist at ~/.kube/kuberc that does not decode (finding 17): a SHOULD failure.
+    expected: (c) =>
+      c.id === DEFAULT_PATH_FAILS_OPEN.id
+        ? { reads: /^failed: .*as predicted.*kubectl dropped the Allowlist and ran the plugin.*finding 17/s }
+        : undefined,
+    // The older minors' kubectl comes from the cache (built with their kubelets); a cold cache builds it first.
     timeoutMs: 600_000,
   },
 ];
