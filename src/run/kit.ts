@@ -100,6 +100,7 @@ export {
   type ProbeResponse,
 } from './client-session.ts';
 export { probeKubeconfig } from '../clients/kubeconfig.ts';
+export { defaultClientEnv } from '../clients/common.ts';
 export {
   ensureKubectl,
   kubectlWithKuberc,

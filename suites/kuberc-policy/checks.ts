@@ -55,4 +55,21 @@ export const LAUNCHER_FORM: Check = {
     'client-go exec.go: the policy checks exec.command; kubelogin setup docs (command: kubectl, args: [oidc-login, get-token]); credprov finding 18',
 };
 
-export const KUBERC_CHECKS = [ALLOW_DENY, ENTRY_FIELD, DEFAULT_PATH_FAILS_OPEN, VALIDATION, LOOKPATH, LAUNCHER_FORM];
+export const OTHER_CLIENTS: Check = {
+  id: 'KRC-OTHER-CLIENTS',
+  title:
+    'Only kubectl applies the kuberc policy: client-go programs that set no PluginPolicy, client-node and the Python client run the plugin under a DenyAll kuberc',
+  level: 'MUST',
+  source:
+    'client-go exec.go: ExecProvider.PluginPolicy is set by the program (json:"-", no kubeconfig field); KEP-3104 scopes kuberc to kubectl',
+};
+
+export const KUBERC_CHECKS = [
+  ALLOW_DENY,
+  ENTRY_FIELD,
+  DEFAULT_PATH_FAILS_OPEN,
+  VALIDATION,
+  LOOKPATH,
+  LAUNCHER_FORM,
+  OTHER_CLIENTS,
+];

@@ -2,8 +2,16 @@
 // kuberc), on the real kubectl of each minor that has it, against the
 // environment's real API server. No kubelet is involved: the suite needs no
 // capability, and runs on whatever environment the run brings up.
-import { ensureKubectl, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
+import {
+  clientProbes,
+  ensureKubectl,
+  runCases,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 import { kubercCases, type Kubectl } from './cases.ts';
+import { otherClientsCase } from './clients.ts';
 import { KUBERC_CHECKS } from './checks.ts';
 import { KUBECTL_VERSIONS } from './plan.ts';
 
@@ -21,7 +29,9 @@ export const kubercPolicySuite: Suite = {
     return {
       spec: {},
       async run(run) {
-        return runCases(run, kubercCases(kubectls), { concurrency: 2 });
+        // The client-go probe is built against the cluster's client-go first (once, cached).
+        const probes = clientProbes(run);
+        return runCases(run, [...kubercCases(kubectls), otherClientsCase(() => probes)], { concurrency: 2 });
       },
     };
   },

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { ALLOW_DENY, DEFAULT_PATH_FAILS_OPEN, ENTRY_FIELD, LAUNCHER_FORM, LOOKPATH, VALIDATION } from './checks.ts';
 import { KUBECTL_VERSIONS, RUNS, type CaseDirs } from './plan.ts';
-import { predictRun } from './predict.ts';
+import { predictOtherClient, predictRun } from './predict.ts';
 
 const dirs: CaseDirs = { bin: '/c/bin', shadowBin: '/c/shadow', systemPath: ['/usr/bin', '/bin'] };
 const o = { kubercPath: '/c/kuberc.yaml', user: 'system:serviceaccount:krc:plugin-user' };
@@ -73,5 +73,11 @@ describe('kuberc-policy predictions', () => {
       says: 'plugin path "/c/bin/kubectl" is not permitted by the credential plugin allowlist',
     });
     expect(outcome('1.36.5', LAUNCHER_FORM.id, 'entry naming kubectl').ran).toBe('kubectl plugin');
+  });
+
+  test('client-go (no PluginPolicy set), client-node and Python run the plugin under a DenyAll kuberc', () => {
+    for (const c of ['client-go', 'client-node', 'python'] as const)
+      expect(predictOtherClient(c).value).toEqual({ pluginRan: true, answer: 200 });
+    expect(predictOtherClient('client-go').because).toMatch(/only an ExecProvider.PluginPolicy the program sets/);
   });
 });

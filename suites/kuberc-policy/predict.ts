@@ -2,7 +2,13 @@
 // credprov's model (src/model/kuberc-policy.ts: loadKuberc, then
 // enforcePolicy over the case's own PATH). Pure: the case's dirs and names
 // come in as arguments.
-import { enforcePolicy, loadKuberc, lookPath, type PathWorld } from '../../src/model/kuberc-policy.ts';
+import {
+  clientEnforcesKuberc,
+  enforcePolicy,
+  loadKuberc,
+  lookPath,
+  type PathWorld,
+} from '../../src/model/kuberc-policy.ts';
 import type { Prediction } from '../../src/run/kit.ts';
 import {
   execOf,
@@ -88,4 +94,20 @@ export function showOutcome(v: KubercOutcome): string {
     case 'stops':
       return `stopped before any request${said}`;
   }
+}
+
+/** Another client under a DenyAll kuberc (named by $KUBERC and at ~/.kube/kuberc): does it run the plugin? */
+export interface ClientUnderKuberc {
+  pluginRan: boolean;
+  /** The API server's status for a GET of /api (200: the plugin's token was accepted), or the client's refusal. */
+  answer: number | 'no request';
+}
+
+export function predictOtherClient(client: 'client-go' | 'client-node' | 'python'): Prediction<ClientUnderKuberc> {
+  const e = clientEnforcesKuberc(client);
+  return {
+    value: e.enforces ? { pluginRan: false, answer: 'no request' } : { pluginRan: true, answer: 200 },
+    model: 'kuberc policy (src/model/kuberc-policy.ts clientEnforcesKuberc)',
+    because: `${client}: ${e.because}`,
+  };
 }
