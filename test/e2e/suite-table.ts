@@ -274,6 +274,8 @@ export const SUITE_TABLE: SuiteRow[] = [
         ? { reads: /^failed: .*as predicted.*kubectl dropped the Allowlist and ran the plugin.*finding 17/s }
         : undefined,
     // The older minors' kubectl comes from the cache (built with their kubelets); a cold cache builds it first.
+    // KRC-OTHER-CLIENTS builds the client-go probe itself; client-node and Python come from setup.
+    local: { prerequisites: CLIENTS_BUT_CLIENT_GO },
     timeoutMs: 600_000,
   },
 ];
