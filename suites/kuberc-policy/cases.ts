@@ -20,7 +20,7 @@ import {
   type Check,
   type Evidence,
 } from '../../src/run/kit.ts';
-import { DEFAULT_PATH_FAILS_OPEN, KUBERC_CHECKS } from './checks.ts';
+import { DEFAULT_PATH_FAILS_OPEN, KUBECTL_CHECKS } from './checks.ts';
 import { execOf, KUBECTL_PLUGIN, kubercDoc, PLUGIN, RUNS, runPath, type CaseDirs, type KubercRunPlan } from './plan.ts';
 import { KUBERC_MODEL, predictRun, showOutcome, type KubercOutcome, type Ran } from './predict.ts';
 
@@ -33,7 +33,7 @@ const USER = 'plugin-user';
 const KUBECTL_TIMEOUT_MS = 60_000;
 
 export function kubercCases(kubectls: Kubectl[]): Case[] {
-  return KUBERC_CHECKS.map((check) => caseOf(check, (ctx) => runCheck(ctx, check, kubectls)));
+  return KUBECTL_CHECKS.map((check) => caseOf(check, (ctx) => runCheck(ctx, check, kubectls)));
 }
 
 async function runCheck(ctx: CaseContext, check: Check, kubectls: Kubectl[]) {

@@ -64,12 +64,7 @@ export const OTHER_CLIENTS: Check = {
     'client-go exec.go: ExecProvider.PluginPolicy is set by the program (json:"-", no kubeconfig field); KEP-3104 scopes kuberc to kubectl',
 };
 
-export const KUBERC_CHECKS = [
-  ALLOW_DENY,
-  ENTRY_FIELD,
-  DEFAULT_PATH_FAILS_OPEN,
-  VALIDATION,
-  LOOKPATH,
-  LAUNCHER_FORM,
-  OTHER_CLIENTS,
-];
+/** The checks run on each minor's kubectl (cases.ts); OTHER_CLIENTS runs the other clients (clients.ts). */
+export const KUBECTL_CHECKS = [ALLOW_DENY, ENTRY_FIELD, DEFAULT_PATH_FAILS_OPEN, VALIDATION, LOOKPATH, LAUNCHER_FORM];
+
+export const KUBERC_CHECKS = [...KUBECTL_CHECKS, OTHER_CLIENTS];
