@@ -18,6 +18,7 @@ import { vendorGkeSuite } from './vendor-gke/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 import { kubercPolicySuite } from './kuberc-policy/index.ts';
+import { imageVolumesSuite } from './image-volumes/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -37,6 +38,7 @@ export const SUITES: Record<string, Suite> = {
   mirrors: mirrorsSuite,
   'provider-config-directory': providerConfigDirectorySuite,
   'kuberc-policy': kubercPolicySuite,
+  'image-volumes': imageVolumesSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */
