@@ -27,6 +27,7 @@ import { mirrorsSuite } from '../../suites/mirrors/index.ts';
 import { providerConfigDirectorySuite } from '../../suites/provider-config-directory/index.ts';
 import { DEFAULT_PATH_FAILS_OPEN } from '../../suites/kuberc-policy/checks.ts';
 import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
+import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
@@ -263,6 +264,8 @@ export const SUITE_TABLE: SuiteRow[] = [
     extras: awsIamExtras,
     timeoutMs: 600_000,
   },
+  // The preload (ctr) and the KEP-2535 record (the kubelet's root dir) are this host's: local only.
+  { suite: imageVolumesSuite, env: 'iv', kind: false, timeoutMs: 300_000 },
   {
     suite: kubercPolicySuite,
     env: 'kuberc',
