@@ -19,6 +19,7 @@ import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
 import { kubercPolicySuite } from './kuberc-policy/index.ts';
 import { imageVolumesSuite } from './image-volumes/index.ts';
+import { serviceAccountRecreateSuite } from './service-account-recreate/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -39,6 +40,7 @@ export const SUITES: Record<string, Suite> = {
   'provider-config-directory': providerConfigDirectorySuite,
   'kuberc-policy': kubercPolicySuite,
   'image-volumes': imageVolumesSuite,
+  'service-account-recreate': serviceAccountRecreateSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */

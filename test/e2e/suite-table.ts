@@ -28,6 +28,7 @@ import { providerConfigDirectorySuite } from '../../suites/provider-config-direc
 import { DEFAULT_PATH_FAILS_OPEN } from '../../suites/kuberc-policy/checks.ts';
 import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
 import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
+import { serviceAccountRecreateSuite } from '../../suites/service-account-recreate/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
@@ -266,6 +267,8 @@ export const SUITE_TABLE: SuiteRow[] = [
   },
   // The preload (ctr) and the KEP-2535 record (the kubelet's root dir) are this host's: local only.
   { suite: imageVolumesSuite, env: 'iv', kind: false, timeoutMs: 300_000 },
+  // The KEP-2535 record is read from the kubelet's root dir on this host: local only.
+  { suite: serviceAccountRecreateSuite, env: 'sar', kind: false, timeoutMs: 300_000 },
   {
     suite: kubercPolicySuite,
     env: 'kuberc',
