@@ -4,23 +4,20 @@
 // predicts, then runs `kubectl auth whoami` against the real API server. The
 // plugin answers a ServiceAccount token, so "authenticated as" is the API
 // server's word that the plugin ran and its credential was used.
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  applyObjects,
   caseOf,
   clusterOf,
   judge,
   kubectlWithKuberc,
-  serviceAccount,
-  serviceAccountToken,
   type Case,
   type CaseContext,
   type Check,
   type Evidence,
 } from '../../src/run/kit.ts';
 import { DEFAULT_PATH_FAILS_OPEN, KUBECTL_CHECKS } from './checks.ts';
+import { caseFixture, pluginProgram } from './fixture.ts';
 import { execOf, KUBECTL_PLUGIN, kubercDoc, PLUGIN, RUNS, runPath, type CaseDirs, type KubercRunPlan } from './plan.ts';
 import { KUBERC_MODEL, predictRun, showOutcome, type KubercOutcome, type Ran } from './predict.ts';
 
@@ -29,7 +26,6 @@ export interface Kubectl {
   kubectl: string;
 }
 
-const USER = 'plugin-user';
 const KUBECTL_TIMEOUT_MS = 60_000;
 
 export function kubercCases(kubectls: Kubectl[]): Case[] {
@@ -38,13 +34,7 @@ export function kubercCases(kubectls: Kubectl[]): Case[] {
 
 async function runCheck(ctx: CaseContext, check: Check, kubectls: Kubectl[]) {
   const env = ctx.environment;
-  const namespace = await ctx.namespace('krc');
-  await applyObjects(env, [serviceAccount(namespace, USER)]);
-  const token = await serviceAccountToken(env, namespace, USER);
-  ctx.redactor.add(token);
-  const root = await mkdtemp(join(tmpdir(), 'credprov-krc-'));
-  ctx.defer(() => rm(root, { recursive: true, force: true }));
-  const user = `system:serviceaccount:${namespace}:${USER}`;
+  const { token, user, root } = await caseFixture(ctx, 'kubectl');
   const predicted: Record<string, KubercOutcome> = {};
   const observed: Record<string, KubercOutcome> = {};
   const evidence: Evidence[] = [];
@@ -135,12 +125,7 @@ async function writeRunFiles(
   for (const d of [dirs.bin, dirs.shadowBin, join(home, '.kube')]) await mkdir(d, { recursive: true, mode: 0o700 });
   await writeFile(tokenFile, c.token, { mode: 0o600 });
   // One program in three places: it logs which file ran, then answers the token.
-  const plugin = [
-    '#!/bin/sh',
-    `echo "$0" >> '${log}'`,
-    `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$(cat '${tokenFile}')"`,
-    '',
-  ].join('\n');
+  const plugin = pluginProgram(log, tokenFile);
   for (const f of [join(dirs.bin, PLUGIN), join(dirs.shadowBin, PLUGIN), join(dirs.bin, KUBECTL_PLUGIN)])
     await writeFile(f, plugin, { mode: 0o700 });
   if (!r.shadow) await rm(join(dirs.shadowBin, PLUGIN));

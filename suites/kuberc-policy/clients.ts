@@ -2,30 +2,26 @@
 // named by $KUBERC and at ~/.kube/kuberc, the other real clients (the client-go
 // probe, which sets no ExecProvider.PluginPolicy, client-node, Python) run the
 // plugin and the API server accepts its token.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  applyObjects,
   caseOf,
   clientLogEvidence,
   clientNotRun,
   clusterOf,
   defaultClientEnv,
   judge,
-  serviceAccount,
-  serviceAccountToken,
   startClientSession,
   type Case,
   type Evidence,
   type ProbeAvailability,
 } from '../../src/run/kit.ts';
 import { OTHER_CLIENTS } from './checks.ts';
+import { caseFixture, pluginProgram } from './fixture.ts';
 import { PLUGIN } from './plan.ts';
 import { predictOtherClient, type ClientUnderKuberc } from './predict.ts';
 
 const CLIENTS = ['client-go', 'client-node', 'python'] as const;
-const USER = 'plugin-user';
 
 export function otherClientsCase(probes: () => Promise<Map<string, ProbeAvailability>>): Case {
   return caseOf(OTHER_CLIENTS, async (ctx) => {
@@ -35,12 +31,7 @@ export function otherClientsCase(probes: () => Promise<Map<string, ProbeAvailabi
       if (missing) return missing;
     }
     const env = ctx.environment;
-    const namespace = await ctx.namespace('krc');
-    await applyObjects(env, [serviceAccount(namespace, USER)]);
-    const token = await serviceAccountToken(env, namespace, USER);
-    ctx.redactor.add(token);
-    const dir = await mkdtemp(join(tmpdir(), 'credprov-krc-clients-'));
-    ctx.defer(() => rm(dir, { recursive: true, force: true }));
+    const { token, root: dir } = await caseFixture(ctx, 'clients');
     const home = join(dir, 'home');
     await mkdir(join(home, '.kube'), { recursive: true, mode: 0o700 });
     const kuberc = JSON.stringify({
@@ -53,11 +44,7 @@ export function otherClientsCase(probes: () => Promise<Map<string, ProbeAvailabi
     await writeFile(join(dir, 'token'), token, { mode: 0o600 });
     const plugin = join(dir, PLUGIN);
     const log = join(dir, 'ran.log');
-    await writeFile(
-      plugin,
-      `#!/bin/sh\necho "$0" >> '${log}'\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$(cat '${join(dir, 'token')}')"\n`,
-      { mode: 0o700 },
-    );
+    await writeFile(plugin, pluginProgram(log, join(dir, 'token')), { mode: 0o700 });
     const cluster = await clusterOf(env);
     const predicted: Record<string, ClientUnderKuberc> = {};
     const observed: Record<string, ClientUnderKuberc> = {};
