@@ -2,20 +2,39 @@
 # Installs what credprov needs, idempotently: Debian packages, a Node >= 22.18,
 # node modules. Heavy artefacts (Node, kube binaries, containerd) are cached
 # under $CREDPROV_CACHE_DIR (default ~/.cache/credprov), outside the repo.
-#   scripts/setup.sh            base: packages + node + node modules
-#   scripts/setup.sh --cluster  also builds/fetches kube binaries and containerd
+# Each job installs only what it uses:
+#   scripts/setup.sh            base: the local cluster's and registries' packages, Node, node modules
+#   scripts/setup.sh --cluster  also the default kube binaries and containerd (the main job, scripts/run.sh)
+#   scripts/setup.sh --kind     also what the kind provider needs on this host: docker.io, mmdebstrap, socat
+#   scripts/setup.sh --tests    also what only the project's tests use (scripts/test.sh): chromium, the kind
+#                               provider's packages, python3-venv with check-jsonschema and the Kubernetes
+#                               Python client; its Go builds are `credprov binaries ensure --for tests`
+# The flags combine.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-# chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
-# python3-venv: check-jsonschema validates the example GitHub workflows.
+CLUSTER=0 KIND=0 TESTS=0
+for arg in "$@"; do
+  case "$arg" in
+    --cluster) CLUSTER=1 ;;
+    --kind) KIND=1 ;;
+    --tests) TESTS=1 KIND=1 ;;
+    *) die "unknown flag $arg (scripts/setup.sh [--cluster] [--kind] [--tests])" ;;
+  esac
+done
+
+# What the local cluster and the test registries run: the main job needs these and no more.
+APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool)
 # mmdebstrap: the kind node image's Debian root filesystem (src/cluster/kind/node-image/rootfs.ts); socat forwards registries into kind nodes.
-APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busybox-static iptables conntrack ethtool socat chromium python3-venv mmdebstrap)
+KIND_PACKAGES=(mmdebstrap socat)
+# chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
+# python3-venv: check-jsonschema validates the example GitHub workflows; the Python client and awscli live in venvs.
+TEST_PACKAGES=(chromium python3-venv)
 CHECK_JSONSCHEMA_VERSION=0.39.0
 
 install_packages() {
   local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -109,13 +128,19 @@ install_python_client() {
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" || { rm -rf "$venv"; die "could not install kubernetes==$version from PyPI"; }
 }
 
-install_packages
-install_docker
+wanted=("${APT_PACKAGES[@]}")
+[ "$KIND" = 1 ] && wanted+=("${KIND_PACKAGES[@]}")
+[ "$TESTS" = 1 ] && wanted+=("${TEST_PACKAGES[@]}")
+install_packages "${wanted[@]}"
+# The kind provider's engine, and the container registry tier's tests.
+[ "$KIND" = 1 ] && install_docker
 install_node
 install_modules
-install_python_tools
-install_python_client
-if [ "${1:-}" = "--cluster" ]; then
+if [ "$TESTS" = 1 ]; then
+  install_python_tools
+  install_python_client
+fi
+if [ "$CLUSTER" = 1 ]; then
   cd "$CREDPROV_ROOT"
   node bin/credprov.js binaries ensure
 fi

@@ -31,6 +31,7 @@ import { recordedPid } from '../src/cluster/local/daemon.ts';
 import { layoutFor } from '../src/cluster/local/layout.ts';
 import { describeLeftovers, findLeftovers } from '../src/cluster/local/leftovers.ts';
 import { timestampDirName } from '../src/core/paths.ts';
+import { laneEnvironmentName } from '../src/run/lanes.ts';
 import type { RunReport } from '../src/report/model.ts';
 import { parseForcedFault, planFaults, type Fault } from './soak-plan.ts';
 import { verdicts, type RunVerdicts } from './soak-verdicts.ts';
@@ -149,12 +150,18 @@ const position = (line: string, before: string | undefined): string | undefined 
 };
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The environments a run may bring up: NAME, and the second lane's of a `run` side by side (run --parallel). */
+const NAMES = [NAME, laneEnvironmentName(NAME, 1)];
+
 async function leftovers(): Promise<string[]> {
-  return describeLeftovers(await findLeftovers(NAME, { marker: MARKER, endedOwners }));
+  const found = await Promise.all(NAMES.map((n) => findLeftovers(n, { marker: MARKER, endedOwners })));
+  return found.flatMap((l, i) => describeLeftovers(l).map((x) => (i === 0 ? x : `${NAMES[i]}: ${x}`)));
 }
 
 async function down(what = 'down'): Promise<CliRun> {
-  return cli(what, ['down', '--name', NAME], { timeoutMs: TIMEOUT.down });
+  const second = await cli(`${what} (${NAMES[1]})`, ['down', '--name', NAMES[1]!], { timeoutMs: TIMEOUT.down });
+  const first = await cli(what, ['down', '--name', NAME], { timeoutMs: TIMEOUT.down });
+  return first.exitCode === 0 ? second : first;
 }
 
 // ---------------------------------------------------------------- faults
@@ -291,7 +298,11 @@ interface Interrupt {
   log: string;
 }
 
-/** Points of `credprov run --suite smoke --suite matching` from nothing (it brings the environment up and tears it down). */
+/**
+ * Points of `credprov run --suite smoke --suite matching --parallel 1` from nothing (it brings the environment up and
+ * tears it down): one environment, so the second suite restarts the first's kubelet. The consecutive runs (phase 3)
+ * run side by side, as the default run does.
+ */
 const RUN_SUITES = ['smoke', 'matching'];
 const RUN_POINTS: Array<{ name: string; line: RegExp; delayMs: number }> = [
   { name: 'preparing the first suite', line: /^ • prepare suite smoke …$/, delayMs: 0 },
@@ -320,6 +331,8 @@ async function interruptAt(
           'run',
           '--name',
           NAME,
+          '--parallel',
+          '1',
           ...RUN_SUITES.flatMap((x) => ['--suite', x]),
           '--report-dir',
           join(REPORT_DIR, 'interrupts', `${logSeq + 1}`),

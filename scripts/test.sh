@@ -1,51 +1,104 @@
 #!/usr/bin/env bash
-# The project's tests: installs prerequisites (idempotently), type-checks, then
-# runs every jest project (unit + e2e) and writes the runner's JSON results to
-# reports/jest-results.json. Extra arguments go to jest.
-set -euo pipefail
+# The project's tests. Installs what they need, idempotently (scripts/setup.sh
+# --tests); builds what they need (`credprov binaries ensure --for tests`, each
+# build cached: the early stage first, with the type check, the format check
+# and the linter beside it, the late stage niced beside the tests); runs the
+# unit project in parallel jest workers, then the end-to-end project one file
+# at a time (its files share this host's clusters, cgroups and lock), and last
+# the files that need a late build. Each jest run writes its JSON results; reports/jest-results.json
+# holds them merged. reports/phases.tsv and reports/builds.tsv record each
+# phase's and each build's start and end (ms since the epoch), for the table
+# .ci/run prints.
+#   scripts/test.sh                                     everything, as CI runs it
+#   scripts/test.sh --selectProjects unit --testPathPatterns src/run
+#                                                       extra arguments: one jest run with them
+# Environment: CREDPROV_UNIT_WORKERS (default 2) jest workers for the unit project.
+set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-"$CREDPROV_ROOT/scripts/setup.sh" --cluster
-use_node
 cd "$CREDPROV_ROOT"
-# The version-skew tests run older minors' kubelets under the default API
-# server: build those kubelets alone (cached like the rest; ~3-4 min each cold).
-for skew in $(node -e 'import("./src/versions/skew.ts").then((m) => console.log(m.SKEW_KUBELET_VERSIONS.join(" ")))'); do
-  log "kubelet $skew for the version-skew tests"
-  node bin/credprov.js binaries ensure --kube-version "$skew" --only kubelet --skip-containerd >/dev/null
-done
-# The vendor-plugin tests run the unmodified ecr-credential-provider: build it once (cached under plugins/).
-log "ecr-credential-provider for the vendor-plugin tests"
-node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/ecr.ts"), import("./src/core/progress.ts")]).then(([b, e, p]) => b.ensureVendorPlugin(e.ECR_RECIPE, { version: e.ECR_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# …and aws-iam-authenticator, client and server, for the exec-plugin vendor tests (cached the same way).
-log "aws-iam-authenticator for the exec-plugin vendor tests"
-node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/aws-iam-authenticator.ts"), import("./src/core/progress.ts")]).then(([b, a, p]) => b.ensureVendorPlugin(a.IAM_AUTHENTICATOR_RECIPE, { version: a.IAM_AUTHENTICATOR_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# …and awscli (PyPI, its own venv under plugins/) for `aws eks get-token`, the suite's second token command.
-log "awscli for the exec-plugin vendor tests"
-node -e 'Promise.all([import("./src/plugin/vendors/aws-cli.ts"), import("./src/core/progress.ts")]).then(([a, p]) => a.ensureAwsCli({ progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# …and kubelogin (kubectl oidc-login), for the JWT exec-plugin vendor tests (cached the same way).
-log "kubelogin for the exec-plugin vendor tests"
-node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/kubelogin.ts"), import("./src/core/progress.ts")]).then(([b, k, p]) => b.ensureVendorPlugin(k.KUBELOGIN_RECIPE, { version: k.KUBELOGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# …and gke-gcloud-auth-plugin (k8s.io/cloud-provider-gcp, a pseudo-version) for the vendor-gke tests.
-log "gke-gcloud-auth-plugin for the vendor-gke tests"
-node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/gke-gcloud-auth-plugin.ts"), import("./src/core/progress.ts")]).then(([b, g, p]) => b.ensureVendorPlugin(g.GKE_PLUGIN_RECIPE, { version: g.GKE_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# …and acr-credential-provider (cloud-provider-azure; about 4-7 min cold) for the vendor-acr tests.
-log "acr-credential-provider for the vendor-acr tests"
-node -e 'Promise.all([import("./src/plugin/vendors/build.ts"), import("./src/plugin/vendors/acr.ts"), import("./src/core/progress.ts")]).then(([b, a, p]) => b.ensureVendorPlugin(a.ACR_RECIPE, { version: a.ACR_PLUGIN_VERSION, progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# The client matrix (certify exec-plugin --clients, the exec-plugin suites) drives a real client-go:
-# build its probe against the default version's client-go once (cached under clients/).
-log "client-go probe for the exec-plugin client matrix"
-node -e 'Promise.all([import("./src/clients/client-go.ts"), import("./src/core/progress.ts")]).then(([c, p]) => c.ensureClientGoProbe({ progress: p.stderrProgress() })).catch((err) => { console.error(`error: ${err.message}`); process.exit(1); })'
-# The kind tier (test/e2e/kind.e2e.test.ts) builds its node image offline from kubeadm, etcd and kind,
-# each from the Go module proxy and cached; the image itself is built by the test's `credprov up`.
-log "kubeadm, etcd and the kind CLI for the kind tier"
-node bin/credprov.js binaries ensure --for kind --skip-containerd >/dev/null
 mkdir -p reports
-log "type-checking"
-npx tsc --noEmit -p .
-log "checking the format (prettier; npx prettier --write . fixes it)"
-npx prettier --check . >/dev/null || { npx prettier --list-different . >&2; die "files above are not formatted: run npx prettier --write ."; }
-log "linting (eslint; npx eslint --fix . fixes most)"
-npx eslint . >&2 || die "eslint found the problems above: run npx eslint --fix . and fix the rest"
-log "running tests"
-exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js \
-  --json --outputFile=reports/jest-results.json "$@"
+PHASES=reports/phases.tsv
+BUILDS=reports/builds.tsv
+rm -f "$PHASES" "$BUILDS" reports/jest-unit.json reports/jest-e2e.json reports/jest-late.json
+
+now_ms() { date +%s%3N; }
+# phase NAME COMMAND...: runs it and records NAME, start, end and exit code.
+phase() {
+  local name=$1 start rc
+  shift
+  start=$(now_ms)
+  "$@"
+  rc=$?
+  printf '%s\t%s\t%s\t%s\n' "$name" "$start" "$(now_ms)" "$rc" >>"$PHASES"
+  return $rc
+}
+
+phase setup "$CREDPROV_ROOT/scripts/setup.sh" --tests || die "scripts/setup.sh --tests failed (see above)"
+use_node
+
+# The type check, the format check and the linter need none of the builds: they run beside them.
+static_checks() {
+  log "type-checking"
+  npx tsc --noEmit -p . || return 1
+  log "checking the format (prettier; npx prettier --write . fixes it)"
+  npx prettier --check . >/dev/null || {
+    npx prettier --list-different . >&2
+    printf 'error: files above are not formatted: run npx prettier --write .\n' >&2
+    return 1
+  }
+  log "linting (eslint; npx eslint --fix . fixes most)"
+  npx eslint . >&2 || {
+    printf 'error: eslint found the problems above: run npx eslint --fix . and fix the rest\n' >&2
+    return 1
+  }
+}
+phase "type check, format and lint" static_checks &
+checks=$!
+ensure() { node bin/credprov.js binaries ensure --for tests --timings "$BUILDS" "$@" >/dev/null; }
+jest() { node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "$@"; }
+
+if [ $# -gt 0 ]; then
+  log "building what the tests need (credprov binaries ensure --for tests; each build cached)"
+  phase builds ensure
+  built=$?
+  wait $checks || die "the type check, the format check or the linter failed (see above)"
+  [ $built -eq 0 ] || die "a build the tests need failed (see above)"
+  log "running tests: jest $*"
+  phase jest jest --json --outputFile=reports/jest-results.json "$@"
+  exit $?
+fi
+
+# What most test files need first (kube binaries, containerd, the client-go probe); the late builds (older
+# kubelets, vendor plugins, the kind tier's) only the files they name need, so they build niced beside the
+# other files, and those files run last.
+log "building what the tests need (credprov binaries ensure --for tests --stage early; each build cached)"
+phase "early builds" ensure --stage early
+built=$?
+wait $checks || die "the type check, the format check or the linter failed (see above)"
+[ $built -eq 0 ] || die "a build the tests need failed (see above)"
+log "building the rest beside the tests (--stage late, niced; its log: reports/late-builds.log)"
+phase "late builds" nice -n 10 node bin/credprov.js binaries ensure --for tests --stage late --timings "$BUILDS" \
+  >/dev/null 2>reports/late-builds.log &
+late=$!
+late_files=$(node bin/credprov.js binaries ensure --for tests --list-tests | sed 's/\./\\./g' | paste -sd'|')
+[ -n "$late_files" ] || die "credprov binaries ensure --list-tests named no test file"
+
+# Unit files are independent of each other and of the host: as many at a time as there are cores.
+log "running the unit tests (${CREDPROV_UNIT_WORKERS:-2} workers)"
+phase "unit tests" jest --selectProjects unit --maxWorkers="${CREDPROV_UNIT_WORKERS:-2}" \
+  --testPathIgnorePatterns "$late_files" --json --outputFile=reports/jest-unit.json
+unit=$?
+# End-to-end files bring up clusters, registries and dockerds on this host: one at a time.
+log "running the end-to-end tests (one file at a time)"
+phase "e2e tests" jest --selectProjects e2e --runInBand --testPathIgnorePatterns "$late_files" \
+  --json --outputFile=reports/jest-e2e.json
+e2e=$?
+log "waiting for the late builds"
+wait $late || { tail -n 40 reports/late-builds.log >&2; log "a late build failed (above): the files that need it say so"; }
+log "running the test files that need a late build (one at a time)"
+phase "tests after the late builds" jest --runInBand --testPathPatterns "$late_files" \
+  --json --outputFile=reports/jest-late.json
+after=$?
+node scripts/ci-report.ts merge reports/jest-results.json reports/jest-unit.json reports/jest-e2e.json \
+  reports/jest-late.json
+[ $unit -eq 0 ] && [ $e2e -eq 0 ] && [ $after -eq 0 ]

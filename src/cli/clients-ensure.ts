@@ -1,7 +1,7 @@
 // credprov clients ensure: builds the client-go probe for a Kubernetes
 // version (from the Go module proxy, cached), then lists every client as
 // `clients ls` does. kubectl comes with `binaries ensure`, the Python client
-// with scripts/setup.sh, @kubernetes/client-node with the node modules.
+// with scripts/setup.sh --tests, @kubernetes/client-node with the node modules.
 import { availableProbes } from '../clients/index.ts';
 import { ensureClientGoProbe } from '../clients/client-go.ts';
 import { stderrProgress } from '../core/progress.ts';
@@ -21,7 +21,7 @@ of the given Kubernetes version (v1.37.1 → v0.37.1) from the Go module proxy, 
 into $CREDPROV_CACHE_DIR/clients/client-go-probe/, then lists every client as
 'credprov clients ls' does (--json: the same document). The other clients come from elsewhere:
   kubectl      credprov binaries ensure --kube-version V (scripts/setup.sh --cluster)
-  python       scripts/setup.sh (a venv with kubernetes from PyPI)
+  python       scripts/setup.sh --tests (a venv with kubernetes from PyPI)
   client-node  the node modules (scripts/setup.sh)
 Exit code 0 when every client is available afterwards, 1 otherwise.
 `,

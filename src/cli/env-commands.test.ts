@@ -15,6 +15,25 @@ describe('credprov run / up / down', () => {
     expect(r.stderr).toContain("error: run: unknown suite 'smok' (did you mean 'smoke'?)");
   });
 
+  test('run --parallel takes a whole number from 1 to 4, before anything starts', async () => {
+    for (const n of ['0', '5', 'two', '1.5']) {
+      const r = await cli(['run', '--parallel', n]);
+      expect({ n, code: r.code }).toEqual({ n, code: 2 });
+      expect(r.stderr).toContain(`error: run: --parallel ${n} is not a whole number from 1 to 4`);
+    }
+  });
+
+  test('binaries ensure --for tests: a fixed list (flags of a single build refused), and the files that wait for its late stage', async () => {
+    const clash = await cli(['binaries', 'ensure', '--for', 'tests', '--only', 'kubelet']);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('--for tests builds a fixed list; drop --only');
+    const stray = await cli(['binaries', 'ensure', '--stage', 'late']);
+    expect(stray.code).toBe(2);
+    const listed = await cli(['binaries', 'ensure', '--for', 'tests', '--list-tests']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')).toContain('test/e2e/suites-local-late.e2e.test.ts');
+  });
+
   test('up reports every problem of a bad spec file, with field paths, as an input error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'credprov-cli-'));
     try {

@@ -16,9 +16,23 @@ import { closest, parseFlags } from './flags.ts';
 import { announceInterrupt, printJson, reportJson } from './output.ts';
 import { exitSoonAfterReturn, onInterrupt } from './signals.ts';
 import { SPEC_FLAG_OPTIONS, specOverrides, type SpecFlags } from './up.ts';
-import { listEnvironmentNames, providerByName, readEnvironment } from '../cluster/detect.ts';
+import {
+  listEnvironmentNames,
+  providerByName,
+  readEnvironment,
+  resolveProvider,
+  type ProviderOptions,
+} from '../cluster/detect.ts';
+import { laneEnvironmentName } from '../run/lanes.ts';
 
-const USAGE = `Usage: credprov run [--suite NAME]... [--report-dir DIR] [--provider P] [--kube-version V] [--spec FILE] [--keep]
+/**
+ * Environments the default run uses on the local provider: the latency-bound
+ * suites (cache's expiry waits, pull-secrets' back-off, kubelet restarts)
+ * beside the CPU-bound ensure-secret-pulled-images. Measured in docs/benchmarks.md.
+ */
+const AUTO_LANES = 2;
+
+const USAGE = `Usage: credprov run [--suite NAME]... [--report-dir DIR] [--provider P] [--kube-version V] [--spec FILE] [--keep] [--parallel N]
 
 Runs suites against the environment. Reuses a running environment whose spec
 matches, restarts only its kubelet when just kubelet settings differ, or brings
@@ -31,6 +45,9 @@ Exit: 0 all MUST checks passed, 1 a MUST check failed (or no check ran), 2 usage
                   'all' runs every suite, including those that need an extra build
   --report-dir    where reports go (default: reports/<timestamp>)
   --keep          leave the environment running afterwards
+  --parallel N    run suites on N environments side by side (<name>, <name>-2, …), each suite wholly on one;
+                  default ${AUTO_LANES} on the local provider when the run brings its environment up and has
+                  more than one suite, else 1 (an environment you brought up yourself runs every suite)
   --provider, --kube-version, --spec, --name, --bin-dir: as for credprov up
 Under CI=true a suite that cannot run (missing prerequisite) fails instead of being skipped.
 `;
@@ -40,16 +57,18 @@ export const command: Command = {
   summary: 'run conformance suites against the environment and write a report',
   usage: USAGE,
   async run(argv, ctx) {
-    const { values } = parseFlags<SpecFlags & { suite?: string[]; 'report-dir'?: string; keep?: boolean }>(
-      'run',
-      argv,
-      {
-        ...SPEC_FLAG_OPTIONS,
-        suite: { type: 'string', multiple: true },
-        'report-dir': { type: 'string' },
-        keep: { type: 'boolean' },
-      },
-    );
+    const { values } = parseFlags<
+      SpecFlags & { suite?: string[]; 'report-dir'?: string; keep?: boolean; parallel?: string }
+    >('run', argv, {
+      ...SPEC_FLAG_OPTIONS,
+      suite: { type: 'string', multiple: true },
+      'report-dir': { type: 'string' },
+      keep: { type: 'boolean' },
+      parallel: { type: 'string' },
+    });
+    const parallel = values.parallel === undefined ? undefined : Number(values.parallel);
+    if (parallel !== undefined && !(Number.isInteger(parallel) && parallel >= 1 && parallel <= 4))
+      throw new UsageError(`run: --parallel ${values.parallel} is not a whole number from 1 to 4`);
     // `all` adds the suites that need something built first (none yet); the default is every other suite.
     const names = !values.suite?.length
       ? DEFAULT_SUITES
@@ -73,14 +92,30 @@ export const command: Command = {
     const progress = stderrProgress();
     const redactor = new Redactor();
     const envName = baseSpec.name ?? 'default';
-    const alreadyUp = (await listEnvironmentNames(ctx.env)).includes(envName);
+    const upBefore = await listEnvironmentNames(ctx.env);
+    const alreadyUp = upBefore.includes(envName);
+    const lanes =
+      parallel ??
+      (suites.length > 1 && !alreadyUp && (await onLocal(baseSpec.provider ?? 'auto', { log: ctx.log, env: ctx.env }))
+        ? AUTO_LANES
+        : 1);
+    const laneNames = Array.from({ length: lanes }, (_, i) => laneEnvironmentName(envName, i));
     // On Ctrl-C, tear down only what this run brought up.
     const release = onInterrupt(
       async () => {
         await cleanupActiveSuites();
-        if (values.keep || alreadyUp) return;
-        const env = await readEnvironment(envName, ctx.env);
-        await providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env }).down(env ?? envName, progress);
+        if (values.keep) return;
+        await Promise.all(
+          laneNames
+            .filter((name) => !upBefore.includes(name))
+            .map(async (name) => {
+              const env = await readEnvironment(name, ctx.env);
+              await providerByName(env?.provider ?? 'local', { log: ctx.log, env: ctx.env }).down(
+                env ?? name,
+                progress,
+              );
+            }),
+        );
       },
       undefined,
       announceInterrupt(ctx),
@@ -95,6 +130,7 @@ export const command: Command = {
         redactor,
         processEnv: ctx.env,
         command: ['credprov', 'run', ...argv].join(' '),
+        lanes,
       });
       await writeReports(report, reportDir, redactor);
       const safe = redactor.value(report);
@@ -127,3 +163,9 @@ export const command: Command = {
     }
   },
 };
+
+/** Whether the run's environments are the local provider's (named, or what detection picks here). */
+async function onLocal(provider: string, o: ProviderOptions): Promise<boolean> {
+  if (provider !== 'auto') return provider === 'local';
+  return (await resolveProvider('auto', o).catch(() => undefined))?.name === 'local';
+}

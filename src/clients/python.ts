@@ -1,6 +1,6 @@
 // The official Kubernetes Python client (`kubernetes` on PyPI) as a client of
 // an exec plugin: a long-lived python-probe/probe.py in the venv that
-// scripts/setup.sh makes under $CREDPROV_CACHE_DIR, driven over the JSON-lines
+// scripts/setup.sh --tests makes under $CREDPROV_CACHE_DIR, driven over the JSON-lines
 // protocol (line-session.ts). The client runs the plugin when it loads the
 // kubeconfig (the probe's first request) and again only when the token's
 // expirationTimestamp is within 5 minutes; a plugin answer it refuses is
@@ -41,7 +41,7 @@ export function pythonProbe(o: ProbeOptions = {}): ClientProbe {
     name: 'python',
     available() {
       availability ??= (async (): Promise<ClientAvailability> => {
-        const install = `run scripts/setup.sh (it installs kubernetes==${version} from PyPI into ${venv}; needs python3-venv)`;
+        const install = `run scripts/setup.sh --tests (it installs kubernetes==${version} from PyPI into ${venv}; needs python3-venv)`;
         try {
           await access(python, constants.X_OK);
         } catch {

@@ -38,7 +38,7 @@ describe('a private dockerd', () => {
   test('is not available without dockerd, and says what to install', async () => {
     expect(await PrivateDockerd.available({ dockerd: '/nonexistent/dockerd' })).toEqual({
       ok: false,
-      reason: '/nonexistent/dockerd not found (apt-get install docker.io, or scripts/setup.sh)',
+      reason: '/nonexistent/dockerd not found (apt-get install docker.io, or scripts/setup.sh --kind)',
     });
     expect(await findDockerd({ PATH: '/nonexistent' })).toBe(
       await access('/usr/sbin/dockerd').then(

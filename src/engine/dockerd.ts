@@ -111,7 +111,7 @@ export class PrivateDockerd {
     )
       return {
         ok: false,
-        reason: `${o.dockerd ?? 'dockerd'} not found (apt-get install docker.io, or scripts/setup.sh)`,
+        reason: `${o.dockerd ?? 'dockerd'} not found (apt-get install docker.io, or scripts/setup.sh --kind)`,
       };
     if (!(await findExecutable('containerd', (env.PATH ?? '').split(delimiter))))
       return {

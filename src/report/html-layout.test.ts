@@ -17,7 +17,7 @@ import { stepsOf } from './steps.ts';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 const inBrowser = testIf(
-  CHROMIUM ? { ok: true } : { ok: false, reason: "no Chromium (scripts/setup.sh installs Debian's chromium)" },
+  CHROMIUM ? { ok: true } : { ok: false, reason: "no Chromium (scripts/setup.sh --tests installs Debian's chromium)" },
 );
 const tmp = useTempDir('credprov-html-layout-');
 

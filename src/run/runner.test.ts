@@ -8,6 +8,7 @@ import type { Capabilities, Environment, EnvironmentProvider, KubeletChange } fr
 import { pass, runCheck } from '../report/checks.ts';
 import type { Check } from '../report/model.ts';
 import { runSuites } from './runner.ts';
+import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
 
 const CHECK: Check = { id: 'T-ONE', title: 'one', level: 'MUST', source: 'test' };
@@ -258,5 +259,56 @@ describe('runSuites', () => {
     expect(report.checks.map((c) => c.status)).toEqual(['passed']);
     expect(abandoned).toBeUndefined();
     expect(watching?.aborted).toBe(true);
+  });
+
+  test('on two lanes: each lane brings up its own environment, both run at once, the report keeps the order asked for, and both are torn down', async () => {
+    // a and b each wait until both have started: on one lane this never happens, and the test times out.
+    let arrived = 0;
+    let bothStarted = () => {};
+    const barrier = new Promise<void>((r) => (bothStarted = r));
+    const slow = (name: string, waits: boolean): Suite => {
+      const s = suite({ name });
+      return {
+        ...s,
+        async prepare(ctx) {
+          const prepared = await s.prepare(ctx);
+          return {
+            ...prepared,
+            run: async (r) => {
+              if (waits) {
+                if (++arrived === 2) bothStarted();
+                await barrier;
+              }
+              return [await runCheck({ ...CHECK, id: `T-${name}` }, () => pass(`on ${r.environment.name}`))];
+            },
+          };
+        },
+        checks: [{ ...CHECK, id: `T-${name}` }],
+      };
+    };
+    const { report, tornDown } = await runSuites(
+      [slow('a', true), slow('b', true), slow('c', false)],
+      opts({ lanes: 2 }),
+    );
+    expect(report.checks.map((c) => c.id)).toEqual(['T-a', 'T-b', 'T-c']);
+    expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
+    // Each suite ran wholly on one environment, x or x-2.
+    expect(new Set(report.checks.map((c) => c.message))).toEqual(new Set(['on x', 'on x-2']));
+    expect(provider.calls.filter((c) => c === 'up')).toHaveLength(2);
+    expect(provider.calls.filter((c) => c === 'down')).toHaveLength(2);
+    expect(tornDown).toBe(true);
+  });
+
+  test("the previous minor's kubelet a suite declares is asked for when the run starts, before any suite has run", async () => {
+    const asked: string[] = [];
+    const s: Suite = {
+      ...suite(),
+      kubelets: (v) => {
+        asked.push(v);
+        return [];
+      },
+    };
+    await runSuites([s], opts());
+    expect(asked).toEqual([DEFAULT_KUBE_VERSION]);
   });
 });

@@ -1,6 +1,8 @@
 // runSuites: prepare each suite, find or make the environment it needs, run
-// its checks, and turn everything into one RunReport. The environment is torn
-// down at the end when this run brought it up, unless `keep`.
+// its checks, and turn everything into one RunReport. With `lanes` > 1 the
+// suites run side by side, each lane on an environment of its own (lanes.ts).
+// Environments are torn down at the end when this run brought them up, unless
+// `keep`.
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { EnvironmentSpec } from '../api/spec/types.ts';
@@ -27,6 +29,8 @@ import { harnessFailed, notRun, reconcile } from './results.ts';
 import { Scope } from './scope.ts';
 import type { PreparedSuite, Suite, SuiteSetup } from './suite.ts';
 import { stopInProcessRegistries } from '../../registry/index.ts';
+import { drainOnLanes, laneEnvironmentName, queueOrder } from './lanes.ts';
+import { kubeletsCached, startKubeletBuilds } from './kubelet-builds.ts';
 
 /** Cleanups of suites that are prepared and not yet cleaned up: what Ctrl-C must still stop (registries, token servers). */
 const activeCleanups = new Set<() => Promise<void>>();
@@ -59,6 +63,12 @@ export interface RunOptions {
   command?: string;
   /** Test seam: picks the provider (default: detection by name). */
   providerFor?: EnsureOptions['providerFor'];
+  /**
+   * Environments to run suites on side by side (default 1): the first is the
+   * base spec's name, the others `<name>-2`, …; a free lane takes the next
+   * suite, longest first. Each lane's environment is one this run brings up or reuses.
+   */
+  lanes?: number;
 }
 
 export interface RunOutcome {
@@ -79,31 +89,60 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
   const startedAt = new Date();
   const checks: CheckResult[] = [];
   const timings: SuiteTiming[] = [];
-  const environments: Array<{ environment: Environment; provider: EnvironmentProvider; ours: boolean }> = [];
+  const environments: Array<{
+    environment: Environment;
+    provider: EnvironmentProvider;
+    ours: boolean;
+    lane: number;
+  }> = [];
   let lastSpec: EnvironmentSpec | undefined;
 
-  /** A component that died under a suite: the environment is broken, so no later suite runs on it. */
-  let broken: (ComponentDeath & { suite: string }) | undefined;
+  const baseName = applyDefaults(o.baseSpec).name;
+  const lanes = Math.max(1, o.lanes ?? 1);
+  /** A component that died under a suite: that lane's environment is broken, so no later suite runs on it. */
+  const broken = new Map<number, ComponentDeath & { suite: string }>();
+  /** Each suite's results, by its place in `suites`: the report lists them in the order asked for, whichever lane ran them. */
+  const done: Array<{ checks: CheckResult[]; timing: SuiteTiming } | undefined> = suites.map(() => undefined);
 
-  for (const suite of suites) {
-    if (interrupted) break;
+  // Kubelets that suites swap in are built from now on, beside the suites before them; a suite whose
+  // kubelets are not cached yet goes last, so the build has the whole run.
+  const kubeVersion = applyDefaults(o.baseSpec).kubeVersion;
+  const items = await Promise.all(
+    suites.map(async (suite, at) => {
+      const minors = suite.kubelets?.(kubeVersion) ?? [];
+      const waitsForBuild = !(await kubeletsCached({ processEnv }, minors).catch(() => false));
+      startKubeletBuilds({ progress, log, processEnv }, minors, `suite ${suite.name}`);
+      return { name: suite.name, suite, at, waitsForBuild };
+    }),
+  );
+  await drainOnLanes(lanes === 1 ? items : queueOrder(items), lanes, async ({ suite, at }, lane) => {
+    if (interrupted) return;
     const t0 = Date.now();
-    const before = checks.length;
-    if (broken)
-      checks.push(
+    const own: CheckResult[] = [];
+    const death = broken.get(lane);
+    if (death)
+      own.push(
         ...suiteNotRun(
           suite,
-          `not run: ${deathText(broken)} during suite ${broken.suite}`,
+          `not run: ${deathText(death)} during suite ${death.suite}`,
           new CredprovError('environment broken'),
           ci,
         ),
       );
-    else await runOne(suite);
-    for (const c of checks.slice(before)) c.suite = suite.name;
-    timings.push({ name: suite.name, summary: suite.summary, durationMs: Date.now() - t0 });
+    else await runOne(suite, lane, own);
+    for (const c of own) c.suite = suite.name;
+    done[at] = { checks: own, timing: { name: suite.name, summary: suite.summary, durationMs: Date.now() - t0 } };
+  });
+  for (const d of done) {
+    if (!d) continue;
+    checks.push(...d.checks);
+    timings.push(d.timing);
   }
 
-  async function runOne(suite: Suite): Promise<void> {
+  async function runOne(suite: Suite, lane: number, checks: CheckResult[]): Promise<void> {
+    const envName = laneEnvironmentName(baseName, lane);
+    const baseSpec = lane === 0 ? o.baseSpec : { ...o.baseSpec, name: envName };
+    if (lanes > 1) progress.note(`suite ${suite.name} on environment ${envName}`);
     const artifactsDir = join(o.artifactsDir, suite.name);
     await mkdir(artifactsDir, { recursive: true });
     const scope = new Scope(`suite ${suite.name}`, log);
@@ -114,7 +153,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       redactor,
       processEnv,
       ci,
-      environmentName: applyDefaults(o.baseSpec).name,
+      environmentName: envName,
       defer: (c) => scope.defer(c),
       own: (started) => scope.own(started),
     };
@@ -131,8 +170,8 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
         checks.push(...suiteNotRun(suite, `could not prepare suite ${suite.name}: ${errorMessage(err)}`, err, ci));
         return;
       }
-      const wanted = finalizeSpec(mergePartial(o.baseSpec, prepared.spec));
-      lastSpec = wanted;
+      const wanted = finalizeSpec(mergePartial(baseSpec, prepared.spec));
+      if (lane === 0) lastSpec = wanted;
       let ensured;
       try {
         if (interrupted) throw new CredprovError('interrupted before the environment was ready');
@@ -158,7 +197,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       const { environment, provider } = ensured;
       const known = environments.find((e) => e.environment.name === environment.name);
       if (known) known.environment = environment;
-      else environments.push({ environment, provider, ours: ensured.action === 'brought-up' });
+      else environments.push({ environment, provider, ours: ensured.action === 'brought-up', lane });
       const can = (c: Capability) => provider.capabilities(environment)[c];
       const missing = (prepared.needs ?? []).filter((c) => !can(c));
       if (missing.length > 0) {
@@ -178,7 +217,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
         const outcome = await runWatched(() => run({ ...setup, environment, provider, can }), provider, environment);
         if ('death' in outcome) {
           const d = outcome.death;
-          broken = { ...d, suite: suite.name };
+          broken.set(lane, { ...d, suite: suite.name });
           progress.note(
             `${d.component} died during suite ${suite.name}${d.why ? `: ${d.why}` : ''}; its checks fail now, and no later suite runs on ${environment.name}`,
           );
@@ -205,16 +244,17 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     }
   }
 
-  let tornDown = false;
-  for (const e of environments) {
-    if (e.ours && !o.keep) {
-      await e.provider
+  // Side by side: each lane's environment goes at the same time.
+  const ours = environments.filter((e) => e.ours && !o.keep);
+  await Promise.all(
+    ours.map((e) =>
+      e.provider
         .down(e.environment, progress)
-        .catch((err: unknown) => log.warn(`tearing down ${e.environment.name}: ${errorMessage(err)}`));
-      tornDown = true;
-    }
-  }
-  const last = environments.at(-1)?.environment;
+        .catch((err: unknown) => log.warn(`tearing down ${e.environment.name}: ${errorMessage(err)}`)),
+    ),
+  );
+  const tornDown = ours.length > 0;
+  const last = environments.filter((e) => e.lane === 0).at(-1)?.environment ?? environments.at(-1)?.environment;
   const report: RunReport = {
     tool: { name: 'credprov', version: CREDPROV_VERSION, command: o.command ?? 'credprov run' },
     subject: {
@@ -232,7 +272,13 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
     report,
     ...(last ? { environment: last } : {}),
     tornDown,
-    ...(broken ? { abandoned: `suite ${broken.suite}, cut short by ${broken.component}'s death` } : {}),
+    ...(broken.size > 0
+      ? {
+          abandoned: [...broken.values()]
+            .map((b) => `suite ${b.suite}, cut short by ${b.component}'s death`)
+            .join('; '),
+        }
+      : {}),
   };
 }
 

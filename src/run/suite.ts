@@ -75,5 +75,11 @@ export interface Suite {
    * failures report the environment's behaviour (containerd's), not the plugin's.
    */
   optIn?: string;
+  /**
+   * Minors ("1.36") of other kubelets the suite swaps in under a control plane of `kubeVersion` (a downgrade's
+   * previous minor). A run starts building them in the background as it starts, so a first-time build goes on
+   * beside the suites before this one instead of inside its checks; the suite's own ensureKubelet waits for it.
+   */
+  kubelets?(kubeVersion: string): string[];
   prepare(ctx: SuiteSetup): Promise<PreparedSuite>;
 }

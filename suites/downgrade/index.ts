@@ -6,6 +6,7 @@
 // another: each restarts the one node's kubelet, and each puts back what it
 // changed (or starts from the suite's config) before the next.
 import { normalizeImage } from '../../src/matching/image.ts';
+import { parseKubeVersion, SUPPORTED_MINORS } from '../../src/versions/table.ts';
 import { prepareFleet, runCases, startLabRegistry, type PreparedSuite, type Suite } from '../../src/run/kit.ts';
 import { apiVersionCase } from './api-version.ts';
 import { DOWNGRADE_CHECKS } from './checks.ts';
@@ -22,6 +23,11 @@ export const downgradeSuite: Suite = {
     '(fallback to node credentials), the response apiVersion switched between v1 and v1beta1, KubeletEnsureSecretPulledImages off and on, ' +
     'and the kubelet downgraded one minor with records and a warm credential cache',
   checks: DOWNGRADE_CHECKS,
+  // DOWN-KUBELET-ONE-MINOR swaps in the previous minor's kubelet (records.ts).
+  kubelets: (kubeVersion) => {
+    const older = parseKubeVersion(kubeVersion).minor - 1;
+    return SUPPORTED_MINORS.includes(older) ? [`1.${older}`] : [];
+  },
   async prepare(ctx): Promise<PreparedSuite> {
     const lab = await ctx.own(startLabRegistry(ctx, 'down'));
     for (const image of ALL_IMAGES) await lab.push(normalizeImage(image).path, 'v1');

@@ -1,6 +1,7 @@
 // `credprov down` leaves nothing behind: no kubelet, kube-apiserver, etcd or
-// containerd process (nor shims or pod processes), no mount, no network link,
-// no state dir — after a clean up, and after a crashed one.
+// containerd process of either node (nor shims or pod processes), no mount (the
+// data tmpfs among them), no network link, netns, cgroup or CNI state, no
+// state dir — after a clean up, and after a crashed one.
 import { afterAll, describe, expect } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -102,10 +103,20 @@ describe('credprov down', () => {
     await waitForPodOutcome(env, 'sleeper', 60_000);
     await recordOurNetns(env.containerd!.ctr, env.containerd!.address);
     expect(ours.size).toBeGreaterThan(0);
+    // The second node too: its own containerd, pod network, cgroup root and CNI state.
+    const second = layout.second.containerdSocket;
+    expect(env.nodes).toEqual([env.nodeName, `${env.nodeName}-b`]);
+    await execa(env.containerd!.ctr, ['--address', second, '-n', 'k8s.io', 'images', 'import', tar]);
+    const onSecond = { ...env, nodeName: env.nodes![1]! };
+    await createPod(onSecond, { name: 'sleeper-b', image: 'localhost/credprov/busybox:down', pullPolicy: 'Never' });
+    await waitForPodOutcome(onSecond, 'sleeper-b', 60_000);
+    const before = ours.size;
+    await recordOurNetns(env.containerd!.ctr, second);
+    expect(ours.size).toBeGreaterThan(before);
     const during = await leftovers();
-    expect(during.mounts).not.toEqual([]);
+    expect(during.mounts).toContain(layout.data);
     expect(during.cgroups).not.toEqual([]);
-    expect(during.cniState).not.toEqual([]);
+    expect(during.cniState.some((f) => f.includes(`credprov-${ENV_NAME}.b`))).toBe(true);
 
     expect(await main(['down', '--name', ENV_NAME], { stdout: () => {} })).toBe(0);
     expect(await leftovers()).toEqual(CLEAN);

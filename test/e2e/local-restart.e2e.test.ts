@@ -1,9 +1,15 @@
-// restartKubelet: only the kubelet restarts (the control plane keeps its
-// pids), with a new config, and with another kubelet binary (version skew:
-// an older minor's kubelet against the default API server).
+// restartKubelet: only the first node's kubelet restarts (the control plane
+// and the second node keep their pids and their pods), with a new config, and
+// with another kubelet binary (version skew: an older minor's kubelet against
+// the default API server).
 import { afterAll, describe, expect } from '@jest/globals';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import type { V1Pod } from '@kubernetes/client-node';
+import { kubeApi } from '../../src/cluster/api.ts';
+import { SANDBOX_IMAGE_REF } from '../../src/cluster/local/sandbox-image.ts';
+import { poll } from '../../src/run/kit.ts';
 import { applyDefaults } from '../../src/api/spec/defaults.ts';
 import { kubectlJson } from '../../src/cluster/kubectl.ts';
 import { localProvider } from '../../src/cluster/local/index.ts';
@@ -79,6 +85,67 @@ describe('restartKubelet on the local provider', () => {
     },
     240_000,
   );
+
+  it("RESTART-SECOND-NODE: the second node's kubelet, containerd and pod live through the first kubelet's restart; neither containerd holds the other node's containers", async () => {
+    env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);
+    const [a, b] = env.nodes ?? [];
+    expect(b).toBe(`${env.nodeName}-b`);
+    const api = await kubeApi(env);
+    const image = env.sandboxImage ?? SANDBOX_IMAGE_REF;
+    const pod = (name: string, node: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        nodeName: node,
+        automountServiceAccountToken: false,
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'c', image, imagePullPolicy: 'Never' }],
+      },
+    });
+    await api.apply([pod('on-a', a!), pod('on-b', b!)]);
+    const running = (name: string) =>
+      poll(
+        async () => {
+          const p = await api.core.readNamespacedPod({ name, namespace: 'default' });
+          return p.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+    const containerId = (p: V1Pod | undefined) =>
+      p?.status?.containerStatuses?.[0]?.containerID?.replace(/^.*:\/\//, '');
+    const [onA, onB] = await Promise.all([running('on-a'), running('on-b')]);
+    const ids = { a: containerId(onA), b: containerId(onB) };
+    expect(ids.a && ids.b).toBeTruthy();
+    const containers = async (socket: string) =>
+      (await execa(env!.containerd!.ctr, ['--address', socket, '-n', 'k8s.io', 'containers', 'ls', '-q'])).stdout
+        .split('\n')
+        .filter(Boolean);
+    const held = { a: await containers(layout.containerdSocket), b: await containers(layout.second.containerdSocket) };
+    expect({ aHoldsA: held.a.includes(ids.a!), aHoldsB: held.a.includes(ids.b!) }).toEqual({
+      aHoldsA: true,
+      aHoldsB: false,
+    });
+    expect({ bHoldsB: held.b.includes(ids.b!), bHoldsA: held.b.includes(ids.a!) }).toEqual({
+      bHoldsB: true,
+      bHoldsA: false,
+    });
+
+    const second = async () => Promise.all(['kubelet-b', 'containerd-b'].map((n) => recordedPid(layout.pids, n)));
+    const before = await second();
+    env = await provider.restartKubelet(env, { kubelet: { config: { maxPods: 23 } } }, silentProgress);
+    // A few of the new kubelet's housekeeping passes (every 2 s), where it would clean up pods it does not know.
+    await sleep(6000);
+    expect(await second()).toEqual(before);
+    const after = await api.core.readNamespacedPod({ name: 'on-b', namespace: 'default' });
+    expect({
+      running: !!after.status?.containerStatuses?.[0]?.state?.running,
+      id: containerId(after),
+      restarts: after.status?.containerStatuses?.[0]?.restartCount,
+    }).toEqual({ running: true, id: ids.b, restarts: 0 });
+    expect(await containers(layout.second.containerdSocket)).toEqual(expect.arrayContaining([ids.b]));
+    expect(containerId(await running('on-a'))).toBe(ids.a);
+  }, 240_000);
 
   it('RESTART-WATCH: the component watch a run keeps lets our own kubelet restart pass, and names a kubelet killed under it within seconds', async () => {
     env ??= await provider.up(applyDefaults({ name: ENV_NAME }), silentProgress);

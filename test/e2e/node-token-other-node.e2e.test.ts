@@ -1,13 +1,12 @@
 // SA-TOKEN-OTHER-NODE's observation code on a real kube-apiserver (Node,RBAC
-// and NodeRestriction), before a second kubelet exists here: the local node's
+// and NodeRestriction) and the local provider's two nodes: the first node's
 // own kubelet credentials (provider.kubeletKubeconfig) get a token for a pod
-// bound to it, and an identity of a node that does not exist (a client
-// certificate for system:node:<phantom> signed with the cluster CA, capability
-// clusterCA) is refused for that pod, by the node authorizer and then, once a
-// pod of the same SA is bound to the phantom node, by NodeRestriction. Each
-// answer is compared with the model (src/model/node-token-request.ts). The
-// suite's check itself needs a real second node (capability secondNode): a
-// phantom identity is no kubelet, so it stands in only here.
+// bound to it; the second node's kubelet credentials are refused for that pod,
+// by the node authorizer and then, once a pod of the same SA runs on the second
+// node (its own kubelet runs it), by NodeRestriction. An identity of a node
+// that does not exist (a client certificate for system:node:<phantom> signed
+// with the cluster CA, capability clusterCA) is refused the same two ways. Each
+// answer is compared with the model (src/model/node-token-request.ts).
 import { afterAll, describe, expect } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -158,7 +157,51 @@ describe('a pod-bound TokenRequest as the node and as another node (the observat
       observed: { status: 201, boundTo: `own on ${e.nodeName}` },
       agrees: true,
     });
-    await expect(provider.kubeletKubeconfig!(e, PHANTOM)).rejects.toThrow(/has one node/);
+    await expect(provider.kubeletKubeconfig!(e, PHANTOM)).rejects.toThrow(
+      `there is no kubelet of node ${PHANTOM} to authenticate as`,
+    );
+  }, 240_000);
+
+  it("OTHER-NODE-SECOND: the second node's own kubelet is refused by the node authorizer, then, with a pod of the SA running on it, by NodeRestriction", async () => {
+    const e = await setup();
+    expect(provider.capabilities(e).secondNode).toBe(true);
+    const b = e.nodes?.[1] ?? '';
+    expect(e.nodes).toEqual([e.nodeName, `${e.nodeName}-b`]);
+    const kubeconfig = await provider.kubeletKubeconfig!(e, b);
+    expect(await whoAmI(kubeconfig)).toEqual({
+      username: `system:node:${b}`,
+      groups: expect.arrayContaining(['system:nodes']) as unknown as string[],
+    });
+    answers.second = await ask(kubeconfig);
+    expect(answers.second.view).toMatchObject({ status: 403, refusedBy: 'node authorizer' });
+    expect(nodeTokenAgrees(predicted(b, [own(e)]).view, answers.second.view)).toBe(true);
+
+    await createSaPod(e, NS, {
+      name: 'on-second',
+      serviceAccount: SA,
+      image: e.sandboxImage ?? SANDBOX_IMAGE_REF,
+      pullPolicy: 'Never',
+      nodeName: b,
+    });
+    // The second node's kubelet runs it from its own containerd: a node, not only a binding.
+    const api = await kubeApi(e);
+    const running = await poll(
+      async () => {
+        const pod = await api.core.readNamespacedPod({ name: 'on-second', namespace: NS });
+        return pod.status?.phase === 'Running' ? pod : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect({ phase: running?.status?.phase, node: running?.spec?.nodeName }).toEqual({ phase: 'Running', node: b });
+    const linked = await poll(async () => ((await nodeMayCreateToken(e, b, NS, SA)).allowed ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
+    expect(linked).toBe(true);
+    answers.secondWithPod = await ask(kubeconfig);
+    const onSecond: BoundPod = { ...own(e), name: 'on-second', uid: 'on-second', nodeName: b };
+    expect(answers.secondWithPod.view).toMatchObject({ status: 403, refusedBy: 'NodeRestriction' });
+    expect(nodeTokenAgrees(predicted(b, [own(e), onSecond]).view, answers.secondWithPod.view)).toBe(true);
   }, 240_000);
 
   it('OTHER-NODE-B: a CA-signed identity of another node is refused by the node authorizer, then by NodeRestriction', async () => {

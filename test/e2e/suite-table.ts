@@ -30,7 +30,6 @@ import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
 import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from '../../suites/service-account-recreate/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
-import { TOKEN_OTHER_NODE } from '../../suites/service-account-token/checks.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
 import { versionSkewSuite } from '../../suites/version-skew/index.ts';
@@ -127,16 +126,9 @@ export const SUITE_TABLE: SuiteRow[] = [
     suite: serviceAccountTokenSuite,
     env: 'sa',
     kind: true,
-    // One node here: the two-node check says so, skipped even under CI=true (secondNode is the environment's shape).
+    // SA-TOKEN-OTHER-NODE passes on both: the local provider's second node is a kubelet of its own, kind's a worker.
     expected: (c, on) =>
-      on === 'local' && c.id === TOKEN_OTHER_NODE.id
-        ? {
-            reads:
-              /^skipped: needs what provider local cannot do: secondNode \(run a second node with its own kubelet identity\)$/,
-          }
-        : on === 'kind' && KIND_SA_WITHOUT_KUBELET_FILES.includes(c.id)
-          ? cannot('kind', 'kubeletFiles')
-          : undefined,
+      on === 'kind' && KIND_SA_WITHOUT_KUBELET_FILES.includes(c.id) ? cannot('kind', 'kubeletFiles') : undefined,
     local: { keep: true },
     extras: saExtras,
     timeoutMs: 420_000,

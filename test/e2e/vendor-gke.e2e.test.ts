@@ -3,7 +3,7 @@
 // - `credprov certify exec-plugin` on GKE's own (v1beta1) kubeconfig user in ADC mode,
 //   against the fake Google token endpoint: every MUST holds; and on a v1 user, where
 //   the plugin's fixed v1beta1 answer is refused (the finding, pinned);
-// the vendor-gke suite itself runs in the e2e table (suite-table.ts, suites-local.e2e.test.ts).
+// the vendor-gke suite itself runs in the e2e table (suite-table.ts, suites-local-late.e2e.test.ts).
 // The build is a prerequisite (scripts/test.sh makes it): missing, these tests skip
 // with the command that builds it, and fail under CI=true.
 import { afterAll, describe, expect } from '@jest/globals';

@@ -53,8 +53,12 @@ export function classifyProxyError(text: string): ProxyFailure {
   return 'other';
 }
 
-/** Go run outside any module so queries never touch (or need) a go.mod. */
-export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string } = {}): GoTool {
+/**
+ * Go run outside any module so queries never touch (or need) a go.mod.
+ * `nice`: builds (run) at this niceness, for a build in the background of a
+ * run whose suites must keep the CPU when they need it.
+ */
+export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string; nice?: number } = {}): GoTool {
   const go = opts.goBinary ?? 'go';
   const log = opts.log ?? noopLogger;
   const queryCwd = opts.cwd ?? '/';
@@ -115,8 +119,9 @@ export function systemGo(opts: { goBinary?: string; log?: Logger; cwd?: string }
     async run(args, o) {
       log.debug(`(cd ${o.cwd} && go ${args.join(' ')})`);
       let r;
+      const [file, argv] = opts.nice ? ['nice', ['-n', String(opts.nice), go, ...args]] : [go, args];
       try {
-        r = await execa(go, args, {
+        r = await execa(file, argv, {
           cwd: o.cwd,
           env: { ...baseEnv, ...o.env },
           all: true,

@@ -11,3 +11,4 @@ export {
   type ContainerdBinaries,
   type ContainerdOptions,
 } from './containerd.ts';
+export { systemGo, type GoTool } from './go.ts';

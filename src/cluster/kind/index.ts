@@ -32,7 +32,7 @@ import { afterLastCluster, noteLibModules } from './last-cluster.ts';
 import { kubeletKubeconfigFor } from './kubelet-kubeconfig.ts';
 import { ensureNodeImage } from './node-image/ensure.ts';
 import { writeNodeFiles } from './node-files.ts';
-import { restartNodeKubelet } from './node-kubelet.ts';
+import { restartNodeKubelet, specAfterKubeletChange } from './node-kubelet.ts';
 import { KindRegistryRoutes } from './registry-route.ts';
 import { execaRunner, must, type Runner } from './tools.ts';
 import { ensureKind, locateKind } from './builds/kind-cli.ts';
@@ -246,11 +246,7 @@ class KindProvider implements EnvironmentProvider {
         hint: 'use the local provider for version skew',
       });
     await this.engineHost(false);
-    const spec = { ...env.spec, kubelet: { ...env.spec.kubelet, ...change.kubelet } } as EnvironmentSpec;
-    if (change.featureGates)
-      spec.featureGates = { ...spec.featureGates, kubelet: { ...spec.featureGates.kubelet, ...change.featureGates } };
-    if (change.credentialProvider === null) delete spec.credentialProvider;
-    else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
+    const spec = specAfterKubeletChange(env.spec, change);
     const inputs = await step(progress, 'rewrite plugins and provider config', () =>
       // The node image only matters to a cluster config, which a restart does not write.
       writeNodeFiles({

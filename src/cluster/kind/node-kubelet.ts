@@ -1,6 +1,8 @@
 // Restarting one kind node's kubelet with another spec: its KubeletConfiguration
 // (the spec's fragment over kubeadm's, never staticPodPath) and its flags
-// (kubeadm's own, kept aside on the first restart, then credprov's). The
+// (kubeadm's own, then credprov's). kubeadm's config and flags are kept aside
+// on the first restart and every restart starts from them: a gate or field an
+// earlier restart set must not outlive the spec that set it. The
 // restart is done when the new kubelet answers /healthz, which it does only
 // once its config and credential providers loaded; a kubelet that refuses
 // them exits, systemd starts it again (kind's unit: Restart=always), and the
@@ -8,6 +10,7 @@
 import { parse, stringify } from 'yaml';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
 import { CredprovError } from '../../core/errors.ts';
+import type { KubeletChange } from '../provider.ts';
 import { systemClock, type Clock } from '../../core/time.ts';
 import { nodeKubeletConfig } from './config.ts';
 import { must, type Runner } from './tools.ts';
@@ -17,6 +20,20 @@ f=/var/lib/kubelet/kubeadm-flags.env
 [ -f "$f.kubeadm" ] || cp "$f" "$f.kubeadm"
 . "$f.kubeadm"
 printf 'KUBELET_KUBEADM_ARGS="%s %s"\\n' "$KUBELET_KUBEADM_ARGS" "$(cat)" > "$f"`;
+
+const KUBEADM_CONFIG = `set -e
+f=/var/lib/kubelet/config.yaml
+[ -f "$f.kubeadm" ] || cp "$f" "$f.kubeadm"
+cat "$f.kubeadm"`;
+
+/** The environment's spec after a kubelet change: the change's feature gates replace the kubelet's set (the provider contract). */
+export function specAfterKubeletChange(current: EnvironmentSpec, change: KubeletChange): EnvironmentSpec {
+  const spec = { ...current, kubelet: { ...current.kubelet, ...change.kubelet } } as EnvironmentSpec;
+  if (change.featureGates) spec.featureGates = { ...spec.featureGates, kubelet: { ...change.featureGates } };
+  if (change.credentialProvider === null) delete spec.credentialProvider;
+  else if (change.credentialProvider) spec.credentialProvider = change.credentialProvider;
+  return spec;
+}
 
 export async function restartNodeKubelet(
   run: Runner,
@@ -30,7 +47,7 @@ export async function restartNodeKubelet(
       .join(' '),
   });
   const current = parse(
-    await must(run, 'read kubelet config', 'docker', ['exec', node, 'cat', '/var/lib/kubelet/config.yaml']),
+    await must(run, "read kubeadm's kubelet config", 'docker', ['exec', node, 'sh', '-c', KUBEADM_CONFIG]),
   ) as Record<string, unknown>;
   const next = {
     ...current,

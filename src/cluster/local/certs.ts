@@ -18,6 +18,9 @@ export interface Pki {
   adminKey: string;
   kubeletCert: string;
   kubeletKey: string;
+  /** The second node's kubelet: system:node:<its name>. */
+  secondKubeletCert: string;
+  secondKubeletKey: string;
   apiserverKubeletClientCert: string;
   apiserverKubeletClientKey: string;
   controllerManagerCert: string;
@@ -38,7 +41,9 @@ interface Leaf {
   sans?: string[];
 }
 
-export async function makePki(dir: string, nodeName: string): Promise<Pki> {
+/** `nodes`: the first node's name, then the second's (each kubelet gets its own client certificate). */
+export async function makePki(dir: string, nodes: [string, string?]): Promise<Pki> {
+  const [nodeName, secondNode] = nodes;
   await mkdir(dir, { recursive: true });
   const f = (n: string) => join(dir, n);
   await openssl([
@@ -74,6 +79,9 @@ export async function makePki(dir: string, nodeName: string): Promise<Pki> {
     },
     { name: 'admin', subject: '/O=system:masters/CN=credprov-admin', usage: 'client' },
     { name: 'kubelet', subject: `/O=system:nodes/CN=system:node:${nodeName}`, usage: 'client' },
+    ...(secondNode
+      ? [{ name: 'kubelet-b', subject: `/O=system:nodes/CN=system:node:${secondNode}`, usage: 'client' as const }]
+      : []),
     // The API server calls the kubelet (logs, exec) as this user; system:masters passes the kubelet's webhook authorization.
     {
       name: 'apiserver-kubelet-client',
@@ -102,6 +110,8 @@ export function pkiPaths(dir: string): Pki {
     adminKey: f('admin.key'),
     kubeletCert: f('kubelet.crt'),
     kubeletKey: f('kubelet.key'),
+    secondKubeletCert: f('kubelet-b.crt'),
+    secondKubeletKey: f('kubelet-b.key'),
     apiserverKubeletClientCert: f('apiserver-kubelet-client.crt'),
     apiserverKubeletClientKey: f('apiserver-kubelet-client.key'),
     controllerManagerCert: f('controller-manager.crt'),

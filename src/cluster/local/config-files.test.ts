@@ -2,7 +2,9 @@ import { describe, test, expect } from '@jest/globals';
 import { parse } from 'yaml';
 import { applyDefaults } from '../../api/spec/defaults.ts';
 import { pkiPaths } from './certs.ts';
-import type { StepContext } from './context.ts';
+import type { LocalState, StepContext } from './context.ts';
+import { hostIdentity } from './identity.ts';
+import { firstNode, nodesOf, secondNode } from './nodes.ts';
 import { applyChange } from './index.ts';
 import { layoutFor } from './layout.ts';
 import { apiServerArgs } from './steps/startApiServer.ts';
@@ -14,45 +16,55 @@ import { mountsUnder } from './leftovers.ts';
 import { containerdSupports } from './binaries.ts';
 import { noopLogger } from '../../core/logger.ts';
 
-function ctx(partial: Parameters<typeof applyDefaults>[0] = {}): StepContext {
+function ctx(partial: Parameters<typeof applyDefaults>[0] = {}, node: 'a' | 'b' = 'a'): StepContext {
   const spec = applyDefaults({ name: 't', kubelet: { nodeName: 'node-t' }, ...partial });
   const layout = layoutFor('t', { CREDPROV_STATE_DIR: '/state' });
-  return {
-    state: {
-      name: 't',
-      spec,
-      binaries: {
-        binDir: '/k',
-        kubelet: '/k/kubelet',
-        kubeletVersion: 'v1.37.1',
-        kubeApiserver: '/k/kube-apiserver',
-        kubectl: '/k/kubectl',
-        kubeControllerManager: '/k/kube-controller-manager',
-        kubeScheduler: '/k/kube-scheduler',
-        etcd: '/usr/bin/etcd',
-        containerd: '/c/containerd',
-        ctr: '/c/ctr',
-        containerdVersion: 'v2.3.7',
-        runtimePath: '/c:/usr/sbin',
-        version: 'v1.37.1',
-      },
-      ports: {
-        etcdClient: 2379,
-        etcdPeer: 2380,
-        apiserver: 6443,
-        kubelet: 10250,
-        kubeletHealthz: 10248,
-        controllerManager: 10257,
-        scheduler: 10259,
-      },
-      sandboxImageRef: 'localhost/credprov/pause:1',
-      cniBridge: 'cp12345678',
-      podSubnet: '10.210.3.0/24',
-      nodeLink: 'cpn12345678',
-      nodeIP: '172.29.1.2',
+  const state: LocalState = {
+    name: 't',
+    spec,
+    binaries: {
+      binDir: '/k',
+      kubelet: '/k/kubelet',
+      kubeletVersion: 'v1.37.1',
+      kubeApiserver: '/k/kube-apiserver',
+      kubectl: '/k/kubectl',
+      kubeControllerManager: '/k/kube-controller-manager',
+      kubeScheduler: '/k/kube-scheduler',
+      etcd: '/usr/bin/etcd',
+      containerd: '/c/containerd',
+      ctr: '/c/ctr',
+      containerdVersion: 'v2.3.7',
+      runtimePath: '/c:/usr/sbin',
+      version: 'v1.37.1',
     },
+    ports: {
+      etcdClient: 2379,
+      etcdPeer: 2380,
+      apiserver: 6443,
+      kubelet: 10250,
+      kubeletHealthz: 10248,
+      controllerManager: 10257,
+      scheduler: 10259,
+    },
+    sandboxImageRef: 'localhost/credprov/pause:1',
+    cniBridge: 'cp12345678',
+    podSubnet: '10.210.3.0/24',
+    nodeLink: 'cpn12345678',
+    nodeIP: '172.29.1.2',
+    secondNode: {
+      name: 'node-t-b',
+      ports: { kubelet: 10350, kubeletHealthz: 10348 },
+      nodeIP: '172.30.1.2',
+      cniBridge: 'cpb12345678',
+      podSubnet: '10.220.4.0/24',
+    },
+  };
+  const pki = pkiPaths(layout.certs);
+  return {
+    state,
+    node: node === 'a' ? firstNode(state, layout, pki) : secondNode(state, layout, pki)!,
     layout,
-    pki: pkiPaths(layout.certs),
+    pki,
     log: noopLogger,
     sandboxImage: { ref: 'localhost/credprov/pause:1', writeArchive: async () => {} },
     apiServerUrl: 'https://127.0.0.1:6443',
@@ -186,6 +198,75 @@ describe('containerd configuration', () => {
       bridge: 'cp12345678',
       ipam: { ranges: [[{ subnet: '10.210.3.0/24' }]] },
     });
+  });
+});
+
+describe('the second node', () => {
+  const withProvider = {
+    credentialProvider: { configFile: '/cfg/dir', plugins: {} },
+    kubelet: { nodeName: 'node-t', config: { maxPods: 7 }, extraArgs: ['--v=5'] },
+    featureGates: { kubelet: { KubeletEnsureSecretPulledImages: false } },
+  };
+
+  test("has its own name, containerd, kubelet root, ports, address and cgroup root inside the first node's", () => {
+    const a = kubeletConfiguration(ctx());
+    const b = kubeletConfiguration(ctx({}, 'b'));
+    expect(b).toMatchObject({
+      address: '172.30.1.2',
+      port: 10350,
+      healthzPort: 10348,
+      containerRuntimeEndpoint: 'unix:///state/env/t/run/cd-b.sock',
+      cgroupRoot: '/credprov-t/node-b',
+      podLogsDir: '/state/env/t/data/b/pod-logs',
+    });
+    expect(a).toMatchObject({ cgroupRoot: '/credprov-t', podLogsDir: '/state/env/t/data/pod-logs' });
+    const args = kubeletArgs(ctx({}, 'b'));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--hostname-override=node-t-b',
+        '--node-ip=172.30.1.2',
+        '--kubeconfig=/state/env/t/config/b/kubelet.kubeconfig',
+        '--root-dir=/state/env/t/data/b/kubelet',
+        '--config=/state/env/t/config/b/kubelet.yaml',
+      ]),
+    );
+    const toml = containerdConfig(ctx({}, 'b'));
+    expect(toml).toContain('root = "/state/env/t/data/b/containerd"');
+    expect(toml).toContain('state = "/state/env/t/run/b/containerd"');
+    expect(toml).toContain('address = "/state/env/t/run/cd-b.sock"');
+    expect(toml).toContain('conf_dir = "/state/env/t/config/b/cni"');
+    // NRI's host-wide default socket would let one containerd's start fail on the other's.
+    expect(toml).toContain('socket_path = "/state/env/t/run/cd-b.sock.nri"');
+    expect(containerdConfig(ctx())).toContain('socket_path = "/state/env/t/run/cd.sock.nri"');
+  });
+
+  test("runs a plain kubelet: none of the first node's provider, fragments, flags or gates", () => {
+    const b = ctx(withProvider, 'b');
+    expect(kubeletArgs(b).some((x) => x.startsWith('--image-credential-provider') || x === '--v=5')).toBe(false);
+    expect(kubeletConfiguration(b)).toMatchObject({ featureGates: {} });
+    expect(kubeletConfiguration(b).maxPods).toBeUndefined();
+    expect(kubeletConfiguration(ctx(withProvider)).maxPods).toBe(7);
+    // The control plane's kubelet, even when the first node runs another version.
+    expect(b.node.kubeletBinary).toBe('/k/kubelet');
+  });
+
+  test("its CNI network, bridge, address and subnet are never the first node's, nor any first node's", () => {
+    for (const name of ['default', 't', 'e2e-othernode', 'x-b']) {
+      const id = hostIdentity(name);
+      expect(id.second.cniNetwork).toBe(`${id.cniNetwork}.b`);
+      expect(id.second.cniBridge).not.toBe(id.cniBridge);
+      expect(id.second.cniBridge.length).toBeLessThanOrEqual(15);
+      expect(id.second.podSubnet).not.toBe(id.podSubnet);
+      expect(id.second.nodeIP.startsWith('172.30.')).toBe(true);
+      expect(id.nodeIP.startsWith('172.29.')).toBe(true);
+    }
+  });
+
+  test('an environment saved before the second node existed has one node', () => {
+    const c = ctx();
+    const { secondNode: _b, ...old } = c.state;
+    expect(nodesOf(old, c.layout, c.pki).map((n) => n.name)).toEqual(['node-t']);
+    expect(nodesOf(c.state, c.layout, c.pki).map((n) => n.name)).toEqual(['node-t', 'node-t-b']);
   });
 });
 

@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EnvironmentSpec } from '../../api/spec/types.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { Layout } from './layout.ts';
+import type { Layout, NodeFiles } from './layout.ts';
 import type { Pki } from './certs.ts';
 
 export interface LocalBinaries {
@@ -55,6 +55,38 @@ export interface LocalState {
   /** The CNI bridge this environment created (removed on down). */
   cniBridge: string;
   podSubnet: string;
+  /** The second node (absent in state written before it existed: that environment has one node). */
+  secondNode?: SecondNodeState;
+}
+
+/** What the second node was given at `up`: its kubelet runs the defaults, whatever the first one is restarted with. */
+export interface SecondNodeState {
+  name: string;
+  ports: { kubelet: number; kubeletHealthz: number };
+  nodeIP: string;
+  cniBridge: string;
+  podSubnet: string;
+}
+
+/** One node as its steps see it: a kubelet and its own containerd, each with its own files, ports, network and cgroup root. */
+export interface LocalNode {
+  /** The node's name; its kubelet authenticates as system:node:<name>. */
+  name: string;
+  /** Pid and log file names: kubelet and containerd on the first node, kubelet-b and containerd-b on the second. */
+  daemons: { kubelet: string; containerd: string };
+  files: NodeFiles;
+  ports: { kubelet: number; kubeletHealthz: number };
+  nodeIP: string;
+  podSubnet: string;
+  cniBridge: string;
+  cniNetwork: string;
+  /** Under every cgroup hierarchy, without the leading slash. */
+  cgroupRoot: string;
+  /** The kubelet settings it runs with: the first node's are the environment's spec (what suites change), the second's the defaults. */
+  spec: EnvironmentSpec;
+  kubeletBinary: string;
+  /** The client certificate its kubeconfig carries. */
+  cert: { cert: string; key: string };
 }
 
 export interface StepContext {
@@ -64,6 +96,8 @@ export interface StepContext {
   log: Logger;
   sandboxImage: SandboxImage;
   apiServerUrl: string;
+  /** The node the node steps (containerd, kubelet) act on; the environment-wide steps ignore it. */
+  node: LocalNode;
   /** When startKubelet started the current kubelet (ms since epoch): older node status is stale. */
   kubeletStartedAt?: number;
   /** Aborted when the `up` is interrupted: waits end early, and no further step starts. */

@@ -1,7 +1,9 @@
 // The local provider: a real cluster as processes on this host (etcd,
-// kube-apiserver, containerd + runc + CNI, kubelet), the way upstream node e2e
-// runs the kubelet. up() is a list of named steps; restartKubelet() reruns the
-// tail of that same list.
+// kube-apiserver, controller-manager, scheduler, and two nodes, each a kubelet
+// with its own containerd + runc + CNI), the way upstream node e2e runs the
+// kubelet. up() is lists of named steps: the host's, then the control plane's
+// beside each node's containerd, then each node's kubelet; restartKubelet()
+// reruns the first node's kubelet steps.
 import { access, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { trustForContainerd } from '../../engine/containerd-hosts.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,7 +28,17 @@ import {
   mirrorUrl,
 } from '../provider.ts';
 import { pkiPaths, type Pki } from './certs.ts';
-import { loadState, saveState, type LocalState, type SandboxImage, type Step, type StepContext } from './context.ts';
+import {
+  loadState,
+  saveState,
+  type LocalNode,
+  type LocalState,
+  type SandboxImage,
+  type Step,
+  type StepContext,
+} from './context.ts';
+import { firstNode, nodesOf, secondNodeName } from './nodes.ts';
+import { mountData } from './steps/mountData.ts';
 import { hostBinaries, kubeletFor, resolveLocalBinaries } from './binaries.ts';
 import { reportedVersion } from '../binaries/probe.ts';
 import { fatalLine, recordedPid, stopDaemon } from './daemon.ts';
@@ -50,7 +62,7 @@ import { writeKubeletConfig } from './steps/writeKubeletConfig.ts';
 import { startKubelet } from './steps/startKubelet.ts';
 import { waitForNodeReady } from './steps/waitForNodeReady.ts';
 
-/** The kubelet's part of the step list: restartKubelet reruns exactly these. */
+/** A node's kubelet steps: restartKubelet reruns exactly these, on the first node. */
 const KUBELET_STEPS: Step[] = [
   installPlugins, // plugins into the bin dir, inline provider config to a file
   writeKubeletConfig, // base KubeletConfiguration + spec fragments
@@ -58,21 +70,39 @@ const KUBELET_STEPS: Step[] = [
   waitForNodeReady, // registered and Ready (runtime + CNI)
 ];
 
-const STEPS: Step[] = [
+/** What the environment claims on the host, before anything starts. */
+const HOST_STEPS: Step[] = [
+  mountData, // data/ on a tmpfs of its own: down unmounts it instead of deleting files
+  createCgroupRoot, // /credprov-<name> in every cgroup hierarchy: pods of two environments never mix
+  createNodeAddress, // an empty bridge link with the nodes' IPs (the kubelet refuses loopback)
+];
+
+/** The control plane, one step after another. */
+const CONTROL_PLANE_STEPS: Step[] = [
   makePkiStep, // CA, serving and client certs, SA keys, kubeconfigs
   startEtcd,
   startApiServer, // Node,RBAC + NodeRestriction, SA issuer, feature gates
   startControllers, // kube-controller-manager and kube-scheduler, started together
   bootstrapObjects, // default SA and kube-root-ca.crt at once (the controllers would race the first pod)
-  createCgroupRoot, // /credprov-<name> in every cgroup hierarchy: pods of two environments never mix
-  createNodeAddress, // an empty bridge link with the node's IP (the kubelet refuses loopback)
-  startContainerd, // own socket/root, cgroupfs, certs.d config_path, CNI conflist
-  importSandboxImage, // pause image imported and pinned
-  ...KUBELET_STEPS,
 ];
 
-/** Every daemon of an environment, in start order. */
-const COMPONENTS = ['etcd', 'kube-apiserver', ...CONTROLLERS, 'containerd', 'kubelet'];
+/** A node's container runtime: needs nothing of the control plane, so it starts beside it. */
+const RUNTIME_STEPS: Step[] = [
+  startContainerd, // own socket/root, cgroupfs, certs.d config_path, CNI conflist
+  importSandboxImage, // pause image imported and pinned
+];
+
+/** Every daemon of an environment with `state`, in start order. */
+function componentsOf(state: LocalState | undefined): string[] {
+  return [
+    'etcd',
+    'kube-apiserver',
+    ...CONTROLLERS,
+    'containerd',
+    'kubelet',
+    ...(state?.secondNode ? ['containerd-b', 'kubelet-b'] : []),
+  ];
+}
 /** How often a run checks that the components still live. */
 const WATCH_INTERVAL_MS = 1000;
 /** What an environment leaves on the host outside its state dir, found from its name alone. */
@@ -143,7 +173,7 @@ class LocalProvider implements EnvironmentProvider {
     return this.availability;
   }
 
-  capabilities(): Capabilities {
+  capabilities(env?: Environment): Capabilities {
     return {
       restartKubelet: true,
       swapKubeletBinary: true,
@@ -154,7 +184,8 @@ class LocalProvider implements EnvironmentProvider {
       clusterCA: true,
       apiserverAuthn: true,
       pluginsReachHost: true,
-      secondNode: false,
+      // Every environment `up` makes has two nodes; one brought up before the second node existed has one.
+      secondNode: env ? (env.nodes?.length ?? 1) > 1 : true,
     };
   }
 
@@ -194,7 +225,11 @@ class LocalProvider implements EnvironmentProvider {
       );
       ctx = { ...this.context(state, layout, await this.sandbox()), signal };
       await saveState(layout, state);
-      await runSteps(STEPS, ctx, progress);
+      const steps = { ...ctx };
+      // One line with the whole bring-up's time (binaries resolved): what the default run's benchmark reads.
+      await stepOf(progress, `bring up local environment '${spec.name}'`, () =>
+        bringUpSteps(steps, nodesOf(state, layout, steps.pki), progress),
+      );
       const env = this.environment(ctx);
       await writeFile(layout.envFile, `${JSON.stringify(env, null, 2)}\n`);
       return env;
@@ -297,14 +332,18 @@ class LocalProvider implements EnvironmentProvider {
     return { stop: () => rm(dir, { recursive: true, force: true }) };
   }
 
-  /** Its one node's kubelet kubeconfig (system:node:<nodeName>, group system:nodes, a client certificate from the cluster CA). */
+  /** A node's kubelet kubeconfig (system:node:<node>, group system:nodes, a client certificate from the cluster CA). */
   async kubeletKubeconfig(env: Environment, node: string): Promise<string> {
-    if (node !== env.nodeName)
+    const layout = layoutFor(env.name, this.env);
+    const state = await loadState(layout);
+    const nodes = state ? nodesOf(state, layout, pkiPaths(layout.certs)) : [];
+    const found = nodes.find((n) => n.name === node);
+    if (!found)
       throw new CredprovError(
-        `environment ${env.name} has one node, ${env.nodeName}: there is no kubelet of node ${node} to authenticate as`,
-        { hint: 'checks between two kubelets need capability secondNode (credprov up --provider kind --workers 1)' },
+        `environment ${env.name} has ${nodes.length === 1 ? 'one node' : 'nodes'} ${nodes.map((n) => n.name).join(' and ') || env.nodeName}: there is no kubelet of node ${node} to authenticate as`,
+        nodes.length < 2 ? { hint: 'bring the environment up again: credprov up makes two nodes' } : {},
       );
-    return layoutFor(env.name, this.env).kubeletKubeconfig;
+    return found.files.kubeletKubeconfig;
   }
 
   /** The kubelet and its plugins run on this host: its loopback is theirs. */
@@ -315,7 +354,7 @@ class LocalProvider implements EnvironmentProvider {
   async status(env: Environment): Promise<EnvironmentStatus> {
     const layout = layoutFor(env.name, this.env);
     const components = await Promise.all(
-      COMPONENTS.map(async (name) => {
+      componentsOf(await loadState(layout)).map(async (name) => {
         const pid = await recordedPid(layout.pids, name);
         return { name, running: pid !== undefined, ...(pid ? { pid } : {}) };
       }),
@@ -325,9 +364,10 @@ class LocalProvider implements EnvironmentProvider {
 
   async watchComponents(env: Environment, signal: AbortSignal): Promise<ComponentDeath> {
     const layout = layoutFor(env.name, this.env);
+    const components = componentsOf(await loadState(layout));
     for (;;) {
       await sleep(WATCH_INTERVAL_MS, undefined, { signal });
-      for (const name of COMPONENTS) {
+      for (const name of components) {
         // The kubelet is down on purpose while we restart it (its steps watch it themselves), and after a
         // restart that failed, until the suite restarts it again (skew and downgrade suites expect such failures).
         const unwatched = () => name === 'kubelet' && kubeletsUnwatched.has(env.name);
@@ -390,6 +430,7 @@ class LocalProvider implements EnvironmentProvider {
       state,
       layout,
       pki,
+      node: firstNode(state, layout, pki),
       log: this.log,
       sandboxImage,
       apiServerUrl: `https://127.0.0.1:${state.ports.apiserver}`,
@@ -409,6 +450,7 @@ class LocalProvider implements EnvironmentProvider {
       binDir: state.binaries.binDir,
       kubectl: state.binaries.kubectl,
       nodeName: state.spec.kubelet.nodeName,
+      nodes: nodesOf(state, layout, ctx.pki).map((n) => n.name),
       stateDir: layout.root,
       logsDir: layout.logs,
       pluginBinDir: layout.pluginBin,
@@ -427,10 +469,9 @@ async function newState(
   binaries: LocalState['binaries'],
   sandbox: SandboxImage,
 ): Promise<LocalState> {
-  const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler] = (await freePorts(
-    7,
-  )) as [number, number, number, number, number, number, number];
-  const { cniBridge, nodeLink, nodeIP, podSubnet } = hostIdentity(spec.name);
+  const [etcdClient, etcdPeer, apiserver, kubelet, kubeletHealthz, controllerManager, scheduler, kubeletB, healthzB] =
+    (await freePorts(9)) as [number, number, number, number, number, number, number, number, number];
+  const { cniBridge, nodeLink, nodeIP, podSubnet, second } = hostIdentity(spec.name);
   return {
     name: spec.name,
     spec,
@@ -441,6 +482,13 @@ async function newState(
     nodeLink,
     nodeIP,
     podSubnet,
+    secondNode: {
+      name: secondNodeName(spec.kubelet.nodeName),
+      ports: { kubelet: kubeletB, kubeletHealthz: healthzB },
+      nodeIP: second.nodeIP,
+      cniBridge: second.cniBridge,
+      podSubnet: second.podSubnet,
+    },
   };
 }
 
@@ -456,6 +504,45 @@ export function applyChange(spec: EnvironmentSpec, change: KubeletChange): Envir
   if (change.credentialProvider === null) delete next.credentialProvider;
   else if (change.credentialProvider) next.credentialProvider = change.credentialProvider;
   return next;
+}
+
+/**
+ * up()'s order: the host's steps; then the control plane beside each node's
+ * containerd (which needs none of it); then each node's kubelet, the nodes side
+ * by side. A track that fails stops the others between their steps, and its
+ * error is the one thrown once all have stopped (so the teardown that follows
+ * races no step still starting a daemon).
+ */
+async function bringUpSteps(ctx: StepContext, nodes: LocalNode[], progress: Progress): Promise<void> {
+  await runSteps(HOST_STEPS, ctx, progress);
+  const onNode = (n: LocalNode, signal: AbortSignal): StepContext => ({ ...ctx, node: n, signal });
+  const named = (n: LocalNode, steps: Step[]) =>
+    n === nodes[0] ? steps : steps.map((s) => ({ name: `${s.name} (node ${n.name})`, run: s.run }));
+  await alongside(ctx.signal, [
+    (signal) => runSteps(CONTROL_PLANE_STEPS, { ...ctx, signal }, progress),
+    ...nodes.map((n) => (signal: AbortSignal) => runSteps(named(n, RUNTIME_STEPS), onNode(n, signal), progress)),
+  ]);
+  await alongside(
+    ctx.signal,
+    nodes.map((n) => (signal: AbortSignal) => runSteps(named(n, KUBELET_STEPS), onNode(n, signal), progress)),
+  );
+}
+
+/** Runs `tracks` at once; the first to fail aborts the rest, and its error is thrown once every track has settled. */
+async function alongside(outer: AbortSignal | undefined, tracks: Array<(signal: AbortSignal) => Promise<void>>) {
+  const abort = new AbortController();
+  const signal = outer ? AbortSignal.any([outer, abort.signal]) : abort.signal;
+  let first: unknown;
+  const settled = await Promise.allSettled(
+    tracks.map((t) =>
+      t(signal).catch((err: unknown) => {
+        first ??= err;
+        abort.abort(err);
+        throw err;
+      }),
+    ),
+  );
+  if (settled.some((r) => r.status === 'rejected')) throw first;
 }
 
 async function runSteps(steps: Step[], ctx: StepContext, progress: Progress): Promise<void> {

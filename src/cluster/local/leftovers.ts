@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { HostsFile, HOSTS_FILE } from '../../core/hosts.ts';
 import { mapPool } from '../../core/pool.ts';
 import { orphanedRegistries, ownerPidOf } from '../../../registry/index.ts';
-import { hostIdentity, type HostIdentity } from './identity.ts';
+import { hostIdentity, nodeIdentities, type HostIdentity, type NodeIdentity } from './identity.ts';
 import { layoutFor } from './layout.ts';
 import { cgroupHierarchies } from './steps/createCgroupRoot.ts';
 
@@ -54,10 +54,10 @@ export async function findLeftovers(envName: string, scope: LeftoverScope = {}):
       ...(scope.env ? { env: scope.env } : {}),
     }).then((ps) => ps.map((p) => `${p.pid} ${p.cmdline.slice(0, 160)}`)),
     readFile('/proc/self/mountinfo', 'utf8').then((t) => mountsUnder(t, [root])),
-    podNetns(id),
+    Promise.all(nodeIdentities(id).map(podNetns)).then((l) => l.flat()),
     environmentLinks(id),
     cgroupDirs(id),
-    cniStateFiles(id),
+    Promise.all(nodeIdentities(id).map(cniStateFiles)).then((l) => l.flat()),
     ended.size === 0
       ? []
       : new HostsFile(scope.hostsFile ?? HOSTS_FILE)
@@ -114,17 +114,21 @@ const COMPONENTS = new Set([
  */
 export async function environmentProcesses(
   envName: string,
-  o: { marker?: { name: string; value: string }; env?: NodeJS.ProcessEnv; owned?: boolean } = {},
+  o: {
+    marker?: { name: string; value: string };
+    env?: NodeJS.ProcessEnv;
+    owned?: boolean;
+    /** False: skip the cgroup test (down kills the cgroup tree's processes itself, and this scan is then a third as long). */
+    byCgroup?: boolean;
+  } = {},
 ): Promise<HostProcess[]> {
   const root = layoutFor(envName, o.env).root;
   const cgroup = `/${hostIdentity(envName).cgroupRoot}`;
   const marker = o.marker ? Buffer.from(`${o.marker.name}=${o.marker.value}\0`) : undefined;
-  const out: HostProcess[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  const entries = (await readdir('/proc')).filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
+  // Several reads at once: one after another, a look at every process took seconds on a loaded host.
+  const found = await mapPool(entries, 16, async (entry): Promise<HostProcess | undefined> => {
     const read = (f: string) => readFile(`/proc/${entry}/${f}`, 'utf8').catch(() => '');
-    const stat = await read('stat');
-    if (!stat || /\) [ZX] /.test(stat)) continue;
     const argv = (await read('cmdline')).split('\0').filter(Boolean);
     const cmdline = argv.join(' ');
     const namesRoot = argv.some((arg) => arg === root || arg.includes(`${root}/`));
@@ -134,16 +138,21 @@ export async function environmentProcesses(
       argv.slice(0, 2).some((a) => a.startsWith(`${root}/`)) || COMPONENTS.has(exe.slice(exe.lastIndexOf('/') + 1));
     const ours =
       (namesRoot && (!o.owned || owned)) ||
-      (await read('cgroup')).split('\n').some((l) => {
-        const path = l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1);
-        return path === cgroup || path.startsWith(`${cgroup}/`);
-      }) ||
+      (o.byCgroup !== false &&
+        (await read('cgroup')).split('\n').some((l) => {
+          const path = l.slice(l.indexOf(':', l.indexOf(':') + 1) + 1);
+          return path === cgroup || path.startsWith(`${cgroup}/`);
+        })) ||
       (!o.owned &&
         marker !== undefined &&
         (await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0))).includes(marker));
-    if (ours) out.push({ pid: Number(entry), cmdline });
-  }
-  return out;
+    if (!ours) return undefined;
+    // Zombies hold nothing (and a process gone meanwhile has no stat).
+    const stat = await read('stat');
+    if (!stat || /\) [ZX] /.test(stat)) return undefined;
+    return { pid: Number(entry), cmdline };
+  });
+  return found.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
 }
 
 /** Mount points at or below any of `roots`, deepest first (from a mountinfo text). */
@@ -165,7 +174,7 @@ export function mountsUnder(mountinfo: string, roots: string[]): string[] {
  * namespace): the others are accounted for by the cache, ours or another
  * environment's.
  */
-export async function podNetns(id: HostIdentity): Promise<string[]> {
+export async function podNetns(id: NodeIdentity): Promise<string[]> {
   const ours = new Set(await cniResultFiles(id));
   const found = new Set<string>();
   const named = new Set<string>();
@@ -203,7 +212,7 @@ function ipv4(a: string): number {
 }
 
 /** libcni's cached results for the environment's network: `<network>-<container id>-<ifname>`. */
-async function cniResultFiles(id: HostIdentity): Promise<string[]> {
+async function cniResultFiles(id: NodeIdentity): Promise<string[]> {
   const re = new RegExp(`^${id.cniNetwork.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-([0-9a-f]{64})-[^-]+$`);
   return (await readdir(CNI_RESULTS_DIR).catch(() => [] as string[])).filter((f) => re.test(f));
 }
@@ -213,7 +222,7 @@ async function cniResultFiles(id: HostIdentity): Promise<string[]> {
  * of the loopback network for the same sandboxes, and its IPAM dir. containerd
  * removes them when it stops a sandbox, which a killed containerd never does.
  */
-export async function cniStateFiles(id: HostIdentity): Promise<string[]> {
+export async function cniStateFiles(id: NodeIdentity): Promise<string[]> {
   const ours = await cniResultFiles(id);
   const sandboxes = new Set(ours.map((f) => f.slice(id.cniNetwork.length + 1, id.cniNetwork.length + 65)));
   const loopback = (await readdir(CNI_RESULTS_DIR).catch(() => [] as string[])).filter((f) => {
@@ -224,13 +233,15 @@ export async function cniStateFiles(id: HostIdentity): Promise<string[]> {
   return [...[...ours, ...loopback].map((f) => join(CNI_RESULTS_DIR, f)), ...((await exists(ipam)) ? [ipam] : [])];
 }
 
-/** The environment's bridges, and any interface still enslaved to its CNI bridge. */
+/** The environment's bridges, and any interface still enslaved to one of its nodes' CNI bridges. */
 export async function environmentLinks(id: HostIdentity): Promise<string[]> {
   const r = await execa('ip', ['-o', 'link', 'show'], { reject: false });
+  const bridges = [id.cniBridge, id.second.cniBridge];
   return r.stdout.split('\n').flatMap((l) => {
     const name = /^\d+: ([^:@ ]+)/.exec(l)?.[1];
     if (!name) return [];
-    return name === id.cniBridge || name === id.nodeLink || l.includes(` master ${id.cniBridge} `) ? [name] : [];
+    const ours = name === id.nodeLink || bridges.some((b) => name === b || l.includes(` master ${b} `));
+    return ours ? [name] : [];
   });
 }
 

@@ -6,7 +6,7 @@ import { readdir, readFile, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../../core/logger.ts';
-import { isAlive } from '../../core/pids.ts';
+import { isAlive, isZombie } from '../../core/pids.ts';
 import { stopDaemon } from './daemon.ts';
 import { sleep } from '../../core/time.ts';
 import type { Layout } from './layout.ts';
@@ -14,7 +14,7 @@ import type { LocalState } from './context.ts';
 import { cgroupHierarchies } from './steps/createCgroupRoot.ts';
 import { HostsFile } from '../../core/hosts.ts';
 import { pruneOrphanedRegistries, pruneRegistryHosts } from '../../../registry/index.ts';
-import { hostIdentity } from './identity.ts';
+import { hostIdentity, nodeIdentities } from './identity.ts';
 import { cniStateFiles, environmentProcesses, mountsUnder, podNetns } from './leftovers.ts';
 
 export async function teardown(layout: Layout, state: LocalState | undefined, log: Logger): Promise<string[]> {
@@ -32,80 +32,126 @@ export async function teardown(layout: Layout, state: LocalState | undefined, lo
   };
   // Names and addresses come from the environment's name: a run that died before saving its state still made them.
   const id = hostIdentity(layout.name);
-  // The kubelet first, or it restarts the containers we are about to remove. Then no container is stopped
-  // through containerd (a ctr call per container took 27 s after the default run's ~150 pods): containerd and
-  // the shims are killed, the pods' processes are found by their cgroup and killed, and their network
-  // namespaces are known from libcni's result cache.
-  await attempt('stopping kubelet', () => stopDaemon(layout.pids, 'kubelet'));
-  await attempt('stopping containerd', () => stopDaemon(layout.pids, 'containerd'));
-  await attempt('killing leftover shims', () => killShims(layout.containerdSocket));
-  // Everything it stored is removed below, so the control plane gets no graceful shutdown (kube-apiserver's takes a second).
-  await attempt('stopping the control plane', () =>
-    Promise.all(CONTROL_PLANE.map((name) => stopDaemon(layout.pids, name, 0))),
-  );
+  // Every daemon at once, with SIGKILL: everything they stored goes below, so none needs a graceful stop, and a
+  // kubelet cannot restart a container once its containerd is gone. No container is stopped through containerd
+  // (a ctr call per container took 27 s after the default run's ~150 pods): the shims are killed, the pods'
+  // processes are found by their cgroup and killed, and their network namespaces are known from libcni's result
+  // cache. Both nodes' daemons, whatever the state says: a run that died before saving it may have started them.
+  await attempt('stopping every daemon', () => Promise.all(DAEMONS.map((name) => stopDaemon(layout.pids, name, 0))));
+  await attempt('killing leftover shims', () => killShims([layout.containerdSocket, layout.second.containerdSocket]));
   // What no pid file names: pods (by their cgroup), a daemon started just before its `up` died (no pid
   // file yet), plugins the kubelet was running.
-  await attempt("killing the environment's remaining processes", () => killEnvironmentProcesses(layout.name));
+  await attempt("killing the environment's remaining processes", () =>
+    killEnvironmentProcesses(layout.name, id.cgroupRoot),
+  );
   const netns = new Set<string>();
-  await attempt('finding pod network namespaces', async () => (await podNetns(id)).forEach((p) => netns.add(p)));
+  await attempt('finding pod network namespaces', async () =>
+    (await Promise.all(nodeIdentities(id).map(podNetns))).flat().forEach((p) => netns.add(p)),
+  );
   await attempt('unmounting', () => unmountUnder([layout.root, ...netns]));
-  await attempt('removing pod network namespaces', () => Promise.all([...netns].map((ns) => rm(ns, { force: true }))));
-  // Nothing below depends on another: the state dir (containerd's content and snapshots, etcd: over a second
-  // to remove after the default run) goes while the links, CNI state, cgroups and dead runs' registries are cleared.
+  // Nothing below depends on another: each goes at once.
   await Promise.all([
+    attempt('removing pod network namespaces', () => Promise.all([...netns].map((ns) => rm(ns, { force: true })))),
     attempt('removing the state dir', () => rm(layout.root, { recursive: true, force: true, maxRetries: 3 })),
-    (async () => {
-      await attempt('removing the CNI bridge', () => removeLink(state?.cniBridge ?? id.cniBridge));
-      await attempt('removing the node address link', () => removeLink(state?.nodeLink ?? id.nodeLink));
-      // Sandboxes are killed, not stopped through CRI, so CNI DEL never ran: its IPAM and result cache are ours to clear.
-      await attempt('removing CNI state', async () =>
-        Promise.all((await cniStateFiles(id)).map((f) => rm(f, { recursive: true, force: true }))),
-      );
-      await attempt('removing the cgroup root', () => removeCgroupRoot(id.cgroupRoot));
-      // Registries a suite run started die with it, but a SIGKILLed run leaves them running: clear any whose run is gone.
-      await attempt('removing registries of runs that died', async () => {
-        for (const dir of await pruneOrphanedRegistries({ logger: log }))
-          log.info(`down: removed registry ${dir}, whose run died`);
-        await pruneRegistryHosts(new HostsFile());
-      });
-    })(),
+    attempt('removing the links', () =>
+      Promise.all(
+        [
+          state?.cniBridge ?? id.cniBridge,
+          state?.secondNode?.cniBridge ?? id.second.cniBridge,
+          state?.nodeLink ?? id.nodeLink,
+        ].map(removeLink),
+      ),
+    ),
+    // Sandboxes are killed, not stopped through CRI, so CNI DEL never ran: its IPAM and result cache are ours to clear.
+    attempt('removing CNI state', async () => {
+      const files = (await Promise.all(nodeIdentities(id).map(cniStateFiles))).flat();
+      await Promise.all(files.map((f) => rm(f, { recursive: true, force: true })));
+    }),
+    attempt('removing the cgroup root', () => removeCgroupRoot(id.cgroupRoot)),
+    // Registries a suite run started die with it, but a SIGKILLed run leaves them running: clear any whose run is gone.
+    attempt('removing registries of runs that died', async () => {
+      for (const dir of await pruneOrphanedRegistries({ logger: log }))
+        log.info(`down: removed registry ${dir}, whose run died`);
+      await pruneRegistryHosts(new HostsFile());
+    }),
   ]);
   return problems;
 }
 
-/** SIGKILLs the environment's own processes (environmentProcesses, owned) until none is left, for up to 5 s. */
-async function killEnvironmentProcesses(envName: string): Promise<void> {
+/**
+ * SIGKILLs the environment's own processes until none is left, for up to 5 s: every process its cgroup tree
+ * lists (the pods: a read per cgroup) and every process naming its state dir (environmentProcesses, owned,
+ * without a cgroup read per process on the host: that scan took 2 s under load).
+ */
+async function killEnvironmentProcesses(envName: string, cgroupRoot: string): Promise<void> {
+  const kill = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
   const deadline = Date.now() + 5000;
   for (;;) {
-    const left = await environmentProcesses(envName, { owned: true });
+    // The cgroup tree is read again each round: a pod process may fork after a read. The scan then needs no cgroup
+    // test of its own; it finds what names the state dir (components, shims, plugins).
+    const [inTree, named] = await Promise.all([
+      cgroupProcesses(cgroupRoot),
+      environmentProcesses(envName, { owned: true, byCgroup: false }),
+    ]);
+    const left = [...new Set([...inTree.filter((p) => isAlive(p) && !isZombie(p)), ...named.map((p) => p.pid)])];
     if (left.length === 0) return;
-    if (Date.now() > deadline)
-      throw new Error(`still running: ${left.map((p) => `${p.pid} (${p.cmdline.slice(0, 80)})`).join(', ')}`);
-    for (const p of left) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
+    if (Date.now() > deadline) {
+      const what = new Map(named.map((p) => [p.pid, p.cmdline.slice(0, 80)]));
+      throw new Error(`still running: ${left.map((p) => `${p} (${what.get(p) ?? 'in the cgroup tree'})`).join(', ')}`);
     }
-    await sleep(100);
+    left.forEach(kill);
+    await sleep(50);
   }
 }
 
-const CONTROL_PLANE = ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
+/** Every daemon a local environment may run (pid file names). */
+const DAEMONS = [
+  'kubelet',
+  'kubelet-b',
+  'containerd',
+  'containerd-b',
+  'kube-scheduler',
+  'kube-controller-manager',
+  'kube-apiserver',
+  'etcd',
+];
 
-export function cniNetworkName(envName: string): string {
-  return hostIdentity(envName).cniNetwork;
+/**
+ * Pids in the cgroup tree `root` (no leading slash) of one hierarchy: cgroup v2's, or v1's pids or memory
+ * controller, which runc puts every container into (a miss is caught by the /proc scan after).
+ */
+async function cgroupProcesses(root: string): Promise<number[]> {
+  const all = await cgroupHierarchies();
+  const hierarchy =
+    all.find((h) => h.endsWith('/pids')) ??
+    all.find((h) => h.endsWith('/memory')) ??
+    (all.length === 1 ? all[0] : undefined);
+  if (!hierarchy) return [];
+  const pids: number[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const procs = await readFile(join(dir, 'cgroup.procs'), 'utf8').catch(() => '');
+    for (const line of procs.split('\n')) if (line) pids.push(Number(line));
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    await Promise.all(entries.filter((e) => e.isDirectory()).map((e) => walk(join(dir, e.name))));
+  };
+  await walk(join(hierarchy, root));
+  return pids.filter((p) => Number.isInteger(p) && p > 1 && p !== process.pid);
 }
 
-/** Shims outlive containerd; ours are the ones whose -address is our socket. */
-async function killShims(socket: string): Promise<void> {
+/** Shims outlive containerd; ours are the ones whose -address is one of our sockets. */
+async function killShims(sockets: string[]): Promise<void> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
     const argv = cmdline.split('\0');
-    if (argv[0]?.endsWith('containerd-shim-runc-v2') && argv.includes(socket)) pids.push(Number(entry));
+    if (argv[0]?.endsWith('containerd-shim-runc-v2') && sockets.some((s) => argv.includes(s))) pids.push(Number(entry));
   }
   for (const pid of pids) {
     try {
@@ -114,8 +160,9 @@ async function killShims(socket: string): Promise<void> {
       // gone already
     }
   }
+  // A zombie holds nothing: waiting for init to reap it took over a second under load.
   const deadline = Date.now() + 3000;
-  while (pids.some(isAlive) && Date.now() < deadline) await sleep(50);
+  while (pids.some((p) => isAlive(p) && !isZombie(p)) && Date.now() < deadline) await sleep(20);
 }
 
 /** Unmounts everything below `roots`, deepest first, in one umount call; what stays busy is detached (umount -l). */

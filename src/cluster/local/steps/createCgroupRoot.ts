@@ -9,10 +9,6 @@ import { hostIdentity } from '../identity.ts';
 
 export const CGROUP_FS = '/sys/fs/cgroup';
 
-export function cgroupRootName(envName: string): string {
-  return hostIdentity(envName).cgroupRoot;
-}
-
 /** Mounted hierarchies (cgroup v1 controllers, or the single v2 tree); comounted aliases like cpu,cpuacct are symlinks and skipped. */
 export async function cgroupHierarchies(fsRoot = CGROUP_FS): Promise<string[]> {
   // cgroup v2: one unified tree, recognisable by cgroup.controllers at its top.
@@ -34,7 +30,9 @@ async function exists(p: string): Promise<boolean> {
 export const createCgroupRoot: Step = {
   name: 'cgroup root',
   async run(ctx) {
-    for (const h of await cgroupHierarchies())
-      await mkdir(join(h, cgroupRootName(ctx.state.name)), { recursive: true });
+    // The second node's root lies inside the first's: both made here, one tree removed on down.
+    const id = hostIdentity(ctx.state.name);
+    const roots = ctx.state.secondNode ? [id.cgroupRoot, id.second.cgroupRoot] : [id.cgroupRoot];
+    for (const h of await cgroupHierarchies()) for (const r of roots) await mkdir(join(h, r), { recursive: true });
   },
 };

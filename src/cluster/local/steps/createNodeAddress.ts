@@ -9,7 +9,7 @@ import type { Step } from '../context.ts';
 export const createNodeAddress: Step = {
   name: 'node address',
   async run(ctx) {
-    const { nodeLink, nodeIP } = ctx.state;
+    const { nodeLink, nodeIP, secondNode } = ctx.state;
     const ip = async (args: string[]) => {
       const r = await execa('ip', args, { reject: false, all: true });
       if (r.exitCode !== 0)
@@ -17,7 +17,9 @@ export const createNodeAddress: Step = {
     };
     const exists = (await execa('ip', ['link', 'show', nodeLink], { reject: false })).exitCode === 0;
     if (!exists) await ip(['link', 'add', nodeLink, 'type', 'bridge']);
-    await ip(['addr', 'replace', `${nodeIP}/32`, 'dev', nodeLink]);
+    // Both nodes' addresses on the one link: teardown removes them with it.
+    for (const a of [nodeIP, ...(secondNode ? [secondNode.nodeIP] : [])])
+      await ip(['addr', 'replace', `${a}/32`, 'dev', nodeLink]);
     await ip(['link', 'set', nodeLink, 'up']);
   },
 };

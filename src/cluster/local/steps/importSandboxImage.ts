@@ -1,8 +1,8 @@
 // The sandbox (pause) image must already be in containerd: the harness has no
 // route to registry.k8s.io. It is imported into the CRI namespace and pinned
 // so kubelet image GC never removes it.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { execa } from 'execa';
 import { CommandError } from '../../../core/errors.ts';
 import type { Step } from '../context.ts';
@@ -11,11 +11,12 @@ export const importSandboxImage: Step = {
   name: 'import sandbox image',
   async run(ctx) {
     const b = ctx.state.binaries;
-    const archive = join(ctx.layout.root, 'sandbox-image.tar');
+    const archive = ctx.node.files.sandboxArchive;
+    await mkdir(dirname(archive), { recursive: true });
     await ctx.sandboxImage.writeArchive(archive);
     try {
       const ctr = (args: string[]) =>
-        execa(b.ctr, ['--address', ctx.layout.containerdSocket, '--namespace', 'k8s.io', ...args], {
+        execa(b.ctr, ['--address', ctx.node.files.containerdSocket, '--namespace', 'k8s.io', ...args], {
           reject: false,
           all: true,
         });

@@ -10,8 +10,8 @@ import type { Step } from '../context.ts';
 export const installPlugins: Step = {
   name: 'install credential provider plugins',
   async run(ctx) {
-    const cp = ctx.state.spec.credentialProvider;
-    const dir = ctx.layout.pluginBin;
+    const cp = ctx.node.spec.credentialProvider;
+    const dir = ctx.node.files.pluginBin;
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     if (!cp) return;
@@ -28,6 +28,6 @@ export const installPlugins: Step = {
       }
       await symlink(target, join(dir, name));
     }
-    if (cp.config) await writeFile(ctx.layout.credentialProviderConfig, providerConfigText(cp.config));
+    if (cp.config) await writeFile(ctx.node.files.credentialProviderConfig, providerConfigText(cp.config));
   },
 };

@@ -1,4 +1,4 @@
-// containerd with its own root, state and socket under the environment dir,
+// containerd, one per node, with its own root, state and socket under the environment dir,
 // the CRI plugin on cgroupfs (the host is cgroup v1, no systemd), overlayfs,
 // the pinned sandbox image, and `config_path` pointing at a certs.d tree the
 // registry helpers write hosts.toml files into.
@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { startDaemon, waitFor } from '../daemon.ts';
 import type { Step, StepContext } from '../context.ts';
-import { cniNetworkName } from '../teardown.ts';
 
 /** Version 2 config: containerd 1.6/1.7 read it natively and 2.x migrates it on load. */
 export function containerdConfig(ctx: StepContext): string {
-  const l = ctx.layout;
+  const l = ctx.node.files;
   const cri = 'plugins."io.containerd.grpc.v1.cri"';
   const q = JSON.stringify;
   return [
@@ -25,6 +24,11 @@ export function containerdConfig(ctx: StepContext): string {
     // Nothing else on the host should be able to reach our containerd's ttrpc or metrics.
     '[ttrpc]',
     `  address = ${q(`${l.containerdSocket}.ttrpc`)}`,
+    '',
+    // NRI's socket is host-wide by default (/var/run/nri/nri.sock): a second containerd (the other node's, another
+    // environment's) failed its CRI start with "address already in use". Each containerd gets its own.
+    '[plugins."io.containerd.nri.v1.nri"]',
+    `  socket_path = ${q(`${l.containerdSocket}.nri`)}`,
     '',
     `[${cri}]`,
     `  sandbox_image = ${q(ctx.state.sandboxImageRef)}`,
@@ -74,14 +78,14 @@ export function cniConflist(network: string, bridge: string, subnet: string): st
 export const startContainerd: Step = {
   name: 'start containerd',
   async run(ctx) {
-    const l = ctx.layout;
+    const l = ctx.node.files;
     await Promise.all(
       [l.containerdRoot, l.containerdState, l.certsD, l.cniConf].map((d) => mkdir(d, { recursive: true })),
     );
     await writeFile(l.containerdConfig, containerdConfig(ctx));
     await writeFile(
       join(l.cniConf, '10-credprov.conflist'),
-      cniConflist(cniNetworkName(ctx.state.name), ctx.state.cniBridge, ctx.state.podSubnet),
+      cniConflist(ctx.node.cniNetwork, ctx.node.cniBridge, ctx.node.podSubnet),
     );
     await writeFile(
       join(l.cniConf, '99-loopback.conf'),
@@ -90,16 +94,16 @@ export const startContainerd: Step = {
     const b = ctx.state.binaries;
     const daemon = await startDaemon(
       {
-        name: 'containerd',
+        name: ctx.node.daemons.containerd,
         bin: b.containerd,
         args: ['--config', l.containerdConfig, '--log-level', 'info'],
         env: { PATH: `${b.runtimePath}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}` },
       },
-      l,
+      ctx.layout,
       ctx.log,
     );
     await waitFor(
-      'containerd to answer on its socket',
+      `${ctx.node.daemons.containerd} to answer on its socket`,
       async () => {
         const r = await execa(b.ctr, ['--address', l.containerdSocket, 'version'], { reject: false, timeout: 3000 });
         return r.exitCode === 0;

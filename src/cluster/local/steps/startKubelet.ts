@@ -1,4 +1,4 @@
-// The kubelet, as its own node, talking to our containerd and API server.
+// A node's kubelet, as that node, talking to the node's containerd and the API server.
 import { mkdir } from 'node:fs/promises';
 import { get } from '../net.ts';
 import { startDaemon, stopDaemon, waitFor } from '../daemon.ts';
@@ -6,15 +6,14 @@ import { TimeoutError } from '../../../core/errors.ts';
 import type { Step, StepContext } from '../context.ts';
 
 export function kubeletArgs(ctx: StepContext): string[] {
-  const { spec } = ctx.state;
-  const l = ctx.layout;
+  const { spec, files: l } = ctx.node;
   const args = [
     `--config=${l.kubeletConfig}`,
     `--kubeconfig=${l.kubeletKubeconfig}`,
     `--root-dir=${l.kubeletRoot}`,
     `--cert-dir=${l.kubeletRoot}/pki`,
     `--hostname-override=${spec.kubelet.nodeName}`,
-    `--node-ip=${ctx.state.nodeIP}`,
+    `--node-ip=${ctx.node.nodeIP}`,
     '--v=2',
   ];
   const cp = spec.credentialProvider;
@@ -30,20 +29,21 @@ export function kubeletArgs(ctx: StepContext): string[] {
 export const startKubelet: Step = {
   name: 'start kubelet',
   async run(ctx) {
-    await mkdir(ctx.layout.kubeletRoot, { recursive: true });
-    await mkdir(ctx.layout.podLogs, { recursive: true });
+    const { files, daemons } = ctx.node;
+    await mkdir(files.kubeletRoot, { recursive: true });
+    await mkdir(files.podLogs, { recursive: true });
     for (let attempt = 1; ; attempt++) {
       // cwd is the kubelet root: a config.json in the cwd would become node-level registry credentials (KEP-2535).
       ctx.kubeletStartedAt = Date.now();
       const daemon = await startDaemon(
-        { name: 'kubelet', bin: ctx.state.binaries.kubelet, args: kubeletArgs(ctx), cwd: ctx.layout.kubeletRoot },
+        { name: daemons.kubelet, bin: ctx.node.kubeletBinary, args: kubeletArgs(ctx), cwd: files.kubeletRoot },
         ctx.layout,
         ctx.log,
       );
       try {
         await waitFor(
-          'kubelet /healthz',
-          async () => (await get(`http://127.0.0.1:${ctx.state.ports.kubeletHealthz}/healthz`)).status === 200,
+          `${daemons.kubelet} /healthz`,
+          async () => (await get(`http://127.0.0.1:${ctx.node.ports.kubeletHealthz}/healthz`)).status === 200,
           { timeoutMs: 60_000, daemon, intervalMs: 250, signal: ctx.signal },
         );
         return;
@@ -55,7 +55,7 @@ export const startKubelet: Step = {
         ctx.log.warn(
           `kubelet did not answer /healthz within 60s (pid ${daemon.pid}); starting it once more, the stalled attempt is in ${daemon.logFile}`,
         );
-        await stopDaemon(ctx.layout.pids, 'kubelet');
+        await stopDaemon(ctx.layout.pids, daemons.kubelet);
       }
     }
   },

@@ -8,10 +8,10 @@ export const waitForNodeReady: Step = {
   name: 'wait for node Ready',
   async run(ctx) {
     const api = await kubeApi({ kubeconfig: ctx.layout.adminKubeconfig });
-    const name = ctx.state.spec.kubelet.nodeName;
-    const pid = await recordedPid(ctx.layout.pids, 'kubelet');
+    const { name, daemons } = ctx.node;
+    const pid = await recordedPid(ctx.layout.pids, daemons.kubelet);
     // Ready needs the API server (and its etcd) to record it and containerd to report the runtime: one dying ends the wait with its own error.
-    const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver', 'containerd']);
+    const dependsOn = await runningDaemons(ctx.layout, ['etcd', 'kube-apiserver', daemons.containerd]);
     await waitFor(
       `node ${name} to become Ready`,
       async () => {
@@ -31,7 +31,9 @@ export const waitForNodeReady: Step = {
         intervalMs: 100,
         signal: ctx.signal,
         dependsOn,
-        ...(pid ? { daemon: { name: 'kubelet', pid, logFile: `${ctx.layout.logs}/kubelet.log` } } : {}),
+        ...(pid
+          ? { daemon: { name: daemons.kubelet, pid, logFile: `${ctx.layout.logs}/${daemons.kubelet}.log` } }
+          : {}),
       },
     );
   },

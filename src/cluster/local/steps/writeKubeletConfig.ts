@@ -1,17 +1,17 @@
 // The KubeletConfiguration: the harness's base (loopback ports, cgroupfs on a
 // cgroup v1 host, no swap check, everything under the environment dir) with
 // the spec's fragments merged over it.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import type { Step, StepContext } from '../context.ts';
-import { cgroupRootName } from './createCgroupRoot.ts';
 
 export function kubeletConfiguration(ctx: StepContext): Record<string, unknown> {
-  const { spec, ports } = ctx.state;
+  const { spec, ports, files } = ctx.node;
   const base: Record<string, unknown> = {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
-    address: ctx.state.nodeIP,
+    address: ctx.node.nodeIP,
     port: ports.kubelet,
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
@@ -22,16 +22,16 @@ export function kubeletConfiguration(ctx: StepContext): Record<string, unknown> 
       x509: { clientCAFile: ctx.pki.caCert },
     },
     authorization: { mode: 'Webhook' },
-    containerRuntimeEndpoint: `unix://${ctx.layout.containerdSocket}`,
+    containerRuntimeEndpoint: `unix://${files.containerdSocket}`,
     cgroupDriver: 'cgroupfs',
-    cgroupRoot: `/${cgroupRootName(ctx.state.name)}`,
+    cgroupRoot: `/${ctx.node.cgroupRoot}`,
     // The host is cgroup v1; from 1.35 the kubelet refuses it unless told otherwise.
     failCgroupV1: false,
     failSwapOn: false,
     // Lowering it needs CAP_SYS_RESOURCE, which sandboxed hosts lack; 0 is what we already have.
     oomScoreAdj: 0,
     registerNode: true,
-    podLogsDir: ctx.layout.podLogs,
+    podLogsDir: files.podLogs,
     resolvConf: '/etc/resolv.conf',
     // A shared CI box's disk must not taint the node with disk pressure mid-run.
     evictionHard: {
@@ -71,6 +71,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export const writeKubeletConfig: Step = {
   name: 'write kubelet config',
   async run(ctx) {
-    await writeFile(ctx.layout.kubeletConfig, stringify(kubeletConfiguration(ctx)));
+    await mkdir(dirname(ctx.node.files.kubeletConfig), { recursive: true });
+    await writeFile(ctx.node.files.kubeletConfig, stringify(kubeletConfiguration(ctx)));
   },
 };

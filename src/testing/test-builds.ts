@@ -1,0 +1,238 @@
+// Everything the project's tests need built, as one list of named builds
+// (`credprov binaries ensure --for tests`): the default kube binaries and
+// containerd, the older kubelets of the version-skew tests, the unmodified
+// vendor plugins, the client-go probe, and kubeadm, etcd and the kind CLI for
+// the kind tier. Each is cached on its own (a warm run takes seconds). They
+// run a few at a time; those that compile the same Kubernetes packages wait
+// for the kube build, whose Go build cache they then reuse instead of
+// compiling those packages a second time beside it.
+//
+// Two stages: `early` (the kube binaries, containerd, the client-go probe) is
+// what most test files need; `late` (older kubelets, vendor plugins, the kind
+// tier's builds) is needed only by the test files each late build names, so
+// the test command builds it niced beside the other files and runs those last.
+// A suite that needs a late build is named too: the e2e table's local leg runs
+// it in its late file (test/e2e/suites-local-late.e2e.test.ts).
+import { ensureContainerd } from '../cluster/binaries/containerd.ts';
+import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
+import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
+import { ensureEtcd, etcdOfKubeadm, ensureKind } from '../cluster/kind/builds/index.ts';
+import { ensureClientGoProbe } from '../clients/client-go.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Progress } from '../core/progress.ts';
+import { errorMessage } from '../core/errors.ts';
+import { ACR_PLUGIN_VERSION, ACR_RECIPE } from '../plugin/vendors/acr.ts';
+import { ensureAwsCli } from '../plugin/vendors/aws-cli.ts';
+import { IAM_AUTHENTICATOR_RECIPE, IAM_AUTHENTICATOR_VERSION } from '../plugin/vendors/aws-iam-authenticator.ts';
+import { ensureVendorPlugin, type VendorPluginRecipe } from '../plugin/vendors/build.ts';
+import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../plugin/vendors/ecr.ts';
+import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION } from '../plugin/vendors/gke-gcloud-auth-plugin.ts';
+import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../plugin/vendors/kubelogin.ts';
+import { SKEW_KUBELET_VERSIONS } from '../versions/skew.ts';
+import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
+
+export interface BuildContext {
+  progress: Progress;
+  log: Logger;
+  signal?: AbortSignal;
+}
+
+export type BuildStage = 'early' | 'late';
+
+export interface TestBuild {
+  /** Its name in the progress lines and the timing table. */
+  name: string;
+  /** The tests that need it. */
+  for: string;
+  stage: BuildStage;
+  /** A late build: the test files that need it (the only ones that may), run after the late builds. */
+  tests?: string[];
+  /** A late build: the suites whose runs need it (the e2e table runs them in its late file). */
+  suites?: string[];
+  /** Builds to finish first (by name). */
+  after?: string[];
+  run(ctx: BuildContext): Promise<unknown>;
+}
+
+export interface BuildTiming {
+  name: string;
+  startedAt: number;
+  endedAt: number;
+  error?: string;
+}
+
+const KUBE = 'kube binaries';
+
+export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): TestBuild[] {
+  // What the kube build resolved (1.37 → v1.37.1): the builds after it use the exact release.
+  let kubeVersion = kubeVersionSpec;
+  const common = (c: BuildContext) => ({ progress: c.progress, log: c.log, ...(c.signal ? { signal: c.signal } : {}) });
+  // The e2e table's local leg for the suites that need a late build.
+  const LOCAL_LATE = 'test/e2e/suites-local-late.e2e.test.ts';
+  const vendor = (
+    recipe: VendorPluginRecipe,
+    version: string,
+    why: string,
+    suite: string,
+    tests: string[],
+  ): TestBuild => ({
+    name: recipe.binary,
+    for: why,
+    stage: 'late',
+    tests: [...tests, LOCAL_LATE],
+    suites: [suite],
+    run: (c) => ensureVendorPlugin(recipe, { version, ...common(c) }),
+  });
+  const [newestSkew, ...olderSkew] = SKEW_KUBELET_VERSIONS;
+  const skew = (minor: string): TestBuild => ({
+    name: `kubelet ${minor}`,
+    for: `the version-skew tests${minor === newestSkew ? ' and the downgrade suite (which waits for it, or builds it)' : ''}`,
+    stage: 'late',
+    tests: [LOCAL_LATE, 'test/e2e/local-restart.e2e.test.ts'],
+    suites: ['version-skew'],
+    after: [KUBE],
+    run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
+  });
+  return [
+    // Early: what the unit tests and most end-to-end files need.
+    {
+      name: KUBE,
+      for: `every cluster test, and kubectl of the client matrix (kube ${kubeVersionSpec})`,
+      stage: 'early',
+      run: async (c) => {
+        kubeVersion = (await resolveKubeBinaries({ version: kubeVersionSpec, ...common(c) })).version;
+      },
+    },
+    {
+      name: 'containerd',
+      for: 'every cluster test',
+      stage: 'early',
+      run: (c) => ensureContainerd({ kubeVersion: kubeVersionSpec, ...common(c) }),
+    },
+    {
+      name: 'client-go probe',
+      for: 'the exec-plugin client matrix (unit and e2e)',
+      stage: 'early',
+      after: [KUBE],
+      run: (c) => ensureClientGoProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
+    },
+    // Late, in the order they are started: the downgrade suite's kubelet first (an early end-to-end file waits
+    // for it), then the longest builds.
+    ...(newestSkew ? [skew(newestSkew)] : []),
+    vendor(
+      IAM_AUTHENTICATOR_RECIPE,
+      IAM_AUTHENTICATOR_VERSION,
+      'the exec-plugin vendor tests (client and server)',
+      'vendor-aws-iam-authenticator',
+      ['src/fake-clouds/aws/caller-identity.test.ts', 'test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
+    ),
+    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests', 'vendor-acr', [
+      'src/fake-clouds/azure/fake-azure.test.ts',
+      'test/e2e/vendor-acr.e2e.test.ts',
+      'test/e2e/kind.e2e.test.ts',
+    ]),
+    ...olderSkew.map(skew),
+    {
+      name: 'kubeadm',
+      for: 'the kind tier (its node image)',
+      stage: 'late',
+      tests: ['test/e2e/kind.e2e.test.ts'],
+      after: [KUBE],
+      run: (c) => ensureKubeadm({ kubeVersion, ...common(c) }),
+    },
+    {
+      name: 'etcd',
+      for: "the kind tier (the etcd kubeadm's control plane runs; a unit test starts it)",
+      stage: 'late',
+      tests: ['src/cluster/kind/builds/etcd.test.ts', 'test/e2e/kind.e2e.test.ts'],
+      after: ['kubeadm'],
+      run: async (c) => {
+        const kubeadm = await ensureKubeadm({ kubeVersion, ...common(c) });
+        return ensureEtcd({ version: (await etcdOfKubeadm(kubeadm, kubeVersion)).version, ...common(c) });
+      },
+    },
+    {
+      name: 'kind CLI',
+      for: 'the kind tier (a unit test runs it)',
+      stage: 'late',
+      tests: ['src/cluster/kind/builds/kind-cli.test.ts', 'test/e2e/kind.e2e.test.ts'],
+      run: (c) => ensureKind(common(c)),
+    },
+    vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests and certify --live', 'vendor-ecr', [
+      'src/fake-clouds/aws/fake-aws.test.ts',
+      'test/e2e/certify-live.e2e.test.ts',
+      'test/e2e/kind.e2e.test.ts',
+    ]),
+    vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', 'vendor-kubelogin', [
+      'test/e2e/vendor-kubelogin.e2e.test.ts',
+    ]),
+    vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', 'vendor-gke', [
+      'test/e2e/vendor-gke.e2e.test.ts',
+    ]),
+    {
+      name: 'awscli',
+      for: '`aws eks get-token` in the exec-plugin vendor tests',
+      stage: 'late',
+      tests: ['test/e2e/vendor-aws-iam-authenticator.e2e.test.ts', LOCAL_LATE],
+      suites: ['vendor-aws-iam-authenticator'],
+      run: (c) => ensureAwsCli(common(c)),
+    },
+  ];
+}
+
+/** The test files that must wait for the late builds (each late build names those that use what it makes). */
+export function lateTests(builds: TestBuild[]): string[] {
+  return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.tests ?? []))].sort();
+}
+
+/** The suites whose runs need a late build: the e2e table's local leg runs them in its late file. */
+export function lateSuites(builds: TestBuild[]): string[] {
+  return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.suites ?? []))].sort();
+}
+
+/**
+ * Runs `builds`, up to `concurrency` at a time, each once the builds it comes
+ * after have ended (a failed one too: its dependants then report their own
+ * error). A failure does not stop the others; every build's times come back.
+ */
+export async function runBuilds(
+  builds: TestBuild[],
+  ctx: BuildContext,
+  concurrency: number,
+  onEnd: (t: BuildTiming) => void = () => {},
+): Promise<BuildTiming[]> {
+  const ended = new Map<string, BuildTiming>();
+  const pending = [...builds];
+  const running = new Set<Promise<void>>();
+  const ready = (b: TestBuild) => (b.after ?? []).every((a) => ended.has(a) || !builds.some((x) => x.name === a));
+  while (pending.length > 0 || running.size > 0) {
+    // Interrupted: start nothing more, and say so for each build that never started.
+    if (ctx.signal?.aborted)
+      for (const b of pending.splice(0)) {
+        const now = Date.now();
+        ended.set(b.name, { name: b.name, startedAt: now, endedAt: now, error: 'not started: interrupted' });
+      }
+    if (pending.length === 0 && running.size === 0) break;
+    const next = running.size < Math.max(1, concurrency) ? pending.findIndex(ready) : -1;
+    if (next < 0) {
+      await Promise.race(running);
+      continue;
+    }
+    const [b] = pending.splice(next, 1) as [TestBuild];
+    const startedAt = Date.now();
+    const p: Promise<void> = b.run(ctx).then(
+      () => {
+        ended.set(b.name, { name: b.name, startedAt, endedAt: Date.now() });
+      },
+      (err: unknown) => {
+        ended.set(b.name, { name: b.name, startedAt, endedAt: Date.now(), error: errorMessage(err) });
+      },
+    );
+    const tracked: Promise<void> = p.finally(() => {
+      running.delete(tracked);
+      onEnd(ended.get(b.name)!);
+    });
+    running.add(tracked);
+  }
+  return builds.map((b) => ended.get(b.name)!);
+}
