@@ -21,7 +21,7 @@ export const kubercPolicySuite: Suite = {
     "kubectl 1.35-1.37's credential-plugin policy (kuberc): allow, deny, the entry field per minor, validation, LookPath and shadows, kubelogin's launcher form",
   checks: KUBERC_CHECKS,
   needsBuild:
-    'kubectl 1.35.4 and 1.36.5 (scripts/credprov binaries ensure --kube-version 1.35.4 --only kubectl; or the suite builds them on first run)',
+    'kubectl 1.35 and 1.36 (built with the version-skew kubelets; or the suite builds them first, 2-4 min each)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     // Each minor's kubectl from the cache, built first as a step of its own when it is not there.
     const kubectls: Kubectl[] = [];

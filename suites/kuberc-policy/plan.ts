@@ -2,10 +2,14 @@
 // as a kuberc document, where kubectl finds it, and the kubeconfig's exec form.
 // No I/O: the files are written by cases.ts, the outcomes predicted by predict.ts.
 import type { KubercPolicyDoc } from '../../src/model/kuberc-policy.ts';
+import { DEFAULT_KUBE_VERSION } from '../../src/versions/table.ts';
 import { ALLOW_DENY, DEFAULT_PATH_FAILS_OPEN, ENTRY_FIELD, LAUNCHER_FORM, LOOKPATH, VALIDATION } from './checks.ts';
 
-/** The kubectl of each minor that has the policy (1.35 `name`, 1.36+ `command`); CI builds each into the cache. */
-export const KUBECTL_VERSIONS = ['1.35.4', '1.36.5', '1.37.1'];
+/**
+ * The kubectl of each minor that has the policy (1.35 `name`, 1.36+ `command`), as credprov resolves a minor
+ * (v1.35.4, v1.36.5 today; the test builds make them with the version-skew kubelets), and the default version's.
+ */
+export const KUBECTL_VERSIONS = ['1.35', '1.36', DEFAULT_KUBE_VERSION];
 
 /** The fake exec plugin's file name; a kubectl plugin of the same program is `kubectl-fake_login`. */
 export const PLUGIN = 'credprov-kuberc-plugin';
