@@ -58,9 +58,6 @@ export function podManifest(namespace: string, nodeName: string, p: StoryPod, vo
           name: 'main',
           image: BASE_IMAGE,
           imagePullPolicy: 'Never',
-          // Runs past the second in which it started: the execs of the pod's start are told apart from a
-          // later sync's (1.36.5 looks the volume up again when the container ends).
-          command: ['/bin/busybox', 'sleep', '2'],
           volumeMounts: [{ name: 'data', mountPath: '/data' }],
         },
       ],
