@@ -20,6 +20,9 @@ import { vendorAzureKubeloginSuite } from './vendor-azure-kubelogin/index.ts';
 import { vendorOciSuite } from './vendor-oci/index.ts';
 import { mirrorsSuite } from './mirrors/index.ts';
 import { providerConfigDirectorySuite } from './provider-config-directory/index.ts';
+import { kubercPolicySuite } from './kuberc-policy/index.ts';
+import { imageVolumesSuite } from './image-volumes/index.ts';
+import { serviceAccountRecreateSuite } from './service-account-recreate/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -41,6 +44,9 @@ export const SUITES: Record<string, Suite> = {
   'vendor-oci': vendorOciSuite,
   mirrors: mirrorsSuite,
   'provider-config-directory': providerConfigDirectorySuite,
+  'kuberc-policy': kubercPolicySuite,
+  'image-volumes': imageVolumesSuite,
+  'service-account-recreate': serviceAccountRecreateSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */

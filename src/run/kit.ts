@@ -100,6 +100,14 @@ export {
   type ProbeResponse,
 } from './client-session.ts';
 export { probeKubeconfig } from '../clients/kubeconfig.ts';
+export { defaultClientEnv } from '../clients/common.ts';
+export {
+  ensureKubectl,
+  kubectlWithKuberc,
+  serviceAccountToken,
+  type KubectlBuildContext,
+  type KubercRun,
+} from './kubectl-kuberc.ts';
 export type { ClientProbe } from '../clients/probe.ts';
 export { bearerRequest, selfSubjectReview, type BearerAnswer } from './bearer.ts';
 export {
@@ -310,7 +318,6 @@ export {
   type AzureKubeloginLab,
   type AzureKubeloginLabOptions,
 } from '../vendor-labs/azure-kubelogin-lab.ts';
-export { defaultClientEnv } from '../clients/common.ts';
 export { execCall, WHOAMI, type ExecCall, type ExecCallOptions, type ExecUnderTest } from './exec-call.ts';
 export { OCI_CLI_VERSION, startOciLab, type OciIdentity, type OciLab, type OciRecord } from '../vendor-labs/oci-lab.ts';
 export {

@@ -34,7 +34,10 @@ import { ECR_PLUGIN_VERSION, ECR_RECIPE } from '../plugin/vendors/ecr.ts';
 import { GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION } from '../plugin/vendors/gke-gcloud-auth-plugin.ts';
 import { KUBELOGIN_RECIPE, KUBELOGIN_VERSION } from '../plugin/vendors/kubelogin.ts';
 import { SKEW_KUBELET_VERSIONS } from '../versions/skew.ts';
-import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
+import { DEFAULT_KUBE_VERSION, parseKubeVersion } from '../versions/table.ts';
+
+/** The first kubectl minor with kuberc's credential-plugin policy (the version table's kubercPluginPolicy). */
+const KUBERC_POLICY_FIRST_MINOR = 35;
 
 export interface BuildContext {
   progress: Progress;
@@ -89,14 +92,21 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     run: (c) => ensureVendorPlugin(recipe, { version, ...common(c) }),
   });
   const [newestSkew, ...olderSkew] = SKEW_KUBELET_VERSIONS;
+  // kuberc-policy runs kubectl of each minor with a credential-plugin policy (1.35+): it comes with that minor's kubelet.
+  const withKubectl = (minor: string) => parseKubeVersion(minor).minor >= KUBERC_POLICY_FIRST_MINOR;
   const skew = (minor: string): TestBuild => ({
-    name: `kubelet ${minor}`,
-    for: `the version-skew tests${minor === newestSkew ? ' and the downgrade suite (which waits for it, or builds it)' : ''}`,
+    name: withKubectl(minor) ? `kubelet and kubectl ${minor}` : `kubelet ${minor}`,
+    for: `the version-skew tests${minor === newestSkew ? ' and the downgrade suite (which waits for it, or builds it)' : ''}${withKubectl(minor) ? ', and kubectl for the kuberc-policy suite' : ''}`,
     stage: 'late',
     tests: [LOCAL_LATE, 'test/e2e/local-restart.e2e.test.ts'],
-    suites: ['version-skew'],
+    suites: ['version-skew', ...(withKubectl(minor) ? ['kuberc-policy'] : [])],
     after: [KUBE],
-    run: (c) => resolveKubeBinaries({ version: minor, names: ['kubelet'], ...common(c) }),
+    run: (c) =>
+      resolveKubeBinaries({
+        version: minor,
+        names: withKubectl(minor) ? ['kubelet', 'kubectl'] : ['kubelet'],
+        ...common(c),
+      }),
   });
   return [
     // Early: what the unit tests and most end-to-end files need.

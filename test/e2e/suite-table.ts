@@ -28,6 +28,10 @@ import { ensureSecretPulledImagesSuite } from '../../suites/ensure-secret-pulled
 import { matchingSuite } from '../../suites/matching/index.ts';
 import { mirrorsSuite } from '../../suites/mirrors/index.ts';
 import { providerConfigDirectorySuite } from '../../suites/provider-config-directory/index.ts';
+import { DEFAULT_PATH_FAILS_OPEN } from '../../suites/kuberc-policy/checks.ts';
+import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
+import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
+import { serviceAccountRecreateSuite } from '../../suites/service-account-recreate/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
@@ -319,6 +323,25 @@ export const SUITE_TABLE: SuiteRow[] = [
     },
     extras: vendorExtras('OCI', { findings: [OCI_EXEC_INFO_V1.id], minSecrets: 3 }),
     timeoutMs: 900_000,
+  },
+  // The preload (ctr) and the KEP-2535 record (the kubelet's root dir) are this host's: local only.
+  { suite: imageVolumesSuite, env: 'iv', kind: false, timeoutMs: 300_000 },
+  // The KEP-2535 record is read from the kubelet's root dir on this host: local only.
+  { suite: serviceAccountRecreateSuite, env: 'sar', kind: false, timeoutMs: 300_000 },
+  {
+    suite: kubercPolicySuite,
+    env: 'kuberc',
+    // kubectl and the API server only: the provider makes no difference, so one leg (local) is enough.
+    kind: false,
+    // kubectl 1.36 and 1.37 drop an Allowlist at ~/.kube/kuberc that does not decode (finding 17): a SHOULD failure.
+    expected: (c) =>
+      c.id === DEFAULT_PATH_FAILS_OPEN.id
+        ? { reads: /^failed: .*as predicted.*kubectl dropped the Allowlist and ran the plugin.*finding 17/s }
+        : undefined,
+    // The older minors' kubectl comes from the cache (built with their kubelets); a cold cache builds it first.
+    // KRC-OTHER-CLIENTS builds the client-go probe itself; client-node and Python come from setup.
+    local: { prerequisites: CLIENTS_BUT_CLIENT_GO },
+    timeoutMs: 600_000,
   },
 ];
 
