@@ -11,7 +11,7 @@ import { stderrProgress } from '../core/progress.ts';
 import type { Command, CommandContext } from './command.ts';
 import { parseFlags } from './flags.ts';
 import { withInterrupt } from './interrupt.ts';
-import { lateTests, runBuilds, testBuilds, type BuildStage, type BuildTiming } from '../testing/test-builds.ts';
+import { lateTests, runBuilds, testBuilds, type BuildStage, type BuildTiming } from './test-builds.ts';
 
 const SOURCES: KubeSource[] = ['dir', 'download', 'build'];
 const TARGETS = ['kind', 'tests'] as const;

@@ -1,5 +1,5 @@
 // The e2e table's local leg, by build stage: the rows of the suites that need
-// a late build (lateSuites of src/testing/test-builds.ts), or the others. Each
+// a late build (lateSuites of src/cli/test-builds.ts), or the others. Each
 // suite on a local cluster of its own, one after another, each torn down
 // before the next comes up. A test file awaits it at its top level (jest
 // collects the describes it declares).
@@ -7,7 +7,7 @@ import { afterAll, describe } from '@jest/globals';
 import { e2eEnvName } from '../../src/testing/env-name.ts';
 import { RecordingRedactor } from '../../src/testing/secret-scan.ts';
 import { providerGate, suitesRun } from '../../src/testing/suite-on-provider.ts';
-import { lateSuites, testBuilds, type BuildStage } from '../../src/testing/test-builds.ts';
+import { lateSuites, testBuilds, type BuildStage } from '../../src/cli/test-builds.ts';
 import { SUITE_TABLE } from './suite-table.ts';
 import { rowTests } from './suite-table-tests.ts';
 
