@@ -40,19 +40,25 @@ export class Redactor {
 
   /** Registers an exact secret value. Values shorter than 4 characters are ignored (too likely to occur innocently). */
   add(...secrets: Array<string | undefined>): this {
-    for (const s of secrets) if (s && s.length >= MIN_SECRET && s !== REDACTED) this.values.add(s);
-    return this;
+    return this.remember(secrets);
   }
 
   /** Learns the secrets in a plugin's raw output (JSON, YAML, key=value) without redacting anything yet. */
   learn(text: string): this {
-    return this.add(...scrub(text).found);
+    return this.remember(scrub(text).found);
   }
 
   text(input: string): string {
     const { out, found } = scrub(input);
-    this.add(...found);
+    this.remember(found);
     return this.replaceKnown(out);
+  }
+
+  // Learnt values (a key=value guess in some text) are kept apart from `add`: a subclass that records what
+  // was registered (the leak scans' RecordingRedactor) hears only the secrets a lab or fake issued.
+  private remember(secrets: Array<string | undefined>): this {
+    for (const s of secrets) if (s && s.length >= MIN_SECRET && s !== REDACTED) this.values.add(s);
+    return this;
   }
 
   /** Deep copy of `value` with secrets redacted; secrets found anywhere in it are redacted everywhere in it. */
@@ -66,14 +72,14 @@ export class Redactor {
 
   private harvest(v: unknown, key: string | undefined, scrubbed: Map<string, string>): void {
     if (key !== undefined && isSecretValue(v, key)) {
-      this.add(...leaves(v));
+      this.remember(leaves(v));
       return;
     }
     if (typeof v === 'string') {
       if (!scrubbed.has(v)) {
         const { out, found } = scrub(v);
         scrubbed.set(v, out);
-        this.add(...found);
+        this.remember(found);
       }
     } else if (Array.isArray(v)) for (const x of v) this.harvest(x, undefined, scrubbed);
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) this.harvest(x, k, scrubbed);
