@@ -67,6 +67,8 @@ export async function restartNodeKubelet(
   await waitForKubelet(run, node);
 }
 
+const JOURNAL_DETAIL_LINES = 60;
+
 /** One look at the node's kubelet: systemd's count of its automatic restarts, and its /healthz answer's last line. */
 const LOOK = `printf '%s ' "$(systemctl show kubelet -p NRestarts --value)"
 ( exec 3<>/dev/tcp/127.0.0.1/10248 && printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3 && tail -n 1 <&3 ) 2>/dev/null || true`;
@@ -92,15 +94,16 @@ export async function waitForKubelet(
   for (let seen = first; ; seen = await look()) {
     if (seen.ok) return;
     if (seen.restarts > first.restarts || clock.now() > deadline) {
-      const journal = (
-        await run('docker', ['exec', node, 'journalctl', '-u', 'kubelet', '-n', '40', '--no-pager', '-o', 'cat'])
-      ).stdout;
-      const why = journal
-        .split('\n')
-        .filter((l) => /err="|error|Error/.test(l))
-        .pop();
+      // By the time systemd has counted the restart, the next kubelet may have logged its whole start-up:
+      // read well past it for the exiting one's error line, and keep the tail as the detail.
+      const lines = (
+        await run('docker', ['exec', node, 'journalctl', '-u', 'kubelet', '-n', '400', '--no-pager', '-o', 'cat'])
+      ).stdout.split('\n');
+      const why = lines.filter((l) => /err="|error|Error/.test(l)).pop();
       const what = seen.restarts > first.restarts ? 'exited after the restart' : 'did not answer /healthz within 60s';
-      throw new CredprovError(`the kubelet of ${node} ${what}${why ? `: ${why.trim()}` : ''}`, { detail: journal });
+      throw new CredprovError(`the kubelet of ${node} ${what}${why ? `: ${why.trim()}` : ''}`, {
+        detail: lines.slice(-JOURNAL_DETAIL_LINES).join('\n'),
+      });
     }
     await clock.sleep(o.intervalMs ?? 500);
   }
