@@ -43,6 +43,16 @@ describe('mapHostnamesHere (the local provider)', () => {
     expect(await readFile(file, 'utf8')).not.toContain('127.9.9.9');
     await h.stop();
   });
+
+  test("a name this host already maps to the same address (a lab's own line) is left as it is, on map and on stop", async () => {
+    const file = join(tmp(), 'hosts');
+    const lab = `127.77.0.9 metadata.google.internal # credprov:vendor/x/${process.pid}-bbbbbb\n`;
+    await writeFile(file, `127.0.0.1 localhost\n${lab}`);
+    const h = await mapHostnamesHere(NAMES, new HostsFile(file));
+    expect(await readFile(file, 'utf8')).toMatch(/^127\.77\.0\.9 metadata # credprov:nodes\/names\//m);
+    await h.stop();
+    expect(await readFile(file, 'utf8')).toBe(`127.0.0.1 localhost\n${lab}`);
+  });
 });
 
 describe('mapNodeHostnames (kind nodes)', () => {

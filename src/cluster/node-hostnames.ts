@@ -24,7 +24,13 @@ export async function mapHostnamesHere(
     const m = new RegExp(`^${OWNER_PREFIX.replace(/\//g, '\\/')}(\\d+)-`).exec(owner);
     return !!m && !pidExists(Number(m[1]));
   });
-  const taken = (await hosts.entries()).filter((e) => names.some((n) => e.hostnames.includes(n.hostname)));
+  const existing = await hosts.entries();
+  // A name this host already maps to the same address (a lab's own line) is reachable as asked: leave it be.
+  const already = (n: NodeHostname) =>
+    existing.some((e) => e.address === n.address && e.hostnames.includes(n.hostname));
+  names = names.filter((n) => !already(n));
+  if (names.length === 0) return { stop: async () => {} };
+  const taken = existing.filter((e) => names.some((n) => e.hostnames.includes(n.hostname)));
   if (taken.length > 0)
     throw new CredprovError(
       `${taken.flatMap((e) => e.hostnames).join(', ')} already mapped in ${hosts.path} by '${taken[0]!.owner}' (another credprov run that is still going)`,

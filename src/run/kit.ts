@@ -286,7 +286,13 @@ export {
 } from '../plugin/vendors/gke-gcloud-auth-plugin.ts';
 export { KUBELOGIN_SOURCE, KUBELOGIN_VERSION } from '../plugin/vendors/kubelogin.ts';
 export { FakeAws, newIamUser, type FakeAwsRequest } from '../fake-clouds/aws/index.ts';
-export { FakeAzure, FakeAzureAd, serveFakeLoginServer, type FakeAzureRequest } from '../fake-clouds/azure/index.ts';
+export {
+  AAD_HOST,
+  FakeAzure,
+  FakeAzureAd,
+  serveFakeLoginServer,
+  type FakeAzureRequest,
+} from '../fake-clouds/azure/index.ts';
 export { JWT_BEARER_GRANT, MAX_ASSERTION_LIFETIME_S, type GoogleTokenRequest } from '../fake-clouds/google/index.ts';
 export { clusterOidc } from '../vendor-labs/cluster-oidc.ts';
 export { gcloudInvocations } from '../vendor-labs/gcloud-sdk.ts';

@@ -104,6 +104,7 @@ export async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: 
     fake,
     aad,
     identityEndpoint,
+    loginServerAddress: loginServer.address,
     config,
     json: {
       [PROVIDER.static]: json.static,

@@ -8,6 +8,7 @@ import type { CredentialProviderConfig } from '../../src/api/credentialprovider/
 import { images, POD_TIMEOUT_MS, type RunNames } from './plan.ts';
 import { entryShown, type AnswerView } from './predict.ts';
 import {
+  AAD_HOST,
   clusterOidc,
   execsOf,
   invocationEvidence,
@@ -40,6 +41,8 @@ export interface AcrLab {
   /** Trusts the cluster's service-account issuer once it is up (openSession). */
   aad: FakeAzureAd;
   identityEndpoint: string;
+  /** The loopback address (port 443) the fake login servers and Azure AD answer on, under their names. */
+  loginServerAddress: string;
   config: CredentialProviderConfig;
   /** azure.json per provider name. */
   json: Record<string, AzureJson>;
@@ -75,6 +78,11 @@ export async function openSession(run: SuiteRun, lab: AcrLab): Promise<Session> 
   run.defer(() => mcr.stop());
   const reach = await reachFromPlugins(run, [lab.identityEndpoint]);
   run.defer(() => reach.stop());
+  // The managed-identity and workload-identity plugins call the login server (its /v2/ challenge) and Azure AD by name.
+  const address = lab.loginServerAddress;
+  const byName = [h.mi, h.wi, AAD_HOST].map((hostname) => ({ hostname, address }));
+  const login = await reachFromPlugins(run, [`https://${address}:443/`], byName);
+  run.defer(() => login.stop());
   lab.aad.trustOidc(await clusterOidc(env));
   const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 12);
   const named = new Map([

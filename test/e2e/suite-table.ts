@@ -215,12 +215,8 @@ export const SUITE_TABLE: SuiteRow[] = [
   {
     suite: vendorAcrSuite,
     env: 'acr',
-    // Not yet on kind: the fake login servers are mapped in this host's /etc/hosts only (serveFakeLoginServer),
-    // so the managed-identity plugin in a kind node got its token but never reached the /v2/ challenge
-    // (ACR-MI-TOKEN-EXCHANGE, ACR-SA-WORKLOAD-IDENTITY-EXCHANGE failed); they need a route from the nodes, as
-    // vendor-gcp's lab gives metadata.google.internal. The secret scan after those failures also found two
-    // registered secrets in vendor-ecr's fake log and the node's journal: to explain on the next kind run.
-    kind: false,
+    // The fake login servers and Azure AD are reached by name from the nodes (reachFromPlugins).
+    kind: true,
     extras: acrExtras,
     // A cold cache builds the plugin first (about 4 minutes with a warm module cache, 7 on a busy machine).
     timeoutMs: 900_000,
