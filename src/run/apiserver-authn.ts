@@ -3,9 +3,9 @@
 // that must answer where the API server was told at its start, so it listens
 // on the environment's own address and port with a CA kept under the state
 // dir, and an OIDC issuer for the structured JWT authenticator beside it.
-import { startTokenWebhook, type StartedTokenWebhook } from '../authn/token-webhook.ts';
+import { startTokenWebhook, type StartedTokenWebhook, type TokenReviewer } from '../authn/token-webhook.ts';
 import { ensureTokenWebhookFiles, type TokenWebhookFiles } from '../authn/webhook-files.ts';
-import type { TokenBook } from '../authn/token-book.ts';
+import { TokenBook } from '../authn/token-book.ts';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SuiteSetup } from './suite.ts';
@@ -18,12 +18,12 @@ export { ensureTokenWebhookFiles, type TokenWebhookFiles } from '../authn/webhoo
 
 /**
  * The token webhook for this environment (stopped after the suite), reviewing
- * with `book`; each review is logged to webhook-reviews.jsonl in the suite's
+ * with `book`, or with a fake cloud's `reviewer` (its rules decide); each review is logged to webhook-reviews.jsonl in the suite's
  * artifacts. The spec's apiserver.tokenWebhookConfigFile is `files.kubeconfigFile`.
  */
 export async function startTokenWebhookFor(
   ctx: SuiteSetup,
-  book: TokenBook,
+  review: TokenBook | { reviewer: TokenReviewer },
 ): Promise<{ hook: StartedTokenWebhook; files: TokenWebhookFiles }> {
   const files = await ensureTokenWebhookFiles(ctx.environmentName, ctx.processEnv);
   const reviewLog = join(ctx.artifactsDir, 'webhook-reviews.jsonl');
@@ -36,7 +36,7 @@ export async function startTokenWebhookFor(
       certFile: files.certFile,
       keyFile: files.keyFile,
       issueKeyFile: files.issueKeyFile,
-      book,
+      ...(review instanceof TokenBook ? { book: review } : review),
       reviewLog,
       log: ctx.log,
     }),

@@ -11,12 +11,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ociKeyFingerprint } from '../api/oci/request-signature.ts';
-import { startTokenWebhook, type Review } from '../authn/token-webhook.ts';
-import { ensureTokenWebhookFiles } from '../authn/webhook-files.ts';
+import type { Review } from '../authn/token-webhook.ts';
 import { cacheDir } from '../core/paths.ts';
 import { FakeOci, type OciRecord } from '../fake-clouds/oci/index.ts';
 import { installExecRecordingWrapper, readExecRuns, type RecordedExecRun } from '../plugin/exec-recording-wrapper.ts';
 import { ensureOciCli, OCI_CLI_VERSION } from '../plugin/vendors/oci-cli.ts';
+import { startTokenWebhookFor } from '../run/apiserver-authn.ts';
 import type { SuiteSetup } from '../run/suite.ts';
 
 export { OCI_CLI_VERSION } from '../plugin/vendors/oci-cli.ts';
@@ -71,27 +71,15 @@ export async function startOciLab(ctx: SuiteSetup, o: OciLabOptions): Promise<Oc
     logFile: join(ctx.artifactsDir, 'fake-oci-requests.jsonl'),
   });
   ctx.defer(() => fake.stop());
-  const files = await ensureTokenWebhookFiles(ctx.environmentName, ctx.processEnv);
-  const reviewLog = join(ctx.artifactsDir, 'webhook-reviews.jsonl');
-  await rm(reviewLog, { force: true });
-  const hook = await ctx.own(
-    startTokenWebhook({
-      address: files.address,
-      port: files.port,
-      certFile: files.certFile,
-      keyFile: files.keyFile,
-      issueKeyFile: files.issueKeyFile,
-      reviewLog,
-      log: ctx.log,
-      // OKE's authenticator: Container Engine says who signed the token's request, or why not.
-      reviewer: async (token) => {
-        const a = await fake.answerToken(token);
-        return a.ok
-          ? { ok: true, subject: a.user, username: a.user, groups: [] }
-          : { ok: false, reason: `${a.status} ${a.code}: ${a.message}` };
-      },
-    }),
-  );
+  // OKE's authenticator: Container Engine says who signed the token's request, or why not.
+  const { hook, files } = await startTokenWebhookFor(ctx, {
+    reviewer: async (token) => {
+      const a = await fake.answerToken(token);
+      return a.ok
+        ? { ok: true, subject: a.user, username: a.user, groups: [] }
+        : { ok: false, reason: `${a.status} ${a.code}: ${a.message}` };
+    },
+  });
   // Each run's stdout holds a live token until the suite ends: a private temp dir, removed after.
   const runsDir = await mkdtemp(join(tmpdir(), 'credprov-oci-runs-'));
   ctx.defer(() => rm(runsDir, { recursive: true, force: true }));
