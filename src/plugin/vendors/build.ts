@@ -20,7 +20,7 @@ import {
   withLock,
   type KubeManifest,
 } from '../../cluster/binaries/cache.ts';
-import { systemGo, type GoTool } from '../../cluster/binaries/go.ts';
+import { NO_DWARF, systemGo, type GoTool } from '../../cluster/binaries/go.ts';
 import { ConfigError, CredprovError, PrerequisiteError } from '../../core/errors.ts';
 import { noopLogger, type Logger } from '../../core/logger.ts';
 import { cacheDir as defaultCacheDir } from '../../core/paths.ts';
@@ -162,7 +162,7 @@ async function build(recipe: VendorPluginRecipe, root: string, o: VendorPluginOp
             // modules (aws-iam-authenticator's names ./tests/e2e), so go would refuse to build at all.
             {
               cwd: work,
-              env: { CGO_ENABLED: '0', GOFLAGS: '-mod=readonly', GOWORK: 'off' },
+              env: { CGO_ENABLED: '0', GOFLAGS: `-mod=readonly ${NO_DWARF}`, GOWORK: 'off' },
               logFile,
               ...(o.signal ? { signal: o.signal } : {}),
             },
