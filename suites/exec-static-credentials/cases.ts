@@ -133,7 +133,8 @@ async function viaKubectl(ctx: CaseContext, f: Fixture, row: StaticRow, kubeconf
   const seenAs: SeenAs =
     r.exitCode === 0
       ? (byName ?? 'unauthenticated')
-      : /Unauthorized|forbidden/i.test(stderr)
+      : // 401, or the 403 kubectl words as "the selfsubjectreviews API is not enabled … or you do not have permission".
+        /Unauthorized|forbidden|do not have permission/i.test(stderr)
         ? 'unauthenticated'
         : 'no request';
   return { seenAs, data: { exitCode: r.exitCode, username: user || undefined, stderr: stderr || undefined }, logs: [] };
