@@ -26,7 +26,7 @@ import {
 } from '../../src/run/kit.ts';
 import { IMAGE_VOLUME_CHECKS, PROVIDER_EXEC, RECORD, SA_TOKEN, SECOND_POD } from './checks.ts';
 import { BASE_IMAGE, NOBODY, POD_TIMEOUT_MS, podManifest, READER, VOLUME_REPOSITORY } from './plan.ts';
-import { MODEL, predictStory, type VolumeSeen } from './predict.ts';
+import { MODEL, predictStory, seenAgrees, type VolumeSeen } from './predict.ts';
 
 export interface Story {
   fleet: Fleet;
@@ -36,7 +36,7 @@ export interface Story {
   audience: string;
 }
 
-const show = (v: VolumeSeen) => `${v.outcome}, ${v.execs} exec(s) for the volume`;
+const show = (v: VolumeSeen) => `${v.outcome}, ${v.atLeast ? 'at least ' : ''}${v.execs} exec(s) for the volume`;
 
 export function storyCase(s: Story): Case {
   return {
@@ -105,6 +105,7 @@ export function storyCase(s: Story): Case {
           prediction: first.seen,
           observed: observed[0]!.seen,
           show,
+          agree: seenAgrees,
           evidence: [{ kind: 'invocation', label: 'execs for the volume', data: observed[0]!.execs.map(brief) }],
         }),
         judge(SA_TOKEN, {
@@ -133,6 +134,7 @@ export function storyCase(s: Story): Case {
               .join(' | '),
           },
           observed: observed.slice(1).map((o) => o.seen),
+          agree: (p, o) => p.length === o.length && p.every((x, n) => seenAgrees(x, o[n]!)),
           show: (v) => v.map((x, n) => `${steps[n + 1]!.pod.name}: ${show(x)}`).join('; '),
           evidence: observed
             .slice(1)

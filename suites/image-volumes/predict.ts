@@ -16,7 +16,13 @@ export interface VolumeSeen {
   outcome: 'Running' | 'ErrImagePull' | 'ErrImageNeverPull';
   /** The provider's execs for the volume's repository while the pod started. */
   execs: number;
+  /** Predicted only: `execs` is a floor (a kubelet that looks the volume up on every sync: version table imageVolume.lookupEverySync). */
+  atLeast?: true;
 }
+
+/** The observation agrees with the prediction: the same outcome, and the execs exactly, or at least the floor. */
+export const seenAgrees = (p: VolumeSeen, o: VolumeSeen): boolean =>
+  p.outcome === o.outcome && (p.atLeast ? o.execs >= p.execs : o.execs === p.execs);
 
 export interface StoryInput {
   kubeletVersion: string;
@@ -86,7 +92,11 @@ export function predictStory(i: StoryInput): PodStep[] {
     return {
       pod,
       seen: {
-        value: { outcome: ensure.outcome, execs },
+        value: {
+          outcome: ensure.outcome,
+          execs,
+          ...(p.lookups === 'at-least-once' && execs > 0 ? { atLeast: true } : {}),
+        },
         model: MODEL,
         because: `${pod.name}: ${token.invoked ? '' : `the provider is not exec'd for ${account.name} (${token.because}); `}${p.because}`,
       },
