@@ -34,6 +34,8 @@ import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from '../../suites/service-account-recreate/index.ts';
 import { CLIENT_NODE as XSC_CLIENT_NODE, PYTHON as XSC_PYTHON } from '../../suites/exec-static-credentials/checks.ts';
 import { execStaticCredentialsSuite } from '../../suites/exec-static-credentials/index.ts';
+import { STAYS_PRELOADED } from '../../suites/preloaded-images/checks.ts';
+import { preloadedImagesSuite } from '../../suites/preloaded-images/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
@@ -326,6 +328,14 @@ export const SUITE_TABLE: SuiteRow[] = [
   },
   // The preload (ctr) and the KEP-2535 record (the kubelet's root dir) are this host's: local only.
   { suite: imageVolumesSuite, env: 'iv', kind: false, timeoutMs: 300_000 },
+  // The preload (ctr) and the record are this host's: local only. k/k #138175 (finding 22): the SHOULD reads failed.
+  {
+    suite: preloadedImagesSuite,
+    env: 'pre',
+    kind: false,
+    expected: finding([STAYS_PRELOADED.id]),
+    timeoutMs: 300_000,
+  },
   // The KEP-2535 record is read from the kubelet's root dir on this host: local only.
   { suite: serviceAccountRecreateSuite, env: 'sar', kind: false, timeoutMs: 300_000 },
   {
