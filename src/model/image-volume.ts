@@ -59,6 +59,11 @@ export interface ImageVolumePrediction {
   ensure?: EnsurePrediction;
   /** The object the pull events are about: the pod itself, never a container. */
   eventsOn: 'pod';
+  /**
+   * When the pull fails: the event each container mounting the volume gets (reason Failed, on
+   * spec.containers{<name>}): `Error: <the pull's error>` (toKubeContainerImageVolumes, v1.37.1:2016-2020).
+   */
+  containerEvent?: { reason: 'Failed'; message: string };
   /** A KEP-4412 provider's token is for this service account: the pod's own. */
   tokenFor?: { namespace: string; name: string };
   /**
@@ -92,6 +97,9 @@ export function imageVolumePull(c: ImageVolumeCase): ImageVolumePrediction {
     eventsOn: 'pod',
     ...(tokenFor ? { tokenFor } : {}),
     lookups: everySync ? 'at-least-once' : 'once',
+    ...(ensure.outcome !== 'Running'
+      ? { containerEvent: { reason: 'Failed' as const, message: `Error: ${ensure.outcome}` } }
+      : {}),
     because: `getImageVolumes calls EnsureImageExists as for a container (pull policy ${pullPolicy}${c.pullPolicy ? '' : ', defaulted'}): ${ensure.because}${tokenFor ? `; the token is for the pod's service account ${tokenFor.namespace}/${tokenFor.name}` : ''}${everySync && ensure.lookedUp ? '; and again on every sync of the pod (kubelet ≤ 1.36, k/k #138644): at least once' : ''}`,
   };
 }

@@ -23,6 +23,9 @@ describe('image-volumes predictions', () => {
     expect(nobodyNever!.seen.value).toEqual({ outcome: 'ErrImageNeverPull', execs: 0 });
     expect(nobodyNever!.seen.because).toMatch(/not exec'd for nobody/);
     expect(nobodyPull!.seen.value).toEqual({ outcome: 'ErrImagePull', execs: 0 });
+    expect(nobodyNever!.events).toEqual({ pullEventsOn: 'pod', container: 'Failed: Error: ErrImageNeverPull' });
+    expect(nobodyPull!.events).toEqual({ pullEventsOn: 'pod', container: 'Failed: Error: ErrImagePull' });
+    expect(first!.events).toBeUndefined();
     expect(readerNever!.seen.value).toEqual({ outcome: 'Running', execs: 1, ...floor });
   });
 

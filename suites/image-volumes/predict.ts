@@ -41,6 +41,14 @@ export interface PodStep {
   tokenSub?: string;
   /** IV-RECORD: the record's credentialMapping entry for the volume's repository after this pod. */
   mapping?: unknown;
+  /** IV-EVENTS-ON-POD (a failing pull): where its events show. */
+  events?: VolumeEvents;
+}
+
+/** Where a failed volume pull shows: the pull events' object, and the container `main`'s Error event. */
+export interface VolumeEvents {
+  pullEventsOn: 'pod' | 'a container' | 'nowhere';
+  container: string;
 }
 
 export const MODEL = 'image volumes (src/model/image-volume.ts imageVolumePull) over service-account-token.ts';
@@ -104,6 +112,9 @@ export function predictStory(i: StoryInput): PodStep[] {
         ? { tokenSub: `system:serviceaccount:${p.tokenFor.namespace}:${p.tokenFor.name}` }
         : {}),
       ...(ensure.node.record ? { mapping: ensure.node.record.credentialMapping[repository] } : {}),
+      ...(p.containerEvent
+        ? { events: { pullEventsOn: p.eventsOn, container: `${p.containerEvent.reason}: ${p.containerEvent.message}` } }
+        : {}),
     };
   });
 }
