@@ -60,6 +60,11 @@ export function clientCase(
       const pluginRuns = (await readFile(log, 'utf8').catch(() => '')).trim() !== '';
       observed[row.label] = { pluginRuns, seenAs: seen.seenAs };
       evidence.push({ kind: 'data', label: `${client}, ${row.label}`, data: seen.data }, ...seen.logs);
+      // The failure before sending must be the one predicted (Python's untrimmed token file), in the client's words.
+      if (p.clientError && seen.seenAs === 'no request' && !(seen.error ?? '').includes(p.clientError))
+        problems.push(
+          `${row.label}: ${client} sent nothing, but not for the predicted "${p.clientError}…": ${seen.error}`,
+        );
       const diff = differenceFromClientGo(client, row);
       if (diff && JSON.stringify(observed[row.label]) === JSON.stringify(p.value))
         problems.push(`${diff} (${FINDING[client]})`);
@@ -108,6 +113,8 @@ async function writeKubeconfig(f: Fixture, row: StaticRow, plugin: string, path:
 
 interface Seen {
   seenAs: SeenAs;
+  /** The client's own error, redacted, when it failed before any answer. */
+  error?: string;
   data: unknown;
   logs: Evidence[];
 }
@@ -137,7 +144,12 @@ async function viaKubectl(ctx: CaseContext, f: Fixture, row: StaticRow, kubeconf
         /Unauthorized|forbidden|do not have permission/i.test(stderr)
         ? 'unauthenticated'
         : 'no request';
-  return { seenAs, data: { exitCode: r.exitCode, username: user || undefined, stderr: stderr || undefined }, logs: [] };
+  return {
+    seenAs,
+    ...(seenAs === 'no request' && stderr ? { error: stderr } : {}),
+    data: { exitCode: r.exitCode, username: user || undefined, stderr: stderr || undefined },
+    logs: [],
+  };
 }
 
 /** One session of the client's probe: a GET of each identity's ConfigMap; the one it may read names who it is. */
@@ -169,8 +181,10 @@ async function viaProbe(ctx: CaseContext, f: Fixture, probe: ProbeAvailability, 
       : Object.values(answers).every((a) => a.status === undefined)
         ? 'no request'
         : 'unauthenticated';
+  const error = Object.values(answers).find((a) => a.status === undefined && a.error)?.error;
   return {
     seenAs,
+    ...(error ? { error } : {}),
     data: answers,
     logs: clientLogEvidence(`${probe.probe.name} log`, ctx.redactor.text(session.log())),
   };
