@@ -23,6 +23,8 @@ import { providerConfigDirectorySuite } from './provider-config-directory/index.
 import { kubercPolicySuite } from './kuberc-policy/index.ts';
 import { imageVolumesSuite } from './image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from './service-account-recreate/index.ts';
+import { execStaticCredentialsSuite } from './exec-static-credentials/index.ts';
+import { preloadedImagesSuite } from './preloaded-images/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -47,6 +49,8 @@ export const SUITES: Record<string, Suite> = {
   'kuberc-policy': kubercPolicySuite,
   'image-volumes': imageVolumesSuite,
   'service-account-recreate': serviceAccountRecreateSuite,
+  'exec-static-credentials': execStaticCredentialsSuite,
+  'preloaded-images': preloadedImagesSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */

@@ -1,10 +1,9 @@
 // A static credential beside an exec user, through the four clients: what each did against a
 // recording endpoint (kubectl v1.35.4/v1.36.5/v1.37.1, client-go v0.37.1, client-node 2.0.1, Python 37.0.2).
 import { describe, expect, test } from '@jest/globals';
-import { staticBesideExec, type Sent, type StaticCredential } from './exec-static-credentials.ts';
-import type { ClientName } from '../clients/probe.ts';
+import { staticBesideExec, type Sent, type StaticClient, type StaticCredential } from './exec-static-credentials.ts';
 
-const row = (client: ClientName, s: StaticCredential) => {
+const row = (client: StaticClient, s: StaticCredential) => {
   const p = staticBesideExec({ client, static: s });
   return `${p.pluginRuns ? 'runs' : 'skipped'}/${p.sent}`;
 };

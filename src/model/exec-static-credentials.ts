@@ -25,12 +25,14 @@
 //   the plugin. The token file is sent as read (FileOrData, 476-485): a
 //   trailing newline makes http.client refuse the header
 //   ("ValueError: Invalid header value b'Bearer …\n'").
-import type { ClientName } from '../clients/probe.ts';
+/** The four clients read here (not every ClientName: a client joins when it is read and seen). */
+export const STATIC_CLIENTS = ['kubectl', 'client-go', 'client-node', 'python'] as const;
+export type StaticClient = (typeof STATIC_CLIENTS)[number];
 
 export type StaticCredential = 'none' | 'token' | 'tokenFile' | 'basic' | 'cliToken';
 
 export interface StaticCase {
-  client: ClientName;
+  client: StaticClient;
   static: StaticCredential;
   /** The token file ends with a newline (as `echo token > file` writes it). */
   tokenFileNewline?: boolean;

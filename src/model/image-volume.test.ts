@@ -76,3 +76,12 @@ describe('image volumes', () => {
     });
   });
 });
+
+describe('where a failed image volume pull shows (IV-EVENTS-ON-POD)', () => {
+  test('the pull events are on the pod; each container mounting it gets Failed "Error: <the error>"', () => {
+    const p = imageVolumePull(volume(37, { pullPolicy: 'Never' }));
+    expect(p.eventsOn).toBe('pod');
+    expect(p.containerEvent).toEqual({ reason: 'Failed', message: 'Error: ErrImageNeverPull' });
+    expect(imageVolumePull(volume(37)).containerEvent).toBeUndefined();
+  });
+});

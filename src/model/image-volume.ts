@@ -18,6 +18,11 @@
 // - pullPolicy defaults as a container's does (pkg/apis/core/v1/defaults.go:72):
 //   Always for `:latest` or no tag, IfNotPresent otherwise.
 // - The gate: the version table's imageVolume (on by default from 1.35).
+// - How often: through 1.36 SyncPod calls getImageVolumes on every sync of
+//   the pod (imageVolume.lookupEverySync; k/k #138644, fixed by #138655 in
+//   1.37.0), so a pod whose volume is present gets a lookup, and a provider
+//   exec, per sync: at least one, more as the pod worker syncs it again
+//   (timing). From 1.37 only a sync that starts a container looks it up.
 import { parseImageReference } from '../matching/image.ts';
 import type { KubeBehaviour } from '../versions/table.ts';
 import { ensureImageExists, type EnsureCase, type EnsurePrediction } from './ensure-secret-pulled.ts';
@@ -54,8 +59,18 @@ export interface ImageVolumePrediction {
   ensure?: EnsurePrediction;
   /** The object the pull events are about: the pod itself, never a container. */
   eventsOn: 'pod';
+  /**
+   * When the pull fails: the event each container mounting the volume gets (reason Failed, on
+   * spec.containers{<name>}): `Error: <the pull's error>` (toKubeContainerImageVolumes, v1.37.1:2016-2020).
+   */
+  containerEvent?: { reason: 'Failed'; message: string };
   /** A KEP-4412 provider's token is for this service account: the pod's own. */
   tokenFor?: { namespace: string; name: string };
+  /**
+   * Lookups per pod: `once` (the sync that starts its container), or `at-least-once` (every sync of the
+   * pod looks the volume up again, so providers exec ensure.providersInvoked once per sync: ≥ 1 time).
+   */
+  lookups: 'once' | 'at-least-once';
   because: string;
 }
 
@@ -67,9 +82,11 @@ export function imageVolumePull(c: ImageVolumeCase): ImageVolumePrediction {
       gate,
       pullPolicy,
       eventsOn: 'pod',
+      lookups: 'once',
       because: 'the ImageVolume gate is off: the API server drops volumes[].image and the kubelet pulls nothing for it',
     };
   const ensure = ensureImageExists({ ...c, kubelet: c.kubelet, image: c.reference, pullPolicy });
+  const everySync = c.kubelet.imageVolume.lookupEverySync;
   const saMode = ensure.providersInvoked.length > 0 && (c.pod.providers ?? []).some((p) => p.serviceAccountMode);
   const tokenFor =
     saMode && c.pod.serviceAccount ? { namespace: c.pod.namespace, name: c.pod.serviceAccount.name } : undefined;
@@ -79,6 +96,10 @@ export function imageVolumePull(c: ImageVolumeCase): ImageVolumePrediction {
     ensure,
     eventsOn: 'pod',
     ...(tokenFor ? { tokenFor } : {}),
-    because: `getImageVolumes calls EnsureImageExists as for a container (pull policy ${pullPolicy}${c.pullPolicy ? '' : ', defaulted'}): ${ensure.because}${tokenFor ? `; the token is for the pod's service account ${tokenFor.namespace}/${tokenFor.name}` : ''}`,
+    lookups: everySync ? 'at-least-once' : 'once',
+    ...(ensure.outcome !== 'Running'
+      ? { containerEvent: { reason: 'Failed' as const, message: `Error: ${ensure.outcome}` } }
+      : {}),
+    because: `getImageVolumes calls EnsureImageExists as for a container (pull policy ${pullPolicy}${c.pullPolicy ? '' : ', defaulted'}): ${ensure.because}${tokenFor ? `; the token is for the pod's service account ${tokenFor.namespace}/${tokenFor.name}` : ''}${everySync && ensure.lookedUp ? '; and again on every sync of the pod (kubelet ≤ 1.36, k/k #138644): at least once' : ''}`,
   };
 }

@@ -58,6 +58,17 @@ describe('rows read for the field paths (issue 30)', () => {
     ]);
   });
 
+  test('image volumes are looked up on every SyncPod through 1.36, only when a container starts from 1.37 (k/k #138655)', () => {
+    expect(rows.map((r) => [r.minor, r.imageVolume.lookupEverySync])).toEqual([
+      [33, true],
+      [34, true],
+      [35, true],
+      [36, true],
+      [37, false],
+      [38, false],
+    ]);
+  });
+
   test('#138937 (clamped striped locks) is in 1.37.0+ and 1.38 only', () => {
     expect(rows.map((r) => r.stripedLockFix.fixedFromPatch)).toEqual([
       undefined,

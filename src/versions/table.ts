@@ -101,8 +101,14 @@ export interface KubeBehaviour {
    * EnsureImageExists as a container image, with the pod's pull secrets, sandbox and service account
    * (kuberuntime_manager.go getImageVolumes, v1.37.1:2054), so providers, KEP-4412 tokens and KEP-2535
    * records apply to it as to a container (src/model/image-volume.ts). Seen live on v1.36.5 and v1.37.1.
+   * `lookupEverySync`: SyncPod calls getImageVolumes (so EnsureImageExists, so the credential lookup and
+   * every matching provider's exec) on every sync of the pod, not only when a container starts: v1.33.13
+   * to v1.36.5 (kuberuntime_manager.go v1.36.5:1708, after step 6, unconditional); from v1.37.0 only when
+   * a container is started (`lazyStart`, v1.37.1:1871-1903; k/k #138655 fixing #138644, "an event once
+   * per second for every image volume"; not in v1.36.5). Seen live: 2 execs per running pod on v1.36.5, 1
+   * on v1.37.1.
    */
-  imageVolume: { enabledByDefault: boolean; stage: 'beta' | 'ga' };
+  imageVolume: { enabledByDefault: boolean; stage: 'beta' | 'ga'; lookupEverySync: boolean };
   /**
    * KEP-2535's striped lock sets (pullmanager/locks.go), sized by maxParallelImagePulls. k/k #138935:
    * before the fix (#138937) NewStripedLockSet allocates min(31, N) locks but indexes them by
@@ -171,7 +177,7 @@ const ROWS: KubeBehaviour[] = [
     pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1',
     kep2535ImageNames: 'pre-137629',
     serviceAccountPullRecords: false,
-    imageVolume: { enabledByDefault: false, stage: 'beta' },
+    imageVolume: { enabledByDefault: false, stage: 'beta', lookupEverySync: true },
     stripedLockFix: { readPatches: [13] },
     tokenCacheKeyedByServiceAccountUid: false,
     kubercPluginPolicy: 'absent',
@@ -189,7 +195,7 @@ const ROWS: KubeBehaviour[] = [
     audienceRefusalWording: 'pod-spec-volume',
     pullRecordApiVersion: 'kubelet.config.k8s.io/v1alpha1',
     kep2535ImageNames: 'pre-137629',
-    imageVolume: { enabledByDefault: false, stage: 'beta' },
+    imageVolume: { enabledByDefault: false, stage: 'beta', lookupEverySync: true },
     stripedLockFix: { readPatches: [5] },
     kubercPluginPolicy: 'absent',
   }),
@@ -200,12 +206,14 @@ const ROWS: KubeBehaviour[] = [
     kep2535ImageNames: 'pre-137629',
     stripedLockFix: { readPatches: [4, 5, 6, 8] },
     kubercPluginPolicy: 'name',
+    imageVolume: { enabledByDefault: true, stage: 'beta', lookupEverySync: true },
   }),
   row(36, {
     containerdSupported: ['2.3.0', '2.2.0'],
     etcdImageTag: '3.6.8-0',
     audienceRefusalWording: 'pod-spec-volume',
     stripedLockFix: { readPatches: [5] },
+    imageVolume: { enabledByDefault: true, stage: 'beta', lookupEverySync: true },
   }),
   // 1.37 is not yet in containerd's matrix; 2.2/2.3 are what upstream CI uses.
   // kubeadm v1.37.1's etcd table stops at 36 and falls back to its newest entry.
@@ -254,7 +262,7 @@ function row(
     kep2535ImageNames: 'as-written',
     serviceAccountPullRecords: true,
     pulledRecordLookup: 'image-id',
-    imageVolume: { enabledByDefault: true, stage: 'beta' },
+    imageVolume: { enabledByDefault: true, stage: 'beta', lookupEverySync: false },
     preloadedImageRecords: false,
     tokenCacheKeyedByServiceAccountUid: true,
     kubercPluginPolicy: 'command',

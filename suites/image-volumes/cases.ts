@@ -21,12 +21,14 @@ import {
   type BuiltImage,
   type Case,
   type CheckResult,
+  type Evidence,
   type Fleet,
   type FakeInvocation,
 } from '../../src/run/kit.ts';
-import { IMAGE_VOLUME_CHECKS, PROVIDER_EXEC, RECORD, SA_TOKEN, SECOND_POD } from './checks.ts';
+import { EVENTS_ON_POD, IMAGE_VOLUME_CHECKS, PROVIDER_EXEC, RECORD, SA_TOKEN, SECOND_POD } from './checks.ts';
+import { volumeEvents } from './events.ts';
 import { BASE_IMAGE, NOBODY, POD_TIMEOUT_MS, podManifest, READER, VOLUME_REPOSITORY } from './plan.ts';
-import { MODEL, predictStory, type VolumeSeen } from './predict.ts';
+import { MODEL, predictStory, seenAgrees, type VolumeEvents, type VolumeSeen } from './predict.ts';
 
 export interface Story {
   fleet: Fleet;
@@ -36,7 +38,7 @@ export interface Story {
   audience: string;
 }
 
-const show = (v: VolumeSeen) => `${v.outcome}, ${v.execs} exec(s) for the volume`;
+const show = (v: VolumeSeen) => `${v.outcome}, ${v.atLeast ? 'at least ' : ''}${v.execs} exec(s) for the volume`;
 
 export function storyCase(s: Story): Case {
   return {
@@ -74,7 +76,8 @@ export function storyCase(s: Story): Case {
         audience: s.audience,
         uids,
       });
-      const observed: Array<{ seen: VolumeSeen; execs: FakeInvocation[]; events: string }> = [];
+      const observed: Array<{ seen: VolumeSeen; execs: FakeInvocation[]; events: string; where?: VolumeEvents }> = [];
+      const eventEvidence: Evidence[] = [];
       for (const step of steps) {
         const window = await since(() => s.fleet.invocations());
         await applyObjects(env, [podManifest(namespace, env.nodeName, step.pod, s.volumeRef)]);
@@ -94,6 +97,11 @@ export function storyCase(s: Story): Case {
           execs,
           events: outcome.kind === 'pull-failed' ? outcome.message : '',
         });
+        if (step.events) {
+          const e = await volumeEvents(env, namespace, step.pod.name, s.volumeRef);
+          observed.at(-1)!.where = e.seen;
+          eventEvidence.push({ kind: 'data', label: `${step.pod.name}: events`, data: e.events });
+        }
       }
       const records = await readRecords(imageManagerDir(env));
       const repository = s.volumeRef.replace(/:[^:/]+$/, '');
@@ -105,6 +113,7 @@ export function storyCase(s: Story): Case {
           prediction: first.seen,
           observed: observed[0]!.seen,
           show,
+          agree: seenAgrees,
           evidence: [{ kind: 'invocation', label: 'execs for the volume', data: observed[0]!.execs.map(brief) }],
         }),
         judge(SA_TOKEN, {
@@ -133,14 +142,40 @@ export function storyCase(s: Story): Case {
               .join(' | '),
           },
           observed: observed.slice(1).map((o) => o.seen),
+          agree: (p, o) => p.length === o.length && p.every((x, n) => seenAgrees(x, o[n]!)),
           show: (v) => v.map((x, n) => `${steps[n + 1]!.pod.name}: ${show(x)}`).join('; '),
           evidence: observed
             .slice(1)
             .map((o, n) => ({ kind: 'text' as const, label: steps[n + 1]!.pod.name, text: o.events || '(ran)' })),
         }),
+        judgeEvents(steps, observed, eventEvidence),
       ];
     },
   };
+}
+
+/** IV-EVENTS-ON-POD over the failing pods: where their pull events and container errors show. */
+function judgeEvents(
+  steps: ReturnType<typeof predictStory>,
+  observed: Array<{ where?: VolumeEvents }>,
+  evidence: Evidence[],
+): CheckResult {
+  const failing = steps.flatMap((p, n) => (p.events ? [{ name: p.pod.name, predicted: p.events, n }] : []));
+  const byPod = <T>(f: (x: (typeof failing)[number]) => T) => Object.fromEntries(failing.map((x) => [x.name, f(x)]));
+  return judge(EVENTS_ON_POD, {
+    prediction: {
+      value: byPod((x) => x.predicted),
+      model: MODEL,
+      because:
+        'getImageVolumes pulls with the pod as the event object; toKubeContainerImageVolumes records Failed "Error: <err>" on each container mounting the volume',
+    },
+    observed: byPod((x) => observed[x.n]!.where ?? { pullEventsOn: 'nowhere', container: 'none' }),
+    show: (v) =>
+      Object.entries(v)
+        .map(([pod, e]) => `${pod}: pull events on ${e.pullEventsOn}, container main: ${e.container}`)
+        .join('; '),
+    evidence,
+  });
 }
 
 const brief = (i: FakeInvocation) => ({

@@ -36,4 +36,13 @@ export const SECOND_POD: Check = {
   source: 'KEP-2535 MustAttemptImagePull (image_pull_manager.go), reached for image volumes through getImageVolumes',
 };
 
-export const IMAGE_VOLUME_CHECKS = [PROVIDER_EXEC, SA_TOKEN, RECORD, SECOND_POD];
+export const EVENTS_ON_POD: Check = {
+  id: 'IV-EVENTS-ON-POD',
+  title:
+    'A failed image volume pull should show where kubectl describe looks: its pull events on the pod, and an Error event on each container mounting the volume',
+  level: 'SHOULD',
+  source:
+    'kuberuntime_manager.go getImageVolumes (EnsureImageExists with ref.GetReference(pod): no fieldPath) and toKubeContainerImageVolumes (v1.37.1:2016-2020: Failed "Error: …" per container mount)',
+};
+
+export const IMAGE_VOLUME_CHECKS = [PROVIDER_EXEC, SA_TOKEN, RECORD, SECOND_POD, EVENTS_ON_POD];

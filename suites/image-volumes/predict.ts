@@ -16,7 +16,13 @@ export interface VolumeSeen {
   outcome: 'Running' | 'ErrImagePull' | 'ErrImageNeverPull';
   /** The provider's execs for the volume's repository while the pod started. */
   execs: number;
+  /** Predicted only: `execs` is a floor (a kubelet that looks the volume up on every sync: version table imageVolume.lookupEverySync). */
+  atLeast?: true;
 }
+
+/** The observation agrees with the prediction: the same outcome, and the execs exactly, or at least the floor. */
+export const seenAgrees = (p: VolumeSeen, o: VolumeSeen): boolean =>
+  p.outcome === o.outcome && (p.atLeast ? o.execs >= p.execs : o.execs === p.execs);
 
 export interface StoryInput {
   kubeletVersion: string;
@@ -35,6 +41,14 @@ export interface PodStep {
   tokenSub?: string;
   /** IV-RECORD: the record's credentialMapping entry for the volume's repository after this pod. */
   mapping?: unknown;
+  /** IV-EVENTS-ON-POD (a failing pull): where its events show. */
+  events?: VolumeEvents;
+}
+
+/** Where a failed volume pull shows: the pull events' object, and the container `main`'s Error event. */
+export interface VolumeEvents {
+  pullEventsOn: 'pod' | 'a container' | 'nowhere';
+  container: string;
 }
 
 export const MODEL = 'image volumes (src/model/image-volume.ts imageVolumePull) over service-account-token.ts';
@@ -86,7 +100,11 @@ export function predictStory(i: StoryInput): PodStep[] {
     return {
       pod,
       seen: {
-        value: { outcome: ensure.outcome, execs },
+        value: {
+          outcome: ensure.outcome,
+          execs,
+          ...(p.lookups === 'at-least-once' && execs > 0 ? { atLeast: true } : {}),
+        },
         model: MODEL,
         because: `${pod.name}: ${token.invoked ? '' : `the provider is not exec'd for ${account.name} (${token.because}); `}${p.because}`,
       },
@@ -94,6 +112,9 @@ export function predictStory(i: StoryInput): PodStep[] {
         ? { tokenSub: `system:serviceaccount:${p.tokenFor.namespace}:${p.tokenFor.name}` }
         : {}),
       ...(ensure.node.record ? { mapping: ensure.node.record.credentialMapping[repository] } : {}),
+      ...(p.containerEvent
+        ? { events: { pullEventsOn: p.eventsOn, container: `${p.containerEvent.reason}: ${p.containerEvent.message}` } }
+        : {}),
     };
   });
 }

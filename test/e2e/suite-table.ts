@@ -32,6 +32,10 @@ import { DEFAULT_PATH_FAILS_OPEN } from '../../suites/kuberc-policy/checks.ts';
 import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
 import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from '../../suites/service-account-recreate/index.ts';
+import { CLIENT_NODE as XSC_CLIENT_NODE, PYTHON as XSC_PYTHON } from '../../suites/exec-static-credentials/checks.ts';
+import { execStaticCredentialsSuite } from '../../suites/exec-static-credentials/index.ts';
+import { STAYS_PRELOADED } from '../../suites/preloaded-images/checks.ts';
+import { preloadedImagesSuite } from '../../suites/preloaded-images/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
@@ -324,6 +328,14 @@ export const SUITE_TABLE: SuiteRow[] = [
   },
   // The preload (ctr) and the KEP-2535 record (the kubelet's root dir) are this host's: local only.
   { suite: imageVolumesSuite, env: 'iv', kind: false, timeoutMs: 300_000 },
+  // The preload (ctr) and the record are this host's: local only. k/k #138175 (finding 22): the SHOULD reads failed.
+  {
+    suite: preloadedImagesSuite,
+    env: 'pre',
+    kind: false,
+    expected: finding([STAYS_PRELOADED.id]),
+    timeoutMs: 300_000,
+  },
   // The KEP-2535 record is read from the kubelet's root dir on this host: local only.
   { suite: serviceAccountRecreateSuite, env: 'sar', kind: false, timeoutMs: 300_000 },
   {
@@ -340,6 +352,16 @@ export const SUITE_TABLE: SuiteRow[] = [
     // KRC-OTHER-CLIENTS builds the client-go probe itself; client-node and Python come from setup.
     local: { prerequisites: CLIENTS_BUT_CLIENT_GO },
     timeoutMs: 600_000,
+  },
+  {
+    suite: execStaticCredentialsSuite,
+    env: 'xsc',
+    // The four clients and the API server only: one leg (local) is enough.
+    kind: false,
+    // client-node and Python differ from client-go (findings 19 and 20): their SHOULD checks read failed, as predicted.
+    expected: finding([XSC_CLIENT_NODE.id, XSC_PYTHON.id]),
+    local: { prerequisites: CLIENTS_BUT_CLIENT_GO },
+    timeoutMs: 300_000,
   },
 ];
 

@@ -125,6 +125,13 @@ export const EP_NO_SECRETS_ON_STDERR = check(
   'KEP-541 ExecCredentialStatus: "Token and ClientKeyData are sensitive fields. This data should only be transmitted in-memory between client and exec plugin process" (client-go copies stderr to the terminal and CI logs)',
 );
 
+export const EP_ALLOWLIST_FORM = check(
+  'EP-ALLOWLIST-FORM',
+  'SHOULD',
+  "The plugin's kubeconfig form survives a kubectl credentialPluginAllowlist that names the plugin",
+  "KEP-3104 (kuberc) credential plugin allowlist: entries are matched against exec.command, resolved with exec.LookPath (client-go exec.go v0.37.1:577-659); kubelogin's form `kubectl oidc-login get-token` is checked as kubectl (credprov finding 18)",
+);
+
 export const EXEC_PLUGIN_CHECKS: Check[] = [
   EP_EXEC,
   EP_APIVERSION,
@@ -145,4 +152,5 @@ export const EXEC_PLUGIN_CHECKS: Check[] = [
   EP_FOLLOWS_EXEC_INFO_VERSION,
   EP_SETS_EXPIRY,
   EP_NO_SECRETS_ON_STDERR,
+  EP_ALLOWLIST_FORM,
 ];

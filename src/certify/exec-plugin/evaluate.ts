@@ -21,6 +21,7 @@ import { answered, basisOf, formatRefusalHint, judgeCheck, whyNothing, type Basi
 import * as C from './checks.ts';
 import { answer, clip, configuredRuns, everyRun, evidence, status, str, whyNoAnswer, type Obj } from './observed.ts';
 import { judgeTokenHeader } from './token-header.ts';
+import { judgeAllowlistForm } from './allowlist-form.ts';
 import type { Observations } from './runs.ts';
 
 const TIMED_OUT = 'the first run timed out, nothing to judge (see EP-TIMEOUT)';
@@ -532,6 +533,8 @@ export async function evaluate(o: Observations, now: () => Date = () => new Date
         return pass(`no returned token or key on stderr across ${runs.length} runs`);
       },
     ],
+    // The kubeconfig's form, judged once the plugin answered (a plugin that never answers fails elsewhere).
+    [C.EP_ALLOWLIST_FORM, B.mainAnswer, () => withMainAnswer(o, () => judgeAllowlistForm(o.plugin.config))],
   ];
   // One defect, one verdict: a plugin whose answer was cut before its end (EP-STDOUT-ONLY-JSON) gave the
   // checks of the answer nothing to judge.
