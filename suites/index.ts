@@ -23,6 +23,7 @@ import { providerConfigDirectorySuite } from './provider-config-directory/index.
 import { kubercPolicySuite } from './kuberc-policy/index.ts';
 import { imageVolumesSuite } from './image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from './service-account-recreate/index.ts';
+import { parallelPullsSuite } from './parallel-pulls/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -47,6 +48,7 @@ export const SUITES: Record<string, Suite> = {
   'kuberc-policy': kubercPolicySuite,
   'image-volumes': imageVolumesSuite,
   'service-account-recreate': serviceAccountRecreateSuite,
+  'parallel-pulls': parallelPullsSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */
