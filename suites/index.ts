@@ -24,6 +24,7 @@ import { kubercPolicySuite } from './kuberc-policy/index.ts';
 import { imageVolumesSuite } from './image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from './service-account-recreate/index.ts';
 import { parallelPullsSuite } from './parallel-pulls/index.ts';
+import { pluginReplacementSuite } from './plugin-replacement/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -49,6 +50,7 @@ export const SUITES: Record<string, Suite> = {
   'image-volumes': imageVolumesSuite,
   'service-account-recreate': serviceAccountRecreateSuite,
   'parallel-pulls': parallelPullsSuite,
+  'plugin-replacement': pluginReplacementSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */
