@@ -32,6 +32,8 @@ import { DEFAULT_PATH_FAILS_OPEN } from '../../suites/kuberc-policy/checks.ts';
 import { kubercPolicySuite } from '../../suites/kuberc-policy/index.ts';
 import { imageVolumesSuite } from '../../suites/image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from '../../suites/service-account-recreate/index.ts';
+import { parallelPullsSuite } from '../../suites/parallel-pulls/index.ts';
+import { pluginReplacementSuite } from '../../suites/plugin-replacement/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
@@ -326,6 +328,11 @@ export const SUITE_TABLE: SuiteRow[] = [
   { suite: imageVolumesSuite, env: 'iv', kind: false, timeoutMs: 300_000 },
   // The KEP-2535 record is read from the kubelet's root dir on this host: local only.
   { suite: serviceAccountRecreateSuite, env: 'sar', kind: false, timeoutMs: 300_000 },
+  // The kubelet's config and log are this host's, and the expected exit of PP-STRIPED-LOCKS (kubelets without
+  // #138937: not v1.37.1) is left unwatched by the local provider only.
+  { suite: parallelPullsSuite, env: 'pp', kind: false, timeoutMs: 300_000 },
+  // The bin dir the suite renames into and the kubelet's log are this host's: local only.
+  { suite: pluginReplacementSuite, env: 'upg', kind: false, timeoutMs: 300_000 },
   {
     suite: kubercPolicySuite,
     env: 'kuberc',
