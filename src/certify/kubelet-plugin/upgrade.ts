@@ -8,7 +8,6 @@
 // the installer advice the plugin-replacement suite proves on a compiled
 // plugin (the ETXTBSY half needs an exec held open, which a vendor's plugin
 // cannot be made to do).
-import { join } from 'node:path';
 import type { Environment } from '../../cluster/provider.ts';
 import { INSTALLER_ADVICE, replacePlugin } from '../../model/plugin-replacement.ts';
 import { installRecordingWrapper, readWrappedInvocations } from '../../plugin/recording-wrapper.ts';
@@ -76,7 +75,7 @@ export async function upgradeByRename(u: UpgradeRun): Promise<CheckResult> {
     evidence: [
       {
         kind: 'invocation',
-        label: `plugin execs after the rename (recording wrappers, ${join(renamedLog)} and ${u.logDir})`,
+        label: `plugin execs after the rename (recording wrappers, ${renamedLog} and ${u.logDir})`,
         data: { renamed: renamed.map((x) => x.startedAt), old: old.map((x) => x.startedAt) },
       },
       ...run.evidence,
