@@ -242,6 +242,8 @@ async function runLive(
   const errorsBefore = await pluginErrors(env, metric, o.provider.name);
   const windows: Array<{ pull: Pull; run: PodRun; createdAt: number; doneAt: number; execs: WrappedInvocation[] }> = [];
   const tag = Date.now().toString(36);
+  let errorsAfter = errorsBefore;
+  let upgrade: CheckResult | undefined;
   try {
     let origin: number | undefined;
     for (const [i, p] of pulls.entries()) {
@@ -266,36 +268,37 @@ async function runLive(
         execs: (await readWrappedInvocations(logDir)).slice(before).filter((x) => x.provider === o.provider.name),
       });
     }
+    // After the error counter is read, while the routes still stand: the upgrade's extra pull is judged on its own.
+    errorsAfter = await pluginErrors(env, metric, o.provider.name);
+    const first = windows[0]?.createdAt ?? Date.now();
+    upgrade = await upgradeByRename({
+      env,
+      provider: o.provider.name,
+      target,
+      logDir,
+      image: pulls[0]!.ref,
+      podName: `certify-live-${tag}-renamed`,
+      pulledBefore: windows[0]?.run.pull === 'success',
+      timeoutMs: POD_TIMEOUT_MS,
+      predictExec: () => {
+        // The cache model replayed at the pods' real times, then this pull now.
+        const model = new CredentialCacheModel(parseGoDuration(o.provider.defaultCacheDuration) ?? 0);
+        for (const w of windows) {
+          const a = o.answers[w.pull.request];
+          if (w.pull.matched && a) model.pull(w.pull.request, w.createdAt - first, a);
+        }
+        const p = pulls[0]!;
+        const a = o.answers[p.request];
+        if (!p.matched) return { exec: false, why: `${p.request}: no matchImages entry matches` };
+        if (!a) return { exec: true, why: `${p.request}: no usable answer in the hermetic probes, nothing cached` };
+        const d = model.pull(p.request, Date.now() - first, a);
+        return { exec: d.invoked, why: `${p.request}: ${d.reason}` };
+      },
+    });
   } finally {
     await Promise.all(routed.map((d) => rm(d, { recursive: true, force: true })));
   }
-  const errorsAfter = await pluginErrors(env, metric, o.provider.name);
   const origin = windows[0]?.createdAt ?? Date.now();
-  // After the error counter is read: the upgrade's extra pull is judged on its own.
-  const upgrade = await upgradeByRename({
-    env,
-    provider: o.provider.name,
-    target,
-    logDir,
-    image: pulls[0]!.ref,
-    podName: `certify-live-${tag}-renamed`,
-    pulledBefore: windows[0]?.run.pull === 'success',
-    timeoutMs: POD_TIMEOUT_MS,
-    predictExec: () => {
-      // The cache model replayed at the pods' real times, then this pull now.
-      const model = new CredentialCacheModel(parseGoDuration(o.provider.defaultCacheDuration) ?? 0);
-      for (const w of windows) {
-        const a = o.answers[w.pull.request];
-        if (w.pull.matched && a) model.pull(w.pull.request, w.createdAt - origin, a);
-      }
-      const first = pulls[0]!;
-      const a = o.answers[first.request];
-      if (!first.matched) return { exec: false, why: `${first.request}: no matchImages entry matches` };
-      if (!a) return { exec: true, why: `${first.request}: no usable answer in the hermetic probes, nothing cached` };
-      const d = model.pull(first.request, Date.now() - origin, a);
-      return { exec: d.invoked, why: `${first.request}: ${d.reason}` };
-    },
-  });
   const execEvidence: Evidence = {
     kind: 'invocation',
     label: `plugin execs by the kubelet (recording wrapper, ${logDir})`,
@@ -422,7 +425,7 @@ async function runLive(
       startedAt,
     }),
   );
-  results.push(upgrade);
+  if (upgrade) results.push(upgrade);
   return results;
 }
 
