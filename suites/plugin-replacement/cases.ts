@@ -3,7 +3,7 @@
 // installer would, each replacement predicted before it happens. Observed:
 // which stamped version the plugin's own log says ran for each image, how
 // each pod ended, the installer's error, and the kubelet's log of a failed exec.
-import { chmod, copyFile, open, rename } from 'node:fs/promises';
+import { chmod, copyFile, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   judge,
@@ -24,9 +24,10 @@ import {
   IN_PLACE_BUSY,
   PLUGIN_REPLACEMENT_CHECKS,
   RENAME_NEXT_EXEC,
+  UNLINK_WINDOW,
 } from './checks.ts';
 import { POD_TIMEOUT_MS, PROVIDER, STORY, type StoryStep } from './plan.ts';
-import { predictStory, type PullSeen } from './predict.ts';
+import { predictStory, type BusySeen, type PullSeen } from './predict.ts';
 
 export interface Story {
   id: string;
@@ -43,7 +44,12 @@ interface Pulled {
   ran: string[];
   /** The installer's write: 'ok', 'ETXTBSY', another error code, or '' (no write). */
   installer: string;
+  /** The kubelet's log lines about the plugin's exec for this pull's image that failed. */
+  execErrors: string[];
 }
+
+/** How the kubelet words a failed exec of the plugin, as the checks look for it. */
+const EXEC_ERRORS = ['text file busy', 'no such file or directory'];
 
 export function storyCase(s: Story): Case {
   return {
@@ -56,14 +62,15 @@ export function storyCase(s: Story): Case {
       const namespace = await ctx.namespace('upg');
       ctx.onFailure(() => kubeletEvidence(env, [PROVIDER, s.host]));
       const predicted = predictStory();
-      const kubeletLog = await linesSince(kubeletFilesOf(env).log);
       const pulled: Pulled[] = [];
       for (const step of STORY) {
         const image = `${s.host}/${step.repository}`;
         const execs = await since(() => readVersionedExecs(s.log));
+        const kubeletLog = await linesSince(kubeletFilesOf(env).log);
         let installer = '';
         if (step.install === 'rename-over') installer = await renameOver(s.binaries[step.writes!]!, path);
         const hold = step.install === 'hold-open-for-writing' ? await open(path, 'r+') : undefined;
+        if (step.install === 'unlink-during-pull') await rm(path);
         try {
           const pod = runPod(env, {
             name: `upg-${s.id}-${step.pod}`,
@@ -86,9 +93,14 @@ export function storyCase(s: Story): Case {
           const ran = (await execs.added())
             .filter((e) => e.event === 'start' && e.image === image)
             .map((e) => e.version);
-          pulled.push({ step, run, ran, installer });
+          const execErrors = (await kubeletLog.added()).filter(
+            (l) => l.includes(image) && EXEC_ERRORS.some((e) => l.includes(e)),
+          );
+          pulled.push({ step, run, ran, installer, execErrors });
         } finally {
           await hold?.close();
+          // The installer's second half: the plugin back, by rename.
+          if (step.install === 'unlink-during-pull') await renameOver(s.binaries[step.writes!]!, path);
         }
       }
       const at = (pod: string) => pulled.find((p) => p.step.pod === pod)!;
@@ -103,9 +115,17 @@ export function storyCase(s: Story): Case {
         },
         ...pods.flatMap((n) => at(n).run.evidence),
       ];
-      // The exec that failed while the file was open for writing: the kubelet's own words.
-      const busyLines = (await kubeletLog.added()).filter((l) => /text file busy/.test(l)).slice(0, 4);
-      const busy = at('busy');
+      const failedExec = (pod: string): BusySeen => {
+        const said = EXEC_ERRORS.find((e) => at(pod).execErrors.some((l) => l.includes(e)));
+        return { ...seen(at(pod)), kubelet: said ?? 'nothing' };
+      };
+      const showFailed = (v: BusySeen) =>
+        `${showPull(v)}; the kubelet logs ${v.kubelet === 'nothing' ? 'no exec error' : `"${v.kubelet}"`}`;
+      const execErrorEvidence = (pod: string) => ({
+        kind: 'text' as const,
+        label: `kubelet log: the failed exec for ${pod}`,
+        text: at(pod).execErrors.slice(0, 4).join('\n') || '(none)',
+      });
       return [
         judge(RENAME_NEXT_EXEC, {
           prediction: predicted.rename,
@@ -127,13 +147,15 @@ export function storyCase(s: Story): Case {
         }),
         judge(EXEC_DURING_WRITE, {
           prediction: predicted.duringWrite,
-          observed: { ...seen(busy), kubelet: busyLines.length > 0 ? 'text file busy' : 'nothing' },
-          show: (v) =>
-            `${showPull(v)}; the kubelet logs ${v.kubelet === 'nothing' ? 'no exec error' : `"${v.kubelet}"`}`,
-          evidence: [
-            ...evidence('busy'),
-            { kind: 'text', label: 'kubelet log: the failed exec', text: busyLines.join('\n') || '(none)' },
-          ],
+          observed: failedExec('busy'),
+          show: showFailed,
+          evidence: [...evidence('busy'), execErrorEvidence('busy')],
+        }),
+        judge(UNLINK_WINDOW, {
+          prediction: predicted.unlinked,
+          observed: failedExec('gone'),
+          show: showFailed,
+          evidence: [...evidence('gone'), execErrorEvidence('gone')],
         }),
       ];
     },

@@ -39,4 +39,18 @@ export const EXEC_DURING_WRITE: Check = {
   source: `Linux execve(2) ETXTBSY on a file open for writing; ${PLUGIN_GO}: an exec error means no credentials from the plugin`,
 };
 
-export const PLUGIN_REPLACEMENT_CHECKS = [RENAME_NEXT_EXEC, CACHE_SURVIVES, IN_PLACE_BUSY, EXEC_DURING_WRITE];
+export const UNLINK_WINDOW: Check = {
+  id: 'UPG-UNLINK-WINDOW',
+  title:
+    'A pull whose exec starts while the plugin is removed (an installer\'s rm, then write) gets no credentials: the kubelet\'s exec fails with "no such file or directory"',
+  level: 'SHOULD',
+  source: `Linux execve(2) ENOENT; ${PLUGIN_GO}: the path is joined at exec time, so a missing file fails that exec`,
+};
+
+export const PLUGIN_REPLACEMENT_CHECKS = [
+  RENAME_NEXT_EXEC,
+  CACHE_SURVIVES,
+  IN_PLACE_BUSY,
+  EXEC_DURING_WRITE,
+  UNLINK_WINDOW,
+];

@@ -13,9 +13,10 @@ export const CACHE_DURATION = '10m';
 /** How long the plugin takes for the `slow` image: the window the in-place copy is tried in. */
 export const SLOW = '8s';
 export const POD_TIMEOUT_MS = 90_000;
-export const REPOSITORIES = ['upg/first', 'upg/second', 'upg/third', 'upg/busy', 'upg/slow'];
+export const REPOSITORIES = ['upg/first', 'upg/second', 'upg/third', 'upg/busy', 'upg/slow', 'upg/gone'];
 
-export type Install = 'rename-over' | 'write-in-place-during-exec' | 'hold-open-for-writing' | 'none';
+export type Install =
+  'rename-over' | 'write-in-place-during-exec' | 'hold-open-for-writing' | 'unlink-during-pull' | 'none';
 
 /** One pull of the story, in order, and what the installer does just before (or, for the slow pull, during) it. */
 export interface StoryStep {
@@ -72,6 +73,19 @@ export const STORY: StoryStep[] = [
     install: 'hold-open-for-writing',
     model: {
       install: 'write-in-place',
+      execRunningDuringInstall: false,
+      execStartsDuringInstall: true,
+      cachedEntryForNextPull: false,
+    },
+  },
+  // The plugin removed while the pod pulls (an installer's rm, then write), put back (renamed) after it.
+  {
+    pod: 'gone',
+    repository: 'upg/gone',
+    install: 'unlink-during-pull',
+    writes: 'v2',
+    model: {
+      install: 'unlink-then-write',
       execRunningDuringInstall: false,
       execStartsDuringInstall: true,
       cachedEntryForNextPull: false,

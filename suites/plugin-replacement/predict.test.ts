@@ -19,6 +19,9 @@ describe('plugin-replacement predictions', () => {
     expect(p.duringWrite.value).toEqual({ ran: [], pulled: false, kubelet: 'text file busy' });
     expect(p.duringWrite.because).toMatch(/plugin error counter \+1/);
   });
+  test('an exec while the plugin is removed fails: no credentials', () => {
+    expect(p.unlinked.value).toEqual({ ran: [], pulled: false, kubelet: 'no such file or directory' });
+  });
   test('the installer advice says rename, never in place', () => {
     expect(INSTALLER_ADVICE).toMatch(/rename\(2\) it over the old one/);
     expect(INSTALLER_ADVICE).toMatch(/never copy onto the running file/);

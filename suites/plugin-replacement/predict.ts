@@ -18,7 +18,7 @@ export interface InstallSeen extends PullSeen {
   installer: string;
 }
 export interface BusySeen extends PullSeen {
-  /** What the kubelet's log says of the exec: 'text file busy', or 'nothing'. */
+  /** What the kubelet's log says of the exec: 'text file busy', 'no such file or directory', or 'nothing'. */
   kubelet: string;
 }
 
@@ -27,6 +27,7 @@ export interface StoryPredictions {
   cache: Prediction<PullSeen>;
   inPlace: Prediction<InstallSeen>;
   duringWrite: Prediction<BusySeen>;
+  unlinked: Prediction<BusySeen>;
 }
 
 const caseOf = (pod: string): ReplacementCase => {
@@ -50,24 +51,31 @@ function nextPull(pod: string, running: string, writing: string): Prediction<Ins
   };
 }
 
+/** A pull whose exec starts during the install: the binary it runs (v2, the one in place), or a failed exec and the kubelet's words. */
+function execDuring(pod: string): Prediction<BusySeen> {
+  const p = replacePlugin(caseOf(pod));
+  const said = { 'fails-text-file-busy': 'text file busy', 'fails-no-such-file': 'no such file or directory' } as const;
+  const fails = p.execDuringInstall === 'fails-text-file-busy' || p.execDuringInstall === 'fails-no-such-file';
+  return {
+    value: {
+      ran: fails ? [] : ['v2'],
+      pulled: !fails,
+      kubelet: fails ? said[p.execDuringInstall as keyof typeof said] : 'nothing',
+    },
+    model: MODEL,
+    because: p.because,
+  };
+}
+
 export function predictStory(): StoryPredictions {
   const rename = nextPull('second', 'v1', 'v2');
   const again = nextPull('first-again', 'v1', 'v2');
   const inPlace = nextPull('third', 'v2', 'v3');
-  const busy = replacePlugin(caseOf('busy'));
-  const fails = busy.execDuringInstall === 'fails-text-file-busy' || busy.execDuringInstall === 'fails-no-such-file';
   return {
     rename,
     cache: { value: { ran: again.value.ran, pulled: true }, model: MODEL, because: again.because },
     inPlace,
-    duringWrite: {
-      value: {
-        ran: fails ? [] : ['v2'],
-        pulled: !fails,
-        kubelet: busy.execDuringInstall === 'fails-text-file-busy' ? 'text file busy' : 'nothing',
-      },
-      model: MODEL,
-      because: busy.because,
-    },
+    duringWrite: execDuring('busy'),
+    unlinked: execDuring('gone'),
   };
 }
