@@ -114,7 +114,7 @@ export const locksCase = (l: PpLab): Case =>
     );
     const log = await linesSince(kubeletFilesOf(base).log);
     const config = base.spec.kubelet.config;
-    let env = await ctx.provider.restartKubelet(
+    const env = await ctx.provider.restartKubelet(
       base,
       { kubelet: { config: { ...config, maxParallelImagePulls: LOCK_LIMIT } }, exitExpected: true },
       ctx.progress,
@@ -134,7 +134,7 @@ export const locksCase = (l: PpLab): Case =>
       }
     } finally {
       // The suite's kubelet again (a crashed one too): the pods left on the node pull under its limit.
-      env = await ctx.provider.restartKubelet(env, { kubelet: { config } }, ctx.progress);
+      await ctx.provider.restartKubelet(env, { kubelet: { config } }, ctx.progress);
     }
     const lines = (await log.added()).filter((x) => /panic|index out of range|goroutine \d+ \[/.test(x)).slice(0, 12);
     const note = knownBug(kubelet, pods[0]!.fix);
