@@ -25,6 +25,8 @@ import { imageVolumesSuite } from './image-volumes/index.ts';
 import { serviceAccountRecreateSuite } from './service-account-recreate/index.ts';
 import { execStaticCredentialsSuite } from './exec-static-credentials/index.ts';
 import { preloadedImagesSuite } from './preloaded-images/index.ts';
+import { parallelPullsSuite } from './parallel-pulls/index.ts';
+import { pluginReplacementSuite } from './plugin-replacement/index.ts';
 
 export const SUITES: Record<string, Suite> = {
   smoke: smokeSuite,
@@ -51,6 +53,8 @@ export const SUITES: Record<string, Suite> = {
   'service-account-recreate': serviceAccountRecreateSuite,
   'exec-static-credentials': execStaticCredentialsSuite,
   'preloaded-images': preloadedImagesSuite,
+  'parallel-pulls': parallelPullsSuite,
+  'plugin-replacement': pluginReplacementSuite,
 };
 
 /** `credprov run` without --suite: every suite that needs nothing built beyond the default version and is not opt-in. */

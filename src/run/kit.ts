@@ -196,6 +196,13 @@ export {
 export { execsOf, runPodWatching, type PodWindow } from './pod-window.ts';
 export { reachFromPlugins, routeRegistry, type MirrorOf, type RouteTarget } from './registry-routes.ts';
 export { pluginDir } from './plugin-dir.ts';
+export { tokenFilePluginProgram } from './token-file-plugin.ts';
+export {
+  ensureVersionedPlugins,
+  readVersionedExecs,
+  versionedPluginEnv,
+  type VersionedExec,
+} from '../plugin/versioned-plugin.ts';
 export { liveMatchingSuite, predictImage, type FakeAnswer, type LiveCase } from './live-matching.ts';
 export {
   applyObjects,

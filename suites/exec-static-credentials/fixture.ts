@@ -17,8 +17,8 @@ import {
   waitFor,
   type ClusterView,
   type SuiteRun,
+  tokenFilePluginProgram,
 } from '../../src/run/kit.ts';
-import { pluginProgram } from '../kuberc-policy/fixture.ts';
 import { configMapOf, IDENTITIES, PLUGIN, type Identity, type RowCredentials } from './plan.ts';
 
 export interface Fixture extends RowCredentials {
@@ -106,5 +106,5 @@ export async function makeFixture(run: SuiteRun, id: string): Promise<Fixture> {
 
 /** The plugin program for one row: it appends its path to `log`, then answers the plugin identity's token. */
 export async function writePlugin(f: Fixture, path: string, log: string): Promise<void> {
-  await writeFile(path, pluginProgram(log, f.pluginTokenFile), { mode: 0o700 });
+  await writeFile(path, tokenFilePluginProgram(log, f.pluginTokenFile), { mode: 0o700 });
 }

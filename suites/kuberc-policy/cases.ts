@@ -15,9 +15,10 @@ import {
   type CaseContext,
   type Check,
   type Evidence,
+  tokenFilePluginProgram,
 } from '../../src/run/kit.ts';
 import { DEFAULT_PATH_FAILS_OPEN, KUBECTL_CHECKS } from './checks.ts';
-import { caseFixture, pluginProgram } from './fixture.ts';
+import { caseFixture } from './fixture.ts';
 import { execOf, KUBECTL_PLUGIN, kubercDoc, PLUGIN, RUNS, runPath, type CaseDirs, type KubercRunPlan } from './plan.ts';
 import { KUBERC_MODEL, predictRun, showOutcome, type KubercOutcome, type Ran } from './predict.ts';
 
@@ -125,7 +126,7 @@ async function writeRunFiles(
   for (const d of [dirs.bin, dirs.shadowBin, join(home, '.kube')]) await mkdir(d, { recursive: true, mode: 0o700 });
   await writeFile(tokenFile, c.token, { mode: 0o600 });
   // One program in three places: it logs which file ran, then answers the token.
-  const plugin = pluginProgram(log, tokenFile);
+  const plugin = tokenFilePluginProgram(log, tokenFile);
   for (const f of [join(dirs.bin, PLUGIN), join(dirs.shadowBin, PLUGIN), join(dirs.bin, KUBECTL_PLUGIN)])
     await writeFile(f, plugin, { mode: 0o700 });
   if (!r.shadow) await rm(join(dirs.shadowBin, PLUGIN));

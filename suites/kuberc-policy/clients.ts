@@ -15,9 +15,10 @@ import {
   type Case,
   type Evidence,
   type ProbeAvailability,
+  tokenFilePluginProgram,
 } from '../../src/run/kit.ts';
 import { OTHER_CLIENTS } from './checks.ts';
-import { caseFixture, pluginProgram } from './fixture.ts';
+import { caseFixture } from './fixture.ts';
 import { PLUGIN } from './plan.ts';
 import { predictOtherClient, type ClientUnderKuberc } from './predict.ts';
 
@@ -44,7 +45,7 @@ export function otherClientsCase(probes: () => Promise<Map<string, ProbeAvailabi
     await writeFile(join(dir, 'token'), token, { mode: 0o600 });
     const plugin = join(dir, PLUGIN);
     const log = join(dir, 'ran.log');
-    await writeFile(plugin, pluginProgram(log, join(dir, 'token')), { mode: 0o700 });
+    await writeFile(plugin, tokenFilePluginProgram(log, join(dir, 'token')), { mode: 0o700 });
     const cluster = await clusterOf(env);
     const predicted: Record<string, ClientUnderKuberc> = {};
     const observed: Record<string, ClientUnderKuberc> = {};

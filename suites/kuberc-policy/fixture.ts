@@ -25,13 +25,3 @@ export async function caseFixture(ctx: CaseContext, label: string): Promise<Case
   ctx.defer(() => rm(root, { recursive: true, force: true }));
   return { token, user: `system:serviceaccount:${namespace}:${USER}`, root };
 }
-
-/** The fake exec plugin: appends the path it ran as to `log`, then answers the token in `tokenFile`. */
-export function pluginProgram(log: string, tokenFile: string): string {
-  return [
-    '#!/bin/sh',
-    `echo "$0" >> '${log}'`,
-    `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$(cat '${tokenFile}')"`,
-    '',
-  ].join('\n');
-}

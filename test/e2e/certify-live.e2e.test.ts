@@ -49,6 +49,7 @@ const LIVE_IDS = [
   'KP-LIVE-PULL',
   'KP-LIVE-CACHE',
   'KP-LIVE-NO-PLUGIN-ERRORS',
+  'KP-LIVE-UPGRADE-RENAME',
 ];
 
 let dir: string | undefined;
@@ -146,6 +147,8 @@ describe('certify kubelet-plugin --live', () => {
       expect(Object.keys(live).sort()).toEqual([...LIVE_IDS].sort());
       for (const id of LIVE_IDS) expect(live[id]).toMatch(/^passed: /);
       expect(live['KP-LIVE-CACHE']).toMatch(/live\/other:v1: cached/);
+      // Registry/5m: the first image again after the rename is served from the cache the old file filled.
+      expect(live['KP-LIVE-UPGRADE-RENAME']).toMatch(/live\/app:v1 after the rename: no exec \(cached\), as predicted/);
       expect(code).toBe(0);
       expect(JSON.stringify(report)).not.toContain(s.password);
     },

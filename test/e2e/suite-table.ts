@@ -36,6 +36,8 @@ import { CLIENT_NODE as XSC_CLIENT_NODE, PYTHON as XSC_PYTHON } from '../../suit
 import { execStaticCredentialsSuite } from '../../suites/exec-static-credentials/index.ts';
 import { STAYS_PRELOADED } from '../../suites/preloaded-images/checks.ts';
 import { preloadedImagesSuite } from '../../suites/preloaded-images/index.ts';
+import { parallelPullsSuite } from '../../suites/parallel-pulls/index.ts';
+import { pluginReplacementSuite } from '../../suites/plugin-replacement/index.ts';
 import { pullSecretsSuite } from '../../suites/pull-secrets/index.ts';
 import { serviceAccountTokenSuite } from '../../suites/service-account-token/index.ts';
 import { smokeSuite } from '../../suites/smoke/index.ts';
@@ -338,6 +340,11 @@ export const SUITE_TABLE: SuiteRow[] = [
   },
   // The KEP-2535 record is read from the kubelet's root dir on this host: local only.
   { suite: serviceAccountRecreateSuite, env: 'sar', kind: false, timeoutMs: 300_000 },
+  // The kubelet's config and log are this host's, and the expected exit of PP-STRIPED-LOCKS (kubelets without
+  // #138937: not v1.37.1) is left unwatched by the local provider only.
+  { suite: parallelPullsSuite, env: 'pp', kind: false, timeoutMs: 300_000 },
+  // The bin dir the suite renames into and the kubelet's log are this host's: local only.
+  { suite: pluginReplacementSuite, env: 'upg', kind: false, timeoutMs: 300_000 },
   {
     suite: kubercPolicySuite,
     env: 'kuberc',

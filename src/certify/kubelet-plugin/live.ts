@@ -36,6 +36,7 @@ import { behaviourFor } from '../../versions/table.ts';
 import { trustForContainerd } from '../../../registry/index.ts';
 import { unservableImage } from './images.ts';
 import { sleep } from '../../core/time.ts';
+import { KP_LIVE_UPGRADE_RENAME, upgradeByRename } from './upgrade.ts';
 
 const LIVE_SOURCE =
   'credprov certify --live: the real kubelet v1.37.1 with the plugin in its --image-credential-provider-bin-dir';
@@ -82,6 +83,7 @@ export const LIVE_CHECKS: Check[] = [
   KP_LIVE_PULL,
   KP_LIVE_CACHE,
   KP_LIVE_NO_ERRORS,
+  KP_LIVE_UPGRADE_RENAME,
 ];
 
 export interface LiveOptions {
@@ -141,10 +143,11 @@ export function liveSuite(o: LiveOptions): Suite {
     async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
       const logDir = join(ctx.artifactsDir, 'plugin-invocations');
       await rm(logDir, { recursive: true, force: true });
+      const target = await realpath(o.plugin);
       const wrapper = await installRecordingWrapper({
         binDir: join(ctx.artifactsDir, 'bin'),
         name: o.provider.name,
-        target: await realpath(o.plugin),
+        target,
         logDir,
       });
       const config: CredentialProviderConfig = {
@@ -160,8 +163,11 @@ export function liveSuite(o: LiveOptions): Suite {
             config: config as unknown as Record<string, unknown>,
           },
         },
-        run: (run) => runLive(run, o, config, logDir),
-        cleanup: () => redactWrapperLog(logDir, (t) => ctx.redactor.text(t)),
+        run: (run) => runLive(run, o, config, logDir, target),
+        cleanup: async () => {
+          await redactWrapperLog(logDir, (t) => ctx.redactor.text(t));
+          await redactWrapperLog(`${logDir}-renamed`, (t) => ctx.redactor.text(t));
+        },
       };
     },
   };
@@ -172,6 +178,7 @@ async function runLive(
   o: LiveOptions,
   config: CredentialProviderConfig,
   logDir: string,
+  target: string,
 ): Promise<CheckResult[]> {
   const env = run.environment;
   // First, before any pull: every other verdict is about this config.
@@ -235,6 +242,8 @@ async function runLive(
   const errorsBefore = await pluginErrors(env, metric, o.provider.name);
   const windows: Array<{ pull: Pull; run: PodRun; createdAt: number; doneAt: number; execs: WrappedInvocation[] }> = [];
   const tag = Date.now().toString(36);
+  let errorsAfter = errorsBefore;
+  let upgrade: CheckResult | undefined;
   try {
     let origin: number | undefined;
     for (const [i, p] of pulls.entries()) {
@@ -259,10 +268,36 @@ async function runLive(
         execs: (await readWrappedInvocations(logDir)).slice(before).filter((x) => x.provider === o.provider.name),
       });
     }
+    // After the error counter is read, while the routes still stand: the upgrade's extra pull is judged on its own.
+    errorsAfter = await pluginErrors(env, metric, o.provider.name);
+    const first = windows[0]?.createdAt ?? Date.now();
+    upgrade = await upgradeByRename({
+      env,
+      provider: o.provider.name,
+      target,
+      logDir,
+      image: pulls[0]!.ref,
+      podName: `certify-live-${tag}-renamed`,
+      pulledBefore: windows[0]?.run.pull === 'success',
+      timeoutMs: POD_TIMEOUT_MS,
+      predictExec: () => {
+        // The cache model replayed at the pods' real times, then this pull now.
+        const model = new CredentialCacheModel(parseGoDuration(o.provider.defaultCacheDuration) ?? 0);
+        for (const w of windows) {
+          const a = o.answers[w.pull.request];
+          if (w.pull.matched && a) model.pull(w.pull.request, w.createdAt - first, a);
+        }
+        const p = pulls[0]!;
+        const a = o.answers[p.request];
+        if (!p.matched) return { exec: false, why: `${p.request}: no matchImages entry matches` };
+        if (!a) return { exec: true, why: `${p.request}: no usable answer in the hermetic probes, nothing cached` };
+        const d = model.pull(p.request, Date.now() - first, a);
+        return { exec: d.invoked, why: `${p.request}: ${d.reason}` };
+      },
+    });
   } finally {
     await Promise.all(routed.map((d) => rm(d, { recursive: true, force: true })));
   }
-  const errorsAfter = await pluginErrors(env, metric, o.provider.name);
   const origin = windows[0]?.createdAt ?? Date.now();
   const execEvidence: Evidence = {
     kind: 'invocation',
@@ -390,6 +425,7 @@ async function runLive(
       startedAt,
     }),
   );
+  if (upgrade) results.push(upgrade);
   return results;
 }
 

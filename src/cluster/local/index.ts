@@ -275,7 +275,7 @@ class LocalProvider implements EnvironmentProvider {
   ): Promise<Environment> {
     kubeletsUnwatched.add(env.name);
     const restarted = await interruptible(env.name, (signal) => this.swapKubelet(env, change, progress, signal));
-    kubeletsUnwatched.delete(env.name);
+    if (!change.exitExpected) kubeletsUnwatched.delete(env.name);
     return restarted;
   }
 
