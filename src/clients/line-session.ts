@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Redactor } from '../core/redact.ts';
 import { formatMs } from '../core/duration.ts';
-import type { ClientName, ProbeResponse, ProbeSession } from './probe.ts';
+import type { ExecClientName, ProbeResponse, ProbeSession } from './probe.ts';
 
 /** stderr kept for log(): the last this many characters. */
 const MAX_LOG_CHARS = 1024 * 1024;
@@ -17,7 +17,7 @@ const MAX_LOG_CHARS = 1024 * 1024;
 const CLOSE_GRACE_MS = 1000;
 
 export interface LineProcessSpec {
-  client: ClientName;
+  client: ExecClientName;
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;

@@ -1,5 +1,6 @@
 // One exec-plugin-401 client check: a behaviour's scripted sessions run by
-// one real client (kubectl, client-go, client-node, python) against the live
+// one real client (kubectl, client-go, client-node, python, fabric8, kube-rs,
+// kubernetes_asyncio) against the live
 // API server, judged against credprov's client models replayed at the planned
 // times; replayed again at the times the steps really ran, so a loaded machine
 // that slips the schedule is a harness failure, not a verdict on the client.
@@ -17,7 +18,7 @@ import {
   type CaseContext,
   type Check,
   type CheckResult,
-  type ClientName,
+  type ExecClientName,
   type ClusterView,
   type Evidence,
   type ProbeAvailability,
@@ -46,7 +47,7 @@ export interface Shared {
 /** One behaviour with one client: not run when the client is unavailable here, else its sessions against the model. */
 export function clientCase(
   b: Behaviour,
-  client: ClientName,
+  client: ExecClientName,
   probe: ProbeAvailability | undefined,
   shared: Shared,
 ): Case {

@@ -17,7 +17,7 @@ import { describeBinaries } from '../../cluster/binaries/cache.ts';
 import { PrerequisiteError, tail } from '../../core/errors.ts';
 import { silentProgress, step, type Progress } from '../../core/progress.ts';
 import { defaultClientEnv, resolveProbeOptions, type ProbeOptions } from '../common.ts';
-import { asMatrixName, type FieldClientProbe } from '../field-client.ts';
+import { type FieldClientProbe } from '../field-client.ts';
 import { startLineProcess } from '../line-session.ts';
 import { ensureProbeEntry, probeKey, type ProbeEntry } from '../probe-build.ts';
 import type { ClientAvailability, ClientTarget, ProbeSession, StartOptions } from '../probe.ts';
@@ -146,7 +146,7 @@ export function fabric8Probe(o: ProbeOptions = {}): FieldClientProbe {
       const e = await entry();
       if (!e) throw new PrerequisiteError(notBuilt);
       return startLineProcess({
-        client: asMatrixName(FABRIC8),
+        client: FABRIC8,
         file: join(e.dir, FABRIC8_PROBE),
         args: ['--kubeconfig', target.kubeconfig, ...(target.context ? ['--context', target.context] : [])],
         env: so.env ?? defaultClientEnv(r.env),
