@@ -95,7 +95,10 @@ export interface ClientSessionModel {
 }
 
 export interface SessionOptions {
-  /** The client refuses to run the plugin at all (exec-info.ts: client-go's Always without a terminal). */
+  /**
+   * The client refuses to run the plugin at all (exec-info.ts: client-go's Always without a terminal), or its run never
+   * answers (kube-rs handing a prompting plugin a stdin that is no terminal).
+   */
   refusal?: string;
 }
 
@@ -119,8 +122,12 @@ export function clientSessionModel(
       return new PythonSession(world);
     case 'fabric8':
     case 'kube-rs':
-    case 'kubernetes-asyncio':
+    case 'kubernetes-asyncio': {
+      const refusal = o.refusal;
+      // A launch that never answers (exec-info.ts: kube-rs prompting on a pipe): every request fails, no run counted.
+      if (refusal) return { client, request: () => ({ runs: 0, error: refusal, because: refusal }) };
       return fieldSessionModel(client, world);
+    }
   }
 }
 

@@ -13,8 +13,14 @@
 //   passed since the last refresh, autoConfigure again (a plugin run); on a 401
 //   (afterFailure) the same refresh, and when it gives a token (non-null) the
 //   interceptor sets it and StandardHttpClient.java:118-135 sends the request
-//   once more: the retry's status is the request's. A certificate gives no
-//   token, so no retry; the TLS identity is the one the client was built with.
+//   once more: the retry's status is the request's.
+// - CertUtils (kubernetes-client-api internal) reads an EC private key only
+//   with BouncyCastle (bcpkix) on the classpath, which the client does not
+//   depend on: without it an ECDSA key (what credprov's exec certificates
+//   use, src/core/client-cert.ts) is parsed as RSA and building the client
+//   fails ("Invalid DER: object is not integer"). The probe builds again on
+//   the next request: one run and an error per request. Observed on the real
+//   client (exec-plugin-401, EX401-CLIENT-CERT-ROTATION).
 //
 // kube-rs, kube 5.0.0 (kube-client-5.0.0, src/clients/kube-rs/kube-rs-rules.ts):
 // - builder.rs:313,324,411: Client::try_from runs the plugin three times:
@@ -62,8 +68,6 @@ class Fabric8Session implements ClientSessionModel {
   readonly client = 'fabric8' as const;
   private built = false;
   private token: string | undefined;
-  /** The TLS identity of the HTTP client, fixed when it is built. */
-  private cert: string | undefined;
   private lastRefresh = 0;
   private readonly world: ModelWorld;
   constructor(world: ModelWorld) {
@@ -82,9 +86,14 @@ class Fabric8Session implements ClientSessionModel {
     if (!this.built) {
       runs++;
       const c = this.configure(now);
-      this.token = c?.token;
+      if (c?.token === undefined && c?.cert !== undefined)
+        return {
+          runs,
+          error: 'IOException: Invalid DER: object is not integer',
+          because: 'autoConfigure: run; an ECDSA client key without BouncyCastle: building the client fails',
+        };
       // KubeConfigUtils.java:322-327: a token wins; the certificate is used only without one.
-      this.cert = c?.token === undefined ? c?.cert : undefined;
+      this.token = c?.token;
       this.built = true;
       this.lastRefresh = now;
       steps.push('autoConfigure: run (expirationTimestamp is never read)');
@@ -97,7 +106,7 @@ class Fabric8Session implements ClientSessionModel {
       }
       steps.push('a minute since the last refresh → run');
     }
-    let status = this.world.serve(now, present(this.token, this.cert));
+    let status = this.world.serve(now, present(this.token, undefined));
     steps.push(`sent → ${status}`);
     if (status === 401) {
       runs++;
@@ -105,7 +114,7 @@ class Fabric8Session implements ClientSessionModel {
       if (c?.token !== undefined) {
         this.token = c.token;
         this.lastRefresh = now;
-        status = this.world.serve(now, present(this.token, this.cert));
+        status = this.world.serve(now, present(this.token, undefined));
         steps.push(`401 → run, a token → the request sent again → ${status}`);
       } else steps.push('401 → run, no token → the 401 is returned');
     }

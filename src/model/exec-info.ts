@@ -126,6 +126,12 @@ export function pluginLaunch(client: ExecClientName, s: ClientSetting): PluginLa
       };
     case 'kube-rs': {
       const interactive = s.user.interactiveMode !== 'Never';
+      if (interactive && !s.terminal)
+        return {
+          runs: false,
+          error: "no answer: the plugin, told interactive, prompts on the caller's stdin, which is no terminal",
+          because: `kube-rs auth/mod.rs:584-590: ${s.user.interactiveMode} → interactive true with no terminal, the caller's stdin handed over: the scripted plugin prompts (reads stdin to its end, as a plugin told interactive may), and the program's stdin, an open pipe, never ends`,
+        };
       const spec: Record<string, unknown> = { interactive };
       if (s.user.provideClusterInfo) spec.cluster = clientGoCluster(s.cluster);
       return {
