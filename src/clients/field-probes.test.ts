@@ -6,7 +6,7 @@
 // with the command that builds it; under CI it fails with that reason
 // (`credprov binaries ensure --for tests` builds the three as late builds).
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { V1BETA1, type ExecConfig } from '../api/exec/types.ts';
 import { killMarked, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
@@ -40,9 +40,13 @@ interface FakeRun {
 
 async function setup(name: string, scenario: Record<string, unknown>, exec: Partial<ExecConfig> = {}) {
   const log = join(tmp(), `${name}.jsonl`);
+  // In a file: a control character in the scenario (a DEL in a token) would otherwise sit raw in the kubeconfig,
+  // which kube-rs's YAML parser refuses before any plugin runs.
+  const scenarioFile = join(tmp(), `${name}.scenario.json`);
+  writeFileSync(scenarioFile, JSON.stringify({ ...scenario, log }));
   const config: ExecConfig = {
     command: FAKE,
-    args: ['--scenario', JSON.stringify({ ...scenario, log })],
+    args: ['--scenario', `@${scenarioFile}`],
     env: [],
     apiVersion: V1BETA1,
     interactiveMode: 'Never',
