@@ -122,6 +122,9 @@ export function kubeRsProbe(o: ProbeOptions = {}): FieldClientProbe {
         ],
         env: so.env ?? defaultClientEnv(r.env),
         timeoutMs: so.timeoutMs,
+        // Building the client runs the plugin three times (kube-rs-rules.ts runsAtStart): the first request may take
+        // three runs' worth of the plugin's limit.
+        firstRequestSlackMs: 2 * so.timeoutMs,
         ...(so.signal ? { signal: so.signal } : {}),
         ...(so.redactor ? { redactor: so.redactor } : {}),
       });
