@@ -34,7 +34,9 @@ interface Entry {
   timeout?: string;
   refusedBy?: string[];
 }
-const catalogue = (JSON.parse(readFileSync(resolve(FIXTURES, 'exec-plugins/catalogue.json'), 'utf8')).plugins as Entry[])
+const catalogue = (
+  JSON.parse(readFileSync(resolve(FIXTURES, 'exec-plugins/catalogue.json'), 'utf8')).plugins as Entry[]
+)
   .filter((e) => e.refusedBy)
   .map((e) => ({
     name: e.name,
