@@ -17,7 +17,7 @@ import { execa } from 'execa';
 import { certifyExecPlugin } from '../src/certify/exec-plugin/certify.ts';
 import type { MatrixClient } from '../src/certify/exec-plugin/clients.ts';
 import { availableProbes } from '../src/clients/index.ts';
-import type { ClientName } from '../src/clients/probe.ts';
+import type { ExecClientName } from '../src/clients/probe.ts';
 import { Redactor } from '../src/core/redact.ts';
 import type { ExecPlugin } from '../src/plugin/client-exec.ts';
 import { InvocationLog } from '../src/plugin/invocation.ts';
@@ -48,7 +48,7 @@ const plugin: ExecPlugin = {
 
 async function certify(
   clients: MatrixClient[],
-): Promise<{ totalMs: number; clientMs: Partial<Record<ClientName, number>> }> {
+): Promise<{ totalMs: number; clientMs: Partial<Record<ExecClientName, number>> }> {
   const t0 = performance.now();
   const r = await certifyExecPlugin(plugin, {
     log: new InvocationLog(),
@@ -64,7 +64,7 @@ async function certify(
     );
   return {
     totalMs: performance.now() - t0,
-    clientMs: (r.metrics.clientMs ?? {}) as Partial<Record<ClientName, number>>,
+    clientMs: (r.metrics.clientMs ?? {}) as Partial<Record<ExecClientName, number>>,
   };
 }
 
@@ -76,9 +76,9 @@ const clients: MatrixClient[] = available.flatMap((p) =>
 );
 
 const none: number[] = [];
-const alone = new Map<ClientName, { total: number[]; client: number[] }>();
+const alone = new Map<ExecClientName, { total: number[]; client: number[] }>();
 const together: number[] = [];
-const inMatrix = new Map<ClientName, number[]>();
+const inMatrix = new Map<ExecClientName, number[]>();
 for (let i = 0; i < runs; i++) {
   none.push((await certify([])).totalMs);
   for (const c of clients) {

@@ -141,7 +141,9 @@ describe('credprov certify exec-plugin --clients', () => {
     const r = await credprov(['--command', 'p', '--api-version', V1, '--clients', 'kubectl,curl']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe('error: certify exec-plugin: --clients "curl" is not a client credprov knows');
-    expect(r.stderr).toContain('hint: use some of kubectl, client-go, client-node, python, or none');
+    expect(r.stderr).toContain(
+      'hint: use some of kubectl, client-go, client-node, python, fabric8, kube-rs, kubernetes-asyncio, or all, or none',
+    );
   });
 
   test('a named client this machine lacks is an input error (exit 2) before any plugin runs, saying how to get it', async () => {

@@ -19,8 +19,8 @@ import { stderrProgress } from '../core/progress.ts';
 import { Redactor } from '../core/redact.ts';
 import { certifyExecPlugin } from '../certify/exec-plugin/certify.ts';
 import type { MatrixClient } from '../certify/exec-plugin/clients.ts';
-import { availableProbes, isClientName } from '../clients/index.ts';
-import { CLIENT_NAMES, type ClientName } from '../clients/probe.ts';
+import { availableProbes, isExecClientName } from '../clients/index.ts';
+import { CLIENT_NAMES, EXEC_CLIENT_NAMES, type ExecClientName } from '../clients/probe.ts';
 import { kubeVersionOrMinor } from './kube-version-flag.ts';
 import { InvocationLog } from '../plugin/invocation.ts';
 import { killRunningExecPlugins, resolveExecCommand, type ExecPlugin } from '../plugin/client-exec.ts';
@@ -70,9 +70,9 @@ Flags:
   --interactive-mode MODE   Never, IfAvailable (default) or Always
   --provide-cluster-info    send spec.cluster (a placeholder cluster, https://kubernetes.credprov.test:6443)
   --timeout DURATION        how long one run may take (default ${DEFAULT_EXEC_TIMEOUT}; Go syntax: 500ms, 30s, 1m)
-  --clients LIST            real clients to run the plugin through, comma-separated: ${CLIENT_NAMES.join(', ')};
-                            'none' for none (default: every client available here; naming one
-                            that is not available is an error that says how to get it)
+  --clients LIST            real clients to run the plugin through, comma-separated: ${EXEC_CLIENT_NAMES.join(', ')};
+                            'all' for the seven, 'none' for none (default: those of ${CLIENT_NAMES.join(', ')}
+                            available here; naming one that is not available is an error that says how to get it)
   --kube-version V          the release kubectl and client-go are taken at (default ${DEFAULT_KUBE_VERSION}); a minor
                             (1.36) means its newest release cached here, else the newest the Go proxy knows
   --report-dir DIR          where report.json, junit.xml, report.md and invocations.jsonl go
@@ -198,23 +198,26 @@ export const command: Command = {
   },
 };
 
-/** --clients as written: the names (checked), [] for none, undefined for the default (every available client). */
-function parseClientsFlag(flag: string[] | undefined): ClientName[] | undefined {
+/** --clients as written: the names (checked), [] for none, undefined for the default (the four core clients available). */
+function parseClientsFlag(flag: string[] | undefined): ExecClientName[] | undefined {
   if (flag === undefined) return undefined;
   const words = flag
     .flatMap((v) => v.split(','))
     .map((w) => w.trim())
     .filter(Boolean);
   if (words.length === 1 && words[0] === 'none') return [];
+  if (words.length === 1 && words[0] === 'all') return [...EXEC_CLIENT_NAMES];
   if (words.length === 0)
-    throw new UsageError(`${NAME}: --clients is empty`, { hint: `name some of ${CLIENT_NAMES.join(', ')}, or none` });
+    throw new UsageError(`${NAME}: --clients is empty`, {
+      hint: `name some of ${EXEC_CLIENT_NAMES.join(', ')}, or all, or none`,
+    });
   for (const w of words) {
-    if (!isClientName(w))
+    if (!isExecClientName(w))
       throw new UsageError(`${NAME}: --clients ${JSON.stringify(w)} is not a client credprov knows`, {
-        hint: `use some of ${CLIENT_NAMES.join(', ')}, or none`,
+        hint: `use some of ${EXEC_CLIENT_NAMES.join(', ')}, or all, or none`,
       });
   }
-  return CLIENT_NAMES.filter((n) => words.includes(n));
+  return EXEC_CLIENT_NAMES.filter((n) => words.includes(n));
 }
 
 /**
@@ -223,12 +226,12 @@ function parseClientsFlag(flag: string[] | undefined): ClientName[] | undefined 
  * default every client this machine has.
  */
 async function chooseClients(
-  named: ClientName[] | undefined,
+  named: ExecClientName[] | undefined,
   kubeVersion: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ clients: MatrixClient[]; unavailable: Array<{ name: ClientName; reason: string }> }> {
+): Promise<{ clients: MatrixClient[]; unavailable: Array<{ name: ExecClientName; reason: string }> }> {
   if (named?.length === 0) return { clients: [], unavailable: [] };
-  const all = await availableProbes({ kubeVersion, env }, named ?? CLIENT_NAMES);
+  const all = await availableProbes<ExecClientName>({ kubeVersion, env }, named ?? CLIENT_NAMES);
   const missing = all.filter((c) => !c.availability.ok);
   if (named && missing.length) {
     throw new UsageError(

@@ -2,7 +2,8 @@
 // (`credprov binaries ensure --for tests`): the default kube binaries and
 // containerd, the older kubelets of the version-skew tests, the unmodified
 // vendor plugins (issue 31's auth-provider-gcp, Azure kubelogin and oci-cli
-// too), the client-go probe, the kubelet probe of the differential
+// too), the client-go probe, the probes of the three field clients (fabric8,
+// kube-rs, kubernetes_asyncio), the kubelet probe of the differential
 // tests, and kubeadm, etcd and the kind CLI for the kind tier. Each is cached on its own (a warm run takes seconds). They
 // run a few at a time; those that compile the same Kubernetes packages wait
 // for the kube build, whose Go build cache they then reuse instead of
@@ -19,6 +20,9 @@ import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
 import { ensureEtcd, etcdOfKubeadm, ensureKind } from '../cluster/kind/builds/index.ts';
 import { ensureClientGoProbe } from '../clients/client-go.ts';
+import { ensureFabric8Probe } from '../clients/fabric8/fabric8.ts';
+import { ensureKubeRsProbe } from '../clients/kube-rs/kube-rs.ts';
+import { ensureKubernetesAsyncio } from '../clients/kubernetes-asyncio/kubernetes-asyncio.ts';
 import { ensureKubeletProbe } from '../differential/kubelet-probe.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Progress } from '../core/progress.ts';
@@ -152,6 +156,9 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       suites: ['vendor-oci'],
       run: (c) => ensureOciCli(common(c)),
     },
+    // The field clients of the exec matrix: the unit tests that drive them, and the exec-plugin-401 suite, which runs
+    // every client. Maven and cargo downloads, then javac and rustc: no Go, so beside the Go builds.
+    ...fieldClientBuilds(common),
     {
       // The kubelet's credential provider package of the default release: it compiles kube packages, so after KUBE.
       name: 'kubelet probe',
@@ -223,6 +230,30 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       suites: ['vendor-aws-iam-authenticator'],
       run: (c) => ensureAwsCli(common(c)),
     },
+  ];
+}
+
+/** The test files that run the field clients' probes (each fails under CI when its probe is missing). */
+const FIELD_CLIENT_TESTS = [
+  'src/clients/field-probes.test.ts',
+  'src/certify/exec-plugin/clients.test.ts',
+  'test/e2e/suites-local-late.e2e.test.ts',
+];
+
+function fieldClientBuilds(common: (c: BuildContext) => { progress: Progress; signal?: AbortSignal }): TestBuild[] {
+  const field = (name: string, what: string, run: TestBuild['run']): TestBuild => ({
+    name,
+    for: `${what} in the exec client matrix (unit tests, certify exec-plugin --clients, exec-plugin-401)`,
+    stage: 'late',
+    tests: FIELD_CLIENT_TESTS,
+    suites: ['exec-plugin-401'],
+    run,
+  });
+  return [
+    // cargo: ~100 s of CPU cold (the dev profile, OpenSSL; src/clients/kube-rs/probe/Cargo.toml).
+    field('kube-rs probe', 'kube-rs (the kube crate 5.0.0)', (c) => ensureKubeRsProbe(common(c))),
+    field('fabric8 probe', 'fabric8 kubernetes-client 8.0.0', (c) => ensureFabric8Probe(common(c))),
+    field('kubernetes_asyncio', 'kubernetes_asyncio 36.1.0', (c) => ensureKubernetesAsyncio(common(c))),
   ];
 }
 

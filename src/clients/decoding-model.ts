@@ -1,7 +1,7 @@
 // The vocabulary of the client decoding table (decoding.ts): verdicts, the
 // traits an answer can have, and a row. Kept apart so the rows can live in
 // more than one module (decoding-tokens.ts holds those about the token).
-import type { ClientName } from './probe.ts';
+import type { ClientName, ExecClientName, FieldClientName } from './probe.ts';
 
 /**
  * accepts: the client sends the plugin's credential.
@@ -57,7 +57,9 @@ export type AnswerTrait =
   | 'token-not-latin1'
   | 'token-non-ascii'
   | 'token-over-16kib'
-  | 'token-over-1mib';
+  | 'token-over-1mib'
+  /** The plugin writes to stderr and exits 0 with a good answer (fabric8 merges stderr into stdout). */
+  | 'stderr-output';
 
 export interface DecodingRow {
   trait: AnswerTrait;
@@ -67,9 +69,13 @@ export interface DecodingRow {
   contractCheck?: string;
   /** The fake plugin scenario (fixtures/fake-exec-plugin) that answers this way; decoding.test.ts runs it through every client (within timeoutMs, default 30 s). */
   reproduce: { scenario: Record<string, unknown>; timeoutMs?: number };
-  clients: Record<ClientName, ClientOutcome>;
+  /**
+   * The four core clients' outcomes, and the field clients' where credprov has a row for them (their rules files,
+   * src/clients/<client>/*-rules.ts, checked by field-probes.test.ts); a trait without one is unmodelled for that client.
+   */
+  clients: Record<ClientName, ClientOutcome> & Partial<Record<FieldClientName, ClientOutcome>>;
   /** Where each client's code explains the outcome. */
-  why: Partial<Record<ClientName, string>>;
+  why: Partial<Record<ExecClientName, string>>;
 }
 
 export const CLIENT_GO_WHY = 'client-go plugin/pkg/client/auth/exec/exec.go refreshCredsLocked (kubectl is client-go)';

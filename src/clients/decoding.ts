@@ -16,7 +16,7 @@
 //     matrix uses the exec-info row to choose which run predicts client-node.
 // Caching, expiry and 401 re-exec per client are not here: that is the
 // exec-plugin-401 suite's model.
-import type { ClientName } from './probe.ts';
+import type { ClientName, ExecClientName } from './probe.ts';
 import {
   CLIENT_GO_WHY,
   goClients,
@@ -29,12 +29,13 @@ import {
   type Verdict,
 } from './decoding-model.ts';
 import { TOKEN_ROWS } from './decoding-tokens.ts';
+import { FIELD_CHECK_ORDER, withFieldRows } from './field-decoding.ts';
 import type { Finding } from './findings.ts';
 
 export type { AnswerTrait, ClientOutcome, DecodingRow, Verdict } from './decoding-model.ts';
 export { answerFindings, answerTraits, clientFindings, type AnsweredRun, type Finding } from './findings.ts';
 
-export const DECODING: readonly DecodingRow[] = [
+export const DECODING: readonly DecodingRow[] = withFieldRows([
   {
     trait: 'no-answer',
     answer: 'the plugin never answers (it hangs, or leaves a process holding its stdout)',
@@ -464,15 +465,31 @@ export const DECODING: readonly DecodingRow[] = [
       python: 'kubernetes/config/kube_config.py _is_expired (EXPIRY_SKEW_PREVENTION_DELAY = 5 minutes)',
     },
   },
+  {
+    trait: 'stderr-output',
+    answer: 'the plugin logs a line on stderr and answers well on stdout (exit 0)',
+    reproduce: { scenario: { stderr: 'a log line a plugin prints' } },
+    clients: {
+      ...goClients({ verdict: 'accepts', note: "the plugin's stderr goes to the user's terminal" }),
+      'client-node': { verdict: 'accepts', note: 'stderr is read and dropped' },
+      python: { verdict: 'accepts', note: 'stderr is captured and dropped' },
+    },
+    why: {
+      'client-go': `${CLIENT_GO_WHY}: cmd.Stderr = os.Stderr`,
+      'client-node': NODE_EXEC,
+      python: `${PY_EXEC}: stderr=PIPE`,
+    },
+  },
   ...TOKEN_ROWS,
-];
+]);
 
 /**
  * The order each client looks at an answer, from its code: the first trait
  * present that it does not accept decides. Traits a client never looks at are
  * left out (client-node reads neither apiVersion nor kind).
  */
-export const CHECK_ORDER: Record<ClientName, readonly AnswerTrait[]> = {
+export const CHECK_ORDER: Record<ExecClientName, readonly AnswerTrait[]> = {
+  ...FIELD_CHECK_ORDER,
   'client-go': [
     'no-answer',
     'exit-nonzero',
@@ -575,6 +592,8 @@ export interface ClientPrediction {
   finding?: Finding;
   /** One line: why, in the answer's own values. */
   because: string;
+  /** Traits in the answer the client has no row for (a field client): the prediction covers the others only. */
+  unmodelled?: AnswerTrait[];
 }
 
 /**
@@ -582,22 +601,30 @@ export interface ClientPrediction {
  * client's CHECK_ORDER. Given findings (answerFindings), the explanation
  * quotes the answer; given bare traits, it falls back to the rows' words.
  */
-export function predictClient(client: ClientName, seen: readonly (AnswerTrait | Finding)[]): ClientPrediction {
+export function predictClient(client: ExecClientName, seen: readonly (AnswerTrait | Finding)[]): ClientPrediction {
   const findings = seen
     .map((f): Finding => (typeof f === 'string' ? { trait: f, detail: rowOf(f).answer } : f))
     .filter((f) => !f.clients || f.clients.includes(client));
+  // A field client without a row for a trait present: said, never guessed.
+  const unmodelled = [...new Set(findings.filter((f) => !rowOf(f.trait).clients[client]).map((f) => f.trait))];
+  const gap = unmodelled.length ? ` (credprov has no ${client} row for ${unmodelled.join(', ')})` : '';
   for (const trait of CHECK_ORDER[client]) {
     const finding = findings.find((f) => f.trait === trait);
     if (!finding) continue;
     const row = rowOf(trait);
     const o = row.clients[client];
-    if (o.verdict !== 'accepts')
+    if (o && o.verdict !== 'accepts')
       return { verdict: o.verdict, row, finding, because: `${finding.detail}: ${client} ${describeOutcome(o)}` };
   }
-  const notes = findings
-    .filter((f) => rowOf(f.trait).clients[client].note)
-    .map((f) => `${f.detail}: ${rowOf(f.trait).clients[client].note}`);
-  return { verdict: 'accepts', because: notes.length ? notes.join('; ') : `nothing in the answer troubles ${client}` };
+  const notes = findings.flatMap((f) => {
+    const note = rowOf(f.trait).clients[client]?.note;
+    return note ? [`${f.detail}: ${note}`] : [];
+  });
+  return {
+    verdict: 'accepts',
+    ...(unmodelled.length ? { unmodelled } : {}),
+    because: `${notes.length ? notes.join('; ') : `nothing in the answer troubles ${client}`}${gap}`,
+  };
 }
 
 const rowOf = (trait: AnswerTrait): DecodingRow => DECODING.find((r) => r.trait === trait)!;

@@ -1,14 +1,19 @@
-// Draft decoding and behaviour rows for the three field clients, in a shape
-// easy to move into the verdicts table (decoding.ts keys rows by AnswerTrait
-// with one ClientOutcome per client; these are the same outcomes, one client
-// per file). Each row cites the client source it comes from;
-// field-probes.test.ts runs the rows that have a fake-plugin scenario through
-// the real client and checks the verdict.
+// Decoding and behaviour rows for the three field clients, one client per
+// file: decoding.ts merges the decoding rows into its table (one
+// ClientOutcome per client and AnswerTrait); the behaviour rows are what
+// src/model/exec-field-clients.ts and exec-info.ts model for exec-plugin-401.
+// Each row cites the client source it comes from; field-probes.test.ts runs
+// the rows that have a fake-plugin scenario through the real client and
+// checks the verdict.
 import type { AnswerTrait, ClientOutcome } from './decoding-model.ts';
 import type { FieldClientName } from './field-client.ts';
 
-/** Traits the shared table does not name yet, met first in these clients. */
-export type FieldTrait = AnswerTrait | 'stderr-output' | 'reads-stdin' | 'exec-info-default-under-v1';
+/**
+ * Traits of the shared table, and two scenarios only the field-probes test runs: a plugin that reads stdin (what
+ * fabric8's silent pipe does to it), and a plugin following KUBERNETES_EXEC_INFO under an apiVersion v1 kubeconfig
+ * (the table's apiVersion-other, met through a client that never sets the variable).
+ */
+export type FieldTrait = AnswerTrait | 'reads-stdin' | 'exec-info-default-under-v1';
 
 export interface FieldRow extends ClientOutcome {
   /** The client source that explains the outcome (file and line, at the pinned version). */

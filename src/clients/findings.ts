@@ -22,7 +22,7 @@ import { isSupportedExecApiVersion } from '../api/exec/types.ts';
 import { describeEnd } from '../plugin/go-exec.ts';
 import type { AnswerTrait } from './decoding-model.ts';
 import { escapeChar, headerProblem } from './header-rules.ts';
-import type { ClientName } from './probe.ts';
+import type { ExecClientName } from './probe.ts';
 import { KUBE_APISERVER_MAX_HEADER_BYTES } from './scripted-endpoint.ts';
 
 export interface Finding {
@@ -30,7 +30,7 @@ export interface Finding {
   /** The plugin's value and its defect, one line: `expirationTimestamp is "2026-11-29T01:28:26" (no time zone: not RFC 3339)`. */
   detail: string;
   /** The clients whose reading meets this (all when absent). */
-  clients?: readonly ClientName[];
+  clients?: readonly ExecClientName[];
 }
 
 export interface AnsweredRun {
@@ -391,27 +391,47 @@ function pythonReading(stdout: string, configured: string): Finding[] {
   return out;
 }
 
-const READERS: Record<ClientName, (stdout: string, configured: string) => Finding[]> = {
+// The field clients read an answer as the core client nearest to them does (their rows say where they then differ):
+// fabric8 (Jackson, JSON or YAML, into typed classes) and kube-rs (serde, YAML into typed structs) as client-go;
+// kubernetes_asyncio (json.loads, key presence) as the Python client.
+const READERS: Record<ExecClientName, (stdout: string, configured: string) => Finding[]> = {
   kubectl: goReading,
   'client-go': goReading,
   'client-node': nodeReading,
   python: pythonReading,
+  fabric8: goReading,
+  'kube-rs': goReading,
+  'kubernetes-asyncio': pythonReading,
+};
+const READS_LIKE: Record<'client-go' | 'client-node' | 'python', ExecClientName[]> = {
+  'client-go': ['kubectl', 'client-go', 'fabric8', 'kube-rs'],
+  'client-node': ['client-node'],
+  python: ['python', 'kubernetes-asyncio'],
 };
 
+/** A plugin that answers (exit 0) but writes to stderr: only fabric8, which merges stderr into stdout, minds. */
+function stderrFinding(run: AnsweredRun): Finding[] {
+  const said = run.stderr?.trim();
+  return said ? [F('stderr-output', `the plugin wrote to stderr: ${show(said.split('\n')[0], 100)}`)] : [];
+}
+
 /** What `client` finds in one plugin run's answer, for a kubeconfig configured with `configured`, in its order. */
-export function clientFindings(client: ClientName, run: AnsweredRun, configured: string): Finding[] {
-  return ending(run) ?? READERS[client](run.stdout, configured).map((f) => ({ ...f, clients: [client] }));
+export function clientFindings(client: ExecClientName, run: AnsweredRun, configured: string): Finding[] {
+  return (
+    ending(run) ??
+    [...stderrFinding(run), ...READERS[client](run.stdout, configured)].map((f) => ({ ...f, clients: [client] }))
+  );
 }
 
 /** Every client's findings, one entry per trait and detail, with the clients whose reading meets it. */
 export function answerFindings(run: AnsweredRun, configured: string): Finding[] {
   const early = ending(run);
   if (early) return early;
-  const out: Finding[] = [];
+  const out: Finding[] = stderrFinding(run);
   for (const client of ['client-go', 'client-node', 'python'] as const)
     for (const f of READERS[client](run.stdout, configured)) {
       const same = out.find((x) => x.trait === f.trait && x.detail === f.detail);
-      const clients: ClientName[] = client === 'client-go' ? ['kubectl', 'client-go'] : [client];
+      const clients = READS_LIKE[client];
       if (same) same.clients = [...(same.clients ?? []), ...clients];
       else out.push({ ...f, clients });
     }

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Redactor } from '../core/redact.ts';
 import { formatMs } from '../core/duration.ts';
-import type { ClientName, ProbeResponse, ProbeSession } from './probe.ts';
+import type { ExecClientName, ProbeResponse, ProbeSession } from './probe.ts';
 
 /** stderr kept for log(): the last this many characters. */
 const MAX_LOG_CHARS = 1024 * 1024;
@@ -17,7 +17,7 @@ const MAX_LOG_CHARS = 1024 * 1024;
 const CLOSE_GRACE_MS = 1000;
 
 export interface LineProcessSpec {
-  client: ClientName;
+  client: ExecClientName;
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -25,6 +25,11 @@ export interface LineProcessSpec {
   timeoutMs: number;
   /** How long the probe may take to print its ready line (python imports its client first). */
   startTimeoutMs?: number;
+  /**
+   * Added to the first request's limit: a client that loads its HTTP stack then (fabric8's JVM takes 10-14 s on a
+   * loaded machine for its first request) would otherwise read as a hung plugin under a plugin timeout of seconds.
+   */
+  firstRequestSlackMs?: number;
   signal?: AbortSignal;
   redactor?: Redactor;
   notes?: string[];
@@ -166,13 +171,14 @@ export async function startLineProcess(spec: LineProcessSpec): Promise<ProbeSess
       if (dead || exited)
         return { seq: n, error: `the ${spec.client} probe is not running (${dead ?? exited})`, ms: 0 };
       child.stdin!.write(`${JSON.stringify({ path })}\n`);
-      const line = await nextLine(spec.timeoutMs);
+      const limit = spec.timeoutMs + (n === 1 ? (spec.firstRequestSlackMs ?? 0) : 0);
+      const line = await nextLine(limit);
       if (line === 'timeout') {
-        dead = `killed after request ${n} got no answer within ${formatMs(spec.timeoutMs)}`;
+        dead = `killed after request ${n} got no answer within ${formatMs(limit)}`;
         killGroup(child);
         return {
           seq: n,
-          error: `no answer within ${formatMs(spec.timeoutMs)}: ${spec.client} is stuck (a plugin that never answers blocks it); the probe and its plugins were killed`,
+          error: `no answer within ${formatMs(limit)}: ${spec.client} is stuck (a plugin that never answers blocks it); the probe and its plugins were killed`,
           ms: ms(),
         };
       }

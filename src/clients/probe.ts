@@ -7,10 +7,22 @@
 // requests); kubectl is one process per request, as users run it.
 import type { Redactor } from '../core/redact.ts';
 
+/** The four clients every exec suite runs (the vendor suites judge their plugins through these). */
 export type ClientName = 'kubectl' | 'client-go' | 'client-node' | 'python';
 
-/** Every client credprov knows, in the order reports list them. */
+/** The four, in the order reports list them. */
 export const CLIENT_NAMES: readonly ClientName[] = ['kubectl', 'client-go', 'client-node', 'python'];
+
+/** The field clients issue 31 added: controllers and tools run them, each with exec handling of its own. */
+export type FieldClientName = 'fabric8' | 'kube-rs' | 'kubernetes-asyncio';
+export const FIELD_CLIENT_NAMES: readonly FieldClientName[] = ['fabric8', 'kube-rs', 'kubernetes-asyncio'];
+
+/**
+ * Every client credprov knows: the exec client matrix (`certify exec-plugin --clients`, exec-plugin-401, the
+ * decoding table), in the order reports list them.
+ */
+export type ExecClientName = ClientName | FieldClientName;
+export const EXEC_CLIENT_NAMES: readonly ExecClientName[] = [...CLIENT_NAMES, ...FIELD_CLIENT_NAMES];
 
 export type ClientAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
@@ -49,7 +61,7 @@ export interface StartOptions {
 }
 
 export interface ProbeSession {
-  readonly client: ClientName;
+  readonly client: ExecClientName;
   /** What this session could not do as asked, e.g. a client that never gives its plugin a terminal. */
   readonly notes?: readonly string[];
   /** One GET of `path` (e.g. /api/v1/namespaces/default/configmaps) through the client's own transport and auth. */
@@ -60,8 +72,8 @@ export interface ProbeSession {
   close(): Promise<void>;
 }
 
-export interface ClientProbe {
-  readonly name: ClientName;
+export interface ClientProbe<N extends ExecClientName = ExecClientName> {
+  readonly name: N;
   /** Whether this machine can run the client, and which version it is. */
   available(): Promise<ClientAvailability>;
   start(target: ClientTarget, o: StartOptions): Promise<ProbeSession>;

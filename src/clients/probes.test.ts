@@ -71,7 +71,7 @@ async function setup(
   return { kubeconfig, runs };
 }
 
-function describeClient(probe: ClientProbe, availability: { ok: boolean; reason?: string }) {
+function describeClient(probe: ClientProbe<ClientName>, availability: { ok: boolean; reason?: string }) {
   const it = testIf(availability.ok ? { ok: true } : { ok: false, reason: `${probe.name}: ${availability.reason}` });
   const c: ClientName = probe.name;
   describe(`client probe ${c}`, () => {

@@ -52,8 +52,11 @@
 //   the first one included (load, then the hook). Without
 //   expirationTimestamp the token is kept for good.
 // - nothing reacts to a 401.
-import type { ClientName } from '../clients/probe.ts';
+//
+// fabric8, kube-rs and kubernetes_asyncio: exec-field-clients.ts.
+import type { ExecClientName } from '../clients/probe.ts';
 import type { Presented } from './apiserver-authn.ts';
+import { fieldSessionModel } from './exec-field-clients.ts';
 
 /** client-go's and client-node's skew: none. Python's: kube_config.py:47. */
 export const PYTHON_EXPIRY_SKEW_MS = 5 * 60_000;
@@ -87,16 +90,23 @@ export interface PredictedRequest {
 }
 
 export interface ClientSessionModel {
-  readonly client: ClientName;
+  readonly client: ExecClientName;
   request(now: number): PredictedRequest;
 }
 
 export interface SessionOptions {
-  /** The client refuses to run the plugin at all (exec-info.ts: client-go's Always without a terminal). */
+  /**
+   * The client refuses to run the plugin at all (exec-info.ts: client-go's Always without a terminal), or its run never
+   * answers (kube-rs handing a prompting plugin a stdin that is no terminal).
+   */
   refusal?: string;
 }
 
-export function clientSessionModel(client: ClientName, world: ModelWorld, o: SessionOptions = {}): ClientSessionModel {
+export function clientSessionModel(
+  client: ExecClientName,
+  world: ModelWorld,
+  o: SessionOptions = {},
+): ClientSessionModel {
   switch (client) {
     case 'client-go':
       return new ClientGoSession(world, o);
@@ -110,6 +120,14 @@ export function clientSessionModel(client: ClientName, world: ModelWorld, o: Ses
       return new ClientNodeSession(world);
     case 'python':
       return new PythonSession(world);
+    case 'fabric8':
+    case 'kube-rs':
+    case 'kubernetes-asyncio': {
+      const refusal = o.refusal;
+      // A launch that never answers (exec-info.ts: kube-rs prompting on a pipe): every request fails, no run counted.
+      if (refusal) return { client, request: () => ({ runs: 0, error: refusal, because: refusal }) };
+      return fieldSessionModel(client, world);
+    }
   }
 }
 

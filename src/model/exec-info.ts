@@ -33,8 +33,22 @@
 //   plus `config`, the client.authentication.k8s.io/exec extension.
 // - 91-99: stdin is sys.stdin when interactive, else inherited (None): a
 //   terminal the process has reaches the plugin either way.
+//
+// fabric8 kubernetes-client 8.0.0, KubeConfigUtils.java:335-405: no
+//   KUBERNETES_EXEC_INFO whatever the kubeconfig says; interactiveMode is not
+//   read; the plugin runs through `sh -c` with a stdin pipe never written.
+// kube-rs (kube-client 5.0.0) auth/mod.rs:565-613: interactive is
+//   interactiveMode != Never (IfAvailable and Always alike, terminal or not);
+//   then stdin (and stderr) are the caller's, else a pipe;
+//   KUBERNETES_EXEC_INFO {apiVersion, kind, spec: {interactive, cluster with
+//   provideClusterInfo}}; spec.cluster is config/file_config.rs:718-735
+//   ExecAuthCluster: server, certificate-authority-data (the CA's bytes),
+//   config (the exec extension); empty fields left out.
+// kubernetes_asyncio 36.1.0 config/exec_provider.py:38-93: as the Python
+//   client (interactive = sys.stdout.isatty(), stdin inherited), but
+//   provideClusterInfo is not read: spec holds interactive only.
 import { EXEC_CLUSTER_EXTENSION, type ExecApiVersion, type InteractiveMode } from '../api/exec/types.ts';
-import type { ClientName } from '../clients/probe.ts';
+import type { ExecClientName } from '../clients/probe.ts';
 
 export interface ExecUserModel {
   apiVersion: ExecApiVersion;
@@ -63,7 +77,7 @@ export type PluginLaunch =
   | { runs: false; error: string; because: string };
 
 /** What `client` hands the plugin on a run, or why it does not run it. */
-export function pluginLaunch(client: ClientName, s: ClientSetting): PluginLaunch {
+export function pluginLaunch(client: ExecClientName, s: ClientSetting): PluginLaunch {
   switch (client) {
     case 'kubectl':
     case 'client-go': {
@@ -102,6 +116,38 @@ export function pluginLaunch(client: ClientName, s: ClientSetting): PluginLaunch
         because: `python exec_provider.py:72-99: interactive = stdout is a terminal (${s.terminal}), interactiveMode ignored; stdin ${s.terminal ? 'the terminal' : 'inherited'}; spec.cluster ${s.user.provideClusterInfo ? 'the kubeconfig mapping plus config' : 'left out'}`,
       };
     }
+    case 'fabric8':
+      return {
+        runs: true,
+        execInfo: null,
+        stdinIsTerminal: false,
+        because:
+          'fabric8 KubeConfigUtils.java:335-405: no KUBERNETES_EXEC_INFO, interactiveMode not read, `sh -c` with a stdin pipe',
+      };
+    case 'kube-rs': {
+      const interactive = s.user.interactiveMode !== 'Never';
+      if (interactive && !s.terminal)
+        return {
+          runs: false,
+          error: "no answer: the plugin, told interactive, prompts on the caller's stdin, which is no terminal",
+          because: `kube-rs auth/mod.rs:584-590: ${s.user.interactiveMode} → interactive true with no terminal, the caller's stdin handed over: the scripted plugin prompts (reads stdin to its end, as a plugin told interactive may), and the program's stdin, an open pipe, never ends`,
+        };
+      const spec: Record<string, unknown> = { interactive };
+      if (s.user.provideClusterInfo) spec.cluster = clientGoCluster(s.cluster);
+      return {
+        runs: true,
+        execInfo: { apiVersion: s.user.apiVersion, kind: 'ExecCredential', spec },
+        stdinIsTerminal: interactive && s.terminal,
+        because: `kube-rs auth/mod.rs:584-605: ${s.user.interactiveMode} → interactive ${interactive} whatever the terminal; stdin ${interactive ? "the caller's" : 'a pipe'}; spec.cluster ${s.user.provideClusterInfo ? 'server, CA data, config' : 'left out'}`,
+      };
+    }
+    case 'kubernetes-asyncio':
+      return {
+        runs: true,
+        execInfo: { apiVersion: s.user.apiVersion, kind: 'ExecCredential', spec: { interactive: s.terminal } },
+        stdinIsTerminal: s.terminal,
+        because: `kubernetes_asyncio exec_provider.py:38-93: interactive = stdout is a terminal (${s.terminal}), interactiveMode and provideClusterInfo not read; stdin inherited`,
+      };
   }
 }
 

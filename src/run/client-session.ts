@@ -13,7 +13,14 @@ import { ensureClientGoProbe } from '../clients/client-go.ts';
 import { availableProbes, type ProbeAvailability } from '../clients/index.ts';
 import { writeProbeKubeconfig } from '../clients/kubeconfig.ts';
 import { kubectlOutcome } from '../clients/kubectl-output.ts';
-import { CLIENT_NAMES, type ClientName, type ClientProbe, type ProbeResponse } from '../clients/probe.ts';
+import {
+  CLIENT_NAMES,
+  EXEC_CLIENT_NAMES,
+  type ClientName,
+  type ClientProbe,
+  type ExecClientName,
+  type ProbeResponse,
+} from '../clients/probe.ts';
 import type { Environment } from '../cluster/provider.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Redactor } from '../core/redact.ts';
@@ -23,12 +30,19 @@ import type { ClusterView } from './cluster-view.ts';
 import { notRun } from './results.ts';
 import type { SuiteRun } from './suite.ts';
 
-export { CLIENT_NAMES, type ClientName, type ProbeAvailability, type ProbeResponse };
+export {
+  CLIENT_NAMES,
+  EXEC_CLIENT_NAMES,
+  type ClientName,
+  type ExecClientName,
+  type ProbeAvailability,
+  type ProbeResponse,
+};
 
 /** The check not run (skipped, or failed under CI) when `client` cannot run here; undefined when it can. */
 export function clientNotRun(
   check: Check,
-  client: ClientName,
+  client: ExecClientName,
   probe: ProbeAvailability | undefined,
   ci: boolean,
 ): CheckResult | undefined {
@@ -69,7 +83,7 @@ export interface ObservedStep {
 }
 
 export interface ClientSession {
-  client: ClientName;
+  client: ExecClientName;
   kubeconfig: string;
   request(path: string): Promise<ProbeResponse>;
   /** The steps on their schedule; times from the first step's start (`startedAt`, ms since the epoch). */
@@ -203,16 +217,18 @@ export async function kubectlAs(
 }
 
 /**
- * Every client credprov knows, by name, with whether this machine can run it.
- * The client-go probe is built against the cluster's client-go first; a failed
- * build leaves client-go unavailable, with the reason.
+ * The clients `names` lists (default the four every exec suite runs; EXEC_CLIENT_NAMES for the seven of the matrix),
+ * by name, with whether this machine can run each. The client-go probe is built against the cluster's client-go first;
+ * a failed build leaves client-go unavailable, with the reason. The field clients' probes are built by
+ * `credprov binaries ensure --for tests` (or scripts/build-field.ts): a missing one is unavailable, with the command.
  */
 export async function clientProbes(
   run: Pick<SuiteRun, 'environment' | 'processEnv' | 'progress' | 'log'>,
-): Promise<Map<ClientName, ProbeAvailability>> {
+  names: readonly ExecClientName[] = CLIENT_NAMES,
+): Promise<Map<ExecClientName, ProbeAvailability>> {
   const kubeVersion = run.environment.kubeVersion;
   await ensureClientGoProbe({ kubeVersion, env: run.processEnv, progress: run.progress }).catch((e: unknown) =>
     run.log.warn(`building the client-go probe: ${errorMessage(e)}`),
   );
-  return new Map((await availableProbes({ kubeVersion, env: run.processEnv })).map((p) => [p.probe.name, p]));
+  return new Map((await availableProbes({ kubeVersion, env: run.processEnv }, names)).map((p) => [p.probe.name, p]));
 }

@@ -83,6 +83,7 @@ export { Redactor } from '../core/redact.ts';
 // ---- clients of exec credential plugins (KEP-541) --------------------------------------
 export {
   CLIENT_NAMES,
+  EXEC_CLIENT_NAMES,
   clientLogEvidence,
   clientNotRun,
   clientProbes,
@@ -91,6 +92,7 @@ export {
   startClientSession,
   stepTimes,
   type ClientName,
+  type ExecClientName,
   type ClientSession,
   type ClientSessionOptions,
   type ClientStep,

@@ -1,12 +1,12 @@
 // The exec-plugin-401 suite's checks: one per behaviour and real client
-// (the client × behaviour table), plus the API server's own: the token webhook
+// of the seven (the client × behaviour table), plus the API server's own: the token webhook
 // and its success cache, and the structured JWT authenticator (credprov's OIDC issuer).
-import { CLIENT_NAMES, type Check, type ClientName } from '../../src/run/kit.ts';
+import { EXEC_CLIENT_NAMES, type Check, type ExecClientName } from '../../src/run/kit.ts';
 import { BEHAVIOURS, type Behaviour } from './plan.ts';
 
 export const CLIENT_TABLE = 'exec plugin clients × behaviour (status/plugin runs per request)';
 
-export function clientCheck(b: Behaviour, client: ClientName): Check {
+export function clientCheck(b: Behaviour, client: ExecClientName): Check {
   return {
     id: `${b.id}/${client}`,
     title: `${client}: ${b.title}`,
@@ -67,5 +67,5 @@ export const EXEC401_CHECKS: Check[] = [
   WEBHOOK_AUTHENTICATES,
   REVOCATION_DELAY,
   ...JWT_CHECKS,
-  ...BEHAVIOURS.flatMap((b) => CLIENT_NAMES.map((c) => clientCheck(b, c))),
+  ...BEHAVIOURS.flatMap((b) => EXEC_CLIENT_NAMES.map((c) => clientCheck(b, c))),
 ];

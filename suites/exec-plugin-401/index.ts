@@ -3,7 +3,8 @@
 // (src/authn) authenticates the tokens the fake exec plugin fetches from it,
 // issuing, expiring and revoking them as each behaviour scripts; client
 // certificates come from the cluster CA. Every real client credprov knows
-// (kubectl, client-go, @kubernetes/client-node, the Python client; probes in
+// (kubectl, client-go, @kubernetes/client-node, the Python client, and the
+// field clients fabric8, kube-rs and kubernetes_asyncio; probes in
 // src/clients) runs the same scripted sessions. Each check first states what
 // credprov's models predict for that client (src/model/exec-credential-cache.ts,
 // exec-info.ts, apiserver-authn.ts), then compares with the requests' statuses
@@ -21,7 +22,7 @@
 // checked by the API-server checks in jwt.ts.
 import {
   caseOf,
-  CLIENT_NAMES,
+  EXEC_CLIENT_NAMES,
   clientProbes,
   clusterCAOf,
   clusterOf,
@@ -57,11 +58,12 @@ export const execPlugin401Suite: Suite = {
   summary:
     "client exec credential plugins against a live API server that says 401 (credprov's token webhook): caching until expirationTimestamp, " +
     're-exec after a 401, revoked and expired tokens, a plugin repeating a refused token, client certificates and their rotation, provideClusterInfo, ' +
-    "interactiveMode × terminal, v1 and v1beta1; per real client (kubectl, client-go, client-node, python), credprov's model predicts and the client " +
+    "interactiveMode × terminal, v1 and v1beta1; per real client (kubectl, client-go, client-node, python, fabric8, kube-rs, kubernetes-asyncio), credprov's model predicts and the client " +
     'is compared. Cells read <status>/<plugin runs> per request',
   checks: EXEC401_CHECKS,
   needsBuild:
-    "the client-go probe against the cluster's client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, seconds with a warm Go build cache)",
+    "the client-go probe against the cluster's client-go (src/clients/client-go-probe, from the Go module proxy; built on first use, seconds with a warm Go build cache); " +
+    'the fabric8, kube-rs and kubernetes_asyncio probes (`credprov binaries ensure --for tests`, or `node scripts/build-field.ts fabric8 kube-rs kubernetes-asyncio`)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     // Every token the webhook issues is a secret from birth.
     const book = new TokenBook({ onIssue: (t) => ctx.redactor.add(t) });
@@ -103,8 +105,8 @@ async function runSuite(ctx: SuiteRun, shared: Shared, jwtProbe: JwtProbe): Prom
     const why = `not run: the API server does not authenticate through credprov's token webhook (${WEBHOOK_AUTHENTICATES.id}: ${wired!.message})`;
     return [wired!, ...EXEC401_CHECKS.filter((c) => c !== WEBHOOK_AUTHENTICATES).map((c) => harnessFailed(c, why))];
   }
-  const probes = await clientProbes(ctx);
-  const clients = BEHAVIOURS.flatMap((b) => CLIENT_NAMES.map((c) => ({ b, c })))
+  const probes = await clientProbes(ctx, EXEC_CLIENT_NAMES);
+  const clients = BEHAVIOURS.flatMap((b) => EXEC_CLIENT_NAMES.map((c) => ({ b, c })))
     .sort((x, y) => sessionLength(y.b) - sessionLength(x.b))
     .map(({ b, c }) => clientCase(b, c, probes.get(c), shared));
   // The revocation check waits out the API server's cache, and the JWT checks run one after another (its cached JWKS carries over):

@@ -8,7 +8,7 @@
 import { ApiServerAuthModel } from '../../src/model/apiserver-authn.ts';
 import { clientSessionModel, type ModelWorld } from '../../src/model/exec-credential-cache.ts';
 import { pluginLaunch, type ClientSetting } from '../../src/model/exec-info.ts';
-import { probeKubeconfig, TokenBook, type ClientName, type ClusterView } from '../../src/run/kit.ts';
+import { probeKubeconfig, TokenBook, type ExecClientName, type ClusterView } from '../../src/run/kit.ts';
 import type { SessionPlan } from './plan.ts';
 
 /** What the plugin was told on a run (KUBERNETES_EXEC_INFO parsed; null when unset). */
@@ -44,7 +44,7 @@ export function plannedTimes(plan: SessionPlan): number[] {
 }
 
 export function predictSession(
-  client: ClientName,
+  client: ExecClientName,
   plan: SessionPlan,
   setting: ClientSetting,
   times: number[],

@@ -130,6 +130,13 @@ export async function runSession(plan: SessionPlan, c: SessionContext): Promise<
 }
 
 function scenarioFor(plan: SessionPlan, c: SessionContext): Record<string, unknown> {
+  // The answer is in the kubeconfig's apiVersion whatever KUBERNETES_EXEC_INFO says: a plugin following it would answer
+  // v1beta1 to the clients that never set it (client-node, fabric8), and fabric8 refuses an answer in another version
+  // than the kubeconfig's, so none of its caching and 401 behaviour would show (that refusal is a decoding row of its own).
+  return { apiVersion: plan.user.apiVersion, ...credentialScenario(plan, c) };
+}
+
+function credentialScenario(plan: SessionPlan, c: SessionContext): Record<string, unknown> {
   const p = plan.plugin;
   if (p.kind === 'cert') {
     return {

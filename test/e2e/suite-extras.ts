@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { OIDC_ISSUER_PORT, tokenWebhookAddress, TOKEN_WEBHOOK_PORT } from '../../src/authn/webhook-files.ts';
-import { CLIENT_NAMES } from '../../src/clients/probe.ts';
+import { EXEC_CLIENT_NAMES } from '../../src/clients/probe.ts';
 import { layoutFor } from '../../src/cluster/local/layout.ts';
 import { Redactor } from '../../src/core/redact.ts';
 import { toMarkdown } from '../../src/report/markdown.ts';
@@ -222,7 +222,7 @@ export function exec401Extras(h: SuitesOnProvider, timeoutMs: number): void {
       const { report } = await h.run();
       const md = toMarkdown(report);
       expect(md).toContain(`### ${CLIENT_TABLE}`);
-      expect(md).toContain(`| | ${CLIENT_NAMES.join(' | ')} |`);
+      expect(md).toContain(`| | ${EXEC_CLIENT_NAMES.join(' | ')} |`);
       const cells = report.checks.filter((c) => c.cell);
       expect(cells).toHaveLength(EXEC401_CHECKS.filter((c) => c.cell).length);
       expect(cells.every((c) => c.cell!.text && c.cell!.text.length > 0)).toBe(true);

@@ -5,7 +5,7 @@
 import type { CheckResult } from '../../report/model.ts';
 import type { ExecInvocation, ExecPlugin } from '../../plugin/client-exec.ts';
 import { latencyOf } from '../../report/statistics.ts';
-import { certifyThroughClients, type MatrixClient } from './clients.ts';
+import { certifyThroughClients, WITHOUT_EXEC_INFO, type MatrixClient } from './clients.ts';
 import { evaluate } from './evaluate.ts';
 import { observe, type RunPlanOptions } from './runs.ts';
 
@@ -20,7 +20,10 @@ export interface ExecCertification {
 }
 
 export async function certifyExecPlugin(plugin: ExecPlugin, o: CertifyExecOptions): Promise<ExecCertification> {
-  const obs = await observe(plugin, { ...o, asClientNode: o.clients?.some((c) => c.probe.name === 'client-node') });
+  const obs = await observe(plugin, {
+    ...o,
+    asClientNode: o.clients?.some((c) => WITHOUT_EXEC_INFO.includes(c.probe.name)),
+  });
   const checks = await evaluate(obs);
   const matrix = o.clients?.length ? await certifyThroughClients(plugin, obs, { ...o, clients: o.clients }) : undefined;
   // Latency is of runs that ended by themselves: a timeout or a refused start says nothing of speed.

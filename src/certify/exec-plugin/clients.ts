@@ -21,7 +21,7 @@ import { answerFindings, describeOutcome, predictClient, type ClientPrediction }
 import { tokenSpellings } from '../../clients/header-rules.ts';
 import { writeProbeKubeconfig } from '../../clients/kubeconfig.ts';
 import { parseStdoutLikeClientGo } from '../../api/exec/credential.ts';
-import type { ClientName, ClientProbe, ProbeResponse } from '../../clients/probe.ts';
+import type { ExecClientName, ClientProbe, ProbeResponse } from '../../clients/probe.ts';
 import {
   startScriptedEndpoint,
   verdictAtEndpoint,
@@ -59,17 +59,23 @@ export interface ClientMatrixOptions {
 export interface ClientMatrixResult {
   checks: CheckResult[];
   /** Wall time per client (session start, request, close), information only. */
-  timingsMs: Partial<Record<ClientName, number>>;
+  timingsMs: Partial<Record<ExecClientName, number>>;
 }
 
-const LABEL: Record<ClientName, string> = {
+const LABEL: Record<ExecClientName, string> = {
   kubectl: 'KUBECTL',
   'client-go': 'CLIENT-GO',
   'client-node': 'CLIENT-NODE',
   python: 'PYTHON',
+  fabric8: 'FABRIC8',
+  'kube-rs': 'KUBE-RS',
+  'kubernetes-asyncio': 'KUBERNETES-ASYNCIO',
 };
 
-export function clientCheck(client: ClientName, version?: string): Check {
+/** The clients that never set KUBERNETES_EXEC_INFO: predicted from credprov's run without it (runs.ts asClientNode). */
+export const WITHOUT_EXEC_INFO: readonly ExecClientName[] = ['client-node', 'fabric8'];
+
+export function clientCheck(client: ExecClientName, version?: string): Check {
   return {
     id: `EP-CLIENT-${LABEL[client]}`,
     level: 'MUST',
@@ -137,7 +143,7 @@ export async function certifyThroughClients(
     const timingsMs: ClientMatrixResult['timingsMs'] = {};
     const through = async ({ c, endpoint, kubeconfig }: (typeof setups)[number]) => {
       const name = c.probe.name;
-      const run = name === 'client-node' && asClientNode ? asClientNode : obs.main;
+      const run = WITHOUT_EXEC_INFO.includes(name) && asClientNode ? asClientNode : obs.main;
       const prediction = predictClient(name, answerFindings(run, plugin.config.apiVersion));
       // A client's error may quote the token escaped (Python's repr, undici's message): redact those spellings too.
       const token = tokenOf(run);

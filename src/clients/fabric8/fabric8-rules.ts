@@ -61,6 +61,12 @@ export const FABRIC8_RULES: FieldClientRules = {
       why: `${KCU}:365-366`,
       scenario: { apiVersion: 'client.authentication.k8s.io/v1' },
     },
+    'apiVersion-unknown': {
+      verdict: 'sends-no-credential',
+      says: 'Wrong apiVersion',
+      why: `${KCU}:365-366`,
+      scenario: { apiVersion: 'client.authentication.k8s.io/v1alpha1' },
+    },
     'exec-info-default-under-v1': {
       verdict: 'sends-no-credential',
       says: 'Wrong apiVersion client.authentication.k8s.io/v1beta1 vs. client.authentication.k8s.io/v1',

@@ -3,10 +3,11 @@
 // crates.io), run as one long-lived process per session and driven over the
 // JSON-lines protocol (../line-session.ts), like the client-go probe.
 //
-// Build: `cargo build --release --locked --offline` after `cargo fetch
-// --locked` (crates.io through cargo's own client, into CARGO_HOME, default
-// ~/.cargo), with a target dir of its own under the cache, so a rebuild after
-// a probe change recompiles only the probe. Cached per kube version and probe
+// Build: `cargo build --locked --offline` (the dev profile Cargo.toml tunes
+// for a cheap cold build) after `cargo fetch --locked` (crates.io through
+// cargo's own client, into CARGO_HOME, default ~/.cargo), with a target dir of
+// its own under the cache, so a rebuild after a probe change recompiles only
+// the probe. It links Debian's OpenSSL (libssl-dev, pkg-config). Cached per kube version and probe
 // source under <cacheDir>/clients/kube-rs-probe/<5.0.0>-<sha>/ (../probe-build.ts).
 import { execa } from 'execa';
 import { copyFile, mkdir } from 'node:fs/promises';
@@ -19,7 +20,7 @@ import { defaultClientEnv, resolveProbeOptions, type ProbeOptions } from '../com
 import { startLineProcess } from '../line-session.ts';
 import { ensureProbeEntry, probeKey, type ProbeEntry } from '../probe-build.ts';
 import type { ClientAvailability, ClientTarget, ProbeSession, StartOptions } from '../probe.ts';
-import { asMatrixName, type FieldClientProbe } from '../field-client.ts';
+import { type FieldClientProbe } from '../field-client.ts';
 
 export const KUBE_RS = 'kube-rs';
 export const KUBE_RS_PROBE = 'kube-rs-probe';
@@ -75,15 +76,15 @@ export async function ensureKubeRsProbe(o: EnsureKubeRsProbeOptions = {}): Promi
         if (res.exitCode !== 0)
           throw new PrerequisiteError(`${what} failed (${res.exitCode ?? res.signal ?? res.code})`, {
             detail: tail(String(res.all ?? res.message), 20),
-            hint: 'it needs cargo (rustup) and crates.io; nothing was cached',
+            hint: 'it needs cargo (rustup), crates.io, and OpenSSL headers (apt-get install libssl-dev pkg-config); nothing was cached',
           });
       };
       progress.note(`building the kube-rs probe against kube ${KUBE_RS_VERSION} from crates.io (first time only)`);
       await step(progress, `cargo fetch (kube ${KUBE_RS_VERSION})`, () => cargo(['fetch', '--locked'], 'cargo fetch'));
       await step(progress, `cargo build ${KUBE_RS_PROBE}`, () =>
-        cargo(['build', '--release', '--locked', '--offline'], 'cargo build'),
+        cargo(['build', '--locked', '--offline'], 'cargo build'),
       );
-      await copyFile(join(env.CARGO_TARGET_DIR, 'release', KUBE_RS_PROBE), join(staging, KUBE_RS_PROBE));
+      await copyFile(join(env.CARGO_TARGET_DIR, 'debug', KUBE_RS_PROBE), join(staging, KUBE_RS_PROBE));
       const { stdout } = await execa('cargo', ['--version'], { reject: false });
       return {
         version: `${KUBE_RS_VERSION}`,
@@ -111,7 +112,7 @@ export function kubeRsProbe(o: ProbeOptions = {}): FieldClientProbe {
       const e = await entry();
       if (!e) throw new PrerequisiteError(notBuilt);
       return startLineProcess({
-        client: asMatrixName(KUBE_RS),
+        client: KUBE_RS,
         file: join(e.dir, KUBE_RS_PROBE),
         args: [
           '--kubeconfig',
@@ -121,6 +122,9 @@ export function kubeRsProbe(o: ProbeOptions = {}): FieldClientProbe {
         ],
         env: so.env ?? defaultClientEnv(r.env),
         timeoutMs: so.timeoutMs,
+        // Building the client runs the plugin three times (kube-rs-rules.ts runsAtStart): the first request may take
+        // three runs' worth of the plugin's limit.
+        firstRequestSlackMs: 2 * so.timeoutMs,
         ...(so.signal ? { signal: so.signal } : {}),
         ...(so.redactor ? { redactor: so.redactor } : {}),
       });

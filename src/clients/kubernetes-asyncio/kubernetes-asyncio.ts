@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ensurePypiVenv, type PypiVenvInstall, type PypiVenvOptions } from '../../cluster/binaries/pypi-venv.ts';
 import { PrerequisiteError } from '../../core/errors.ts';
 import { defaultClientEnv, resolveProbeOptions, type ProbeOptions } from '../common.ts';
-import { asMatrixName, type FieldClientProbe } from '../field-client.ts';
+import { type FieldClientProbe } from '../field-client.ts';
 import { startLineProcess } from '../line-session.ts';
 import type { ClientAvailability, ClientTarget, ProbeSession, StartOptions } from '../probe.ts';
 
@@ -47,7 +47,7 @@ export function kubernetesAsyncioProbe(o: ProbeOptions = {}): FieldClientProbe {
       if (!v) throw new PrerequisiteError(notInstalled);
       // -u: unbuffered answers; -I: isolated, so the user's PYTHONPATH and site dir cannot change the client.
       return startLineProcess({
-        client: asMatrixName(KUBERNETES_ASYNCIO),
+        client: KUBERNETES_ASYNCIO,
         file: v.path,
         args: [
           '-u',
