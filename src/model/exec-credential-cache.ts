@@ -55,44 +55,13 @@
 //
 // fabric8, kube-rs and kubernetes_asyncio: exec-field-clients.ts.
 import type { ExecClientName } from '../clients/probe.ts';
-import type { Presented } from './apiserver-authn.ts';
 import { fieldSessionModel } from './exec-field-clients.ts';
 
 /** client-go's and client-node's skew: none. Python's: kube_config.py:47. */
 export const PYTHON_EXPIRY_SKEW_MS = 5 * 60_000;
 
-/** One credential as a plugin run returned it; ids stand for the token and certificate. */
-export interface Credential {
-  token?: string;
-  cert?: string;
-  /** expirationTimestamp in ms; absent when the plugin gave none. */
-  expiresAt?: number;
-}
-
-export type RunResult = { ok: true; credential: Credential } | { ok: false; error: string };
-
-export interface ModelWorld {
-  /** A plugin run at `now` (the world knows what the scripted plugin answers). */
-  runPlugin(now: number): RunResult;
-  /** The status the API server gives a request carrying `presented` at `now`. */
-  serve(now: number, presented: Presented): number;
-}
-
-export interface PredictedRequest {
-  /** The HTTP status, or undefined when the request never left (the client failed first). */
-  status?: number;
-  /** Plugin runs during this request, in order. */
-  runs: number;
-  /** The client's failure, when it sent nothing. */
-  error?: string;
-  /** What the model did, step by step, in one line. */
-  because: string;
-}
-
-export interface ClientSessionModel {
-  readonly client: ExecClientName;
-  request(now: number): PredictedRequest;
-}
+export type { ClientSessionModel, Credential, ModelWorld, PredictedRequest, RunResult } from './exec-session.ts';
+import type { ClientSessionModel, Credential, ModelWorld, PredictedRequest } from './exec-session.ts';
 
 export interface SessionOptions {
   /**

@@ -41,7 +41,7 @@
 //   (kube_config.py:732-754) runs it again; the probe, like most programs,
 //   starts none. Nothing looks at a 401.
 import type { FieldClientName } from '../clients/probe.ts';
-import type { ClientSessionModel, Credential, ModelWorld, PredictedRequest } from './exec-credential-cache.ts';
+import type { ClientSessionModel, Credential, ModelWorld, PredictedRequest } from './exec-session.ts';
 
 /** fabric8's refresh interval (TokenRefreshInterceptor.timeToRefresh). */
 export const FABRIC8_REFRESH_MS = 60_000;
