@@ -29,7 +29,9 @@ APT_PACKAGES=(docker-registry runc etcd-server containernetworking-plugins busyb
 KIND_PACKAGES=(mmdebstrap socat)
 # chromium: report.html is tested in a real headless browser (src/report/html.test.ts).
 # python3-venv: check-jsonschema validates the example GitHub workflows; the Python client and awscli live in venvs.
-TEST_PACKAGES=(chromium python3-venv)
+# The field clients' probes (late builds of `credprov binaries ensure --for tests`): fabric8's is Java built with
+# Maven; kube-rs' links Debian's OpenSSL (its cargo and rustc come from rustup: Debian's cargo is too old for kube 5).
+TEST_PACKAGES=(chromium python3-venv openjdk-17-jdk-headless maven libssl-dev pkg-config)
 CHECK_JSONSCHEMA_VERSION=0.39.0
 
 install_packages() {
@@ -136,9 +138,16 @@ install_packages "${wanted[@]}"
 [ "$KIND" = 1 ] && install_docker
 install_node
 install_modules
+# rustup's cargo, found where rustup puts it when this shell's PATH lacks it (CI's login environment may not carry it).
+check_cargo() {
+  command -v cargo >/dev/null 2>&1 || [ -x "$HOME/.cargo/bin/cargo" ] ||
+    die "cargo is missing: the kube-rs probe needs Rust 1.85+ from rustup (https://rustup.rs); Debian's cargo is too old for kube 5"
+}
+
 if [ "$TESTS" = 1 ]; then
   install_python_tools
   install_python_client
+  check_cargo
 fi
 if [ "$CLUSTER" = 1 ]; then
   cd "$CREDPROV_ROOT"

@@ -35,6 +35,8 @@ phase() {
 
 phase setup "$CREDPROV_ROOT/scripts/setup.sh" --tests || die "scripts/setup.sh --tests failed (see above)"
 use_node
+# rustup installs cargo under ~/.cargo/bin, which a non-login shell (CI) may not have on PATH: the kube-rs probe builds with it.
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$PATH:$HOME/.cargo/bin"
 
 # The type check, the format check and the linter need none of the builds: they run beside them.
 static_checks() {
