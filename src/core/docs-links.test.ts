@@ -57,9 +57,17 @@ function proseLines(text: string): { line: number; raw: string; prose: string }[
 function githubSlug(heading: string): string {
   const rendered = heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images: their text
-    .replace(/`([^`]*)`/g, '$1') // code spans: their content
-    .replace(/<[^>]+>/g, '') // inline HTML tags
-    .replace(/(\*\*|__|\*|_)(.+?)\1/g, '$2'); // emphasis
+    .split(/(`[^`]*`)/)
+    .map((part) =>
+      part.startsWith('`') && part.length > 1
+        ? part.slice(1, -1) // code spans: their content, as written
+        : part
+            .replace(/<[^>]+>/g, '') // inline HTML tags
+            // emphasis; an underscore inside a word (KUBERNETES_EXEC_INFO) is none, as in GitHub's Markdown
+            .replace(/(\*\*|\*)(.+?)\1/g, '$2')
+            .replace(/(?<![\p{L}\p{N}])(__|_)(.+?)\1(?![\p{L}\p{N}])/gu, '$2'),
+    )
+    .join('');
   return rendered
     .trim()
     .toLowerCase()
@@ -148,6 +156,9 @@ describe('links in README.md and docs/', () => {
     expect(githubSlug('`matching` (9 checks, ~15 s)')).toBe('matching-9-checks-15-s');
     expect(githubSlug('What [the link](x.md) says, **bold**')).toBe('what-the-link-says-bold');
     expect(githubSlug('Who runs what')).toBe('who-runs-what');
+    expect(githubSlug('fabric8 never sets KUBERNETES_EXEC_INFO, or `A_B_C`; _this_ is')).toBe(
+      'fabric8-never-sets-kubernetes_exec_info-or-a_b_c-this-is',
+    );
     expect([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n## A ##\n')]).toEqual(['a', 'a-1', 'a-2']);
   });
 
