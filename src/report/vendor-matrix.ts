@@ -15,6 +15,8 @@ export interface VendorRowsOf {
   rows: Record<string, { mode: string; client: string }>;
   /** The client of the checks the map does not name. */
   defaultClient: string;
+  /** The suite's checks that judge this plugin, when the suite judges more than one (default: all). */
+  checks?: RegExp;
 }
 
 export interface VendorCell {
@@ -83,7 +85,8 @@ export function vendorRows(
       const k = keyOf(id);
       if (!keys.some((x) => x.mode === k.mode && x.client === k.client)) keys.push(k);
     }
-    const seen = matrix.versions.flatMap((v) => (reports.get(v)?.checks ?? []).filter((c) => c.suite === p.suite));
+    const ours = (c: CheckResult) => c.suite === p.suite && (!p.checks || p.checks.test(c.id));
+    const seen = matrix.versions.flatMap((v) => (reports.get(v)?.checks ?? []).filter(ours));
     if (seen.some((c) => !p.rows[c.id]) && !keys.some((k) => k.mode === '(suite)'))
       keys.push({ mode: '(suite)', client: p.defaultClient });
     for (const k of keys)
@@ -95,7 +98,7 @@ export function vendorRows(
           matrix.versions.map((v) => {
             const checks = (reports.get(v)?.checks ?? []).filter((c) => {
               const ck = keyOf(c.id);
-              return c.suite === p.suite && ck.mode === k.mode && ck.client === k.client;
+              return ours(c) && ck.mode === k.mode && ck.client === k.client;
             });
             return [v, cellOf(checks, findings)];
           }),
@@ -142,4 +145,62 @@ export function replaceMatrix(page: string, body: string): string {
   if (a >= 0 && b > a) return page.slice(0, a) + block + page.slice(b + MATRIX_END.length);
   const nl = page.indexOf('\n\n');
   return nl < 0 ? `${page}\n\n${block}\n` : `${page.slice(0, nl)}\n\n${block}${page.slice(nl)}`;
+}
+
+/** One `credprov qualify` run: its matrix and its per-version reports (by the matrix's version keys). */
+export interface QualifyRun {
+  matrix: Matrix;
+  reports: ReadonlyMap<string, RunReport>;
+}
+
+/** "1.34.5" or "v1.38.0-alpha.0" in release order (a pre-release before its release). */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => {
+    const [core, pre] = v.replace(/^v/, '').split('-', 2);
+    return { nums: core!.split('.').map(Number), pre };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  for (let i = 0; i < 3; i++) if ((x.nums[i] ?? 0) !== (y.nums[i] ?? 0)) return (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+  if (x.pre === y.pre) return 0;
+  if (x.pre === undefined) return 1;
+  if (y.pre === undefined) return -1;
+  return x.pre < y.pre ? -1 : 1;
+}
+
+/**
+ * Several qualify runs (shards by suite group and version) as one run: the union of their versions, in release
+ * order, and of their suites, in order of first appearance. A suite × version cell more than one run gives is the
+ * last run's, checks and all (a shard run again replaces the earlier one).
+ */
+export function mergeRuns(runs: QualifyRun[]): { matrix: Matrix; reports: Map<string, RunReport> } {
+  const key = (suite: string | undefined, v: string) => `${suite}\u0000${v}`;
+  const owner = new Map<string, number>();
+  const suites: string[] = [];
+  runs.forEach((r, i) => {
+    for (const row of r.matrix.rows) {
+      if (!suites.includes(row.suite)) suites.push(row.suite);
+      for (const v of Object.keys(row.cells)) owner.set(key(row.suite, v), i);
+    }
+  });
+  const versions = [...new Set(runs.flatMap((r) => r.matrix.versions))].sort(compareVersions);
+  const rows = suites.map((suite) => ({
+    suite,
+    cells: Object.fromEntries(
+      versions.flatMap((v) => {
+        const i = owner.get(key(suite, v));
+        const cell = i === undefined ? undefined : runs[i]!.matrix.rows.find((r) => r.suite === suite)?.cells[v];
+        return cell ? [[v, cell]] : [];
+      }),
+    ),
+  }));
+  const reports = new Map<string, RunReport>();
+  for (const v of versions) {
+    const from = runs.flatMap((r, i) => {
+      const rep = r.reports.get(v);
+      return rep ? [{ rep, checks: rep.checks.filter((c) => owner.get(key(c.suite, v)) === i) }] : [];
+    });
+    if (from.length) reports.set(v, { ...from[0]!.rep, checks: from.flatMap((f) => f.checks) });
+  }
+  return { matrix: { versions, rows }, reports };
 }
