@@ -87,6 +87,7 @@ const PLUGINS: VendorRowsOf[] = [
     plugin: 'aws-iam-authenticator',
     checks: /^IAM-(?!AWSCLI-)/,
     rows: {},
+    defaultMode: 'token (STS presigned URL), server webhook',
     defaultClient: 'kubectl',
   },
   {
@@ -94,6 +95,7 @@ const PLUGINS: VendorRowsOf[] = [
     plugin: '`aws eks get-token`',
     checks: /^IAM-AWSCLI-/,
     rows: {},
+    defaultMode: 'token (STS presigned URL)',
     defaultClient: 'kubectl',
   },
   {

@@ -85,7 +85,14 @@ describe('vendorRows', () => {
       defaultClient: 'kubectl',
     },
     { suite: 'vendor-gcp', plugin: 'not in this run', rows: {}, defaultClient: 'kubelet' },
-    { suite: 'vendor-oci', plugin: 'oci, its extra checks', rows: {}, defaultClient: 'kubectl', checks: /^OCI-EXTRA$/ },
+    {
+      suite: 'vendor-oci',
+      plugin: 'oci, its extra checks',
+      rows: {},
+      defaultMode: 'extra',
+      defaultClient: 'kubectl',
+      checks: /^OCI-EXTRA$/,
+    },
   ];
   const rows = vendorRows(matrix, reports, plugins, findingsByCheck(FINDINGS));
 
@@ -94,7 +101,7 @@ describe('vendorRows', () => {
       'oci/api-key/kubectl',
       'oci/api-key v1 user/kubectl',
       'oci/(suite)/kubectl',
-      'oci, its extra checks/(suite)/kubectl',
+      'oci, its extra checks/extra/kubectl',
     ]);
   });
 

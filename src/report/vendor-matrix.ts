@@ -13,7 +13,8 @@ export interface VendorRowsOf {
   plugin: string;
   /** A check id → its mode and client; a check not named is the suite's own row ('(suite)', 'kubelet' or 'kubectl'). */
   rows: Record<string, { mode: string; client: string }>;
-  /** The client of the checks the map does not name. */
+  /** The mode and client of the checks the map does not name (mode: '(suite)' unless said). */
+  defaultMode?: string;
   defaultClient: string;
   /** The suite's checks that judge this plugin, when the suite judges more than one (default: all). */
   checks?: RegExp;
@@ -80,15 +81,16 @@ export function vendorRows(
   for (const p of plugins) {
     if (!matrix.rows.some((r) => r.suite === p.suite)) continue;
     const keys: Array<{ mode: string; client: string }> = [];
-    const keyOf = (id: string) => p.rows[id] ?? { mode: '(suite)', client: p.defaultClient };
+    const rest = { mode: p.defaultMode ?? '(suite)', client: p.defaultClient };
+    const keyOf = (id: string) => p.rows[id] ?? rest;
     for (const id of Object.keys(p.rows)) {
       const k = keyOf(id);
       if (!keys.some((x) => x.mode === k.mode && x.client === k.client)) keys.push(k);
     }
     const ours = (c: CheckResult) => c.suite === p.suite && (!p.checks || p.checks.test(c.id));
     const seen = matrix.versions.flatMap((v) => (reports.get(v)?.checks ?? []).filter(ours));
-    if (seen.some((c) => !p.rows[c.id]) && !keys.some((k) => k.mode === '(suite)'))
-      keys.push({ mode: '(suite)', client: p.defaultClient });
+    if (seen.some((c) => !p.rows[c.id]) && !keys.some((k) => k.mode === rest.mode && k.client === rest.client))
+      keys.push(rest);
     for (const k of keys)
       rows.push({
         plugin: p.plugin,
