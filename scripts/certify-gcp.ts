@@ -8,30 +8,7 @@
 // its kubelet resolves through the same /etc/hosts). Run under the host lock:
 //   flock /tmp/credprov-e2e.lock node scripts/certify-gcp.ts [--report-dir DIR] [--live]
 // Exit code: that of credprov certify (0 every MUST check passed).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { main } from '../src/cli/main.ts';
-import { stderrProgress } from '../src/core/progress.ts';
+import { runCertifyScript } from '../src/vendor-labs/certify-script.ts';
 import { gcpCertifyArgv, startGcpCertifyLab } from '../src/vendor-labs/gcp-certify.ts';
 
-const { values } = parseArgs({
-  options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },
-});
-const work = await mkdtemp(join(tmpdir(), 'credprov-certify-gcp-'));
-const lab = await startGcpCertifyLab({ dir: work, progress: stderrProgress() });
-let code: number;
-try {
-  const argv = [
-    ...gcpCertifyArgv(lab),
-    ...(values.live ? ['--live'] : []),
-    ...(values['report-dir'] ? ['--report-dir', resolve(values['report-dir'])] : []),
-  ];
-  process.stderr.write(`credprov ${argv.join(' ')}\n`);
-  code = await main(argv);
-} finally {
-  await lab.stop();
-  await rm(work, { recursive: true, force: true });
-}
-process.exit(code);
+await runCertifyScript({ name: 'gcp', start: startGcpCertifyLab, argv: gcpCertifyArgv });

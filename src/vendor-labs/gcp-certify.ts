@@ -24,6 +24,7 @@ import { FakeGce, GOOGLE_REGISTRY_USERNAMES } from '../fake-clouds/google/index.
 import { GCE_METADATA_HOST, GCE_NODE_PROVIDER } from '../model/auth-provider-gcp.ts';
 import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../plugin/vendors/auth-provider-gcp.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
+import { kubeletCertifyArgv } from './certify-script.ts';
 
 const PROJECT = 'credprov-certify';
 /** The image hosts the two registries answer as, and the token service each one is (the fake's login rule). */
@@ -131,17 +132,5 @@ export async function startGcpCertifyLab(o: {
 
 /** `credprov certify kubelet-plugin` on the lab: GKE's entry, the two images, pulls verified against the registries. */
 export function gcpCertifyArgv(lab: GcpCertifyLab): string[] {
-  return [
-    'certify',
-    'kubelet-plugin',
-    '--plugin',
-    lab.plugin.path,
-    '--config',
-    lab.configFile,
-    ...lab.images.flatMap((i) => ['--image', i]),
-    '--verify-pull',
-    '--verify-pull-ca',
-    lab.caFile,
-    ...lab.registryFor.flatMap((r) => ['--registry-for', r]),
-  ];
+  return kubeletCertifyArgv({ ...lab, pluginPath: lab.plugin.path });
 }
