@@ -20,11 +20,12 @@ import { mapHostnamesHere } from '../cluster/node-hostnames.ts';
 import { createCA } from '../core/tls.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Progress } from '../core/progress.ts';
-import { FakeGce, GOOGLE_REGISTRY_USERNAMES } from '../fake-clouds/google/index.ts';
+import { FakeGce } from '../fake-clouds/google/index.ts';
 import { GCE_METADATA_HOST, GCE_NODE_PROVIDER } from '../model/auth-provider-gcp.ts';
 import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../plugin/vendors/auth-provider-gcp.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
 import { kubeletCertifyArgv } from './certify-script.ts';
+import { acceptGoogleLogins } from './gcp-lab.ts';
 
 const PROJECT = 'credprov-certify';
 /** The image hosts the two registries answer as, and the token service each one is (the fake's login rule). */
@@ -89,13 +90,7 @@ export async function startGcpCertifyLab(o: {
         ...(o.log ? { logger: o.log } : {}),
       });
       stops.push(() => registry.stop());
-      // Google's access-token login decides `_token` (and the other Google user names); the harness's admin pushes.
-      registry.tokenServer!.useAuthenticator(async (username, password) => {
-        if (!(GOOGLE_REGISTRY_USERNAMES as readonly string[]).includes(username)) return 'pass';
-        return fake.logins.decide(h.service, username, password).verdict === 'accepted'
-          ? { username, password, access: [{ repository: '*', actions: ['pull'] }] }
-          : undefined;
-      });
+      acceptGoogleLogins(registry, fake, h.service);
       await registry.push(image, { name: h.repository, tag: 'v1' });
       registries.push(registry);
     }
