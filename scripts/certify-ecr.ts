@@ -6,7 +6,8 @@
 // (CREDPROV_ENV_NAME, default 'default').
 // Run: node scripts/certify-ecr.ts [--report-dir DIR] [--live]
 // Exit code: that of credprov certify (0 every MUST check passed).
-import { kubeletCertifyArgv, runCertifyScript } from '../src/vendor-labs/certify-script.ts';
+import { kubeletCertifyArgv } from '../src/vendor-labs/certify-argv.ts';
+import { runCertifyScript } from '../src/vendor-labs/certify-script.ts';
 import { startEcrCertifyLab } from '../src/vendor-labs/ecr-lab.ts';
 
 await runCertifyScript({

@@ -22,7 +22,7 @@ import {
   type AzureJson,
 } from '../plugin/vendors/acr.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
-import { kubeletCertifyArgv } from './certify-script.ts';
+import { kubeletCertifyArgv } from './certify-argv.ts';
 
 export const UPSTREAM_ACR_MATCH_IMAGES = [...ACR_REGISTRY_URLS, 'mcr.microsoft.com'];
 

@@ -48,27 +48,3 @@ export async function runCertifyScript<Lab extends { stop(): Promise<void> }>(o:
   }
   process.exit(code);
 }
-
-/** `credprov certify kubelet-plugin` of a lab's plugin: its config and images, pulls verified at the lab's registries. */
-export function kubeletCertifyArgv(lab: {
-  pluginPath: string;
-  configFile: string;
-  images: string[];
-  caFile: string;
-  /** `<image host>=<registry host:port>` each. */
-  registryFor: string[];
-}): string[] {
-  return [
-    'certify',
-    'kubelet-plugin',
-    '--plugin',
-    lab.pluginPath,
-    '--config',
-    lab.configFile,
-    ...lab.images.flatMap((i) => ['--image', i]),
-    '--verify-pull',
-    '--verify-pull-ca',
-    lab.caFile,
-    ...lab.registryFor.flatMap((r) => ['--registry-for', r]),
-  ];
-}

@@ -24,7 +24,7 @@ import { FakeGce } from '../fake-clouds/google/index.ts';
 import { GCE_METADATA_HOST, GCE_NODE_PROVIDER } from '../model/auth-provider-gcp.ts';
 import { AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION } from '../plugin/vendors/auth-provider-gcp.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
-import { kubeletCertifyArgv } from './certify-script.ts';
+import { kubeletCertifyArgv } from './certify-argv.ts';
 import { acceptGoogleLogins } from './gcp-lab.ts';
 
 const PROJECT = 'credprov-certify';
