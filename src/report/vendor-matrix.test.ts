@@ -119,6 +119,21 @@ describe('vendorRows', () => {
     expect(rows[3]!.cells['1.37.1']!.status).toBe('not run');
   });
 
+  test("a harness failure is credprov's: said apart from the plugin's MUST failures, with the harness's words", () => {
+    const harness = { ...check('vendor-oci', 'OCI-LOGIN-KUBECTL', 'failed'), cause: 'harness' as const };
+    harness.message = 'no environment for suite vendor-oci: kube-apiserver | exited';
+    const [row] = vendorRows(
+      { versions: ['1.33.13'], rows: [{ suite: 'vendor-oci', cells: {} }] },
+      new Map([['1.33.13', report([harness])]]),
+      [plugins[0]!],
+      new Map(),
+    );
+    expect(row!.cells['1.33.13']).toMatchObject({ status: 'failed', failed: [], harness: { checks: 1 } });
+    expect(vendorMatrixMarkdown(['1.33.13'], [row!])).toContain(
+      '| **harness error** (1 checks not run): no environment for suite vendor-oci: kube-apiserver \\| exited |',
+    );
+  });
+
   test('the markdown quotes each verdict and links the finding', () => {
     const md = vendorMatrixMarkdown(matrix.versions, rows);
     expect(md).toContain('| plugin | mode | client | 1.36.4 | 1.37.1 |');

@@ -23,7 +23,10 @@ export interface VendorRowsOf {
 export interface VendorCell {
   status: Status | 'not run';
   passed: number;
+  /** MUST checks that failed on the subject's account. */
   failed: string[];
+  /** Checks the harness could not run (cause harness): how many, and the first one's message. */
+  harness?: { checks: number; message: string };
   skipped: number;
   /** SHOULD checks that failed on the subject's account, with the finding that names each (if any). */
   findings: Array<{ check: string; finding?: string }>;
@@ -58,13 +61,15 @@ export function findingsByCheck(findingsMd: string): Map<string, string> {
 
 function cellOf(checks: CheckResult[], findings: Map<string, string>): VendorCell {
   if (checks.length === 0) return { status: 'not run', passed: 0, failed: [], skipped: 0, findings: [] };
-  const blocking = checks.filter((c) => c.status === 'failed' && (c.level === 'MUST' || c.cause === 'harness'));
-  const warned = checks.filter((c) => c.status === 'failed' && !blocking.includes(c));
+  const harness = checks.filter((c) => c.status === 'failed' && c.cause === 'harness');
+  const blocking = checks.filter((c) => c.status === 'failed' && c.level === 'MUST' && c.cause !== 'harness');
+  const warned = checks.filter((c) => c.status === 'failed' && !blocking.includes(c) && !harness.includes(c));
   const passed = checks.filter((c) => c.status === 'passed').length;
   return {
-    status: blocking.length ? 'failed' : passed || warned.length ? 'passed' : 'skipped',
+    status: blocking.length || harness.length ? 'failed' : passed || warned.length ? 'passed' : 'skipped',
     passed,
     failed: blocking.map((c) => c.id),
+    ...(harness.length ? { harness: { checks: harness.length, message: harness[0]!.message } } : {}),
     skipped: checks.filter((c) => c.status === 'skipped').length,
     findings: warned.map((c) => ({ check: c.id, ...(findings.has(c.id) ? { finding: findings.get(c.id)! } : {}) })),
   };
@@ -110,10 +115,27 @@ export function vendorRows(
   return rows;
 }
 
+/** The last `n` characters of `text`, from a word's start, marked as cut. */
+function tail(text: string, n: number): string {
+  if (text.length <= n) return text;
+  const cut = text.slice(-n);
+  return `…${cut.slice(cut.indexOf(' ') + 1)}`;
+}
+
 function showCell(c: VendorCell, findingsPage: string): string {
   if (c.status === 'not run') return 'not run';
+  // A harness failure is credprov's, not the plugin's: said as such, with the end of the harness's own message (a
+  // chain of causes, the root one last), on one line, without pipes or the hint (a path on the machine that ran it).
+  const harness = c.harness
+    ? `**harness error** (${c.harness.checks} checks not run): ${tail(c.harness.message.replace(/\s+/g, ' ').replace(/ \(hint: [^)]*\)$/, ''), 200).replace(/\|/g, '\\|')}`
+    : undefined;
+  const failed = c.failed.length ? `**FAIL** (${c.failed.join(', ')})` : undefined;
   const head =
-    c.status === 'failed' ? `**FAIL** (${c.failed.join(', ')})` : c.status === 'skipped' ? 'skip' : `pass ${c.passed}`;
+    c.status === 'failed'
+      ? [failed, harness].filter(Boolean).join('; ')
+      : c.status === 'skipped'
+        ? 'skip'
+        : `pass ${c.passed}`;
   // A finding by its number (its anchor's), the check id as the link's title; a SHOULD failure no finding names, by id.
   const notes = c.findings.map((f) =>
     f.finding
