@@ -212,8 +212,9 @@ const body =
   'one column per Kubernetes version (kubelet, kube-apiserver and kubectl of that release; the client libraries as pinned):\n\n' +
   `${commands.join('\n')}\n\n` +
   'Regenerate: run each with `--report-dir DIR`, then `node scripts/vendor-matrix.ts DIR…` in the same order. ' +
-  'A cell reads pass (with the number of checks passed), skip, not run (that run did not cover the version) or FAIL ' +
-  '(with the MUST checks that failed); a SHOULD check that failed links the finding that names it.\n\n' +
+  'A cell reads pass (with the number of checks passed), skip, not run (no run covered the version), FAIL ' +
+  '(with the MUST checks that failed) or harness error (credprov could not run the checks: the end of its message); ' +
+  'a SHOULD check that failed links the finding that names it.\n\n' +
   vendorMatrixMarkdown(matrix.versions, rows);
 const page = await readFile(pageFile, 'utf8');
 const next = replaceMatrix(page, body);

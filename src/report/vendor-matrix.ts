@@ -127,7 +127,7 @@ function showCell(c: VendorCell, findingsPage: string): string {
   // A harness failure is credprov's, not the plugin's: said as such, with the end of the harness's own message (a
   // chain of causes, the root one last), on one line, without pipes or the hint (a path on the machine that ran it).
   const harness = c.harness
-    ? `**harness error** (${c.harness.checks} checks not run): ${tail(c.harness.message.replace(/\s+/g, ' ').replace(/ \(hint: [^)]*\)$/, ''), 200).replace(/\|/g, '\\|')}`
+    ? `**harness error** (${c.harness.checks} checks not run): ${tail(c.harness.message.replace(/\s+/g, ' ').replace(/ \(hint: [^)]*\)$/, ''), 140).replace(/\|/g, '\\|')}`
     : undefined;
   const failed = c.failed.length ? `**FAIL** (${c.failed.join(', ')})` : undefined;
   const head =
