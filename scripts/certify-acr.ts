@@ -6,34 +6,12 @@
 // (CREDPROV_ENV_NAME, default 'default').
 // Run: node scripts/certify-acr.ts [--report-dir DIR] [--live] [--image REF]...
 // Exit code: that of credprov certify (0 every MUST check passed).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { main } from '../src/cli/main.ts';
-import { stderrProgress } from '../src/core/progress.ts';
+import { runCertifyScript } from '../src/vendor-labs/certify-script.ts';
 import { acrCertifyArgv, startAcrCertifyLab } from '../src/vendor-labs/acr-lab.ts';
 
-const { values } = parseArgs({
-  options: {
-    'report-dir': { type: 'string' },
-    live: { type: 'boolean', default: false },
-    image: { type: 'string', multiple: true, default: [] },
-  },
+await runCertifyScript({
+  name: 'acr',
+  start: startAcrCertifyLab,
+  argv: (lab, values) => acrCertifyArgv(lab, values.image as string[]),
+  options: { image: { type: 'string', multiple: true, default: [] } },
 });
-const work = await mkdtemp(join(tmpdir(), 'credprov-certify-acr-'));
-const lab = await startAcrCertifyLab({ dir: work, progress: stderrProgress() });
-let code: number;
-try {
-  const argv = [
-    ...acrCertifyArgv(lab, values.image),
-    ...(values.live ? ['--live'] : []),
-    ...(values['report-dir'] ? ['--report-dir', resolve(values['report-dir'])] : []),
-  ];
-  process.stderr.write(`credprov ${argv.join(' ')}\n`);
-  code = await main(argv);
-} finally {
-  await lab.stop();
-  await rm(work, { recursive: true, force: true });
-}
-process.exit(code);

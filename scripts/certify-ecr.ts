@@ -6,41 +6,12 @@
 // (CREDPROV_ENV_NAME, default 'default').
 // Run: node scripts/certify-ecr.ts [--report-dir DIR] [--live]
 // Exit code: that of credprov certify (0 every MUST check passed).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { main } from '../src/cli/main.ts';
-import { stderrProgress } from '../src/core/progress.ts';
+import { kubeletCertifyArgv } from '../src/vendor-labs/certify-argv.ts';
+import { runCertifyScript } from '../src/vendor-labs/certify-script.ts';
 import { startEcrCertifyLab } from '../src/vendor-labs/ecr-lab.ts';
 
-const { values } = parseArgs({
-  options: { 'report-dir': { type: 'string' }, live: { type: 'boolean', default: false } },
+await runCertifyScript({
+  name: 'ecr',
+  start: startEcrCertifyLab,
+  argv: (lab) => kubeletCertifyArgv({ ...lab, pluginPath: lab.plugin.path, registryFor: [lab.registryFor] }),
 });
-const work = await mkdtemp(join(tmpdir(), 'credprov-certify-ecr-'));
-const lab = await startEcrCertifyLab({ dir: work, progress: stderrProgress() });
-let code: number;
-try {
-  const argv = [
-    'certify',
-    'kubelet-plugin',
-    '--plugin',
-    lab.plugin.path,
-    '--config',
-    lab.configFile,
-    ...lab.images.flatMap((i) => ['--image', i]),
-    '--verify-pull',
-    '--verify-pull-ca',
-    lab.caFile,
-    '--registry-for',
-    lab.registryFor,
-    ...(values.live ? ['--live'] : []),
-    ...(values['report-dir'] ? ['--report-dir', resolve(values['report-dir'])] : []),
-  ];
-  process.stderr.write(`credprov ${argv.join(' ')}\n`);
-  code = await main(argv);
-} finally {
-  await lab.stop();
-  await rm(work, { recursive: true, force: true });
-}
-process.exit(code);

@@ -4,8 +4,11 @@
 // outside the markers.
 import { describe, expect, test } from '@jest/globals';
 import type { CheckResult, RunReport } from './model.ts';
+import type { MatrixCell } from './matrix.ts';
 import {
+  compareVersions,
   findingsByCheck,
+  mergeRuns,
   MATRIX_BEGIN,
   MATRIX_END,
   replaceMatrix,
@@ -82,6 +85,14 @@ describe('vendorRows', () => {
       defaultClient: 'kubectl',
     },
     { suite: 'vendor-gcp', plugin: 'not in this run', rows: {}, defaultClient: 'kubelet' },
+    {
+      suite: 'vendor-oci',
+      plugin: 'oci, its extra checks',
+      rows: {},
+      defaultMode: 'extra',
+      defaultClient: 'kubectl',
+      checks: /^OCI-EXTRA$/,
+    },
   ];
   const rows = vendorRows(matrix, reports, plugins, findingsByCheck(FINDINGS));
 
@@ -90,6 +101,7 @@ describe('vendorRows', () => {
       'oci/api-key/kubectl',
       'oci/api-key v1 user/kubectl',
       'oci/(suite)/kubectl',
+      'oci, its extra checks/extra/kubectl',
     ]);
   });
 
@@ -102,6 +114,24 @@ describe('vendorRows', () => {
     });
     expect(rows[2]!.cells['1.36.4']).toMatchObject({ status: 'skipped', skipped: 1 });
     expect(rows[2]!.cells['1.37.1']!.status).toBe('not run');
+    // A plugin that owns some of a suite's checks (checks: /.../) gets those and nothing else.
+    expect(rows[3]!.cells['1.36.4']).toMatchObject({ status: 'skipped', skipped: 1 });
+    expect(rows[3]!.cells['1.37.1']!.status).toBe('not run');
+  });
+
+  test("a harness failure is credprov's: said apart from the plugin's MUST failures, with the harness's words", () => {
+    const harness = { ...check('vendor-oci', 'OCI-LOGIN-KUBECTL', 'failed'), cause: 'harness' as const };
+    harness.message = 'no environment for suite vendor-oci: kube-apiserver | exited';
+    const [row] = vendorRows(
+      { versions: ['1.33.13'], rows: [{ suite: 'vendor-oci', cells: {} }] },
+      new Map([['1.33.13', report([harness])]]),
+      [plugins[0]!],
+      new Map(),
+    );
+    expect(row!.cells['1.33.13']).toMatchObject({ status: 'failed', failed: [], harness: { checks: 1 } });
+    expect(vendorMatrixMarkdown(['1.33.13'], [row!])).toContain(
+      '| **harness error** (1 checks not run): no environment for suite vendor-oci: kube-apiserver \\| exited |',
+    );
   });
 
   test('the markdown quotes each verdict and links the finding', () => {
@@ -119,5 +149,50 @@ describe('replaceMatrix', () => {
     const first = replaceMatrix('# Title\n\nIntro.\n', 'A\n');
     expect(first).toBe(`# Title\n\n${MATRIX_BEGIN}\nA\n${MATRIX_END}\n\nIntro.\n`);
     expect(replaceMatrix(first, 'B\n')).toBe(`# Title\n\n${MATRIX_BEGIN}\nB\n${MATRIX_END}\n\nIntro.\n`);
+  });
+});
+
+describe('mergeRuns', () => {
+  const cell = (status: MatrixCell['status']) => ({ status, passed: 1, failed: 0, skipped: 0, shouldFailed: 0 });
+  // Shard A: vendor-oci on 1.37.1 and 1.34.5; shard B: vendor-gcp on 1.33.13; shard C: vendor-oci on 1.37.1 again.
+  const a = {
+    matrix: {
+      versions: ['1.37.1', '1.34.5'],
+      rows: [{ suite: 'vendor-oci', cells: { '1.37.1': cell('failed'), '1.34.5': cell('passed') } }],
+    },
+    reports: new Map([
+      ['1.37.1', report([check('vendor-oci', 'OCI-A', 'failed')])],
+      ['1.34.5', report([check('vendor-oci', 'OCI-A', 'passed')])],
+    ]),
+  };
+  const b = {
+    matrix: { versions: ['1.33.13'], rows: [{ suite: 'vendor-gcp', cells: { '1.33.13': cell('passed') } }] },
+    reports: new Map([['1.33.13', report([check('vendor-gcp', 'GCP-A', 'passed')])]]),
+  };
+  const c = {
+    matrix: { versions: ['1.37.1'], rows: [{ suite: 'vendor-oci', cells: { '1.37.1': cell('passed') } }] },
+    reports: new Map([['1.37.1', report([check('vendor-oci', 'OCI-A', 'passed')])]]),
+  };
+  const merged = mergeRuns([a, b, c]);
+
+  test('versions in release order, suites in order of first appearance, a cell only where a run gave one', () => {
+    expect(merged.matrix.versions).toEqual(['1.33.13', '1.34.5', '1.37.1']);
+    expect(merged.matrix.rows.map((r) => r.suite)).toEqual(['vendor-oci', 'vendor-gcp']);
+    expect(Object.keys(merged.matrix.rows[1]!.cells)).toEqual(['1.33.13']);
+  });
+
+  test('a shard run again replaces the earlier cell and its checks, and nothing else', () => {
+    expect(merged.matrix.rows[0]!.cells['1.37.1']!.status).toBe('passed');
+    expect(merged.reports.get('1.37.1')!.checks.map((x) => x.status)).toEqual(['passed']);
+    expect(merged.reports.get('1.34.5')!.checks.map((x) => `${x.suite}:${x.status}`)).toEqual(['vendor-oci:passed']);
+  });
+
+  test('compareVersions puts a pre-release before its release', () => {
+    expect(['1.38.0', 'v1.38.0-alpha.0', '1.37.1', '1.9.0'].sort(compareVersions)).toEqual([
+      '1.9.0',
+      '1.37.1',
+      'v1.38.0-alpha.0',
+      '1.38.0',
+    ]);
   });
 });

@@ -13,14 +13,20 @@ export interface VendorRowsOf {
   plugin: string;
   /** A check id → its mode and client; a check not named is the suite's own row ('(suite)', 'kubelet' or 'kubectl'). */
   rows: Record<string, { mode: string; client: string }>;
-  /** The client of the checks the map does not name. */
+  /** The mode and client of the checks the map does not name (mode: '(suite)' unless said). */
+  defaultMode?: string;
   defaultClient: string;
+  /** The suite's checks that judge this plugin, when the suite judges more than one (default: all). */
+  checks?: RegExp;
 }
 
 export interface VendorCell {
   status: Status | 'not run';
   passed: number;
+  /** MUST checks that failed on the subject's account. */
   failed: string[];
+  /** Checks the harness could not run (cause harness): how many, and the first one's message. */
+  harness?: { checks: number; message: string };
   skipped: number;
   /** SHOULD checks that failed on the subject's account, with the finding that names each (if any). */
   findings: Array<{ check: string; finding?: string }>;
@@ -55,13 +61,15 @@ export function findingsByCheck(findingsMd: string): Map<string, string> {
 
 function cellOf(checks: CheckResult[], findings: Map<string, string>): VendorCell {
   if (checks.length === 0) return { status: 'not run', passed: 0, failed: [], skipped: 0, findings: [] };
-  const blocking = checks.filter((c) => c.status === 'failed' && (c.level === 'MUST' || c.cause === 'harness'));
-  const warned = checks.filter((c) => c.status === 'failed' && !blocking.includes(c));
+  const harness = checks.filter((c) => c.status === 'failed' && c.cause === 'harness');
+  const blocking = checks.filter((c) => c.status === 'failed' && c.level === 'MUST' && c.cause !== 'harness');
+  const warned = checks.filter((c) => c.status === 'failed' && !blocking.includes(c) && !harness.includes(c));
   const passed = checks.filter((c) => c.status === 'passed').length;
   return {
-    status: blocking.length ? 'failed' : passed || warned.length ? 'passed' : 'skipped',
+    status: blocking.length || harness.length ? 'failed' : passed || warned.length ? 'passed' : 'skipped',
     passed,
     failed: blocking.map((c) => c.id),
+    ...(harness.length ? { harness: { checks: harness.length, message: harness[0]!.message } } : {}),
     skipped: checks.filter((c) => c.status === 'skipped').length,
     findings: warned.map((c) => ({ check: c.id, ...(findings.has(c.id) ? { finding: findings.get(c.id)! } : {}) })),
   };
@@ -78,14 +86,16 @@ export function vendorRows(
   for (const p of plugins) {
     if (!matrix.rows.some((r) => r.suite === p.suite)) continue;
     const keys: Array<{ mode: string; client: string }> = [];
-    const keyOf = (id: string) => p.rows[id] ?? { mode: '(suite)', client: p.defaultClient };
+    const rest = { mode: p.defaultMode ?? '(suite)', client: p.defaultClient };
+    const keyOf = (id: string) => p.rows[id] ?? rest;
     for (const id of Object.keys(p.rows)) {
       const k = keyOf(id);
       if (!keys.some((x) => x.mode === k.mode && x.client === k.client)) keys.push(k);
     }
-    const seen = matrix.versions.flatMap((v) => (reports.get(v)?.checks ?? []).filter((c) => c.suite === p.suite));
-    if (seen.some((c) => !p.rows[c.id]) && !keys.some((k) => k.mode === '(suite)'))
-      keys.push({ mode: '(suite)', client: p.defaultClient });
+    const ours = (c: CheckResult) => c.suite === p.suite && (!p.checks || p.checks.test(c.id));
+    const seen = matrix.versions.flatMap((v) => (reports.get(v)?.checks ?? []).filter(ours));
+    if (seen.some((c) => !p.rows[c.id]) && !keys.some((k) => k.mode === rest.mode && k.client === rest.client))
+      keys.push(rest);
     for (const k of keys)
       rows.push({
         plugin: p.plugin,
@@ -95,7 +105,7 @@ export function vendorRows(
           matrix.versions.map((v) => {
             const checks = (reports.get(v)?.checks ?? []).filter((c) => {
               const ck = keyOf(c.id);
-              return c.suite === p.suite && ck.mode === k.mode && ck.client === k.client;
+              return ours(c) && ck.mode === k.mode && ck.client === k.client;
             });
             return [v, cellOf(checks, findings)];
           }),
@@ -105,10 +115,27 @@ export function vendorRows(
   return rows;
 }
 
+/** The last `n` characters of `text`, from a word's start, marked as cut. */
+function tail(text: string, n: number): string {
+  if (text.length <= n) return text;
+  const cut = text.slice(-n);
+  return `…${cut.slice(cut.indexOf(' ') + 1)}`;
+}
+
 function showCell(c: VendorCell, findingsPage: string): string {
   if (c.status === 'not run') return 'not run';
+  // A harness failure is credprov's, not the plugin's: said as such, with the end of the harness's own message (a
+  // chain of causes, the root one last), on one line, without pipes or the hint (a path on the machine that ran it).
+  const harness = c.harness
+    ? `**harness error** (${c.harness.checks} checks not run): ${tail(c.harness.message.replace(/\s+/g, ' ').replace(/ \(hint: [^)]*\)$/, ''), 140).replace(/\|/g, '\\|')}`
+    : undefined;
+  const failed = c.failed.length ? `**FAIL** (${c.failed.join(', ')})` : undefined;
   const head =
-    c.status === 'failed' ? `**FAIL** (${c.failed.join(', ')})` : c.status === 'skipped' ? 'skip' : `pass ${c.passed}`;
+    c.status === 'failed'
+      ? [failed, harness].filter(Boolean).join('; ')
+      : c.status === 'skipped'
+        ? 'skip'
+        : `pass ${c.passed}`;
   // A finding by its number (its anchor's), the check id as the link's title; a SHOULD failure no finding names, by id.
   const notes = c.findings.map((f) =>
     f.finding
@@ -142,4 +169,62 @@ export function replaceMatrix(page: string, body: string): string {
   if (a >= 0 && b > a) return page.slice(0, a) + block + page.slice(b + MATRIX_END.length);
   const nl = page.indexOf('\n\n');
   return nl < 0 ? `${page}\n\n${block}\n` : `${page.slice(0, nl)}\n\n${block}${page.slice(nl)}`;
+}
+
+/** One `credprov qualify` run: its matrix and its per-version reports (by the matrix's version keys). */
+export interface QualifyRun {
+  matrix: Matrix;
+  reports: ReadonlyMap<string, RunReport>;
+}
+
+/** "1.34.5" or "v1.38.0-alpha.0" in release order (a pre-release before its release). */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => {
+    const [core, pre] = v.replace(/^v/, '').split('-', 2);
+    return { nums: core!.split('.').map(Number), pre };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  for (let i = 0; i < 3; i++) if ((x.nums[i] ?? 0) !== (y.nums[i] ?? 0)) return (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+  if (x.pre === y.pre) return 0;
+  if (x.pre === undefined) return 1;
+  if (y.pre === undefined) return -1;
+  return x.pre < y.pre ? -1 : 1;
+}
+
+/**
+ * Several qualify runs (shards by suite group and version) as one run: the union of their versions, in release
+ * order, and of their suites, in order of first appearance. A suite × version cell more than one run gives is the
+ * last run's, checks and all (a shard run again replaces the earlier one).
+ */
+export function mergeRuns(runs: QualifyRun[]): { matrix: Matrix; reports: Map<string, RunReport> } {
+  const key = (suite: string | undefined, v: string) => `${suite}\u0000${v}`;
+  const owner = new Map<string, number>();
+  const suites: string[] = [];
+  runs.forEach((r, i) => {
+    for (const row of r.matrix.rows) {
+      if (!suites.includes(row.suite)) suites.push(row.suite);
+      for (const v of Object.keys(row.cells)) owner.set(key(row.suite, v), i);
+    }
+  });
+  const versions = [...new Set(runs.flatMap((r) => r.matrix.versions))].sort(compareVersions);
+  const rows = suites.map((suite) => ({
+    suite,
+    cells: Object.fromEntries(
+      versions.flatMap((v) => {
+        const i = owner.get(key(suite, v));
+        const cell = i === undefined ? undefined : runs[i]!.matrix.rows.find((r) => r.suite === suite)?.cells[v];
+        return cell ? [[v, cell]] : [];
+      }),
+    ),
+  }));
+  const reports = new Map<string, RunReport>();
+  for (const v of versions) {
+    const from = runs.flatMap((r, i) => {
+      const rep = r.reports.get(v);
+      return rep ? [{ rep, checks: rep.checks.filter((c) => owner.get(key(c.suite, v)) === i) }] : [];
+    });
+    if (from.length) reports.set(v, { ...from[0]!.rep, checks: from.flatMap((f) => f.checks) });
+  }
+  return { matrix: { versions, rows }, reports };
 }

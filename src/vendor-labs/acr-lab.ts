@@ -22,6 +22,7 @@ import {
   type AzureJson,
 } from '../plugin/vendors/acr.ts';
 import { ensureVendorPlugin, type VendorPluginBinary } from '../plugin/vendors/build.ts';
+import { kubeletCertifyArgv } from './certify-argv.ts';
 
 export const UPSTREAM_ACR_MATCH_IMAGES = [...ACR_REGISTRY_URLS, 'mcr.microsoft.com'];
 
@@ -107,18 +108,10 @@ export async function startAcrCertifyLab(o: {
 
 /** `credprov certify kubelet-plugin` on the lab: its plugin, config and images, pulls verified against its registry. */
 export function acrCertifyArgv(lab: AcrCertifyLab, extraImages: string[] = []): string[] {
-  return [
-    'certify',
-    'kubelet-plugin',
-    '--plugin',
-    lab.plugin.path,
-    '--config',
-    lab.configFile,
-    ...[...lab.images, ...extraImages].flatMap((i) => ['--image', i]),
-    '--verify-pull',
-    '--verify-pull-ca',
-    lab.caFile,
-    '--registry-for',
-    lab.registryFor,
-  ];
+  return kubeletCertifyArgv({
+    ...lab,
+    pluginPath: lab.plugin.path,
+    images: [...lab.images, ...extraImages],
+    registryFor: [lab.registryFor],
+  });
 }

@@ -73,6 +73,20 @@ export interface GcpLab {
   evidence(w: { execs: WrappedInvocation[]; metadata: MetadataRecord[]; logins: RegistryLogin[] }): Evidence[];
 }
 
+/**
+ * A token-auth registry's token service as Google's (gcr.io, docker.pkg.dev): the access-token login, decided by
+ * the fake that minted the tokens. Any other user name goes to the registry's own users (the harness's admin, who
+ * pushes the images).
+ */
+export function acceptGoogleLogins(registry: StartedRegistry, fake: FakeGce, service: string): void {
+  registry.tokenServer!.useAuthenticator(async (username, password) => {
+    if (!(GOOGLE_REGISTRY_USERNAMES as readonly string[]).includes(username)) return 'pass';
+    return fake.logins.decide(service, username, password).verdict === 'accepted'
+      ? { username, password, access: [{ repository: '*', actions: ['pull'] }] }
+      : undefined;
+  });
+}
+
 export async function startGcpLab(ctx: SuiteSetup, o: GcpLabOptions): Promise<GcpLab> {
   const logDir = await pluginDir(ctx, 'gcp-invocations');
   ctx.defer(async () => {
@@ -101,14 +115,7 @@ export async function startGcpLab(ctx: SuiteSetup, o: GcpLabOptions): Promise<Gc
         progress: ctx.progress,
       }),
     );
-    // The token service: Google's access-token login, decided by the fake that minted the tokens. Any other
-    // user name goes to the registry's own users (the harness's admin, who pushes the images).
-    registry.tokenServer!.useAuthenticator(async (username, password) => {
-      if (!(GOOGLE_REGISTRY_USERNAMES as readonly string[]).includes(username)) return 'pass';
-      return fake.logins.decide(service, username, password).verdict === 'accepted'
-        ? { username, password, access: [{ repository: '*', actions: ['pull'] }] }
-        : undefined;
-    });
+    acceptGoogleLogins(registry, fake, service);
     for (const r of repositories) await registry.push(image, { name: r, tag: 'v1' });
     return registry;
   };

@@ -126,9 +126,12 @@ export async function saCases(s: Session): Promise<Case[]> {
         const excerpt = await kubeletEvidence(env, [names.audience]);
         const granted = await withGrant();
         const afterGrant = model(PROVIDER.sa).pull(await podState(names.puller, 'rbac'), IMAGES.sa.request, answer);
-        // The kubelet logs NodeRestriction's refusal of its TokenRequest ("Failed to provide credentials for image ...
-        // failed to get service account token: ... forbidden ...") naming this run's audience.
-        const deniedLine = (l: string) => l.includes(names.audience) && /forbidden/.test(l) && l.includes(PROVIDER.sa);
+        // The kubelet logs NodeRestriction's refusal of its TokenRequest naming this run's audience: 1.35+ as
+        // "Failed to provide credentials for image ... (the provider) failed to get service account token: ... forbidden",
+        // 1.34 as "Error getting service account token <ns>/<service account>: failed to fetch token: ... forbidden"
+        // (no provider name: seen on v1.34.5).
+        const deniedLine = (l: string) =>
+          l.includes(names.audience) && /forbidden/.test(l) && (l.includes(PROVIDER.sa) || l.includes(names.puller));
         const denied = excerpt.some((e) => e.kind === 'log' && e.text.split('\n').some(deniedLine));
         const row = (w: Window, tokenDenied: boolean) => ({
           tokenDenied,
