@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { main } from '../cli/main.ts';
-import { stderrProgress } from '../core/progress.ts';
-import type { Progress } from '../core/progress.ts';
+import { stderrProgress, type Progress } from '../core/progress.ts';
 
 type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
@@ -29,7 +28,7 @@ export async function runCertifyScript<Lab extends { stop(): Promise<void> }>(o:
     },
   });
   const work = await mkdtemp(join(tmpdir(), `credprov-certify-${o.name}-`));
-  let code = 3;
+  let code: number;
   try {
     const lab = await o.start({ dir: work, progress: stderrProgress() });
     try {
