@@ -35,6 +35,12 @@ export const MODEL =
 export const NAMESPACE = 'credprov-exec-401';
 export const REQUEST_PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
 const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * A session whose every request the model says fails (the client refuses to run the plugin, or hands a prompting
+ * plugin a stdin that never ends: kube-rs) needs no minute to show it: a stuck client is seen stuck in 10 s (kube-rs
+ * adds twice that for its first request), where the full limit cost 3 min per session and the CI leg 7 min a run.
+ */
+const PREDICTED_FAILURE_TIMEOUT_MS = 10_000;
 
 export interface Shared {
   hook: StartedTokenWebhook;
@@ -88,7 +94,9 @@ async function runClientCheck(
           dir: join(ctx.artifactsDir, 'sessions', subject),
           subject,
           path: REQUEST_PATH,
-          timeoutMs: REQUEST_TIMEOUT_MS,
+          timeoutMs: planned[i]!.view.requests.every((r) => r.startsWith('error'))
+            ? PREDICTED_FAILURE_TIMEOUT_MS
+            : REQUEST_TIMEOUT_MS,
         }),
       );
     }
