@@ -3,7 +3,16 @@ import { noopLogger } from '../core/logger.ts';
 import { silentProgress } from '../core/progress.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lateSuites, lateTests, runBuilds, testBuilds, type TestBuild } from './test-builds.ts';
+import {
+  LOCAL_LATE,
+  LOCAL_SKEW,
+  lateSuites,
+  lateTestNeeds,
+  lateTests,
+  runBuilds,
+  testBuilds,
+  type TestBuild,
+} from './test-builds.ts';
 
 const ctx = { progress: silentProgress, log: noopLogger };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -143,6 +152,29 @@ describe('the late stage', () => {
       const users = suites.filter((s) => uses.test(sourceOf(s)));
       expect({ what, missing: users.filter((u) => !late.includes(u)) }).toEqual({ what, missing: [] });
     }
+  });
+
+  test("each suite that needs a late build runs in one local late file, and that file waits for all of the suite's builds", () => {
+    const builds = testBuilds();
+    for (const suite of lateSuites(builds)) {
+      const files = [LOCAL_LATE, LOCAL_SKEW].filter((f) => lateSuites(builds, f).includes(suite));
+      expect({ suite, files }).toEqual({ suite, files: [expect.any(String)] });
+      const unnamed = builds.filter((b) => b.suites?.includes(suite) && !b.tests?.includes(files[0]!));
+      expect({ suite, unnamed: unnamed.map((b) => b.name) }).toEqual({ suite, unnamed: [] });
+    }
+    // The older kubelets build last: their file holds only the suites that need them.
+    expect(lateSuites(builds, LOCAL_SKEW)).toEqual(['kuberc-policy', 'version-skew']);
+  });
+
+  test('lateTestNeeds: every late file with the builds that name it', () => {
+    const builds = testBuilds();
+    const needs = lateTestNeeds(builds);
+    expect([...needs.keys()].sort()).toEqual(lateTests(builds));
+    expect(needs.get('src/differential/kubelet.test.ts')).toEqual(['kubelet probe']);
+    expect(needs.get(LOCAL_SKEW)).toEqual(
+      builds.filter((b) => b.name.startsWith('kubelet and kubectl') || /^kubelet \d/.test(b.name)).map((b) => b.name),
+    );
+    expect(needs.get(LOCAL_LATE)).not.toContain('kubelet and kubectl 1.36');
   });
 
   test('the early stage is what nearly every file needs: the kube binaries, containerd, the client-go probe', () => {

@@ -12,9 +12,12 @@
 // Two stages: `early` (the kube binaries, containerd, the client-go probe) is
 // what most test files need; `late` (older kubelets, vendor plugins, the kind
 // tier's builds) is needed only by the test files each late build names, so
-// the test command builds it niced beside the other files and runs those last.
+// the test command builds it niced beside the other files and runs each of
+// those once the builds that name it have ended (scripts/late-tests.ts).
 // A suite that needs a late build is named too: the e2e table's local leg runs
-// it in its late file (test/e2e/suites-local-late.e2e.test.ts).
+// it in the file its builds name (test/e2e/suites-local-late.e2e.test.ts for
+// the vendor plugins and field clients, suites-local-skew.e2e.test.ts for the
+// older kubelets, which build last).
 import { ensureContainerd } from '../cluster/binaries/containerd.ts';
 import { ensureKubeadm } from '../cluster/binaries/kubeadm.ts';
 import { resolveKubeBinaries } from '../cluster/binaries/resolve.ts';
@@ -79,8 +82,6 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
   // What the kube build resolved (1.37 → v1.37.1): the builds after it use the exact release.
   let kubeVersion = kubeVersionSpec;
   const common = (c: BuildContext) => ({ progress: c.progress, log: c.log, ...(c.signal ? { signal: c.signal } : {}) });
-  // The e2e table's local leg for the suites that need a late build.
-  const LOCAL_LATE = 'test/e2e/suites-local-late.e2e.test.ts';
   const vendor = (
     recipe: VendorPluginRecipe,
     version: string,
@@ -102,7 +103,7 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
     name: withKubectl(minor) ? `kubelet and kubectl ${minor}` : `kubelet ${minor}`,
     for: `the version-skew tests${minor === newestSkew ? ' and the downgrade suite (which waits for it, or builds it)' : ''}${withKubectl(minor) ? ', and kubectl for the kuberc-policy suite' : ''}`,
     stage: 'late',
-    tests: [LOCAL_LATE, 'test/e2e/local-restart.e2e.test.ts'],
+    tests: [LOCAL_SKEW, 'test/e2e/local-restart.e2e.test.ts'],
     suites: ['version-skew', ...(withKubectl(minor) ? ['kuberc-policy'] : [])],
     after: [KUBE],
     run: (c) =>
@@ -135,8 +136,10 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       after: [KUBE],
       run: (c) => ensureClientGoProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
     },
-    // Late, in the order they are started: the downgrade suite's kubelet first (an early end-to-end file waits
-    // for it), then the longest builds.
+    // Late, in the order they are started (two at a time): the downgrade suite's kubelet first (an early end-to-end
+    // file waits for it); then what the longest late files need, so that each starts once the other end-to-end
+    // files are done: the kind tier's builds (test/e2e/kind.e2e.test.ts), the vendor plugins and field clients of
+    // the e2e table's late file; the older kubelets last (the file that needs them is short).
     ...(newestSkew ? [skew(newestSkew)] : []),
     {
       // The longest cold build (its go.mod's Go toolchain first, then the Azure SDK): started early.
@@ -147,40 +150,6 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       suites: ['vendor-azure-kubelogin'],
       run: (c) => ensureAzureKubelogin(common(c)),
     },
-    {
-      // Mostly downloads and unpacking: beside the Go builds.
-      name: 'oci-cli',
-      for: '`oci ce cluster generate-token` in the vendor-oci tests',
-      stage: 'late',
-      tests: ['src/fake-clouds/oci/fake-oci.test.ts', LOCAL_LATE],
-      suites: ['vendor-oci'],
-      run: (c) => ensureOciCli(common(c)),
-    },
-    // The field clients of the exec matrix: the unit tests that drive them, and the exec-plugin-401 suite, which runs
-    // every client. Maven and cargo downloads, then javac and rustc: no Go, so beside the Go builds.
-    ...fieldClientBuilds(common),
-    {
-      // The kubelet's credential provider package of the default release: it compiles kube packages, so after KUBE.
-      name: 'kubelet probe',
-      for: "the differential tests (the kubelet's own response decoding, matching and keyring)",
-      stage: 'late',
-      tests: ['src/differential/kubelet.test.ts'],
-      after: [KUBE],
-      run: (c) => ensureKubeletProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
-    },
-    vendor(
-      IAM_AUTHENTICATOR_RECIPE,
-      IAM_AUTHENTICATOR_VERSION,
-      'the exec-plugin vendor tests (client and server)',
-      'vendor-aws-iam-authenticator',
-      ['src/fake-clouds/aws/caller-identity.test.ts', 'test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
-    ),
-    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests', 'vendor-acr', [
-      'src/fake-clouds/azure/fake-azure.test.ts',
-      'test/e2e/vendor-acr.e2e.test.ts',
-      'test/e2e/kind.e2e.test.ts',
-    ]),
-    ...olderSkew.map(skew),
     {
       name: 'kubeadm',
       for: 'the kind tier (its node image)',
@@ -207,20 +176,44 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       tests: ['src/cluster/kind/builds/kind-cli.test.ts', 'test/e2e/kind.e2e.test.ts'],
       run: (c) => ensureKind(common(c)),
     },
+    vendor(ACR_RECIPE, ACR_PLUGIN_VERSION, 'the vendor-acr tests', 'vendor-acr', [
+      'src/fake-clouds/azure/fake-azure.test.ts',
+      'test/e2e/vendor-acr.e2e.test.ts',
+      'test/e2e/kind.e2e.test.ts',
+    ]),
     vendor(ECR_RECIPE, ECR_PLUGIN_VERSION, 'the vendor-ecr tests and certify --live', 'vendor-ecr', [
       'src/fake-clouds/aws/fake-aws.test.ts',
       'test/e2e/certify-live.e2e.test.ts',
       'test/e2e/kind.e2e.test.ts',
     ]),
+    vendor(AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION, 'the vendor-gcp tests', 'vendor-gcp', [
+      'src/fake-clouds/google/gce.test.ts',
+      'test/e2e/kind.e2e.test.ts',
+    ]),
+    // The field clients of the exec matrix: the unit tests that drive them, and the exec-plugin-401 suite, which runs
+    // every client. Maven and cargo downloads, then javac and rustc: no Go, so beside the Go builds.
+    ...fieldClientBuilds(common),
+    {
+      // Mostly downloads and unpacking: beside the Go builds.
+      name: 'oci-cli',
+      for: '`oci ce cluster generate-token` in the vendor-oci tests',
+      stage: 'late',
+      tests: ['src/fake-clouds/oci/fake-oci.test.ts', LOCAL_LATE],
+      suites: ['vendor-oci'],
+      run: (c) => ensureOciCli(common(c)),
+    },
+    vendor(
+      IAM_AUTHENTICATOR_RECIPE,
+      IAM_AUTHENTICATOR_VERSION,
+      'the exec-plugin vendor tests (client and server)',
+      'vendor-aws-iam-authenticator',
+      ['src/fake-clouds/aws/caller-identity.test.ts', 'test/e2e/vendor-aws-iam-authenticator.e2e.test.ts'],
+    ),
     vendor(KUBELOGIN_RECIPE, KUBELOGIN_VERSION, 'the JWT exec-plugin vendor tests', 'vendor-kubelogin', [
       'test/e2e/vendor-kubelogin.e2e.test.ts',
     ]),
     vendor(GKE_PLUGIN_RECIPE, GKE_PLUGIN_VERSION, 'the vendor-gke tests', 'vendor-gke', [
       'test/e2e/vendor-gke.e2e.test.ts',
-    ]),
-    vendor(AUTH_PROVIDER_GCP_RECIPE, AUTH_PROVIDER_GCP_VERSION, 'the vendor-gcp tests', 'vendor-gcp', [
-      'src/fake-clouds/google/gce.test.ts',
-      'test/e2e/kind.e2e.test.ts',
     ]),
     {
       name: 'awscli',
@@ -230,15 +223,26 @@ export function testBuilds(kubeVersionSpec: string = DEFAULT_KUBE_VERSION): Test
       suites: ['vendor-aws-iam-authenticator'],
       run: (c) => ensureAwsCli(common(c)),
     },
+    {
+      // The kubelet's credential provider package of the default release: it compiles kube packages, so after KUBE.
+      name: 'kubelet probe',
+      for: "the differential tests (the kubelet's own response decoding, matching and keyring)",
+      stage: 'late',
+      tests: ['src/differential/kubelet.test.ts'],
+      after: [KUBE],
+      run: (c) => ensureKubeletProbe({ kubeVersion, progress: c.progress, ...(c.signal ? { signal: c.signal } : {}) }),
+    },
+    ...olderSkew.map(skew),
   ];
 }
 
+/** The e2e table's local leg for the suites that need a late build other than an older kubelet. */
+export const LOCAL_LATE = 'test/e2e/suites-local-late.e2e.test.ts';
+/** The e2e table's local leg for the suites that need an older kubelet (or its kubectl). */
+export const LOCAL_SKEW = 'test/e2e/suites-local-skew.e2e.test.ts';
+
 /** The test files that run the field clients' probes (each fails under CI when its probe is missing). */
-const FIELD_CLIENT_TESTS = [
-  'src/clients/field-probes.test.ts',
-  'src/certify/exec-plugin/clients.test.ts',
-  'test/e2e/suites-local-late.e2e.test.ts',
-];
+const FIELD_CLIENT_TESTS = ['src/clients/field-probes.test.ts', 'src/certify/exec-plugin/clients.test.ts', LOCAL_LATE];
 
 function fieldClientBuilds(common: (c: BuildContext) => { progress: Progress; signal?: AbortSignal }): TestBuild[] {
   const field = (name: string, what: string, run: TestBuild['run']): TestBuild => ({
@@ -262,9 +266,18 @@ export function lateTests(builds: TestBuild[]): string[] {
   return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.tests ?? []))].sort();
 }
 
-/** The suites whose runs need a late build: the e2e table's local leg runs them in its late file. */
-export function lateSuites(builds: TestBuild[]): string[] {
-  return [...new Set(builds.filter((b) => b.stage === 'late').flatMap((b) => b.suites ?? []))].sort();
+/** The suites whose runs need a late build (those whose builds name `file`, if given): the e2e table runs them in its late files. */
+export function lateSuites(builds: TestBuild[], file?: string): string[] {
+  const late = builds.filter((b) => b.stage === 'late' && (file === undefined || (b.tests ?? []).includes(file)));
+  return [...new Set(late.flatMap((b) => b.suites ?? []))].sort();
+}
+
+/** Each test file that needs a late build, with the builds it waits for (by name, in start order). */
+export function lateTestNeeds(builds: TestBuild[]): Map<string, string[]> {
+  const needs = new Map<string, string[]>();
+  for (const b of builds.filter((x) => x.stage === 'late'))
+    for (const f of b.tests ?? []) needs.set(f, [...(needs.get(f) ?? []), b.name]);
+  return needs;
 }
 
 /**

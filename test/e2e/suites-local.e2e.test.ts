@@ -2,8 +2,9 @@
 // etcd, kube-apiserver, containerd and kubelet), one after another, each torn
 // down before the next comes up. One jest test per check (suite-table.ts).
 // This file runs the suites that need only the early builds; those that need a
-// late one (older kubelets, vendor plugins) run in suites-local-late.e2e.test.ts,
-// which scripts/test.sh runs once the late builds are done.
-import { localLeg } from './suites-local-leg.ts';
+// late one run in suites-local-late.e2e.test.ts (vendor plugins, field clients)
+// and suites-local-skew.e2e.test.ts (older kubelets), which scripts/test.sh
+// runs once the builds they need are done.
+import { LOCAL_EARLY, localLeg } from './suites-local-leg.ts';
 
-await localLeg('early');
+await localLeg(LOCAL_EARLY);
