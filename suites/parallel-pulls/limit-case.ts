@@ -105,7 +105,7 @@ export const limitCase = (l: LimitLab): Case =>
       agree: (_, n) => n <= prediction.bound,
       show: (n) =>
         n === atRegistry.most
-          ? `${n} pull(s) at the registry at once at most (${atRegistry.keys.join(', ')}), with ${readyAtOnce.most} pod(s) ready to pull at once and ${execsAtOnce.most} plugin exec(s) at once (maxParallelImagePulls: ${limit})`
+          ? `${n} pull(s) at the registry at once at most (${atRegistry.keys.join(', ')}) while ${readyAtOnce.most} pod(s) were past their plugin exec and not yet pulled (maxParallelImagePulls: ${limit}; ${lookups.length} exec(s), ${execsAtOnce.most} at once)`
           : `at most ${n} pull(s) at the registry at once`,
       evidence,
       startedAt,

@@ -74,7 +74,8 @@ export function judgeLimit(
     return {
       skip:
         `at most ${seen.readyAtOnce} pod(s) were ready to pull at once (past their plugin exec, pull not done), ` +
-        `fewer than ${p.judgeableFrom}: the pulls were too fast or too spread to test a limit of ${p.bound}`,
+        `fewer than ${p.judgeableFrom}: the pulls were too fast or too spread to test a limit of ${p.bound} ` +
+        '(or the lookups waited for a token, which the model says they do not)',
     };
   return { agree: seen.atRegistry <= p.bound };
 }
