@@ -23,7 +23,7 @@ import {
 import { LIMIT_RESPECTED } from './checks.ts';
 import { execsOfImages, mostAtOnce, pullsAtRegistry, readyToPull, type Span } from './in-flight.ts';
 import { LIMIT_PROVIDER, LIMIT_REPOSITORIES, limitPods, PARALLEL_CONFIG, POD_TIMEOUT_MS } from './plan.ts';
-import { judgeLimit, predictLimit } from './predict.ts';
+import { judgeLimit, predictLimit, withinLimit } from './predict.ts';
 
 export interface LimitLab {
   id: string;
@@ -102,11 +102,11 @@ export const limitCase = (l: LimitLab): Case =>
     return judge(LIMIT_RESPECTED, {
       prediction,
       observed: atRegistry.most,
-      agree: (_, n) => n <= prediction.bound,
-      show: (n) =>
-        n === atRegistry.most
-          ? `${n} pull(s) at the registry at once at most (${atRegistry.keys.join(', ')}) while ${readyAtOnce.most} pod(s) were past their plugin exec and not yet pulled (maxParallelImagePulls: ${limit}; ${lookups.length} exec(s), ${execsAtOnce.most} at once)`
-          : `at most ${n} pull(s) at the registry at once`,
+      agree: (_, n) => withinLimit(prediction, n),
+      show: (n) => `${n} pull(s) at the registry at once at most`,
+      note:
+        `${atRegistry.keys.join(', ')} at once, while ${readyAtOnce.most} pod(s) were past their plugin exec and not yet ` +
+        `pulled (maxParallelImagePulls: ${limit}; ${lookups.length} exec(s), ${execsAtOnce.most} at once)`,
       evidence,
       startedAt,
       problems: [

@@ -77,8 +77,10 @@ export function judgeLimit(
         `fewer than ${p.judgeableFrom}: the pulls were too fast or too spread to test a limit of ${p.bound} ` +
         '(or the lookups waited for a token, which the model says they do not)',
     };
-  return { agree: seen.atRegistry <= p.bound };
+  return { agree: withinLimit(p, seen.atRegistry) };
 }
+
+export const withinLimit = (p: Pick<LimitPrediction, 'bound'>, atRegistry: number): boolean => atRegistry <= p.bound;
 
 /** What one pull under maxParallelImagePulls LOCK_LIMIT leaves: the kubelet alive or gone, its panic, the plugin's execs. */
 export interface LockSeen {
