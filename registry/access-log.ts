@@ -20,7 +20,10 @@ export const ACCEPTED_UNNAMED = 'unknown (accepted)';
 
 /** One HTTP request the registry answered. */
 export interface RegistryRequest {
+  /** When it was answered (the answer's status line). */
   time: string;
+  /** When it arrived, before any scripted delay (the recording proxy's lines only). */
+  received?: string;
   host: string;
   method: string;
   /** The path, without the query. */

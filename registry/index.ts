@@ -33,7 +33,12 @@ export { listTar, tar, type TarEntry } from './image/tar.ts';
 export { exportImageTar, imageArchive } from './image/export.ts';
 export { trustForContainerd } from '../src/engine/containerd-hosts.ts';
 export { ACCEPTED_UNNAMED, credentialsSeen, registryRequests, type RegistryRequest } from './access-log.ts';
-export { startRecordingProxy, type ProxiedRegistry, type RecordingProxy } from './recording-proxy.ts';
+export {
+  startRecordingProxy,
+  type ProxiedRegistry,
+  type ProxyOptions,
+  type RecordingProxy,
+} from './recording-proxy.ts';
 export { DEFAULT_BINARY, processProvider } from './process.ts';
 export { containerProvider, OWNER_LABEL, REGISTRY_LABEL } from './container.ts';
 export { ensureRegistryImage, registryImageInputs } from './container-image.ts';

@@ -23,6 +23,7 @@ describe('the recording proxy in front of an https registry', () => {
   let upstream: Server;
   let proxy: RecordingProxy;
   let ca: string;
+  let registry: { address: string; port: number; scheme: 'https'; caCertPath: string; dir: string };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'credprov-proxy-'));
@@ -38,10 +39,8 @@ describe('the recording proxy in front of an https registry', () => {
     const port = await freePort('127.0.0.1');
     upstream.listen(port, '127.0.0.1');
     await once(upstream, 'listening');
-    proxy = await startRecordingProxy(
-      { address: '127.0.0.1', port, scheme: 'https', caCertPath: authority.certPath, dir },
-      join(dir, 'requests.jsonl'),
-    );
+    registry = { address: '127.0.0.1', port, scheme: 'https', caCertPath: authority.certPath, dir };
+    proxy = await startRecordingProxy(registry, join(dir, 'requests.jsonl'));
   });
   afterAll(async () => {
     await proxy?.stop();
@@ -49,16 +48,16 @@ describe('the recording proxy in front of an https registry', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const get = (path: string, authorization?: string) =>
+  const get = (path: string, authorization?: string, via: RecordingProxy = proxy) =>
     new Promise<number>((resolve, reject) => {
       const r = request(
         {
-          host: proxy.address,
-          port: proxy.port,
+          host: via.address,
+          port: via.port,
           path,
           ca,
           headers: {
-            host: proxy.host,
+            host: via.host,
             'user-agent': 'containerd/v2.3.7',
             ...(authorization ? { authorization } : {}),
           },
@@ -84,5 +83,22 @@ describe('the recording proxy in front of an https registry', () => {
       [proxy.host, 'GET', '/v2/missing/manifests/v1', undefined, 404, 'alice', 'containerd/v2.3.7'],
     ]);
     expect(await readFile(proxy.logFile, 'utf8')).not.toContain('s3cret');
+  });
+
+  test('delayMs holds the requests it names before forwarding them, and each line says when it arrived', async () => {
+    const held = await startRecordingProxy(registry, join(dir, 'held.jsonl'), {
+      delayMs: (r) => (r.credential !== 'none' && r.path.includes('/manifests/') ? 300 : 0),
+    });
+    const alice = `Basic ${Buffer.from('alice:s3cret').toString('base64')}`;
+    try {
+      expect(await get('/v2/app/manifests/v1', undefined, held)).toBe(401);
+      expect(await get('/v2/app/manifests/v1', alice, held)).toBe(200);
+      const [anonymous, authenticated] = await held.requests();
+      const waited = (r: typeof anonymous) => Date.parse(r!.time) - Date.parse(r!.received!);
+      expect(waited(anonymous)).toBeLessThan(300);
+      expect(waited(authenticated)).toBeGreaterThanOrEqual(290);
+    } finally {
+      await held.stop();
+    }
   });
 });

@@ -61,7 +61,16 @@ export function credentialOf(authorization: string | undefined): string {
   return `${scheme} (other scheme)`;
 }
 
-export async function startRecordingProxy(registry: ProxiedRegistry, logFile: string): Promise<RecordingProxy> {
+/** What a proxy may script: `delayMs` holds a request that long before it is forwarded (0: at once). */
+export interface ProxyOptions {
+  delayMs?: (r: { method: string; path: string; credential: string }) => number;
+}
+
+export async function startRecordingProxy(
+  registry: ProxiedRegistry,
+  logFile: string,
+  o: ProxyOptions = {},
+): Promise<RecordingProxy> {
   if (registry.scheme !== 'https')
     throw new Error(`the recording proxy fronts https registries; ${registry.address}:${registry.port} is http`);
   const [cert, key, ca] = await Promise.all([
@@ -70,23 +79,36 @@ export async function startRecordingProxy(registry: ProxiedRegistry, logFile: st
     registry.caCertPath ? readFile(registry.caCertPath) : Promise.resolve(undefined),
   ]);
   const sockets = new Set<Socket>();
+  const held = new Set<NodeJS.Timeout>();
   // One append at a time, in the order requests were answered: concurrent appends may land out of order.
   let written: Promise<void> = Promise.resolve();
   const server: Server = createServer({ cert, key }, (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'https://proxy');
+    const received = new Date().toISOString();
+    const credential = credentialOf(req.headers.authorization);
     const record = (status: number) => {
       const line: RegistryRequest = {
         time: new Date().toISOString(),
+        received,
         host: req.headers.host ?? '',
         method: req.method ?? '',
         path: url.pathname,
         ...(url.searchParams.get('ns') ? { ns: url.searchParams.get('ns')! } : {}),
         status,
-        credential: credentialOf(req.headers.authorization),
+        credential,
         agent: req.headers['user-agent'] ?? '',
       };
       written = written.then(() => appendFile(logFile, `${JSON.stringify(line)}\n`)).catch(() => {});
     };
+    const delay = o.delayMs?.({ method: req.method ?? '', path: url.pathname, credential }) ?? 0;
+    if (delay <= 0) return forward(req, res, record);
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      forward(req, res, record);
+    }, delay);
+    held.add(timer);
+  });
+  const forward = (req: IncomingMessage, res: ServerResponse, record: (status: number) => void) => {
     const upstream = request(
       {
         host: registry.address,
@@ -110,7 +132,7 @@ export async function startRecordingProxy(registry: ProxiedRegistry, logFile: st
       res.end(`recording proxy: ${err.message}\n`);
     });
     req.pipe(upstream);
-  });
+  };
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -135,6 +157,8 @@ export async function startRecordingProxy(registry: ProxiedRegistry, logFile: st
         .map((l) => JSON.parse(l) as RegistryRequest);
     },
     async stop() {
+      for (const t of held) clearTimeout(t);
+      held.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await closed;

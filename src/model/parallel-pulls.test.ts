@@ -6,6 +6,7 @@ import {
   fnv1_32,
   imageNameForLockIndex,
   kep2535LockPanic,
+  pullsInFlight,
   stripedLockIndex,
   stripedLocks,
 } from './parallel-pulls.ts';
@@ -94,5 +95,20 @@ describe('kep2535LockPanic', () => {
     expect(stripedLockIndex(within, 64)).toBeLessThan(31);
     expect(imageNameForLockIndex('reg.test:5000/x', 'sha256:3f2a', 64, 'past-the-set')).toBe(past);
     expect(() => imageNameForLockIndex('reg.test:5000/x', 'sha256:3f2a', 31, 'past-the-set')).toThrow(/cannot index/);
+  });
+});
+
+describe('pulls in flight (KEP-3673 maxParallelImagePulls)', () => {
+  test.each([
+    [{ serializeImagePulls: false, maxParallelImagePulls: 5 }, 7, 5],
+    [{ serializeImagePulls: false, maxParallelImagePulls: 5 }, 3, 3],
+    [{ serializeImagePulls: false }, 7, 7],
+    [{ serializeImagePulls: false, maxParallelImagePulls: 0 }, 7, 7],
+    [{ serializeImagePulls: true }, 7, 1],
+  ])('%j, %i images: at most %i at the registry, every lookup at once at the plugin', (config, images, registry) => {
+    const b = pullsInFlight(config, images);
+    expect(b.registry).toBe(registry);
+    expect(b.plugin).toBe(images);
+    expect(b.because).toMatch(/exec'd before the puller/);
   });
 });

@@ -172,3 +172,50 @@ export function imageNameForLockIndex(
   }
   throw new Error(`no tag of ${base} up to t9999 indexes ${want} with modulo ${maxParallelImagePulls}`);
 }
+
+// KEP-3673's bound (images/puller.go, the same in v1.33.13 through v1.38.0-beta.0):
+// parallelImagePuller.pullImage takes one of maxParallelImagePulls tokens (a
+// buffered channel; none when the limit is unset or < 1) around the runtime's
+// PullImage (kuberuntime_image.go: containerd's resolve, fetch and unpack, every
+// credential tried in turn) and GetImageSize. The credential lookup, and so the
+// plugin exec, runs before it in the pod worker (image_manager.go v1.37.1:283
+// lookupPullCredentials, then pullImage:366 hands the pull to the puller), so
+// the token bounds what the registry sees, never the plugin: a pod waiting for
+// a token has already exec'd the plugin. serialImagePuller is one goroutine
+// draining a queue: one pull at a time.
+
+export interface PullConcurrency {
+  serializeImagePulls: boolean;
+  maxParallelImagePulls?: number;
+}
+
+export interface InFlightBound {
+  /** The most pulls at the registry at once (CRI PullImage calls holding a token) for `images` distinct images pulled together. */
+  registry: number;
+  /** The most plugin execs at once: one per distinct lookup key, whatever the limit (the lookup precedes the token). */
+  plugin: number;
+  because: string;
+}
+
+/** How many of `images` distinct images, each with its own lookup key, the kubelet pulls (and looks up) at once at most. */
+export function pullsInFlight(c: PullConcurrency, images: number): InFlightBound {
+  const plugin = `the plugin is exec'd before the puller (image_manager.go lookupPullCredentials, then puller.pullImage): up to ${images} exec(s) at once, not bounded by the puller`;
+  if (c.serializeImagePulls)
+    return {
+      registry: Math.min(1, images),
+      plugin: images,
+      because: `serialImagePuller: one pull at a time; ${plugin}`,
+    };
+  const n = c.maxParallelImagePulls;
+  if (n === undefined || n < 1)
+    return {
+      registry: images,
+      plugin: images,
+      because: `parallelImagePuller without tokens (maxParallelImagePulls ${n ?? 'unset'}): every pull at once; ${plugin}`,
+    };
+  return {
+    registry: Math.min(n, images),
+    plugin: images,
+    because: `parallelImagePuller: ${n} token(s) around the runtime's PullImage, so at most ${n} pull(s) reach the registry at once; ${plugin}`,
+  };
+}

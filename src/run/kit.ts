@@ -9,7 +9,7 @@
 export type { PreparedSuite, Stoppable, Suite, SuiteRun, SuiteSetup } from './suite.ts';
 export { caseOf, runCases, type Case, type CaseContext, type RunCasesOptions } from './cases.ts';
 export { agrees, judge, type Judgement, type Prediction } from './prediction.ts';
-export { harnessFailed, notApplicable, notRun } from './results.ts';
+export { cannotJudge, harnessFailed, notApplicable, notRun } from './results.ts';
 export type { Check, CheckResult, Evidence, Level } from '../report/model.ts';
 
 // ---- the environment: fields, capabilities, the kubelet --------------------------

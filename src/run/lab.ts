@@ -11,6 +11,7 @@ import {
   busyboxImage,
   generatedUser,
   processProvider,
+  type ProxyOptions,
   type RecordingProxy,
   type RegistryRequest,
   registryRequests,
@@ -67,8 +68,9 @@ export interface LabRegistry {
    * another port): route pulls to it to learn which credential each request
    * carried, as distribution's own log names no accepted user. Its log is
    * `<name>.requests.jsonl` in the suite's artifacts; stopped with the lab.
+   * `o.delayMs` holds the requests it names (slow pulls that overlap).
    */
-  recorded(name: string): Promise<RecordingProxy>;
+  recorded(name: string, o?: ProxyOptions): Promise<RecordingProxy>;
   /** `keepLogAs`: first copy the registry's log (who authenticated, in what order), redacted, to this name in the suite's artifacts. */
   stop(o?: { keepLogAs?: string }): Promise<void>;
 }
@@ -118,8 +120,8 @@ export async function startLabRegistry(
     async serveAs(run, imageHost, so = {}) {
       routed.push(await routeRegistry(run, registry, imageHost, so));
     },
-    async recorded(proxyName) {
-      const proxy = await startRecordingProxy(registry, join(ctx.artifactsDir, `${proxyName}.requests.jsonl`));
+    async recorded(proxyName, po = {}) {
+      const proxy = await startRecordingProxy(registry, join(ctx.artifactsDir, `${proxyName}.requests.jsonl`), po);
       proxies.push(proxy);
       return proxy;
     },

@@ -28,6 +28,14 @@ export function notApplicable(check: Check, reason: string): CheckResult {
   return skipped(check, `not applicable here: ${reason}`);
 }
 
+/**
+ * `check` ran but what it needs to judge did not occur (too few pulls overlapped): skipped with the reason
+ * and what it saw, under CI too (nothing is missing that CI could provide), and never passed.
+ */
+export function cannotJudge(check: Check, reason: string, evidence: Evidence[] = [], startedAt?: Date): CheckResult {
+  return { ...skipped(check, `nothing to judge: ${reason}`, () => startedAt ?? new Date()), evidence };
+}
+
 /** `check` cannot run here (a missing capability, an unavailable client): skipped with the reason, or under CI a harness failure. */
 export function notRun(check: Check, reason: string, ci: boolean): CheckResult {
   return ci ? harnessFailed(check, reason) : skipped(check, reason);

@@ -111,6 +111,8 @@ export const locksCase = (l: PpLab): Case =>
     const pods = predictLockPods(kubelet, l.locksHost, l.locksImage.config.digest, l.id);
     await l.lab.pushImages(
       pods.map((p) => ({ image: l.locksImage, repository: LOCKS_REPOSITORY, tag: p.image.split(':').pop()! })),
+      // One at a time: two tags of one image pushed at once race on its blobs (DIGEST_INVALID, seen on v1.36.5).
+      1,
     );
     const log = await linesSince(kubeletFilesOf(base).log);
     const config = base.spec.kubelet.config;

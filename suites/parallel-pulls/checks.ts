@@ -12,6 +12,15 @@ export const EXECS_BOUNDED: Check = {
     'KEP-2133 (singleflight per image, cacheKeyType Registry); images/image_manager.go EnsureImageExists looks credentials up before the puller (v1.37.1:277 vs 359)',
 };
 
+export const LIMIT_RESPECTED: Check = {
+  id: 'PP-LIMIT-RESPECTED',
+  title:
+    'With serializeImagePulls: false and maxParallelImagePulls N, more than N distinct images pulled at once through a credential provider never have more than N pulls in flight at the registry (the plugin execs are not bounded by N)',
+  level: 'SHOULD',
+  source:
+    'KEP-3673 (maxParallelImagePulls); images/puller.go parallelImagePuller (a channel of N tokens around the runtime PullImage, v1.37.1:55-74); image_manager.go looks credentials up before it (v1.37.1:283 vs 366)',
+};
+
 export const STRIPED_LOCKS: Check = {
   id: 'PP-STRIPED-LOCKS',
   title:
@@ -21,4 +30,4 @@ export const STRIPED_LOCKS: Check = {
     'KEP-3673 (any maxParallelImagePulls ≥ 1 is valid); k/k #138935, fixed by #138937 (pullmanager/locks.go); kuberuntime_manager.go v1.36.5:337-344',
 };
 
-export const PARALLEL_PULLS_CHECKS = [EXECS_BOUNDED, STRIPED_LOCKS];
+export const PARALLEL_PULLS_CHECKS = [EXECS_BOUNDED, LIMIT_RESPECTED, STRIPED_LOCKS];

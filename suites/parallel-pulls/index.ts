@@ -1,13 +1,15 @@
 // The parallel-pulls suite: a kubelet that pulls in parallel
 // (serializeImagePulls: false, maxParallelImagePulls) through credential
-// providers. The cache model holds as it is (lookups precede the puller), and
-// KEP-2535's striped locks crash kubelets without #138937 when
+// providers. The cache model holds as it is (lookups precede the puller), the
+// puller's tokens bound the pulls the registry sees (not the plugin's execs),
+// and KEP-2535's striped locks crash kubelets without #138937 when
 // maxParallelImagePulls is above 31 (k/k #138935). Issue 30 item 2.
 import { randomBytes } from 'node:crypto';
 import {
   answer,
   busyboxImage,
   prepareFleet,
+  routeRegistry,
   runCases,
   startLabRegistry,
   type BuiltImage,
@@ -16,6 +18,7 @@ import {
   type SuiteSetup,
 } from '../../src/run/kit.ts';
 import { burstCase, locksCase } from './cases.ts';
+import { limitCase } from './limit-case.ts';
 import { PARALLEL_PULLS_CHECKS } from './checks.ts';
 import {
   BURST_ANSWER,
@@ -23,6 +26,12 @@ import {
   BURST_REPOSITORIES,
   BURST_ZONE,
   burstHost,
+  LIMIT_ANSWER,
+  LIMIT_PROVIDER,
+  LIMIT_REPOSITORIES,
+  LIMIT_ZONE,
+  limitHold,
+  limitHost,
   LOCKS_ANSWER,
   LOCKS_PROVIDER,
   LOCKS_ZONE,
@@ -34,7 +43,7 @@ import { imageRefWithinTheSet } from './predict.ts';
 export const parallelPullsSuite: Suite = {
   name: 'parallel-pulls',
   summary:
-    'a kubelet pulling in parallel through credential providers: plugin execs within the cache model, and maxParallelImagePulls above 31 against the striped-lock bug k/k #138935',
+    'a kubelet pulling in parallel through credential providers: plugin execs within the cache model, maxParallelImagePulls bounding the pulls at the registry, and maxParallelImagePulls above 31 against the striped-lock bug k/k #138935',
   checks: PARALLEL_PULLS_CHECKS,
   optIn:
     'a field path for release qualification (issue 30): it restarts the kubelet twice, and on a kubelet without #138937 ' +
@@ -42,7 +51,8 @@ export const parallelPullsSuite: Suite = {
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
     const id = randomBytes(3).toString('hex');
     const lab = await ctx.own(startLabRegistry(ctx, 'pp'));
-    for (const repo of BURST_REPOSITORIES) await lab.push(repo);
+    for (const repo of [...BURST_REPOSITORIES, ...LIMIT_REPOSITORIES]) await lab.push(repo);
+    const front = await lab.recorded('limit-front', { delayMs: limitHold });
     const locksImage = await lockImage(id);
     const login = { username: lab.user.username, password: lab.user.password };
     const member = (
@@ -57,7 +67,11 @@ export const parallelPullsSuite: Suite = {
     });
     const fleet = await prepareFleet(
       ctx,
-      [member(BURST_PROVIDER, BURST_ZONE, BURST_ANSWER), member(LOCKS_PROVIDER, LOCKS_ZONE, LOCKS_ANSWER)],
+      [
+        member(BURST_PROVIDER, BURST_ZONE, BURST_ANSWER),
+        member(LIMIT_PROVIDER, LIMIT_ZONE, LIMIT_ANSWER),
+        member(LOCKS_PROVIDER, LOCKS_ZONE, LOCKS_ANSWER),
+      ],
       { kubeletConfig: PARALLEL_CONFIG },
     );
     ctx.defer(() => fleet.redactArtifacts());
@@ -68,8 +82,16 @@ export const parallelPullsSuite: Suite = {
       async run(run) {
         await lab.serveAs(run, l.burstHost);
         await lab.serveAs(run, l.locksHost);
-        // In order: the lock case restarts the kubelet.
-        return runCases(run, [burstCase(l), { ...locksCase(l), needs: ['restartKubelet'] }], { concurrency: 1 });
+        const limit = { id, fleet, host: limitHost(id), front };
+        const route = await routeRegistry(run, front, limit.host);
+        try {
+          // In order: the lock case restarts the kubelet.
+          return await runCases(run, [burstCase(l), limitCase(limit), { ...locksCase(l), needs: ['restartKubelet'] }], {
+            concurrency: 1,
+          });
+        } finally {
+          await route.stop();
+        }
       },
     };
   },

@@ -1,7 +1,15 @@
 import { describe, expect, test } from '@jest/globals';
 import { STRIPED_LOCKS_MAX, stripedLockIndex } from '../../src/model/parallel-pulls.ts';
-import { burstPods, LOCK_LIMIT } from './plan.ts';
-import { imageRefWithinTheSet, knownBug, predictBurst, predictLockPods, withinBounds } from './predict.ts';
+import { burstPods, LIMIT_IMAGES, limitHold, limitPods, LOCK_LIMIT } from './plan.ts';
+import {
+  imageRefWithinTheSet,
+  judgeLimit,
+  knownBug,
+  predictBurst,
+  predictLimit,
+  predictLockPods,
+  withinBounds,
+} from './predict.ts';
 
 // An image ID (sha256 of a config) that indexes within the set modulo 64.
 const imageRef = (() => {
@@ -43,5 +51,24 @@ describe('parallel-pulls predictions', () => {
     });
     expect(past!.seen.because).toMatch(/intent lock \(RecordPullIntent, before the pull\) .*\(k\/k #138935/);
     expect(knownBug(v, past!.fix)).toMatch(/known kubelet bug k\/k #138935 .*maxParallelImagePulls at 31 or below/);
+  });
+
+  test('the limit: N + 2 images, at most N at the registry; judged only when N + 1 pods were ready at once', () => {
+    const p = predictLimit(limitPods('x1.limit.pp.test', 'x1').length);
+    expect(LIMIT_IMAGES).toBe(7);
+    expect([p.value, p.bound, p.judgeableFrom]).toEqual([5, 5, 6]);
+    expect(p.because).toMatch(/7 distinct images .*5 token\(s\) .*up to 7 exec\(s\) at once, not bounded/);
+    expect(judgeLimit(p, { atRegistry: 5, readyAtOnce: 7 })).toEqual({ agree: true });
+    expect(judgeLimit(p, { atRegistry: 6, readyAtOnce: 7 })).toEqual({ agree: false });
+    // Five ready at once cannot tell a limit of five from none: skipped, never passed.
+    expect(judgeLimit(p, { atRegistry: 5, readyAtOnce: 5 })).toEqual({
+      skip: expect.stringMatching(/at most 5 pod\(s\) were ready to pull at once.*fewer than 6.*a limit of 5/),
+    });
+  });
+
+  test('the front holds authenticated manifest requests only', () => {
+    expect(limitHold({ path: '/v2/pp/limit-0/manifests/v1', credential: 'pp' })).toBe(3000);
+    expect(limitHold({ path: '/v2/pp/limit-0/manifests/v1', credential: 'none' })).toBe(0);
+    expect(limitHold({ path: '/v2/pp/limit-0/blobs/sha256:ab', credential: 'pp' })).toBe(0);
   });
 });

@@ -8,13 +8,17 @@ import {
   carriesStripedLockFix,
   imageNameForLockIndex,
   kep2535LockPanic,
+  pullsInFlight,
   STRIPED_LOCKS_MAX,
   stripedLockIndex,
+  type PullConcurrency,
 } from '../../src/model/parallel-pulls.ts';
 import { goDurationMs, type Prediction } from '../../src/run/kit.ts';
 import { BURST_ANSWER, LOCK_LIMIT, LOCKS_REPOSITORY, PARALLEL_CONFIG } from './plan.ts';
 
 export const BURST_MODEL = 'cache model (src/model/credential-cache.ts CredentialCacheModel.burst)';
+export const LIMIT_MODEL =
+  'parallel pulls (src/model/parallel-pulls.ts pullsInFlight, images/puller.go parallelImagePuller)';
 export const LOCK_MODEL = 'parallel pulls (src/model/parallel-pulls.ts kep2535LockPanic, version table stripedLockFix)';
 
 /** The burst's execs: `value` when every lookup overlaps; any count in [fewest, most] agrees. */
@@ -42,6 +46,41 @@ export function predictBurst(images: string[]): BurstPrediction {
 /** A count of execs agrees when it falls within the model's bounds. */
 export const withinBounds = (p: Pick<BurstPrediction, 'fewest' | 'most'>, execs: number): boolean =>
   execs >= p.fewest && execs <= p.most;
+
+/** The limit case: the most pulls at the registry at once (`value`, reached when more pods wait than tokens), never above `bound`. */
+export interface LimitPrediction extends Prediction<number> {
+  bound: number;
+  /** Pods ready to pull at once that make the case a test of the bound: one more than it. */
+  judgeableFrom: number;
+}
+
+export function predictLimit(images: number, config: PullConcurrency = PARALLEL_CONFIG): LimitPrediction {
+  const b = pullsInFlight(config, images);
+  return {
+    value: b.registry,
+    bound: b.registry,
+    judgeableFrom: b.registry + 1,
+    model: LIMIT_MODEL,
+    because: `${images} distinct images pulled together: ${b.because}`,
+  };
+}
+
+/** The limit case's verdict on what it saw: skipped when too few pods waited at once to test the bound. */
+export function judgeLimit(
+  p: LimitPrediction,
+  seen: { atRegistry: number; readyAtOnce: number },
+): { agree: boolean } | { skip: string } {
+  if (seen.readyAtOnce < p.judgeableFrom)
+    return {
+      skip:
+        `at most ${seen.readyAtOnce} pod(s) were ready to pull at once (past their plugin exec, pull not done), ` +
+        `fewer than ${p.judgeableFrom}: the pulls were too fast or too spread to test a limit of ${p.bound} ` +
+        '(or the lookups waited for a token, which the model says they do not)',
+    };
+  return { agree: withinLimit(p, seen.atRegistry) };
+}
+
+export const withinLimit = (p: Pick<LimitPrediction, 'bound'>, atRegistry: number): boolean => atRegistry <= p.bound;
 
 /** What one pull under maxParallelImagePulls LOCK_LIMIT leaves: the kubelet alive or gone, its panic, the plugin's execs. */
 export interface LockSeen {

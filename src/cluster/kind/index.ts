@@ -247,6 +247,9 @@ class KindProvider implements EnvironmentProvider {
       throw new PrerequisiteError('the kind provider cannot swap the kubelet binary inside a node image', {
         hint: 'use the local provider for version skew',
       });
+    // change.exitExpected needs nothing here: it tells a provider's component watch (watchComponents) to leave an
+    // exiting kubelet alone, and kind has no such watch (a node's kubelet is systemd's, Restart=always). As on the
+    // local provider, it does not excuse a kubelet that exits before it answers /healthz: the restart fails.
     await this.engineHost(false);
     const spec = specAfterKubeletChange(env.spec, change);
     const inputs = await step(progress, 'rewrite plugins and provider config', () =>

@@ -111,3 +111,8 @@ test("a kubelet change's feature gates replace the kubelet's set, as the provide
   expect(specAfterKubeletChange(off, { featureGates: {} }).featureGates.kubelet).toEqual({});
   expect(specAfterKubeletChange(off, {}).featureGates.kubelet).toEqual({ B: false });
 });
+
+test('exitExpected changes nothing a kind node is given (kind has no component watch to tell)', () => {
+  const spec = specWith({ A: true });
+  expect(specAfterKubeletChange(spec, { exitExpected: true })).toEqual(specAfterKubeletChange(spec, {}));
+});
