@@ -22,7 +22,7 @@ import { behaviourFor } from '../../src/versions/table.ts';
 import {
   ACR_PLUGIN_VERSION,
   runCases,
-  saTokenKubeletGates,
+  saTokenGates,
   type PreparedSuite,
   type Suite,
   type SuiteSetup,
@@ -46,8 +46,8 @@ export const vendorAcrSuite: Suite = {
       needs: ['installPlugins', 'hostRegistries', 'pluginsReachHost'],
       spec: {
         credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> },
-        // The two KEP-4412 providers: on 1.33 the alpha gate is turned on, so the SA checks judge the real kubelet.
-        featureGates: { kubelet: saTokenKubeletGates(behaviour) },
+        // The two KEP-4412 providers: on 1.33 the alpha gate is turned on (kubelet and API server), so the SA checks judge the real kubelet.
+        featureGates: saTokenGates(behaviour),
       },
       async run(run) {
         const session = await openSession(run, lab);

@@ -4,7 +4,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { parseProviderConfig } from '../../src/api/credentialprovider/config.ts';
-import { saTokenKubeletGates } from '../../src/api/credentialprovider/for-version.ts';
+import { saTokenGates } from '../../src/api/credentialprovider/for-version.ts';
 import { behaviourFor, SUPPORTED_MINORS } from '../../src/versions/table.ts';
 import { ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION } from '../../src/run/kit.ts';
 import { PROVIDER, providerConfig, runNames } from './plan.ts';
@@ -22,7 +22,7 @@ const saProviders = (minor: number) => configFor(minor).providers.filter((p) => 
 
 describe.each(SUPPORTED_MINORS)('kubelet 1.%i', (minor) => {
   test('decodes and validates the config with the gates the suite sets', () => {
-    const opts = { kubeVersion: `1.${minor}`, featureGates: saTokenKubeletGates(behaviourFor(`1.${minor}`)) };
+    const opts = { kubeVersion: `1.${minor}`, featureGates: saTokenGates(behaviourFor(`1.${minor}`)).kubelet };
     expect(() => parseProviderConfig(stringify(configFor(minor)), 'vendor-acr.yaml', opts)).not.toThrow();
   });
 

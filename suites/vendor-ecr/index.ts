@@ -44,7 +44,7 @@ import {
   pluginDir,
   redactWrapperLog,
   runCases,
-  saTokenKubeletGates,
+  saTokenGates,
   startLabRegistry,
   type PreparedSuite,
   type Suite,
@@ -70,8 +70,8 @@ export const vendorEcrSuite: Suite = {
       needs: ['installPlugins', 'hostRegistries', 'pluginsReachHost'],
       spec: {
         credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> },
-        // The two KEP-4412 providers: on 1.33 the alpha gate is turned on, so the SA checks judge the real kubelet.
-        featureGates: { kubelet: saTokenKubeletGates(behaviour) },
+        // The two KEP-4412 providers: on 1.33 the alpha gate is turned on (kubelet and API server), so the SA checks judge the real kubelet.
+        featureGates: saTokenGates(behaviour),
       },
       async run(run) {
         const session = await openSession(run, lab);

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { parseProviderConfig } from '../../src/api/credentialprovider/config.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
 import { ConfigError, type FieldProblem } from '../../src/core/errors.ts';
-import { saTokenKubeletGates } from '../../src/api/credentialprovider/for-version.ts';
+import { saTokenGates } from '../../src/api/credentialprovider/for-version.ts';
 import type { PodState } from '../../src/model/service-account-token.ts';
 import { behaviourFor, SUPPORTED_MINORS } from '../../src/versions/table.ts';
 import { ECR_ROLE_ANNOTATION } from '../../src/run/kit.ts';
@@ -31,7 +31,7 @@ const saProviders = (minor: number) => configFor(minor).providers.filter((p) => 
 
 describe.each(SUPPORTED_MINORS)('kubelet 1.%i', (minor) => {
   const b = behaviourFor(`1.${minor}`);
-  const gates = saTokenKubeletGates(b);
+  const gates = saTokenGates(b).kubelet;
 
   test('decodes and validates the config with the gates the suite sets', () => {
     expect(() =>
@@ -58,14 +58,15 @@ describe.each(SUPPORTED_MINORS)('kubelet 1.%i', (minor) => {
 describe('per minor', () => {
   test('1.33: no cacheType (the field does not exist) and the alpha gate turned on', () => {
     expect(saProviders(33).map((p) => p.tokenAttributes?.cacheType)).toEqual([undefined, undefined]);
-    expect(saTokenKubeletGates(behaviourFor('1.33'))).toEqual({
-      KubeletServiceAccountTokenForCredentialProviders: true,
+    expect(saTokenGates(behaviourFor('1.33'))).toEqual({
+      kubelet: { KubeletServiceAccountTokenForCredentialProviders: true },
+      apiserver: { KubeletServiceAccountTokenForCredentialProviders: true },
     });
   });
 
   test.each([34, 35, 36, 37, 38])('1.%i: cacheType ServiceAccount, no gate to set (beta, on by default)', (minor) => {
     expect(saProviders(minor).map((p) => p.tokenAttributes?.cacheType)).toEqual(['ServiceAccount', 'ServiceAccount']);
-    expect(saTokenKubeletGates(behaviourFor(`1.${minor}`))).toEqual({});
+    expect(saTokenGates(behaviourFor(`1.${minor}`))).toEqual({ kubelet: {}, apiserver: {} });
   });
 
   test("what 1.33 refused before: 1.34's config (cacheType) is an unknown field, and without the gate tokenAttributes is forbidden", () => {
@@ -92,7 +93,7 @@ test('1.33 with the gate: the SA model predicts what it predicts on 1.37 (token 
   const rbac = (minor: number) => {
     const provider = configFor(minor).providers.find((p) => p.name === PROVIDER.sa)!;
     const behaviour = behaviourFor(`1.${minor}`);
-    const gates = { kubelet: saTokenKubeletGates(behaviour), apiserver: {} };
+    const gates = saTokenGates(behaviour);
     const model = (grants: Array<{ audience: string }>) => saModel(provider, { behaviour, gates, grants });
     return predictSaRbac(
       model([]).pull(pod, IMAGES.sa.request, answer),
@@ -104,4 +105,23 @@ test('1.33 with the gate: the SA model predicts what it predicts on 1.37 (token 
     withoutGrant: { tokenDenied: true, invoked: false, pull: 'pull failure' },
     withGrant: { tokenDenied: false, invoked: true, pull: 'pull success' },
   });
+});
+
+test("1.33 with the gate on the kubelet only: the Node authorizer refuses the kubelet's get of the SA, the plugin never runs", () => {
+  const provider = configFor(33).providers.find((p) => p.name === PROVIDER.sa)!;
+  const behaviour = behaviourFor('v1.33.13');
+  const gates = { kubelet: saTokenGates(behaviour).kubelet, apiserver: {} };
+  const pod: PodState = {
+    namespace: 'default',
+    name: 'p',
+    uid: 'u',
+    serviceAccount: { name: names.puller, uid: 'sa-uid', annotations: { [ECR_ROLE_ANNOTATION]: names.roleArn } },
+  };
+  const p = saModel(provider, { behaviour, gates, grants: [{ audience: names.audience }] }).pull(
+    pod,
+    IMAGES.sa.request,
+    saPluginAnswer({ cacheKeyType: 'Registry', cacheDurationMs: 6 * 3600_000 }),
+  );
+  expect(p).toMatchObject({ tokenRequested: false, invoked: false, pull: 'failure' });
+  expect(p.because).toContain('not allowed to get service accounts');
 });

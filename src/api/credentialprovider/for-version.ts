@@ -27,16 +27,22 @@ export function tokenAttributesFor(b: KubeBehaviour, attrs: TokenAttributes): To
 }
 
 /**
- * The kubelet --feature-gates a KEP-4412 provider (tokenAttributes) needs on this version: none where
- * KubeletServiceAccountTokenForCredentialProviders is on by default (1.34+, beta), the gate where it exists
- * but is off (1.33: alpha, default false; v1.33.13 pkg/features/kube_features.go), since without it the kubelet
- * refuses the config ("tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders
- * feature gate is disabled", config.go validateCredentialProviderConfig). Where the gate does not exist, no
- * kubelet of that version runs a KEP-4412 provider.
+ * The --feature-gates a KEP-4412 provider (tokenAttributes) needs on this version, on the kubelet and on
+ * kube-apiserver: none where KubeletServiceAccountTokenForCredentialProviders is on by default (1.34+, beta); the
+ * gate on both where it exists but is off (1.33: alpha, default false; v1.33.13 pkg/features/kube_features.go).
+ * The kubelet without it refuses the config ("tokenAttributes is not supported when
+ * KubeletServiceAccountTokenForCredentialProviders feature gate is disabled", config.go
+ * validateCredentialProviderConfig); kube-apiserver without it has the Node authorizer refuse the kubelet's
+ * get of the pod's ServiceAccount ("not allowed to get service accounts", node_authorizer.go:241), so the
+ * plugin is never run. Where the gate does not exist, no kubelet of that version runs a KEP-4412 provider.
  */
-export function saTokenKubeletGates(b: KubeBehaviour): Record<string, boolean> {
+export function saTokenGates(b: KubeBehaviour): {
+  kubelet: Record<string, boolean>;
+  apiserver: Record<string, boolean>;
+} {
   const def = b.gateDefaults.KubeletServiceAccountTokenForCredentialProviders;
   if (def === 'absent')
     throw new ConfigError(`the kubelet 1.${b.minor} has no ${SA_TOKEN_GATE} gate: it cannot run a KEP-4412 provider`);
-  return def ? {} : { [SA_TOKEN_GATE]: true };
+  const gates: Record<string, boolean> = def ? {} : { [SA_TOKEN_GATE]: true };
+  return { kubelet: gates, apiserver: { ...gates } };
 }
