@@ -8,7 +8,12 @@ export interface KubeBehaviour {
   minor: number;
   /** Providers are invoked in config order from 1.33; sorted by name before (k/k PR #129669). */
   providerOrder: 'name' | 'config';
-  /** Feature gate defaults on the kubelet (and, for the node audience restriction, the API server). */
+  /**
+   * Feature gate defaults on the kubelet (and, for the node audience restriction, the API server).
+   * KubeletServiceAccountTokenForCredentialProviders is read by kube-apiserver too: its Node authorizer lets a
+   * kubelet get a pod's ServiceAccount only with it on (v1.33.13 plugin/pkg/auth/authorizer/node/node_authorizer.go:241;
+   * alpha and off in 1.33, beta and on from 1.34: pkg/features/kube_features.go). Seen on a real v1.33.13.
+   */
   gateDefaults: {
     KubeletServiceAccountTokenForCredentialProviders: boolean | 'absent';
     KubeletEnsureSecretPulledImages: boolean | 'absent';
