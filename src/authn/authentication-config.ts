@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { behaviourFor, newestBehaviour, type KubeBehaviour } from '../versions/table.ts';
+import { behaviourFor, type KubeBehaviour } from '../versions/table.ts';
 import type { TokenWebhookFiles } from './webhook-files.ts';
 
 /** What the API server prefixes a JWT's sub with: oidc:<sub> (claimMappings.username.prefix). */
@@ -40,17 +40,14 @@ export function authenticationConfiguration(b: KubeBehaviour, issuers: JwtIssuer
   };
 }
 
-/**
- * credprov's own issuer (the webhook files' CA and URL) for `audiences`, for kube-apiserver `kubeVersion`
- * (a suite's ctx.kubeVersion; the newest modelled release where none is given).
- */
+/** credprov's own issuer (the webhook files' CA and URL) for `audiences`, for kube-apiserver `kubeVersion` (a suite's ctx.kubeVersion). */
 export async function ensureAuthenticationConfig(
   files: TokenWebhookFiles,
   audiences: string[],
-  kubeVersion?: string,
+  kubeVersion: string,
 ): Promise<string> {
   const ca = await readFile(files.caFile, 'utf8');
-  const b = kubeVersion === undefined ? newestBehaviour() : behaviourFor(kubeVersion);
+  const b = behaviourFor(kubeVersion);
   const text = stringify(
     authenticationConfiguration(b, [
       { url: files.issuerUrl, caPem: ca, audiences, username: { claim: 'sub', prefix: JWT_USERNAME_PREFIX } },
