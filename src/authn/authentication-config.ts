@@ -2,9 +2,10 @@
 // authenticator at credprov's OIDC issuer (or a cloud's fake), written beside
 // the webhook's files in the apiVersion the API server's version reads (version
 // table authenticationConfigApiVersion: v1beta1 on 1.33, v1 from 1.34). The
-// API server reads it at start, so like the webhook kubeconfig its name carries a hash of its content: the
-// same issuer, CA and audiences give the same path (the environment is
-// reused), anything else a new path (a new API server).
+// API server reads it at start, so like the webhook kubeconfig its name
+// carries a hash of its content: the same issuer, CA, audiences and version
+// give the same path (the environment is reused), anything else a new path
+// (a new API server).
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
