@@ -96,7 +96,7 @@ describe('OIDC issuer (real HTTPS server, jose verifying)', () => {
   });
 
   test('the AuthenticationConfiguration names the issuer, its CA and audiences, with oidc: usernames; its path follows its content', async () => {
-    const file = await ensureAuthenticationConfig(files, ['aud-a']);
+    const file = await ensureAuthenticationConfig(files, ['aud-a'], 'v1.37.1');
     const cfg = parse(await readFile(file, 'utf8')) as {
       apiVersion: string;
       kind: string;
@@ -106,8 +106,8 @@ describe('OIDC issuer (real HTTPS server, jose verifying)', () => {
     expect(cfg.kind).toBe('AuthenticationConfiguration');
     expect(cfg.jwt[0]!.issuer).toEqual({ url: issuer.url, certificateAuthority: ca, audiences: ['aud-a'] });
     expect(cfg.jwt[0]!.claimMappings).toEqual({ username: { claim: 'sub', prefix: JWT_USERNAME_PREFIX } });
-    expect(await ensureAuthenticationConfig(files, ['aud-a'])).toBe(file);
-    const other = await ensureAuthenticationConfig(files, ['aud-a', 'aud-b']);
+    expect(await ensureAuthenticationConfig(files, ['aud-a'], 'v1.37.1')).toBe(file);
+    const other = await ensureAuthenticationConfig(files, ['aud-a', 'aud-b'], 'v1.37.1');
     expect(other).not.toBe(file);
     await expect(readFile(file)).rejects.toThrow();
   });

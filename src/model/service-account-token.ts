@@ -96,7 +96,11 @@ export interface ModelOptions {
   provider: ProviderUnderTest;
   /** The kubelet's row of the version table: rejectsTokenAsPassword, gate defaults. */
   behaviour: KubeBehaviour;
-  /** Gate overrides of the environment (kubelet: KubeletServiceAccountTokenForCredentialProviders; API server: ServiceAccountNodeAudienceRestriction). */
+  /**
+   * Gate overrides of the environment (kubelet: KubeletServiceAccountTokenForCredentialProviders; API server:
+   * ServiceAccountNodeAudienceRestriction, and KubeletServiceAccountTokenForCredentialProviders for the Node
+   * authorizer's service-account get). The API server's defaults are read from `behaviour` (same version).
+   */
   gates?: { kubelet?: Record<string, boolean>; apiserver?: Record<string, boolean> };
   grants: AudienceGrant[];
 }
@@ -134,6 +138,19 @@ export class ServiceAccountTokenModel {
       this.o.gates?.kubelet?.KubeletServiceAccountTokenForCredentialProviders ??
       this.o.behaviour.gateDefaults.KubeletServiceAccountTokenForCredentialProviders;
     return gate === true && !!this.o.provider.tokenAttributes?.serviceAccountTokenAudience;
+  }
+
+  /**
+   * The Node authorizer lets a kubelet get a pod's ServiceAccount (for its UID and annotations) only with
+   * KubeletServiceAccountTokenForCredentialProviders on in kube-apiserver (v1.33.13
+   * plugin/pkg/auth/authorizer/node/node_authorizer.go:241, "not allowed to get service accounts"; v1.34.5:248,
+   * or PodCertificateRequest). Seen on a real v1.33.13 with the gate on the kubelet only.
+   */
+  private get nodeMayGetServiceAccount(): boolean {
+    const gate =
+      this.o.gates?.apiserver?.KubeletServiceAccountTokenForCredentialProviders ??
+      this.o.behaviour.gateDefaults.KubeletServiceAccountTokenForCredentialProviders;
+    return gate === true;
   }
 
   private get nodeAudienceRestriction(): boolean {
@@ -177,6 +194,11 @@ export class ServiceAccountTokenModel {
           );
         steps.push('no service account name and requireServiceAccount false: invoked without a token');
       } else {
+        // plugin.go provide(): getServiceAccountData (a GET of the SA) comes before the annotation check.
+        if (!this.nodeMayGetServiceAccount)
+          return none(
+            `the Node authorizer refuses the kubelet's get of SA ${pod.namespace}/${sa.name} (KubeletServiceAccountTokenForCredentialProviders off in kube-apiserver: "not allowed to get service accounts"): plugin not invoked, no credentials`,
+          );
         const missing = (ta.requiredServiceAccountAnnotationKeys ?? []).filter((k) => !(k in sa.annotations));
         if (missing.length > 0)
           return none(

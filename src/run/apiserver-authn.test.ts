@@ -26,6 +26,7 @@ function setup(artifactsDir: string): SuiteSetup {
     processEnv: { CREDPROV_STATE_DIR: join(artifactsDir, 'state') },
     ci: false,
     environmentName: `unit-authn-${process.pid}`,
+    kubeVersion: 'v1.37.1',
     defer: (c) => cleanups.push(c),
     async own<T extends Stoppable>(started: Promise<T> | T): Promise<T> {
       const s = await started;

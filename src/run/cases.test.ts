@@ -36,6 +36,7 @@ function suiteRun(o: { ci?: boolean; caps?: Partial<Capabilities> } = {}): Suite
     processEnv: {},
     ci: o.ci ?? false,
     environmentName: 'unit',
+    kubeVersion: 'v1.37.1',
     defer: () => {
       throw new Error("a case must not reach the suite's defer");
     },

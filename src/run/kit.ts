@@ -258,6 +258,7 @@ export {
   type PluginAnswer,
   type RecordedExecRun,
 } from '../plugin/exec-recording-wrapper.ts';
+export { saTokenGates, tokenAttributesFor } from '../api/credentialprovider/for-version.ts';
 export {
   ECR_PLUGIN,
   ECR_PLUGIN_VERSION,

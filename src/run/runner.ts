@@ -154,6 +154,7 @@ export async function runSuites(suites: Suite[], o: RunOptions): Promise<RunOutc
       processEnv,
       ci,
       environmentName: envName,
+      kubeVersion,
       defer: (c) => scope.defer(c),
       own: (started) => scope.own(started),
     };

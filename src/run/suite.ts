@@ -32,6 +32,12 @@ export interface SuiteSetup {
    */
   environmentName: string;
   /**
+   * The Kubernetes version the environment will run (kubelet, kube-apiserver, kubectl), known before it
+   * exists: a suite writes the configs it hands them (a CredentialProviderConfig, an AuthenticationConfiguration)
+   * for this version, through the version table (behaviourFor).
+   */
+  kubeVersion: string;
+  /**
    * Registers a cleanup that runs after the suite (also when prepare throws,
    * and on Ctrl-C), last registered first. A failing cleanup is logged; it
    * never hides the suite's own error.

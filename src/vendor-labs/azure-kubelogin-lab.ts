@@ -122,14 +122,19 @@ export async function startAzureKubeloginLab(ctx: SuiteSetup, o: AzureKubeloginL
   ctx.defer(() => fake.stop());
   const entra = await fake.start({ dir: join(work, 'entra') });
   ctx.defer(() => entra.unmap());
-  const authenticationConfigFile = await ensureJwtAuthenticationConfig(work, [
-    {
-      url: entraIssuer(tenantId),
-      caPem: entra.caPem,
-      audiences: [o.serverId],
-      username: { claim: 'oid', prefix: o.usernamePrefix },
-    },
-  ]);
+  // In the apiVersion the environment's kube-apiserver reads (v1beta1 on 1.33: the version table).
+  const authenticationConfigFile = await ensureJwtAuthenticationConfig(
+    work,
+    [
+      {
+        url: entraIssuer(tenantId),
+        caPem: entra.caPem,
+        audiences: [o.serverId],
+        username: { claim: 'oid', prefix: o.usernamePrefix },
+      },
+    ],
+    ctx.kubeVersion,
+  );
   // Each run's stdout holds a live token until the suite ends: a private temp dir, removed after.
   const runsDir = await mkdtemp(join(tmpdir(), 'credprov-azure-kubelogin-runs-'));
   ctx.defer(() => rm(runsDir, { recursive: true, force: true }));

@@ -8,7 +8,12 @@ export interface KubeBehaviour {
   minor: number;
   /** Providers are invoked in config order from 1.33; sorted by name before (k/k PR #129669). */
   providerOrder: 'name' | 'config';
-  /** Feature gate defaults on the kubelet (and, for the node audience restriction, the API server). */
+  /**
+   * Feature gate defaults on the kubelet (and, for the node audience restriction, the API server).
+   * KubeletServiceAccountTokenForCredentialProviders is read by kube-apiserver too: its Node authorizer lets a
+   * kubelet get a pod's ServiceAccount only with it on (v1.33.13 plugin/pkg/auth/authorizer/node/node_authorizer.go:241;
+   * alpha and off in 1.33, beta and on from 1.34: pkg/features/kube_features.go). Seen on a real v1.33.13.
+   */
   gateDefaults: {
     KubeletServiceAccountTokenForCredentialProviders: boolean | 'absent';
     KubeletEnsureSecretPulledImages: boolean | 'absent';
@@ -150,6 +155,16 @@ export interface KubeBehaviour {
    *   error, so the whole kuberc fails to decode (k/k #137272; v0.36.5, v0.37.1). Seen live on v1.36.5, v1.37.1.
    */
   kubercPluginPolicy: 'absent' | 'name' | 'command';
+  /**
+   * The apiVersion of the AuthenticationConfiguration kube-apiserver reads from --authentication-config
+   * (KEP-3331, structured authentication). v1beta1 in 1.33: k8s.io/apiserver v0.33.13
+   * pkg/apis/apiserver/v1beta1/register.go registers AuthenticationConfiguration and v1/register.go does not
+   * (a v1 file is refused: `no kind "AuthenticationConfiguration" is registered for version
+   * "apiserver.config.k8s.io/v1"`, seen on a real v1.33.13); its gate StructuredAuthenticationConfiguration is
+   * beta and on by default from 1.30 (pkg/features/kube_features.go), so 1.33 needs no gate. v1 from 1.34
+   * (v0.34.5 v1/register.go; the gate GA and locked on), the same in v0.35.4, v0.36.5, v0.37.1, v0.38.0-alpha.0.
+   */
+  authenticationConfigApiVersion: 'apiserver.config.k8s.io/v1beta1' | 'apiserver.config.k8s.io/v1';
   /** with no release yet: why its row is believed, until a real kubelet of
    * that minor confirms each field. Defaults (NEWEST_MINOR) never pick a provisional row.
    */
@@ -181,6 +196,7 @@ const ROWS: KubeBehaviour[] = [
     stripedLockFix: { readPatches: [13] },
     tokenCacheKeyedByServiceAccountUid: false,
     kubercPluginPolicy: 'absent',
+    authenticationConfigApiVersion: 'apiserver.config.k8s.io/v1beta1',
   }),
   row(34, {
     gateDefaults: {
@@ -266,6 +282,7 @@ function row(
     preloadedImageRecords: false,
     tokenCacheKeyedByServiceAccountUid: true,
     kubercPluginPolicy: 'command',
+    authenticationConfigApiVersion: 'apiserver.config.k8s.io/v1',
     ...o,
   };
 }

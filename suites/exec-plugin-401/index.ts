@@ -73,7 +73,7 @@ export const execPlugin401Suite: Suite = {
     const issuer = await ctx.own(
       startOidcIssuer({ address, port: files.issuerPort, certFile, keyFile, audiences: [JWT_AUDIENCE], log: ctx.log }),
     );
-    const authenticationConfigFile = await ensureAuthenticationConfig(files, [JWT_AUDIENCE]);
+    const authenticationConfigFile = await ensureAuthenticationConfig(files, [JWT_AUDIENCE], ctx.kubeVersion);
     return {
       // Only the files' paths are in the spec: the API server is not tied to this webhook (issue-iam wires another one the same way).
       spec: { apiserver: { tokenWebhookConfigFile: files.kubeconfigFile, authenticationConfigFile } },

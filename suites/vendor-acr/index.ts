@@ -18,7 +18,15 @@ import { acrCases } from './cases.ts';
 import { VENDOR_ACR_CHECKS } from './checks.ts';
 import { startAcrLab } from './lab.ts';
 import { openSession } from './session.ts';
-import { ACR_PLUGIN_VERSION, runCases, type PreparedSuite, type Suite, type SuiteSetup } from '../../src/run/kit.ts';
+import { behaviourFor } from '../../src/versions/table.ts';
+import {
+  ACR_PLUGIN_VERSION,
+  runCases,
+  saTokenGates,
+  type PreparedSuite,
+  type Suite,
+  type SuiteSetup,
+} from '../../src/run/kit.ts';
 
 export const vendorAcrSuite: Suite = {
   name: 'vendor-acr',
@@ -31,11 +39,16 @@ export const vendorAcrSuite: Suite = {
     `acr-credential-provider ${ACR_PLUGIN_VERSION} from the Go module proxy ` +
     '(sigs.k8s.io/cloud-provider-azure; built into <cache>/plugins on first use, about 4 minutes with a cold Go cache)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
-    const lab = await startAcrLab(ctx);
+    const behaviour = behaviourFor(ctx.kubeVersion);
+    const lab = await startAcrLab(ctx, behaviour);
     return {
       // pluginsReachHost: the managed-identity provider's env names the fake identity endpoint on this host's loopback.
       needs: ['installPlugins', 'hostRegistries', 'pluginsReachHost'],
-      spec: { credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> } },
+      spec: {
+        credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> },
+        // The two KEP-4412 providers: on 1.33 the alpha gate is turned on (kubelet and API server), so the SA checks judge the real kubelet.
+        featureGates: saTokenGates(behaviour),
+      },
       async run(run) {
         const session = await openSession(run, lab);
         return runCases(run, await acrCases(session), { concurrency: 1 });

@@ -7,6 +7,7 @@ import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { azureJson, NAMESPACE, PROVIDER, providerConfig, runNames } from './plan.ts';
 import type { AcrLab } from './session.ts';
+import type { KubeBehaviour } from '../../src/versions/table.ts';
 import {
   ACR_PLUGIN_VERSION,
   ACR_RECIPE,
@@ -24,7 +25,10 @@ import {
 } from '../../src/run/kit.ts';
 
 /** The plugin, three registries, the fake Azure endpoints and one recording wrapper per provider name; all stopped after the suite. */
-export async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: Record<string, string> }> {
+export async function startAcrLab(
+  ctx: SuiteSetup,
+  behaviour: KubeBehaviour,
+): Promise<AcrLab & { plugins: Record<string, string> }> {
   const names = runNames(randomBytes(3).toString('hex'), randomUUID);
   // Files the plugin reads (azure.json, the lab CA) and the wrappers' log: in a dir the nodes see.
   const files = await pluginDir(ctx, 'acr-files');
@@ -80,13 +84,17 @@ export async function startAcrLab(ctx: SuiteSetup): Promise<AcrLab & { plugins: 
   const miJson = join(files, 'azure-managed-identity.json');
   await writeFile(staticJson, JSON.stringify(json.static, null, 2), { mode: 0o600 });
   await writeFile(miJson, JSON.stringify(json.mi, null, 2), { mode: 0o600 });
-  const config = providerConfig(names, {
-    staticJson,
-    miJson,
-    identityEndpoint,
-    identityHeader,
-    caFile: loginServer.caFile,
-  });
+  const config = providerConfig(
+    names,
+    {
+      staticJson,
+      miJson,
+      identityEndpoint,
+      identityHeader,
+      caFile: loginServer.caFile,
+    },
+    behaviour,
+  );
   const plugins: Record<string, string> = {};
   for (const name of Object.values(PROVIDER)) {
     plugins[name] = await installRecordingWrapper({

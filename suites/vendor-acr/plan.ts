@@ -10,7 +10,14 @@
 // Upstream's example config (examples/out-of-tree/credential-provider-config.yaml) matches the
 // four ACR clouds and mcr.microsoft.com with defaultCacheDuration 10m; this plan keeps both.
 import type { CredentialProvider, CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { ACR_CLIENT_ID_ANNOTATION, ACR_PLUGIN, ACR_TENANT_ID_ANNOTATION, type AzureJson } from '../../src/run/kit.ts';
+import type { KubeBehaviour } from '../../src/versions/table.ts';
+import {
+  ACR_CLIENT_ID_ANNOTATION,
+  ACR_PLUGIN,
+  ACR_TENANT_ID_ANNOTATION,
+  tokenAttributesFor,
+  type AzureJson,
+} from '../../src/run/kit.ts';
 
 export const PROVIDER = {
   static: ACR_PLUGIN,
@@ -110,15 +117,20 @@ const entry = (name: string, matchImages: string[], args: string[], rest: Partia
   ...rest,
 });
 
-/** KEP-4412: the run's audience, and the two annotations the plugin requires (consts.go:20-21). */
-const tokenAttributes = (n: RunNames) => ({
-  serviceAccountTokenAudience: n.audience,
-  cacheType: 'ServiceAccount' as const,
-  requireServiceAccount: true,
-  requiredServiceAccountAnnotationKeys: [ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION],
-});
+/**
+ * KEP-4412: the run's audience, and the two annotations the plugin requires (consts.go:20-21), as the kubelet
+ * of `b` reads them (tokenAttributesFor: no cacheType on 1.33).
+ */
+const tokenAttributes = (n: RunNames, b: KubeBehaviour) =>
+  tokenAttributesFor(b, {
+    serviceAccountTokenAudience: n.audience,
+    cacheType: 'ServiceAccount',
+    requireServiceAccount: true,
+    requiredServiceAccountAnnotationKeys: [ACR_CLIENT_ID_ANNOTATION, ACR_TENANT_ID_ANNOTATION],
+  });
 
-export function providerConfig(n: RunNames, f: ProviderFiles): CredentialProviderConfig {
+/** The kubelet's provider config, as the kubelet of `b` reads it. */
+export function providerConfig(n: RunNames, f: ProviderFiles, b: KubeBehaviour): CredentialProviderConfig {
   return {
     apiVersion: 'kubelet.config.k8s.io/v1',
     kind: 'CredentialProviderConfig',
@@ -132,11 +144,11 @@ export function providerConfig(n: RunNames, f: ProviderFiles): CredentialProvide
           { name: 'SSL_CERT_FILE', value: f.caFile },
         ],
       }),
-      entry(PROVIDER.sa, ['*.azurecr.de'], [f.staticJson], { tokenAttributes: tokenAttributes(n) }),
+      entry(PROVIDER.sa, ['*.azurecr.de'], [f.staticJson], { tokenAttributes: tokenAttributes(n, b) }),
       // Azure AD and the login server are https under their names: trust the lab CA.
       entry(PROVIDER.wi, [n.hosts.wi], [f.miJson], {
         env: [{ name: 'SSL_CERT_FILE', value: f.caFile }],
-        tokenAttributes: tokenAttributes(n),
+        tokenAttributes: tokenAttributes(n, b),
       }),
     ],
   };

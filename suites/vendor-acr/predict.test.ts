@@ -19,13 +19,17 @@ const byProvider = {
   [PROVIDER.sa]: json.static,
   [PROVIDER.wi]: json.mi,
 };
-const config = providerConfig(names, {
-  staticJson: '/x/azure-static.json',
-  miJson: '/x/azure-mi.json',
-  identityEndpoint: 'http://127.0.0.1:1/msi/token',
-  identityHeader: 'h',
-  caFile: '/x/ca.crt',
-});
+const config = providerConfig(
+  names,
+  {
+    staticJson: '/x/azure-static.json',
+    miJson: '/x/azure-mi.json',
+    identityEndpoint: 'http://127.0.0.1:1/msi/token',
+    identityHeader: 'h',
+    caFile: '/x/ca.crt',
+  },
+  behaviourFor('1.37'),
+);
 const provider = (name: string) => config.providers.find((p) => p.name === name)!;
 const acceptsSp = (u: string, p: string) => u === names.clientId && p === 'client secret';
 

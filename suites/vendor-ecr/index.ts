@@ -33,6 +33,7 @@ import { pullCases } from './pull-cases.ts';
 import { refreshCase, startRefresh } from './refresh-cases.ts';
 import { saCases } from './sa-cases.ts';
 import { openSession, type EcrLab } from './session.ts';
+import { behaviourFor, type KubeBehaviour } from '../../src/versions/table.ts';
 import {
   ECR_PLUGIN_VERSION,
   ECR_RECIPE,
@@ -43,6 +44,7 @@ import {
   pluginDir,
   redactWrapperLog,
   runCases,
+  saTokenGates,
   startLabRegistry,
   type PreparedSuite,
   type Suite,
@@ -61,11 +63,16 @@ export const vendorEcrSuite: Suite = {
     `ecr-credential-provider ${ECR_PLUGIN_VERSION} from the Go module proxy ` +
     '(k8s.io/cloud-provider-aws; built into <cache>/plugins on first use, about a minute with a warm Go cache)',
   async prepare(ctx: SuiteSetup): Promise<PreparedSuite> {
-    const lab = await startEcrLab(ctx);
+    const behaviour = behaviourFor(ctx.kubeVersion);
+    const lab = await startEcrLab(ctx, behaviour);
     return {
       // pluginsReachHost: the plugin's env points every AWS endpoint at the fake on this host's loopback (reachFromPlugins).
       needs: ['installPlugins', 'hostRegistries', 'pluginsReachHost'],
-      spec: { credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> } },
+      spec: {
+        credentialProvider: { plugins: lab.plugins, config: lab.config as unknown as Record<string, unknown> },
+        // The two KEP-4412 providers: on 1.33 the alpha gate is turned on (kubelet and API server), so the SA checks judge the real kubelet.
+        featureGates: saTokenGates(behaviour),
+      },
       async run(run) {
         const session = await openSession(run, lab);
         const results = await runCases(run, pullCases(session), ONE_AT_A_TIME);
@@ -78,7 +85,10 @@ export const vendorEcrSuite: Suite = {
 };
 
 /** The plugin, two lab registries, the fake AWS and one recording wrapper per provider name; everything stopped after the suite. */
-async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<string, string> }> {
+async function startEcrLab(
+  ctx: SuiteSetup,
+  behaviour: KubeBehaviour,
+): Promise<EcrLab & { plugins: Record<string, string> }> {
   const names = runNames(randomBytes(3).toString('hex'));
   // Where the wrappers record each exec: the plugin runs in the node, so a dir nodes see (pluginDir).
   const logDir = await pluginDir(ctx, 'ecr-invocations');
@@ -119,7 +129,7 @@ async function startEcrLab(ctx: SuiteSetup): Promise<EcrLab & { plugins: Record<
   });
   ctx.defer(() => fake.stop());
   const endpoints = await fake.start();
-  const config = providerConfig(endpoints, user, names);
+  const config = providerConfig(endpoints, user, names, behaviour);
   const plugins: Record<string, string> = {};
   for (const name of Object.values(PROVIDER)) {
     plugins[name] = await installRecordingWrapper({

@@ -8,12 +8,14 @@
 // The fake ECR's tokens live 12h, except in us-west-2 (24s) for the refresh case,
 // where every new token also rotates that registry's password (the old token dies).
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
+import type { KubeBehaviour } from '../../src/versions/table.ts';
 import {
   ECR_PLUGIN,
   ecrHost,
   ecrPluginEnv,
   ecrProvider,
   ecrTokenAttributes,
+  tokenAttributesFor,
   type FakeAwsEndpoints,
 } from '../../src/run/kit.ts';
 
@@ -94,11 +96,15 @@ export function runNames(id: string): RunNames {
 
 const matchRegion = (region: string) => `*.dkr.ecr.${region}.amazonaws.com`;
 
-/** The kubelet's provider config: every AWS endpoint of the plugin's env points at the fake. */
+/**
+ * The kubelet's provider config, as the kubelet of `behaviour` reads it (tokenAttributesFor): every AWS
+ * endpoint of the plugin's env points at the fake.
+ */
 export function providerConfig(
   endpoints: FakeAwsEndpoints,
   staticKeys: { accessKeyId: string; secretAccessKey: string },
   names: RunNames,
+  behaviour: KubeBehaviour,
 ): CredentialProviderConfig {
   return {
     apiVersion: 'kubelet.config.k8s.io/v1',
@@ -113,13 +119,13 @@ export function providerConfig(
         name: PROVIDER.sa,
         matchImages: [matchRegion(REGION.sa)],
         env: ecrPluginEnv(endpoints),
-        tokenAttributes: ecrTokenAttributes(names.audience),
+        tokenAttributes: tokenAttributesFor(behaviour, ecrTokenAttributes(names.audience)),
       }),
       ecrProvider({
         name: PROVIDER.wrongAud,
         matchImages: [matchRegion(REGION.wrongAud)],
         env: ecrPluginEnv(endpoints),
-        tokenAttributes: ecrTokenAttributes(names.wrongAudience),
+        tokenAttributes: tokenAttributesFor(behaviour, ecrTokenAttributes(names.wrongAudience)),
       }),
     ],
   };

@@ -26,7 +26,12 @@ import { ECR_ROLE_ANNOTATION } from '../../src/run/kit.ts';
 
 const names = runNames('abc123');
 const endpoints = { ecr: 'http://127.0.0.1:1', sts: 'http://127.0.0.1:2', other: 'http://127.0.0.1:3' };
-const config = providerConfig(endpoints, { accessKeyId: 'AKIANODE', secretAccessKey: 'secret' }, names);
+const config = providerConfig(
+  endpoints,
+  { accessKeyId: 'AKIANODE', secretAccessKey: 'secret' },
+  names,
+  behaviourFor('v1.37.1'),
+);
 const provider = (name: string) => config.providers.find((p) => p.name === name)!;
 
 describe('non-SA predictions', () => {

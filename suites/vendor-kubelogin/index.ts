@@ -86,10 +86,12 @@ export const vendorKubeloginSuite: Suite = {
       progress: ctx.progress,
       log: ctx.log,
     });
-    const authenticationConfigFile = await ensureAuthenticationConfig(files, [
-      LAB_CLIENT_IDS.user,
-      LAB_CLIENT_IDS.robot,
-    ]);
+    // In the apiVersion the environment's kube-apiserver reads (v1beta1 on 1.33: the version table).
+    const authenticationConfigFile = await ensureAuthenticationConfig(
+      files,
+      [LAB_CLIENT_IDS.user, LAB_CLIENT_IDS.robot],
+      ctx.kubeVersion,
+    );
     return {
       needs: ['apiserverAuthn'],
       spec: { apiserver: { authenticationConfigFile } },
