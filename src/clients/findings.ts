@@ -24,6 +24,7 @@ import type { AnswerTrait } from './decoding-model.ts';
 import { FABRIC8_RULES } from './fabric8/fabric8-rules.ts';
 import { escapeChar, headerProblem } from './header-rules.ts';
 import type { ExecClientName } from './probe.ts';
+import { parseJiffTimestamp } from './kube-rs/jiff-timestamp.ts';
 import { KUBE_RS_RULES } from './kube-rs/kube-rs-rules.ts';
 import { KUBE_APISERVER_MAX_HEADER_BYTES } from './scripted-endpoint.ts';
 import { decodeTyped, type TypedDecode } from './typed-reading.ts';
@@ -438,8 +439,13 @@ function kubeRsReading(stdout: string, configured: string): Finding[] {
   else if (a.kind !== 'ExecCredential') out.push(F('kind-wrong', `kind is ${show(a.kind)}`));
   const s = a.status;
   if (!s) return [...out, F('status-missing', 'the ExecCredential has no status (or it is null)')];
-  const ts = timestampFinding(s.expirationTimestamp);
-  if (ts) out.push(ts);
+  const ts = s.expirationTimestamp;
+  if (ts !== undefined) {
+    // jiff's grammar, not RFC 3339's (jiff-timestamp.ts).
+    const at = parseJiffTimestamp(ts);
+    if (!at.ok) out.push(F('timestamp-not-rfc3339', `expirationTimestamp is ${show(ts)} (${at.defect})`));
+    else if (at.ms <= Date.now()) out.push(F('expired', `expirationTimestamp ${show(ts)} is already past`));
+  }
   const { token, clientCertificateData: cert, clientKeyData: key } = s;
   if (cert !== undefined && key !== undefined) return [...out, ...pairFindings(cert, key, Boolean(token))];
   if (token !== undefined) return [...out, ...tokenFindings(token, { certificate: false, reader: 'client-go' })];
