@@ -6,7 +6,7 @@
 //
 // The clients do not read an answer alike, so each has a reader here that
 // follows its code (and the differential test, src/differential/exec.test.ts,
-// holds it to the real client on generated answers):
+// holds it to the real client on generated answers; fabric8 apart):
 //   - client-go (and kubectl): the universal decoder (JSON, or YAML), into the
 //     typed ExecCredential, so a field of another JSON type is an error; then
 //     the version, the status, a token and/or a certificate pair, both sent;
@@ -15,6 +15,12 @@
 //     when truthy, and fetch takes a certificate and key only as strings;
 //   - Python: json.loads, key presence ('token' in status wins outright,
 //     whatever its value: "Bearer %s"), the apiVersion compared as is.
+//   - kube-rs and fabric8: a typed decode (serde_saphyr; Jackson or
+//     SnakeYAML) by the JSON kinds each field takes (their rules' fieldKinds,
+//     typed-reading.ts): a number is a token's text, an object fails the
+//     decode; then each one's own order (kube-rs: the certificate pair before
+//     the token, jiff for the expiry; fabric8: the apiVersion, then any token,
+//     even "", before the certificate).
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { checkKeyPair } from '../api/exec/certificate.ts';
 import { isRfc3339, parseStdoutLikeClientGo, rfc3339Defect } from '../api/exec/credential.ts';
