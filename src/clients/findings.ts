@@ -5,8 +5,9 @@
 // found with.
 //
 // The clients do not read an answer alike, so each has a reader here that
-// follows its code (and the differential test, src/differential/exec.test.ts,
-// holds it to the real client on generated answers; fabric8 apart):
+// follows its code (and the differential tests, src/differential/exec.test.ts
+// and, for kube-rs, field-probes.test.ts, hold it to the real client on
+// generated answers; fabric8 apart):
 //   - client-go (and kubectl): the universal decoder (JSON, or YAML), into the
 //     typed ExecCredential, so a field of another JSON type is an error; then
 //     the version, the status, a token and/or a certificate pair, both sent;

@@ -6,7 +6,7 @@
 // year, and 23:59:60 (as 23:59:59). It refuses no offset at all, more than
 // nine fraction digits, anything after the timestamp, and dates or times out
 // of range. Held to the real parser by the kube-rs differential
-// (src/differential/exec.test.ts).
+// (the last test of src/clients/field-probes.test.ts).
 const GRAMMAR =
   /^(\d{4}|[+-]\d{6})-(\d{2})-(\d{2})[Tt ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2})(?::?(\d{2}))?)?)$/;
 
