@@ -2,9 +2,10 @@
 // in one go: client-go (its probe in --batch mode: a client of its own per
 // kubeconfig, in one process), the Python client (probe.py --batch, the same),
 // @kubernetes/client-node (in credprov's process, one KubeConfig per answer)
-// and kube-rs (its probe, one process per answer: 0.1 s to start). Each has a scripted endpoint of its own, and answers one case at a
-// time, so a request the endpoint refuses before reading it (no path to tell
-// it by) belongs to the case in flight.
+// and kube-rs (its probe, one process per answer: 0.1 s to start; judged in
+// src/clients/field-probes.test.ts). Each has a scripted endpoint of its own,
+// and answers one case at a time, so a request the endpoint refuses before
+// reading it (no path to tell it by) belongs to the case in flight.
 import { join } from 'node:path';
 import { V1 } from '../api/exec/types.ts';
 import { ensureClientGoProbe } from '../clients/client-go.ts';
