@@ -18,6 +18,8 @@ const TOKEN = `${KCU}:321-323 (ec.status.token != null wins) and ${TRI}:66-75 ("
  * Http1xHeaders, whose HttpUtils.validateHeaderValue refuses DEL and control characters but HTAB, a CR not followed
  * by LF, a LF not followed by SP/HTAB and a value ending in CR or LF (Netty's rule: obs-fold passes); it then writes
  * the value as US-ASCII through Netty's AsciiString.c2b, a character above U+00FF becoming '?'. Nothing is trimmed.
+ * Read in eclipse-vertx/vert.x d9e1080b4b (5.2.0-SNAPSHOT; Maven Central serves no sources jar for vert.x 5.2.0 or
+ * fabric8 8.0.0), and each verdict checked on the 8.0.0 probe (field-probes.test.ts, the token-* rows).
  */
 const VERTX_HEADER =
   'vert.x 5.2.0 vertx-core http/impl/HttpUtils.java:614-790 validateHeaderValue; http/impl/headers/Http1xHeaders.java:846-869 writeAscii (US-ASCII: c > 0xFF → ?)';
