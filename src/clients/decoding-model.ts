@@ -61,6 +61,30 @@ export type AnswerTrait =
   /** The plugin writes to stderr and exits 0 with a good answer (fabric8 merges stderr into stdout). */
   | 'stderr-output';
 
+/** A JSON value's kind, as a typed decoder tells them apart ('missing': the key is not there). */
+export type JsonKind = 'string' | 'number' | 'bool' | 'null' | 'object' | 'array' | 'missing';
+export const JSON_KINDS: readonly JsonKind[] = ['string', 'number', 'bool', 'null', 'object', 'array', 'missing'];
+
+/**
+ * What a client that decodes the answer into typed fields (kube-rs's serde, fabric8's Jackson) makes of one
+ * field of each JSON kind. value: taken as it is; text: a scalar taken as its text (0 → "0", true → "true");
+ * absent: as if the field were not there; refused: the whole answer fails to decode; ignored: never read.
+ */
+export type KindReading = 'value' | 'text' | 'absent' | 'refused' | 'ignored';
+
+/** The ExecCredential fields whose kinds a typed client's rows state (spec's own fields are not varied). */
+export type ExecField =
+  | 'apiVersion'
+  | 'kind'
+  | 'spec'
+  | 'status'
+  | 'status.token'
+  | 'status.expirationTimestamp'
+  | 'status.clientCertificateData'
+  | 'status.clientKeyData';
+
+export type FieldKinds = Record<ExecField, Record<JsonKind, KindReading>>;
+
 export interface DecodingRow {
   trait: AnswerTrait;
   /** What the plugin's answer is like, in words. */

@@ -5,6 +5,10 @@
 // scenario gives the verdict it predicts. A probe that is not built skips
 // with the command that builds it; under CI it fails with that reason
 // (`credprov binaries ensure --for tests` builds the three as late builds).
+// Last, kube-rs's typed reading (fieldKinds, jiff's timestamps) against the
+// real kube-rs on generated answers, as src/differential/exec.test.ts does
+// for the core clients: here, because this file runs after the probes are
+// built (300 answers, one probe process each: ~11-18 s).
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,6 +16,11 @@ import { V1BETA1, type ExecConfig } from '../api/exec/types.ts';
 import { killMarked, newMarker, TEST_MARKER_ENV } from '../testing/processes.ts';
 import { testIf } from '../testing/prerequisites.ts';
 import { useTempDir } from '../testing/tmp.ts';
+import { issueClientCertificate } from '../core/client-cert.ts';
+import { EXEC_V1, execAnswer, type GeneratedExecAnswer } from '../differential/exec-arbitraries.ts';
+import { printing, startBatchClients } from '../differential/exec-clients.ts';
+import { differential } from '../differential/run.ts';
+import { answerFindings, predictClient } from './decoding.ts';
 import { FIELD_CLIENT_NAMES, fieldProbeFor, type FieldClientName, type FieldClientProbe } from './field-clients.ts';
 import { FIELD_RULES as RULES } from './field-decoding.ts';
 import { writeProbeKubeconfig } from './kubeconfig.ts';
@@ -136,3 +145,36 @@ const probes = await Promise.all(
   }),
 );
 for (const { probe, availability } of probes) describeClient(probe, availability);
+
+const kubeRs = probes.find((p) => p.probe.name === 'kube-rs')!;
+describe('differential: kube-rs on generated answers', () => {
+  const it = testIf(
+    kubeRs.availability.ok ? { ok: true } : { ok: false, reason: `kube-rs: ${kubeRs.availability.reason}` },
+  );
+  it('credprov predicts what kube-rs makes of each answer (fieldKinds, jiff timestamps)', async () => {
+    const { clients } = await startBatchClients(tmp(), env, ['kube-rs']);
+    const client = clients[0]!;
+    const a = issueClientCertificate();
+    const cert = { certPem: a.certPem, keyPem: a.keyPem, otherKeyPem: issueClientCertificate().keyPem };
+    let n = 0;
+    const compare = async (c: GeneratedExecAnswer) => {
+      const file = join(tmp(), `answer-${++n}`);
+      writeFileSync(file, c.stdout);
+      const findings = answerFindings({ exitCode: c.exitCode, timedOut: false, stdout: c.stdout, stderr: '' }, EXEC_V1);
+      const real = await client.judge(printing(file, c.exitCode), n);
+      const predicted = predictClient('kube-rs', findings);
+      return predicted.verdict === real.verdict
+        ? undefined
+        : {
+            kind: `kube-rs: credprov ${predicted.verdict} (${predicted.row?.trait ?? 'no row'}), real ${real.verdict}`,
+            detail: { answer: c, findings, real },
+          };
+    };
+    try {
+      const s = await differential('exec answers (kube-rs)', execAnswer(cert), compare, { runs: 300 });
+      expect([...s.disagreements.keys()]).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 900_000);
+});

@@ -5,7 +5,7 @@
 // Each row cites the client source it comes from; field-probes.test.ts runs
 // the rows that have a fake-plugin scenario through the real client and
 // checks the verdict.
-import type { AnswerTrait, ClientOutcome } from './decoding-model.ts';
+import type { AnswerTrait, ClientOutcome, FieldKinds, JsonKind, KindReading } from './decoding-model.ts';
 import type { FieldClientName } from './field-client.ts';
 
 /**
@@ -44,5 +44,24 @@ export interface FieldClientRules {
   /** Where the source was read. */
   source: string;
   decoding: Partial<Record<FieldTrait, FieldRow>>;
+  /**
+   * What the client's typed decoder makes of each field by its JSON kind (findings.ts reads the answer with it):
+   * the trait that separates a scalar read as text (`"token": 0`) from an object that fails the decode.
+   */
+  fieldKinds?: { kinds: FieldKinds; why: string };
   behaviour: FieldBehaviour;
+}
+
+/** A kinds row: `rest` for every kind `given` does not name. */
+export function kinds(given: Partial<Record<JsonKind, KindReading>>, rest: KindReading): Record<JsonKind, KindReading> {
+  return {
+    string: rest,
+    number: rest,
+    bool: rest,
+    null: rest,
+    object: rest,
+    array: rest,
+    missing: rest,
+    ...given,
+  };
 }

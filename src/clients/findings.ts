@@ -5,8 +5,9 @@
 // found with.
 //
 // The clients do not read an answer alike, so each has a reader here that
-// follows its code (and the differential test, src/differential/exec.test.ts,
-// holds it to the real client on generated answers):
+// follows its code (and the differential tests, src/differential/exec.test.ts
+// and, for kube-rs, field-probes.test.ts, hold it to the real client on
+// generated answers; fabric8 apart):
 //   - client-go (and kubectl): the universal decoder (JSON, or YAML), into the
 //     typed ExecCredential, so a field of another JSON type is an error; then
 //     the version, the status, a token and/or a certificate pair, both sent;
@@ -15,15 +16,25 @@
 //     when truthy, and fetch takes a certificate and key only as strings;
 //   - Python: json.loads, key presence ('token' in status wins outright,
 //     whatever its value: "Bearer %s"), the apiVersion compared as is.
+//   - kube-rs and fabric8: a typed decode (serde_saphyr; Jackson or
+//     SnakeYAML) by the JSON kinds each field takes (their rules' fieldKinds,
+//     typed-reading.ts): a number is a token's text, an object fails the
+//     decode; then each one's own order (kube-rs: the certificate pair before
+//     the token, jiff for the expiry; fabric8: the apiVersion, then any token,
+//     even "", before the certificate).
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { checkKeyPair } from '../api/exec/certificate.ts';
 import { isRfc3339, parseStdoutLikeClientGo, rfc3339Defect } from '../api/exec/credential.ts';
 import { isSupportedExecApiVersion } from '../api/exec/types.ts';
 import { describeEnd } from '../plugin/go-exec.ts';
 import type { AnswerTrait } from './decoding-model.ts';
+import { FABRIC8_RULES } from './fabric8/fabric8-rules.ts';
 import { escapeChar, headerProblem } from './header-rules.ts';
 import type { ExecClientName } from './probe.ts';
+import { parseJiffTimestamp } from './kube-rs/jiff-timestamp.ts';
+import { KUBE_RS_RULES } from './kube-rs/kube-rs-rules.ts';
 import { KUBE_APISERVER_MAX_HEADER_BYTES } from './scripted-endpoint.ts';
+import { decodeTyped, type TypedDecode } from './typed-reading.ts';
 
 export interface Finding {
   trait: AnswerTrait;
@@ -391,22 +402,166 @@ function pythonReading(stdout: string, configured: string): Finding[] {
   return out;
 }
 
-// The field clients read an answer as the core client nearest to them does (their rows say where they then differ):
-// fabric8 (Jackson, JSON or YAML, into typed classes) and kube-rs (serde, YAML into typed structs) as client-go;
-// kubernetes_asyncio (json.loads, key presence) as the Python client.
+/** A typed decode that failed: the field, its kind, and that the whole answer is lost. */
+function wrongKind(t: Extract<TypedDecode, { ok: false }>, client: string): Finding {
+  return F(
+    'field-wrong-type',
+    `${t.field} is ${jsonType(t.value)} (${show(t.value, 40)}): ${client} cannot decode the answer with it`,
+  );
+}
+
+/** What is not a YAML 1.2 printable character (c-printable): serde_saphyr refuses the stream. */
+const NOT_YAML_PRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
+
+/**
+ * kube-rs (kube-client auth/mod.rs:340-372, 641-646): serde_saphyr (YAML 1.2, a byte-order mark allowed; an empty
+ * stream is an empty mapping) into the typed ExecCredential, by its fieldKinds; apiVersion and kind never checked;
+ * a certificate and key both there win over the token; then the token as it is.
+ */
+function kubeRsReading(stdout: string, configured: string): Finding[] {
+  const text = stdout.replace(/^\uFEFF/, '');
+  const out: Finding[] = text === stdout ? [] : [BOM];
+  const bad = text.search(NOT_YAML_PRINTABLE);
+  const parsed =
+    text.trim() === '' ? ({ ok: true, value: {}, format: 'yaml' } as const) : parseStdoutLikeClientGo(text);
+  // An empty stream is an empty mapping, but a null document is no mapping (client-go makes both an empty object).
+  const nullDocument = /^\s*(null|~|Null|NULL)\s*$/.test(text);
+  if (bad >= 0 || !parsed.ok || nullDocument)
+    return [
+      F(
+        'not-json',
+        bad >= 0
+          ? `stdout holds ${escapeChar(text.codePointAt(bad)!)} at offset ${bad}, which YAML does not allow`
+          : `stdout is not one YAML (or JSON) mapping: ${show(stdout.trim(), 80)}`,
+      ),
+    ];
+  if (parsed.format === 'yaml' && Object.keys(parsed.value).length > 0)
+    out.push(F('yaml', 'the ExecCredential is printed as YAML, not JSON'));
+  const typed = decodeTyped(parsed.value, KUBE_RS_RULES.fieldKinds!.kinds);
+  if (!typed.ok) return [...out, wrongKind(typed, 'kube-rs')];
+  const a = typed.answer;
+  const version = versionFinding(a.apiVersion, configured);
+  if (version) out.push(version);
+  if (a.kind === undefined || a.kind === '') out.push(F('kind-missing', 'the ExecCredential has no kind'));
+  else if (a.kind !== 'ExecCredential') out.push(F('kind-wrong', `kind is ${show(a.kind)}`));
+  const s = a.status;
+  if (!s) return [...out, F('status-missing', 'the ExecCredential has no status (or it is null)')];
+  const ts = s.expirationTimestamp;
+  if (ts !== undefined) {
+    // jiff's grammar, not RFC 3339's (jiff-timestamp.ts).
+    const at = parseJiffTimestamp(ts);
+    if (!at.ok) out.push(F('timestamp-not-rfc3339', `expirationTimestamp is ${show(ts)} (${at.defect})`));
+    else if (at.ms <= Date.now()) out.push(F('expired', `expirationTimestamp ${show(ts)} is already past`));
+  }
+  const { token, clientCertificateData: cert, clientKeyData: key } = s;
+  if (cert !== undefined && key !== undefined) return [...out, ...pairFindings(cert, key, Boolean(token))];
+  if (token !== undefined) return [...out, ...tokenFindings(token, { certificate: false, reader: 'client-go' })];
+  if (cert !== undefined)
+    return [...out, F('cert-without-key', 'status holds clientCertificateData without clientKeyData')];
+  if (key !== undefined)
+    return [...out, F('key-without-cert', 'status holds clientKeyData without clientCertificateData')];
+  return [
+    ...out,
+    a.rawToken === null
+      ? F('token-falsy', 'status.token is null, and there is no certificate')
+      : F('no-credential', 'status holds neither a token nor a certificate'),
+  ];
+}
+
+/** Jackson reads one JSON value and leaves what follows it unread (FAIL_ON_TRAILING_TOKENS is off). */
+function firstJsonValue(text: string): { ok: true; value: unknown } | { ok: false } {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) {
+      try {
+        return { ok: true, value: JSON.parse(text.slice(0, i + 1)) as unknown };
+      } catch {
+        return { ok: false };
+      }
+    }
+  }
+  return { ok: false };
+}
+
+/**
+ * fabric8 (KubeConfigUtils.java:317-376, KubernetesSerialization.unmarshal): Jackson when the first non-blank byte is
+ * '{' or '[', else SnakeYAML; into the typed ExecCredential by its fieldKinds (expirationTimestamp is not a field);
+ * the apiVersion must equal the kubeconfig's; a token that is there (even "") wins over a certificate.
+ */
+function fabric8Reading(stdout: string, configured: string): Finding[] {
+  const start = stdout.search(/[^\t\n\v\f\r \u001c-\u001f]/);
+  const json = start >= 0 && (stdout[start] === '{' || stdout[start] === '[');
+  let value: unknown;
+  if (json) {
+    const j = firstJsonValue(stdout.slice(start));
+    if (!j.ok) return [F('not-json', `stdout is not JSON: ${show(stdout.trim(), 80)}`)];
+    value = j.value;
+  } else {
+    const y = parseStdoutLikeClientGo(stdout.replace(/^\uFEFF/, ''));
+    if (!y.ok) return [F('not-json', `stdout is not JSON or YAML: ${show(stdout.trim(), 80)}`)];
+    value = y.value;
+  }
+  const out: Finding[] = stdout.startsWith('\uFEFF') ? [BOM] : [];
+  // Read as YAML, but written as JSON behind a byte-order mark: not what the yaml row means.
+  if (!json && !/^\uFEFF\s*[{[]/.test(stdout) && isObj(value) && Object.keys(value).length > 0)
+    out.push(F('yaml', 'the ExecCredential is printed as YAML, not JSON'));
+  if (!isObj(value)) return [...out, F('not-json', `the answer is ${show(value)}, not an object`)];
+  const typed = decodeTyped(value, FABRIC8_RULES.fieldKinds!.kinds);
+  if (!typed.ok) return [...out, wrongKind(typed, 'fabric8')];
+  const a = typed.answer;
+  const version = versionFinding(a.apiVersion, configured);
+  if (version) return [...out, version];
+  if (a.kind === undefined || a.kind === '') out.push(F('kind-missing', 'the ExecCredential has no kind'));
+  const s = a.status;
+  if (!s) return [...out, F('status-missing', 'the ExecCredential has no status (or it is null)')];
+  const { token, clientCertificateData: cert, clientKeyData: key } = s;
+  if (token === '')
+    return [
+      ...out,
+      cert !== undefined
+        ? F('token-empty-with-cert', 'status.token is "" next to a client certificate')
+        : F('no-credential', 'status.token is "": fabric8 sends no Authorization header'),
+    ];
+  if (token !== undefined) {
+    if (cert !== undefined) out.push(F('token-and-cert', 'status holds a token and a client certificate'));
+    return [...out, ...tokenFindings(token, { certificate: false, reader: 'client-go' })];
+  }
+  // Utils.isNotNullOrEmpty on both: an empty certificate or key is none.
+  if (cert && key) return [...out, ...pairFindings(cert, key, false)];
+  if (cert) return [...out, F('cert-without-key', 'status holds clientCertificateData without clientKeyData')];
+  if (key) return [...out, F('key-without-cert', 'status holds clientKeyData without clientCertificateData')];
+  return [
+    ...out,
+    a.rawToken === null
+      ? F('token-falsy', 'status.token is null, and there is no certificate')
+      : F('no-credential', 'status holds neither a token nor a certificate pair'),
+  ];
+}
+
+// kube-rs and fabric8 decode into typed fields, each by its own fieldKinds (above); kubernetes_asyncio (json.loads,
+// key presence) reads an answer as the Python client does.
 const READERS: Record<ExecClientName, (stdout: string, configured: string) => Finding[]> = {
   kubectl: goReading,
   'client-go': goReading,
   'client-node': nodeReading,
   python: pythonReading,
-  fabric8: goReading,
-  'kube-rs': goReading,
+  fabric8: fabric8Reading,
+  'kube-rs': kubeRsReading,
   'kubernetes-asyncio': pythonReading,
 };
-const READS_LIKE: Record<'client-go' | 'client-node' | 'python', ExecClientName[]> = {
-  'client-go': ['kubectl', 'client-go', 'fabric8', 'kube-rs'],
+const READS_LIKE: Record<'client-go' | 'client-node' | 'python' | 'fabric8' | 'kube-rs', ExecClientName[]> = {
+  'client-go': ['kubectl', 'client-go'],
   'client-node': ['client-node'],
   python: ['python', 'kubernetes-asyncio'],
+  fabric8: ['fabric8'],
+  'kube-rs': ['kube-rs'],
 };
 
 /** A plugin that answers (exit 0) but writes to stderr: only fabric8, which merges stderr into stdout, minds. */
@@ -428,7 +583,7 @@ export function answerFindings(run: AnsweredRun, configured: string): Finding[] 
   const early = ending(run);
   if (early) return early;
   const out: Finding[] = stderrFinding(run);
-  for (const client of ['client-go', 'client-node', 'python'] as const)
+  for (const client of ['client-go', 'client-node', 'python', 'fabric8', 'kube-rs'] as const)
     for (const f of READERS[client](run.stdout, configured)) {
       const same = out.find((x) => x.trait === f.trait && x.detail === f.detail);
       const clients = READS_LIKE[client];

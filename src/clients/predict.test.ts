@@ -2,6 +2,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { issueClientCertificate } from '../core/client-cert.ts';
 import { answerFindings, answerTraits, predictClient } from './decoding.ts';
+import { parseJiffTimestamp } from './kube-rs/jiff-timestamp.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 const later = new Date(Date.now() + 3_600_000).toISOString();
@@ -249,5 +250,58 @@ describe('found by the differential test: each client reads the answer its own w
     ],
   ] as const)('%s', (_, stdout, expected) => {
     expect(verdicts(stdout)).toEqual(expected);
+  });
+});
+
+describe('typed field clients: what each field takes by its JSON kind (fieldKinds)', () => {
+  const V1 = 'client.authentication.k8s.io/v1';
+  const good = { apiVersion: V1, kind: 'ExecCredential' };
+  const typed = (status: unknown, extra: Record<string, unknown> = {}) => {
+    const f = answerFindings(run(JSON.stringify({ ...good, ...extra, status })), V1);
+    return Object.fromEntries((['kube-rs', 'fabric8'] as const).map((c) => [c, predictClient(c, f).verdict]));
+  };
+
+  test.each([
+    ['a number is its text', { token: 0 }, { 'kube-rs': 'accepts', fabric8: 'accepts' }],
+    ['a boolean is its text', { token: false }, { 'kube-rs': 'accepts', fabric8: 'accepts' }],
+    ['null is no token', { token: null }, { 'kube-rs': 'sends-no-credential', fabric8: 'sends-no-credential' }],
+    ['an object fails the decode', { token: {} }, { 'kube-rs': 'refuses', fabric8: 'sends-no-credential' }],
+    ['a list fails the decode', { token: ['x'] }, { 'kube-rs': 'refuses', fabric8: 'sends-no-credential' }],
+    [
+      'an object timestamp: kube-rs fails the decode, fabric8 never reads it',
+      { token: 't', expirationTimestamp: {} },
+      { 'kube-rs': 'refuses', fabric8: 'accepts' },
+    ],
+    [
+      'a number timestamp is its text, which jiff refuses',
+      { token: 't', expirationTimestamp: 5 },
+      { 'kube-rs': 'refuses', fabric8: 'accepts' },
+    ],
+  ] as const)('status.token and friends: %s', (_, status, expected) => {
+    expect(typed(status)).toEqual(expected);
+  });
+
+  test('a scalar where status goes fails both decodes', () => {
+    expect(typed('x')).toEqual({ 'kube-rs': 'refuses', fabric8: 'sends-no-credential' });
+  });
+});
+
+describe('kube-rs expirationTimestamp: jiff, not RFC 3339', () => {
+  test.each([
+    ['2099-01-01 00:00:00Z', true],
+    ['2099-01-01t00:00:00z', true],
+    ['2099-01-01T00:00:00+0100', true],
+    ['2099-01-01T00:00Z', true],
+    ['2099-01-01T23:59:60Z', true],
+    ['2099-01-01T00:00:00', false],
+    ['2099-02-30T00:00:00Z', false],
+    ['2099-01-01T00:00:00.1234567891Z', false],
+    ['2099-01-01T00:00:00Z ', false],
+  ])('%s → %s', (ts, ok) => {
+    expect(parseJiffTimestamp(ts).ok).toBe(ok);
+  });
+  test('the instant: offset applied, a leap second read as :59', () => {
+    expect(parseJiffTimestamp('2099-01-01T01:00:00+01:00')).toEqual({ ok: true, ms: Date.UTC(2099, 0, 1) });
+    expect(parseJiffTimestamp('2099-01-01T23:59:60Z')).toEqual({ ok: true, ms: Date.UTC(2099, 0, 1, 23, 59, 59) });
   });
 });

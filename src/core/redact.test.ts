@@ -76,6 +76,16 @@ describe('Redactor.text: raw output', () => {
     expect(r.text(`retrying with ${S1}`)).toBe(`retrying with ${REDACTED}`);
   });
 
+  test('a bearer token a client quotes in its error is redacted, even one never registered (finding 35)', () => {
+    const r = new Redactor();
+    expect(
+      r.text(
+        "IllegalArgumentException: a header value contains a prohibited character '127': Bearer fake-1a2b3c\u007f",
+      ),
+    ).toBe(`IllegalArgumentException: a header value contains a prohibited character '127': Bearer ${REDACTED}`);
+    expect(r.text(`Bearer ${REDACTED}`)).toBe(`Bearer ${REDACTED}`);
+  });
+
   test('leaves what is not secret alone', () => {
     const r = new Redactor();
     const text =

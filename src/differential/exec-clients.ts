@@ -1,10 +1,11 @@
 // The real exec-plugin clients, each able to judge thousands of plugin answers
 // in one go: client-go (its probe in --batch mode: a client of its own per
 // kubeconfig, in one process), the Python client (probe.py --batch, the same),
-// and @kubernetes/client-node (in credprov's process, one KubeConfig per
-// answer). Each has a scripted endpoint of its own, and answers one case at a
-// time, so a request the endpoint refuses before reading it (no path to tell
-// it by) belongs to the case in flight.
+// @kubernetes/client-node (in credprov's process, one KubeConfig per answer)
+// and kube-rs (its probe, one process per answer: 0.1 s to start; judged in
+// src/clients/field-probes.test.ts). Each has a scripted endpoint of its own,
+// and answers one case at a time, so a request the endpoint refuses before
+// reading it (no path to tell it by) belongs to the case in flight.
 import { join } from 'node:path';
 import { V1 } from '../api/exec/types.ts';
 import { ensureClientGoProbe } from '../clients/client-go.ts';
@@ -12,7 +13,8 @@ import { clientNodeProbe, clientNodeVersion } from '../clients/client-node.ts';
 import { clientGoVersionFor, defaultClientEnv } from '../clients/common.ts';
 import { writeProbeKubeconfig } from '../clients/kubeconfig.ts';
 import { kubectlProbe } from '../clients/kubectl.ts';
-import type { ClientName, ClientProbe } from '../clients/probe.ts';
+import { kubeRsProbe } from '../clients/kube-rs/kube-rs.ts';
+import type { ClientProbe, ExecClientName } from '../clients/probe.ts';
 import { pinnedPythonClientVersion, PYTHON_PROBE_SCRIPT, pythonClientVenv, pythonProbe } from '../clients/python.ts';
 import { startScriptedEndpoint, verdictAtEndpoint, type ScriptedEndpoint } from '../clients/scripted-endpoint.ts';
 import type { Verdict } from '../clients/decoding-model.ts';
@@ -21,7 +23,7 @@ import { DEFAULT_KUBE_VERSION } from '../versions/table.ts';
 import { startJsonLines } from './json-lines.ts';
 
 export interface BatchClient {
-  name: ClientName;
+  name: ExecClientName;
   version: string;
   /** What reached this client's endpoint when it ran `plugin` (a command and its args) as its exec plugin, once. */
   judge(plugin: { command: string; args: string[] }, caseId: number): Promise<{ verdict: Verdict; error?: string }>;
@@ -59,7 +61,7 @@ function kubeconfigFor(
 }
 
 async function batchClient(
-  name: ClientName,
+  name: ExecClientName,
   version: string,
   dir: string,
   ask: (kubeconfig: string, path: string) => Promise<{ status?: number; error?: string }>,
@@ -92,7 +94,7 @@ async function batchClient(
 }
 
 export interface Unavailable {
-  name: ClientName;
+  name: ExecClientName;
   reason: string;
 }
 
@@ -114,14 +116,17 @@ function perRequest(
 
 const nothing = async () => {};
 
+/** The clients a differential can run: the four core clients, and kube-rs (the field client that starts fast). */
+export type BatchClientName = 'kubectl' | 'client-go' | 'client-node' | 'python' | 'kube-rs';
+
 /** Starts the named clients this machine can run; the others are named with why. */
 export async function startBatchClients(
   dir: string,
   env: NodeJS.ProcessEnv = process.env,
-  names: readonly ClientName[] = ['kubectl', 'client-go', 'client-node', 'python'],
+  names: readonly BatchClientName[] = ['kubectl', 'client-go', 'client-node', 'python'],
 ): Promise<{ clients: BatchClient[]; unavailable: Unavailable[] }> {
   const clientEnv = defaultClientEnv(env);
-  const start: Record<ClientName, () => Promise<BatchClient | Unavailable>> = {
+  const start: Record<BatchClientName, () => Promise<BatchClient | Unavailable>> = {
     'client-go': async () => {
       const probe = await ensureClientGoProbe({ cachedOnly: true, env });
       if (!probe)
@@ -148,6 +153,13 @@ export async function startBatchClients(
         perRequest(clientNodeProbe({ env }), clientEnv),
         nothing,
       ),
+    'kube-rs': async () => {
+      const probe = kubeRsProbe({ env });
+      const a = await probe.available();
+      return a.ok
+        ? batchClient('kube-rs', a.version, dir, perRequest(probe, clientEnv), nothing)
+        : { name: 'kube-rs', reason: a.reason };
+    },
     python: async () => {
       const a = await pythonProbe({ env }).available();
       if (!a.ok) return { name: 'python', reason: a.reason };

@@ -4,17 +4,51 @@
 // against the 8.0.0 jar's bytecode (javap: redirectErrorStream(true), "Wrong
 // apiVersion {} vs. {}", ExecCredentialStatus has no expirationTimestamp,
 // TokenRefreshInterceptor's 1-minute interval and 401 branch).
-import type { FieldClientRules } from '../field-rules.ts';
+import { KUBE_APISERVER_MAX_HEADER_BYTES } from '../scripted-endpoint.ts';
+import { kinds, type FieldClientRules } from '../field-rules.ts';
 
 const KCU = 'kubernetes-client-api/src/main/java/io/fabric8/kubernetes/client/internal/KubeConfigUtils.java';
 const TRI = 'kubernetes-client-api/src/main/java/io/fabric8/kubernetes/client/utils/TokenRefreshInterceptor.java';
 const CFG = 'kubernetes-client-api/src/main/java/io/fabric8/kubernetes/client/Config.java';
 const PARSE = `${KCU}:335-376 getExecCredentialFromExecConfig`;
+const SER = 'kubernetes-client-api/src/main/java/io/fabric8/kubernetes/client/utils/KubernetesSerialization.java';
+const TOKEN = `${KCU}:321-323 (ec.status.token != null wins) and ${TRI}:66-75 ("Bearer " + token, only when not empty)`;
+/**
+ * How the header goes out: the vert.x 5 client (kubernetes-httpclient-vertx-5, vert.x 5.2.0) adds it to an
+ * Http1xHeaders, whose HttpUtils.validateHeaderValue refuses DEL and control characters but HTAB, a CR not followed
+ * by LF, a LF not followed by SP/HTAB and a value ending in CR or LF (Netty's rule: obs-fold passes); it then writes
+ * the value as US-ASCII through Netty's AsciiString.c2b, a character above U+00FF becoming '?'. Nothing is trimmed.
+ * Read in eclipse-vertx/vert.x d9e1080b4b (5.2.0-SNAPSHOT; Maven Central serves no sources jar for vert.x 5.2.0 or
+ * fabric8 8.0.0), and each verdict checked on the 8.0.0 probe (field-probes.test.ts, the token-* rows).
+ */
+const VERTX_HEADER =
+  'vert.x 5.2.0 vertx-core http/impl/HttpUtils.java:614-790 validateHeaderValue; http/impl/headers/Http1xHeaders.java:846-869 writeAscii (US-ASCII: c > 0xFF → ?)';
+
+/** Jackson into a String field: a number or a boolean is coerced to its text; an object or an array fails. */
+const JACKSON_STRING = kinds(
+  { string: 'value', number: 'text', bool: 'text', null: 'absent', missing: 'absent' },
+  'refused',
+);
+/** Into a class (@JsonIgnoreProperties(ignoreUnknown)): only an object; a scalar or an array fails. */
+const JACKSON_CLASS = kinds({ object: 'value', null: 'absent', missing: 'absent' }, 'refused');
 
 export const FABRIC8_RULES: FieldClientRules = {
   client: 'fabric8',
   version: '8.0.0',
   source: 'fabric8io/kubernetes-client ceb9218101 (master, 2026-08-11), checked against the 8.0.0 jar',
+  fieldKinds: {
+    kinds: {
+      apiVersion: JACKSON_STRING,
+      kind: JACKSON_STRING,
+      spec: JACKSON_CLASS,
+      status: JACKSON_CLASS,
+      'status.token': JACKSON_STRING,
+      'status.expirationTimestamp': kinds({}, 'ignored'),
+      'status.clientCertificateData': JACKSON_STRING,
+      'status.clientKeyData': JACKSON_STRING,
+    },
+    why: `${CFG}:739-757 (ExecCredential, ExecCredentialStatus: String fields, no expirationTimestamp); ${SER}:260-279 (Jackson for '{' or '[', else SnakeYAML then convertValue)`,
+  },
   decoding: {
     'no-answer': {
       verdict: 'refuses',
@@ -110,6 +144,105 @@ export const FABRIC8_RULES: FieldClientRules = {
       note: 'the token wins: the certificate is ignored when status.token is set',
       why: `${KCU}:322-327`,
       scenario: { credential: 'both' },
+    },
+    bom: {
+      verdict: 'accepts',
+      note: 'the first byte is not { or [, so it is read as YAML, which skips the mark',
+      why: `${SER}:260-279`,
+      scenario: { bom: true },
+    },
+    'field-wrong-type': {
+      verdict: 'sends-no-credential',
+      says: 'Error unmarshalling ExecCredential',
+      note: 'Jackson cannot put an object or an array into a String field (token, apiVersion, kind, the certificate or key), nor a scalar into status or spec; expirationTimestamp is not a field, so any value passes',
+      why: `${PARSE} (fieldKinds)`,
+      scenario: { tokenJson: { a: 1 } },
+    },
+    'token-not-string': {
+      verdict: 'accepts',
+      note: 'Jackson coerces a number or a boolean to its text: 0 is the token "0"',
+      why: `${PARSE} (fieldKinds)`,
+      scenario: { tokenJson: 0 },
+    },
+    'token-falsy': {
+      verdict: 'sends-no-credential',
+      says: 'No token or certificate returned',
+      note: 'null is no token (0 and false are tokens: their text)',
+      why: `${KCU}:321-330`,
+      scenario: { tokenJson: null },
+    },
+    'token-empty-with-cert': {
+      verdict: 'sends-no-credential',
+      note: 'silently: a token that is there, even "", wins over the certificate, and an empty token sends no Authorization header',
+      why: TOKEN,
+      scenario: { credential: 'both', token: '' },
+    },
+    'token-leading-space': {
+      verdict: 'sends-no-credential',
+      note: 'it sends "Bearer  <token>" untrimmed, which the API server reads as no token',
+      why: TOKEN,
+      scenario: { token: ' credprov-fake-token' },
+    },
+    'token-ends-in-line-break': {
+      verdict: 'refuses',
+      says: "a header value must not end with '\\r' or '\\n'",
+      note: 'vert.x refuses the header before anything is sent (its error quotes the whole value, token included)',
+      why: VERTX_HEADER,
+      scenario: { token: 'credprov-fake-token\n' },
+    },
+    'token-line-break': {
+      verdict: 'refuses',
+      says: "only ' ' and '\\t' are allowed after '\\n'",
+      note: 'a line break followed by a space or a tab (obs-fold) would pass',
+      why: VERTX_HEADER,
+      scenario: { token: 'credprov-fake\ntoken' },
+    },
+    'token-control-char': {
+      verdict: 'refuses',
+      says: 'a header value contains a prohibited character',
+      why: VERTX_HEADER,
+      scenario: { token: 'credprov-fake\u007ftoken' },
+    },
+    'token-not-latin1': {
+      verdict: 'accepts',
+      note: "it sends each character above U+00FF as '?': the API server gets another token than the plugin's",
+      why: VERTX_HEADER,
+      scenario: { token: 'credprov-fake-\u20ac-token' },
+    },
+    'token-non-ascii': {
+      verdict: 'accepts',
+      note: 'sends é as one Latin-1 byte (0xE9), as client-node and Python do, not the UTF-8 Go sends',
+      why: VERTX_HEADER,
+      scenario: { token: 'credprov-fake-\u00e9-token' },
+    },
+    'token-over-16kib': {
+      verdict: 'accepts',
+      why: 'no header size limit in the client',
+      scenario: { tokenBytes: 64 * 1024 },
+    },
+    'token-over-1mib': {
+      verdict: 'server-refuses',
+      note: 'it sends it; kube-apiserver answers 431',
+      why: 'no header size limit in the client',
+      scenario: { tokenBytes: KUBE_APISERVER_MAX_HEADER_BYTES + 64 * 1024 },
+    },
+    'kind-wrong': {
+      verdict: 'accepts',
+      note: 'kind is never read',
+      why: `${CFG}:740-745 ExecCredential`,
+      scenario: { kind: 'Credential' },
+    },
+    'cert-without-key': {
+      verdict: 'sends-no-credential',
+      says: 'No token or certificate returned',
+      why: `${KCU}:324-330 (both must be non-empty)`,
+      scenario: { credential: 'cert', cert: { omitKey: true } },
+    },
+    'key-without-cert': {
+      verdict: 'sends-no-credential',
+      says: 'No token or certificate returned',
+      why: `${KCU}:324-330`,
+      scenario: { credential: 'cert', cert: { omitCert: true } },
     },
     'reads-stdin': {
       verdict: 'refuses',

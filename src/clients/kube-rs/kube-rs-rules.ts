@@ -2,15 +2,41 @@
 // an exec plugin and what it makes of the answer. Read from the crate source
 // cargo fetched (kube-client-5.0.0/src/client/auth/mod.rs, config_ext.rs,
 // builder.rs).
-import type { FieldClientRules } from '../field-rules.ts';
+import { kinds, type FieldClientRules } from '../field-rules.ts';
 
 const AUTH = 'kube-client-5.0.0/src/client/auth/mod.rs';
 const EXT = 'kube-client-5.0.0/src/client/config_ext.rs';
+const SAPHYR = 'serde-saphyr-2.2.0/src/de/deserializer.rs';
+
+/**
+ * serde_saphyr (YAML 1.2, JSON being YAML) into Option<String>: deserialize_option takes a plain null, ~ or
+ * nothing as None (1478-1516); otherwise deserialize_string takes any scalar's text, a number or a boolean
+ * included (1359-1401: 0 → "0"), and a mapping or a sequence fails with "expected string scalar" (take_string_scalar).
+ */
+const OPTION_STRING = kinds(
+  { string: 'value', number: 'text', bool: 'text', null: 'absent', missing: 'absent' },
+  'refused',
+);
+/** Into Option<struct>: deserialize_struct reads only a mapping (expect_map_start, 687-693: "expected mapping start"). */
+const OPTION_STRUCT = kinds({ object: 'value', null: 'absent', missing: 'absent' }, 'refused');
 
 export const KUBE_RS_RULES: FieldClientRules = {
   client: 'kube-rs',
   version: '5.0.0',
   source: 'crates.io kube-client 5.0.0',
+  fieldKinds: {
+    kinds: {
+      apiVersion: OPTION_STRING,
+      kind: OPTION_STRING,
+      spec: OPTION_STRUCT,
+      status: OPTION_STRUCT,
+      'status.token': OPTION_STRING,
+      'status.expirationTimestamp': OPTION_STRING,
+      'status.clientCertificateData': OPTION_STRING,
+      'status.clientKeyData': OPTION_STRING,
+    },
+    why: `${AUTH}:530-563 (ExecCredential, ExecCredentialStatus: every field an Option, no deserialize_with); ${SAPHYR}:1359-1516,2658-2667`,
+  },
   decoding: {
     'no-answer': {
       verdict: 'refuses',
@@ -51,6 +77,12 @@ export const KUBE_RS_RULES: FieldClientRules = {
       scenario: { apiVersion: 'client.authentication.k8s.io/v1' },
     },
     'kind-missing': { verdict: 'accepts', why: `${AUTH}:340-372`, scenario: { omitKind: true } },
+    'kind-wrong': {
+      verdict: 'accepts',
+      note: 'kind is never checked',
+      why: `${AUTH}:340-372`,
+      scenario: { kind: 'Credential' },
+    },
     'status-missing': {
       verdict: 'refuses',
       says: 'exec-plugin response did not contain a status',
@@ -89,13 +121,26 @@ export const KUBE_RS_RULES: FieldClientRules = {
     },
     'token-not-string': {
       verdict: 'accepts',
-      note: 'a YAML scalar (12345, true) reads as a string; an object or a list is refused ("expected string scalar")',
-      why: `${AUTH}:641-646 serde_saphyr into Option<String>`,
-      scenario: { tokenJson: 12345 },
+      note: 'a number or a boolean is read as its text (0 → "Bearer 0"); an object or a list is field-wrong-type',
+      why: `${AUTH}:641-646 serde_saphyr into Option<String> (fieldKinds)`,
+      scenario: { tokenJson: 0 },
+    },
+    'field-wrong-type': {
+      verdict: 'refuses',
+      says: 'expected string scalar',
+      note: 'an object or a list where a string is (any status field, apiVersion, kind), or a scalar where status or spec is, fails the whole decode ("failed to parse auth exec output")',
+      why: `${AUTH}:641-646 serde_saphyr (fieldKinds)`,
+      scenario: { tokenJson: { a: 1 } },
+    },
+    bom: {
+      verdict: 'accepts',
+      note: 'a byte-order mark starts a YAML stream',
+      why: `${AUTH}:641-646 serde_saphyr::from_slice`,
+      scenario: { bom: true },
     },
     'token-falsy': {
       verdict: 'sends-no-credential',
-      note: 'silently: null is no token, so Auth::None',
+      note: 'silently: null is no token, so Auth::None (0 and false are tokens: their text)',
       why: `${AUTH}:362-370`,
       scenario: { tokenJson: null },
     },
@@ -124,11 +169,34 @@ export const KUBE_RS_RULES: FieldClientRules = {
       why: `${AUTH}:641-646 serde_saphyr; http::HeaderValue::from_str`,
       scenario: { token: 'credprov-fake\u007ftoken' },
     },
+    'token-not-latin1': {
+      verdict: 'accepts',
+      note: 'sends the UTF-8 bytes as they are, as Go does: HeaderValue::from_str takes bytes from 0x80 up (obs-text)',
+      why: 'http::HeaderValue::from_str in the bearer auth layer',
+      scenario: { token: 'credprov-fake-\u20ac-token' },
+    },
+    'token-non-ascii': {
+      verdict: 'accepts',
+      note: 'sends é as its two UTF-8 bytes',
+      why: 'http::HeaderValue::from_str in the bearer auth layer',
+      scenario: { token: 'credprov-fake-\u00e9-token' },
+    },
+    'token-over-16kib': {
+      verdict: 'accepts',
+      why: 'no size limit in the client',
+      scenario: { tokenBytes: 64 * 1024 },
+    },
     'token-over-1mib': {
       verdict: 'server-refuses',
       note: 'it sends it; kube-apiserver answers 431',
       why: 'no size limit in the client',
       scenario: { tokenBytes: 1024 * 1024 + 64 * 1024 },
+    },
+    'cert-only': {
+      verdict: 'accepts',
+      note: 'the certificate is built into TLS once, when the client is built',
+      why: `${AUTH}:350-360; ${EXT}:352-365`,
+      scenario: { credential: 'cert' },
     },
     'cert-without-key': {
       verdict: 'sends-no-credential',
