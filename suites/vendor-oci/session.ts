@@ -32,6 +32,8 @@ export interface Session {
   cluster: ClusterView;
   /** Where the homes are (a temp dir: each holds an API key). */
   dir: string;
+  /** When the last call ended (ms): the next starts in a later second. */
+  lastCallEndedAt?: number;
 }
 
 export async function openSession(run: SuiteRun, lab: OciLab, dir: string): Promise<Session> {
@@ -56,7 +58,14 @@ export async function callAs(
   home: string,
   apiVersion = OKE_EXEC_API_VERSION,
 ): Promise<Call> {
-  return execCall({
+  // oci's token is a function of the second it signs in, and kube-apiserver keeps a successful token
+  // authentication for 10 s whatever the webhook's cache TTL (TokenSuccessCacheTTL, no flag): a call in the
+  // same second as the last would print the same token, answered without asking Container Engine. So each call
+  // starts in a second of its own.
+  const last = s.lastCallEndedAt;
+  if (last !== undefined && Math.floor(Date.now() / 1000) <= Math.floor(last / 1000))
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  const call = await execCall({
     environment: ctx.environment,
     cluster: s.cluster,
     exec: {
@@ -75,6 +84,8 @@ export async function callAs(
     timeoutMs: CALL_TIMEOUT_MS,
     user: client === 'kubectl' ? 'oke-user' : `oke-${client.name}`,
   });
+  s.lastCallEndedAt = Date.now();
+  return call;
 }
 
 /** A call as predict.ts's LoginView. */
