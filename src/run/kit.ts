@@ -232,7 +232,14 @@ export {
 // ---- time, waiting, windows --------------------------------------------------------
 export { poll, sleep, sleepUntil, waitFor, systemClock, type Clock } from '../core/time.ts';
 export { step, type Progress } from '../core/progress.ts';
-export { CommandError, CredprovError, errorMessage, TimeoutError, type FieldProblem } from '../core/errors.ts';
+export {
+  CommandError,
+  ConfigError,
+  CredprovError,
+  errorMessage,
+  TimeoutError,
+  type FieldProblem,
+} from '../core/errors.ts';
 export { mapPool } from '../core/pool.ts';
 export { goDurationMs } from '../core/duration.ts';
 export { linesSince, since, type Window } from './window.ts';

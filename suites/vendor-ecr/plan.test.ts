@@ -5,11 +5,10 @@ import { describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { parseProviderConfig } from '../../src/api/credentialprovider/config.ts';
 import type { CredentialProviderConfig } from '../../src/api/credentialprovider/types.ts';
-import { ConfigError, type FieldProblem } from '../../src/core/errors.ts';
 import { saTokenGates } from '../../src/api/credentialprovider/for-version.ts';
 import type { PodState } from '../../src/model/service-account-token.ts';
 import { behaviourFor, SUPPORTED_MINORS } from '../../src/versions/table.ts';
-import { ECR_ROLE_ANNOTATION } from '../../src/run/kit.ts';
+import { ConfigError, ECR_ROLE_ANNOTATION, type FieldProblem } from '../../src/run/kit.ts';
 import { IMAGES, PROVIDER, providerConfig, runNames } from './plan.ts';
 import { predictSaRbac, saModel, saPluginAnswer } from './predict-sa.ts';
 
